@@ -1,0 +1,90 @@
+"""Reading and writing JSON files with errors that name the file, and atomic writes.
+
+Atomic writes (temp file + fsync + rename) are how "nothing already written is lost" and
+"a crash never leaves a half-written file" are kept everywhere in the project.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from prereg.errors import UserError
+
+
+def read_json(path: str | Path, what: str = "file") -> Any:
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"{p}: {what} not found")
+    if p.is_dir():
+        raise UserError(f"{p}: is a directory, expected a {what}")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise UserError(f"{p}: cannot read ({exc.strerror})") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except ValueError as exc:
+        raise UserError(f"{p}: {exc}") from None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def read_jsonl(path: str | Path, what: str = "JSON-lines file") -> list[dict]:
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"{p}: {what} not found")
+    rows = []
+    with open(p, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line, parse_constant=_reject_constant))
+            except (json.JSONDecodeError, ValueError) as exc:
+                raise UserError(f"{p}:{n}: not valid JSON ({exc})") from None
+    return rows
+
+
+def dumps_pretty(obj: Any) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_atomic(path: str | Path, data: bytes | str, overwrite: bool = True) -> Path:
+    """Write via a temp file in the same folder and rename; refuse to replace when asked."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if overwrite:
+            os.replace(tmp, p)
+        else:
+            try:
+                os.link(tmp, p)  # fails if p exists: no race between check and write
+            except FileExistsError:
+                raise UserError(f"{p}: already exists; refusing to overwrite") from None
+            os.unlink(tmp)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return p
+
+
+def write_json_atomic(path: str | Path, obj: Any, overwrite: bool = True) -> Path:
+    return write_atomic(path, dumps_pretty(obj), overwrite=overwrite)

@@ -1,0 +1,135 @@
+"""The one manifest reader: run folders, their seals and artifact digests.
+
+The runner writes run folders; stats and audit read them through this module only, so
+the on-disk contract (``schemas/manifest.schema.json``) lives in one place.
+
+Run folder layout (``runs/<study>/<arm>/s<seed>/``)::
+
+    manifest.json            sealed record (see schema)
+    telemetry.jsonl          one line per optimizer step
+    traces/train.jsonl       one line per training completion
+    traces/heldout.jsonl     one line per held-out item
+    adapter/...              PEFT adapter files
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from prereg.canonical import sha256_file, sha256_json
+from prereg.errors import UserError
+from prereg.jsonio import read_json, read_jsonl, write_json_atomic
+from prereg.schema import schema_errors
+
+MANIFEST = "manifest.json"
+TELEMETRY = "telemetry.jsonl"
+TRAIN_TRACE = "traces/train.jsonl"
+HELDOUT_TRACE = "traces/heldout.jsonl"
+ADAPTER_DIR = "adapter"
+# Files in a run folder that are not artifacts (unit lock, in-progress checkpoints).
+NON_ARTIFACTS = (".unit.lock", "checkpoints/")
+
+
+def unit_dir(out: str | Path, study_id: str, arm: str, seed: int) -> Path:
+    return Path(out) / study_id / arm / f"s{seed}"
+
+
+def seal_of(manifest: dict) -> str:
+    return sha256_json({k: v for k, v in manifest.items() if k != "seal"})
+
+
+def seal(manifest: dict) -> dict:
+    out = dict(manifest)
+    out["seal"] = seal_of(out)
+    return out
+
+
+def write_manifest(run_dir: str | Path, manifest: dict) -> dict:
+    """Seal and atomically write; returns the sealed manifest."""
+    sealed = seal(manifest)
+    write_json_atomic(Path(run_dir) / MANIFEST, sealed)
+    return sealed
+
+
+def artifact_digests(run_dir: str | Path) -> dict:
+    """Digest every file in a run folder except the manifest and non-artifacts."""
+    run_dir = Path(run_dir)
+    out = {}
+    for p in sorted(run_dir.rglob("*")):
+        if not p.is_file():
+            continue
+        rel = p.relative_to(run_dir).as_posix()
+        if rel == MANIFEST or rel.startswith(NON_ARTIFACTS) or "/." in "/" + rel:
+            continue
+        out[rel] = {"sha256": sha256_file(p), "bytes": p.stat().st_size}
+    return out
+
+
+@dataclass
+class Run:
+    """A run folder as read from disk; nothing here is trusted until the audit checks it."""
+
+    path: Path
+    manifest: dict
+
+    @property
+    def arm(self) -> str:
+        return self.manifest["arm"]
+
+    @property
+    def seed(self) -> int:
+        return self.manifest["seed"]
+
+    @property
+    def seal(self) -> str:
+        return self.manifest["seal"]
+
+    @property
+    def status(self) -> str:
+        return self.manifest["status"]
+
+    @property
+    def confirmatory(self) -> bool:
+        return self.manifest["evidence_class"] == "confirmatory"
+
+    @property
+    def lock_hash(self) -> str:
+        return self.manifest["lock"]["hash"]
+
+    def seal_ok(self) -> bool:
+        return seal_of(self.manifest) == self.manifest.get("seal")
+
+    def telemetry(self) -> list[dict]:
+        return read_jsonl(self.path / TELEMETRY, "telemetry")
+
+    def train_trace(self) -> list[dict]:
+        return read_jsonl(self.path / TRAIN_TRACE, "training trace")
+
+    def heldout_trace(self) -> list[dict]:
+        return read_jsonl(self.path / HELDOUT_TRACE, "held-out trace")
+
+
+def read_run(run_dir: str | Path) -> Run:
+    run_dir = Path(run_dir)
+    m = read_json(run_dir / MANIFEST, "run manifest")
+    errs = schema_errors(m, "manifest")
+    if errs:
+        raise UserError(f"{run_dir / MANIFEST}: malformed manifest: {errs[0]}")
+    return Run(path=run_dir, manifest=m)
+
+
+def discover_runs(root: str | Path, study_id: str | None = None) -> list[Run]:
+    """Every run folder (a folder holding manifest.json) below ``root``, sorted by path.
+
+    ``root`` may be ``runs/``, ``runs/<study>/`` or a single run folder.
+    """
+    root = Path(root)
+    if not root.exists():
+        raise UserError(f"{root}: runs folder not found")
+    runs = []
+    for m in sorted(root.rglob(MANIFEST)):
+        run = read_run(m.parent)
+        if study_id is None or run.manifest["study_id"] == study_id:
+            runs.append(run)
+    return runs

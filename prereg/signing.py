@@ -1,0 +1,83 @@
+"""Ed25519 signatures over lock hashes (``cryptography``), so a lock can be tied to a person."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from prereg.errors import UserError
+from prereg.jsonio import write_atomic
+
+
+def keygen(private_path: str | Path) -> tuple[Path, Path]:
+    """Write an unencrypted PEM private key and ``<path>.pub``; never overwrite either."""
+    priv = Ed25519PrivateKey.generate()
+    p = Path(private_path)
+    pub = p.with_name(p.name + ".pub")
+    pem = priv.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    pub_pem = priv.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    if pub.exists():
+        raise UserError(f"{pub}: already exists; refusing to overwrite")
+    write_atomic(p, pem, overwrite=False)
+    write_atomic(pub, pub_pem, overwrite=False)
+    p.chmod(0o600)
+    return p, pub
+
+
+def load_private_key(path: str | Path) -> Ed25519PrivateKey:
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"{p}: signing key not found")
+    try:
+        key = serialization.load_pem_private_key(p.read_bytes(), password=None)
+    except (ValueError, TypeError) as exc:
+        raise UserError(f"{p}: not a PEM private key ({exc})") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise UserError(f"{p}: not an Ed25519 private key")
+    return key
+
+
+def public_key_b64(key: Ed25519PrivateKey) -> str:
+    raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return base64.b64encode(raw).decode()
+
+
+def load_public_key_b64(path: str | Path) -> str:
+    """Accept either a ``.pub`` PEM or a private key file; return the raw public key in base64."""
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"{p}: public key not found")
+    data = p.read_bytes()
+    try:
+        pub = serialization.load_pem_public_key(data)
+    except ValueError:
+        return public_key_b64(load_private_key(p))
+    if not isinstance(pub, Ed25519PublicKey):
+        raise UserError(f"{p}: not an Ed25519 public key")
+    raw = pub.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return base64.b64encode(raw).decode()
+
+
+def sign(key: Ed25519PrivateKey, message: bytes) -> dict:
+    return {
+        "algorithm": "ed25519",
+        "public_key": public_key_b64(key),
+        "value": base64.b64encode(key.sign(message)).decode(),
+    }
+
+
+def signature_ok(signature: dict, message: bytes) -> bool:
+    try:
+        pub = Ed25519PublicKey.from_public_bytes(base64.b64decode(signature["public_key"], validate=True))
+        pub.verify(base64.b64decode(signature["value"], validate=True), message)
+    except (InvalidSignature, ValueError, KeyError, TypeError):
+        return False
+    return True
