@@ -1,0 +1,1 @@
+"""stats: execute exactly the locked analysis plan over run records (no torch needed)."""

@@ -1,0 +1,185 @@
+"""Synthetic campaigns: lock + run folders that follow the manifest contract exactly.
+
+Used by the stats and audit tests (planted defects start from a clean synthetic or real
+campaign) and by the benchmarks (1,000 runs x 500 items). The numbers are random but the
+records are internally consistent: summaries are computed from the written telemetry and
+traces with the same function the runner uses, and every manifest is sealed.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from prereg.canonical import sha256_json, sha256_text
+from prereg.fields import merged_fields, resolved_path
+from prereg.jsonio import write_atomic, write_json_atomic
+from prereg.lock import build_lock, lock_filename
+from prereg.records import (
+    HELDOUT_TRACE,
+    TELEMETRY,
+    TRAIN_TRACE,
+    artifact_digests,
+    unit_dir,
+    write_manifest,
+)
+from prereg.summaries import compute_summaries
+
+_ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+@dataclass
+class Campaign:
+    lock_path: Path
+    runs_dir: Path
+    lock: dict
+
+
+def _jsonl(rows: list[dict]) -> str:
+    import json
+
+    return "".join(json.dumps(r, sort_keys=True, allow_nan=False) + "\n" for r in rows)
+
+
+def _fake_sha(*parts) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()
+
+
+def resolved_config_for(prereg: dict, arm: str, seed: int) -> dict:
+    """A resolved config shaped like the runner's: locked fields placed by prereg.fields."""
+    out = {"trainer": {"seed": seed, "output_dir": f"runs/{arm}/s{seed}"}, "peft": {}, "runner": {"seed": seed}}
+    for field, value in merged_fields(prereg, arm).items():
+        ns, name = resolved_path(field).split(".", 1)
+        out[ns][name] = value
+    return out
+
+
+def fingerprint_components() -> dict:
+    return {
+        "python": {"version": "3.11.7"},
+        "torch": {"version": "2.13.0+cpu", "cuda": None},
+        "trl": "1.16.0",
+        "transformers": "5.24.0",
+        "peft": "0.21.2",
+        "rlprereg": {"version": "0.1.0", "git_commit": "0" * 40, "dirty": False},
+        "task_source_sha256": "1" * 64,
+    }
+
+
+def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, accuracy: float,
+              difficulty: np.ndarray, rng: np.random.Generator, started_at: _dt.datetime,
+              evidence_class: str = "confirmatory", lock_path: str = "locks/x.lock.json",
+              components: dict | None = None) -> Path:
+    tr = prereg["training"]
+    steps = int(tr["max_steps"])
+    k = int(tr["num_generations"])
+    groups = int(tr.get("prompts_per_step", 2))
+    n = int(prereg["dataset"]["heldout_n"])
+    run_dir = unit_dir(runs_dir, prereg["id"], arm, seed)
+    run_dir.mkdir(parents=True, exist_ok=True)
+
+    telemetry, train = [], []
+    rollouts = 0
+    for step in range(1, steps + 1):
+        p = np.clip(0.3 + 0.4 * step / steps + rng.normal(0, 0.05), 0.05, 0.95)
+        rewards = (rng.random((groups, k)) < p).astype(float)
+        rollouts += groups * k
+        zero_std = float(np.mean([len(set(g)) == 1 for g in rewards.tolist()]))
+        telemetry.append({
+            "step": step, "reward_mean": float(rewards.mean()), "reward_std": float(rewards.std()),
+            "zvf": zero_std, "gu": 1.0 - zero_std,
+            "frac_all_fail": float(np.mean(rewards.max(axis=1) == 0)),
+            "frac_all_max": float(np.mean(rewards.min(axis=1) == 1)),
+            "rollouts": rollouts, "groups": groups, "loss": float(rng.normal(0, 0.1)),
+        })
+        for g in range(groups):
+            prompt = _fake_sha("prompt", step, g, seed)
+            for i in range(k):
+                train.append({"step": step, "group": g, "index": i, "prompt_sha256": prompt,
+                              "completion_sha256": _fake_sha(arm, seed, step, g, i, rng.random()),
+                              "reward": float(rewards[g, i])})
+    shift = accuracy - 0.5
+    probs = np.clip(difficulty + shift, 0.0, 1.0)
+    correct = rng.random(n) < probs
+    heldout = [{"index": i, "item_id": f"item-{i}", "prompt_sha256": _fake_sha("heldout", i),
+                "completion_sha256": _fake_sha(arm, seed, "heldout", i, int(correct[i])),
+                "prediction": "1" if correct[i] else "0", "target": "1",
+                "correct": bool(correct[i]), "reward": float(correct[i])} for i in range(n)]
+
+    write_atomic(run_dir / TELEMETRY, _jsonl(telemetry))
+    write_atomic(run_dir / TRAIN_TRACE, _jsonl(train))
+    write_atomic(run_dir / HELDOUT_TRACE, _jsonl(heldout))
+    write_atomic(run_dir / "adapter" / "adapter_model.safetensors", rng.bytes(64))
+
+    comps = components if components is not None else fingerprint_components()
+    ended = started_at + _dt.timedelta(minutes=5)
+    manifest = {
+        "manifest_format": 1,
+        "study_id": prereg["id"],
+        "lock": {"hash": lock["lock_hash"], "version": lock["version"], "locked_at": lock["locked_at"],
+                 "path": lock_path},
+        "arm": arm,
+        "algorithm": prereg["arms"][arm]["algorithm"],
+        "seed": seed,
+        "evidence_class": evidence_class,
+        "status": "complete",
+        "started_at": started_at.strftime(_ISO),
+        "ended_at": ended.strftime(_ISO),
+        "resolved_config": resolved_config_for(prereg, arm, seed),
+        "declared_changes": copy.deepcopy(prereg["arms"][arm]["changes"]),
+        "fingerprint": {"components": comps, "hash": sha256_json(comps)},
+        "summaries": compute_summaries(telemetry, heldout),
+        "artifacts": artifact_digests(run_dir),
+        "settings": {"out": str(runs_dir), "device": "cpu", "store_text": False, "synthetic": True},
+        "resumes": [],
+        "error": None,
+    }
+    write_manifest(run_dir, manifest)
+    return run_dir
+
+
+def make_campaign(root: str | Path, prereg: dict, *, effects: dict[str, float] | None = None,
+                  base_accuracy: float = 0.5, seed_sd: float = 0.03, rng_seed: int = 0,
+                  locked_at: str = "2026-01-01T00:00:00.000000Z", arms: list[str] | None = None,
+                  seeds: list[int] | None = None) -> Campaign:
+    """Write ``root/locks/<id>.lock.json`` and ``root/runs/<id>/<arm>/s<seed>/`` for every unit.
+
+    ``effects[arm]`` shifts the arm's expected held-out accuracy from ``base_accuracy``;
+    each seed adds N(0, seed_sd) so seeds are the unit of replication, and items share a
+    difficulty so the per-item outcomes of different arms are paired.
+    """
+    root = Path(root)
+    rng = np.random.default_rng(rng_seed)
+    lock = build_lock(prereg, now=locked_at)
+    lock_path = root / "locks" / lock_filename(prereg["id"], 1)
+    write_json_atomic(lock_path, lock)
+    runs_dir = root / "runs"
+    n = int(prereg["dataset"]["heldout_n"])
+    difficulty = np.clip(rng.beta(2, 2, size=n), 0.0, 1.0)
+    t0 = _dt.datetime.fromisoformat(locked_at.replace("Z", "+00:00")) + _dt.timedelta(days=1)
+    effects = effects or {}
+    seed_noise = {s: rng.normal(0, seed_sd) for s in (seeds or prereg["seeds"])}
+    for a in arms or list(prereg["arms"]):
+        for j, s in enumerate(seeds or prereg["seeds"]):
+            acc = base_accuracy + effects.get(a, 0.0) + seed_noise[s] + rng.normal(0, seed_sd / 2)
+            write_run(prereg, lock, runs_dir, a, s, accuracy=acc, difficulty=difficulty, rng=rng,
+                      started_at=t0 + _dt.timedelta(hours=j), lock_path=str(lock_path))
+    return Campaign(lock_path=lock_path, runs_dir=runs_dir, lock=lock)
+
+
+def small_prereg(base: dict, *, heldout_n: int = 50, steps: int = 12, seeds: list[int] | None = None) -> dict:
+    """Shrink a preregistration (e.g. examples/e1.json) for fast synthetic campaigns."""
+    p = copy.deepcopy(base)
+    p["dataset"]["heldout_n"] = heldout_n
+    p["training"]["max_steps"] = steps
+    if seeds is not None:
+        p["seeds"] = seeds
+    return p
+
+
+__all__ = ["Campaign", "make_campaign", "small_prereg", "write_run", "resolved_config_for", "sha256_text"]
