@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -19,7 +19,7 @@ SCHEMAS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict:
     fname = SCHEMAS.get(name, name)
     try:
@@ -29,7 +29,7 @@ def load_schema(name: str) -> dict:
     return json.loads(text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(name: str) -> Draft202012Validator:
     schema = load_schema(name)
     Draft202012Validator.check_schema(schema)
