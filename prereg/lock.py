@@ -127,6 +127,10 @@ def verify_data(lock: dict, source: str, *, require_signature: bool = False,
         raise UserError(f"{source}: content_hash does not match the locked preregistration (tampered)")
     if lock["preregistration"]["id"] != lock["study_id"]:
         raise UserError(f"{source}: study_id differs from preregistration.id (tampered)")
+    try:
+        parse_time(lock["locked_at"])
+    except ValueError:
+        raise UserError(f"{source}: $.locked_at: {lock['locked_at']!r} is not a valid UTC time") from None
     if lock_hash_of(lock) != lock["lock_hash"]:
         raise UserError(f"{source}: lock_hash does not match the lock body (tampered)")
     sig = lock.get("signature")
@@ -168,7 +172,8 @@ def verify_lock(path: str | Path, *, require_signature: bool = False,
             raise UserError(f"{cur_path}: amends lock {prev_hash[:12]}... which is not in {cur_path.parent}")
         prev = read_json(prev_path, "lock")
         verify_data(prev, str(prev_path), require_signature=require_signature, trusted_keys=trusted_keys)
-        if prev["version"] != cur["version"] - 1 or prev_hash in seen and prev is not cur:
+        if (prev["version"] != cur["version"] - 1 or prev["version"] != cur["amends"]["version"]
+                or prev["study_id"] != cur["study_id"] or prev_hash in seen):
             raise UserError(f"{cur_path}: amendment chain broken at version {cur['version']}")
         if parse_time(prev["locked_at"]) > parse_time(cur["locked_at"]):
             raise UserError(f"{cur_path}: amendment is dated before the lock it replaces")

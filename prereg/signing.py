@@ -74,10 +74,22 @@ def sign(key: Ed25519PrivateKey, message: bytes) -> dict:
     }
 
 
+def _b64_strict(text: str) -> bytes:
+    """Decode base64 that must be in canonical form.
+
+    ``b64decode(validate=True)`` ignores the unused low bits of the last character, so two
+    spellings decode to the same bytes; a lock byte changed there would go unnoticed.
+    """
+    raw = base64.b64decode(text, validate=True)
+    if base64.b64encode(raw).decode("ascii") != text:
+        raise ValueError("non-canonical base64")
+    return raw
+
+
 def signature_ok(signature: dict, message: bytes) -> bool:
     try:
-        pub = Ed25519PublicKey.from_public_bytes(base64.b64decode(signature["public_key"], validate=True))
-        pub.verify(base64.b64decode(signature["value"], validate=True), message)
+        pub = Ed25519PublicKey.from_public_bytes(_b64_strict(signature["public_key"]))
+        pub.verify(_b64_strict(signature["value"]), message)
     except (InvalidSignature, ValueError, KeyError, TypeError):
         return False
     return True

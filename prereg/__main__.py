@@ -1,0 +1,7 @@
+"""``python -m prereg`` is the ``prereg`` console script."""
+
+import sys
+
+from prereg.cli import main
+
+sys.exit(main())

@@ -1,0 +1,392 @@
+"""Design pitfalls in a (schema-valid) preregistration, reported before anything is locked.
+
+Each rule is a plain function ``rule(prereg) -> list[Finding]`` registered in ``RULES``;
+each guards against a failure seen in public GRPO studies (DESIGN.md), so a finding says
+what would go wrong, not only what is missing. Findings are warnings; ``--strict`` makes
+the CLI treat them as errors. Rules assume the document already passed the schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from prereg.fields import merged_fields
+from prereg.schema import require_valid
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    path: str
+    message: str
+    severity: str = "warning"
+
+    def line(self) -> str:
+        return f"{self.severity}: {self.path}: {self.message} [{self.rule}]"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# Training fields whose TRL default has changed between releases (e.g. loss_type grpo -> bnpo
+# -> dapo, scale_rewards bool -> "group"/"batch"/"none", beta 0.04 -> 0.0); leaving them
+# unset makes the arm depend on whichever TRL is installed.
+VOLATILE_DEFAULTS = ("loss_type", "scale_rewards", "beta", "epsilon", "epsilon_high",
+                     "importance_sampling_level", "mask_truncated_completions", "num_iterations")
+
+HF_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+TINY_PREFIX = "tiny:"
+BUILTIN_DATASET_PREFIX = "synthetic/"
+
+Rule = Callable[[dict], list]
+RULES: dict[str, Rule] = {}
+
+
+def rule(rule_id: str):
+    def register(fn: Rule) -> Rule:
+        RULES[rule_id] = fn
+        fn.rule_id = rule_id
+        return fn
+    return register
+
+
+def _arms(p: dict) -> dict:
+    return p["arms"]
+
+
+def _view(p: dict, arm: str) -> dict:
+    return merged_fields(p, arm)
+
+
+def _where(p: dict, arm: str, field: str) -> str:
+    """Path of the place that sets ``field`` for ``arm`` (its change, else the shared setting)."""
+    if field in p["arms"][arm]["changes"]:
+        return f"$.arms.{arm}.changes.{field}"
+    return f"$.training.{field}"
+
+
+# ----------------------------------------------------------------------------- training
+@rule("library-default")
+def library_default(p: dict) -> list[Finding]:
+    out = []
+    for field in VOLATILE_DEFAULTS:
+        missing = [a for a in _arms(p) if field not in _view(p, a)]
+        if missing:
+            out.append(Finding(
+                "library-default", f"$.training.{field}",
+                f"not set for arm(s) {', '.join(missing)}; its TRL default has changed between releases, "
+                f"so the arm would depend on the installed version — set it explicitly"))
+    return out
+
+
+@rule("gspo-on-policy")
+def gspo_on_policy(p: dict) -> list[Finding]:
+    out = []
+    for arm, spec in _arms(p).items():
+        v = _view(p, arm)
+        seq = v.get("importance_sampling_level") in ("sequence", "sequence_token")
+        if not (spec["algorithm"] == "gspo" or seq):
+            continue
+        if v.get("num_iterations", 1) == 1 and v.get("steps_per_generation") in (None, 1):
+            out.append(Finding(
+                "gspo-on-policy", f"$.arms.{arm}",
+                "sequence-level importance sampling run fully on-policy (num_iterations 1, steps_per_generation "
+                "1 or unset): every ratio is 1, so the arm is the same objective as GRPO; set "
+                "steps_per_generation or num_iterations > 1"))
+    return out
+
+
+@rule("dr-grpo-std-scaling")
+def dr_grpo_std_scaling(p: dict) -> list[Finding]:
+    out = []
+    for arm, spec in _arms(p).items():
+        if spec["algorithm"] != "dr_grpo":
+            continue
+        v = _view(p, arm)
+        if v.get("scale_rewards") != "none":
+            out.append(Finding(
+                "dr-grpo-std-scaling", _where(p, arm, "scale_rewards"),
+                f"dr_grpo arm {arm!r} scales rewards by the std ({v.get('scale_rewards', 'library default')!r}); "
+                "Dr. GRPO removes std scaling — set scale_rewards: \"none\""))
+        if v.get("loss_type") != "dr_grpo":
+            out.append(Finding(
+                "dr-grpo-std-scaling", _where(p, arm, "loss_type"),
+                f"dr_grpo arm {arm!r} uses loss_type {v.get('loss_type', 'library default')!r}; "
+                "Dr. GRPO's constant normalizer is loss_type \"dr_grpo\""))
+    return out
+
+
+def _expect(algorithm: str, v: dict) -> str | None:
+    """Why an arm's merged settings do not implement its declared algorithm (None if they do)."""
+    loss = v.get("loss_type")
+    isl = v.get("importance_sampling_level", "token")
+    if algorithm == "gspo" and isl not in ("sequence", "sequence_token"):
+        return f"importance_sampling_level is {isl!r}, GSPO needs \"sequence\""
+    if algorithm in ("grpo", "bnpo", "dapo") and isl != "token":
+        return f"importance_sampling_level {isl!r} makes it GSPO-like, not {algorithm}"
+    if algorithm in ("grpo", "bnpo", "dapo") and loss is not None and loss != algorithm:
+        return f"loss_type is {loss!r}, {algorithm} needs {algorithm!r}"
+    if algorithm == "dapo" and not (v.get("epsilon_high") or 0) > (v.get("epsilon") or 0):
+        return "no clip-higher (epsilon_high > epsilon), which DAPO requires"
+    if algorithm == "aero" and not any(k.startswith("aero_") for k in v):
+        return "no aero_* settings are declared"
+    return None
+
+
+@rule("arm-algorithm-mismatch")
+def arm_algorithm_mismatch(p: dict) -> list[Finding]:
+    out = []
+    for arm, spec in _arms(p).items():
+        why = _expect(spec["algorithm"], _view(p, arm))
+        if why:
+            out.append(Finding("arm-algorithm-mismatch", f"$.arms.{arm}",
+                               f"arm {arm!r} is declared {spec['algorithm']} but {why}"))
+    return out
+
+
+@rule("arm-identical-to-baseline")
+def arm_identical_to_baseline(p: dict) -> list[Finding]:
+    base = p["baseline_arm"]
+    if base not in _arms(p):
+        return []
+    ref = _view(p, base)
+    return [Finding("arm-identical-to-baseline", f"$.arms.{arm}.changes",
+                    f"arm {arm!r} resolves to exactly the baseline's settings; its treatment is not wired")
+            for arm in _arms(p) if arm != base and _view(p, arm) == ref]
+
+
+# ----------------------------------------------------------------------------- structure
+@rule("baseline-unknown")
+def baseline_unknown(p: dict) -> list[Finding]:
+    out = []
+    if p["baseline_arm"] not in _arms(p):
+        out.append(Finding("baseline-unknown", "$.baseline_arm",
+                           f"baseline arm {p['baseline_arm']!r} is not one of the arms ({', '.join(_arms(p))})"))
+    cb = p["analysis"]["contrasts"].get("baseline")
+    if cb is not None and cb != p["baseline_arm"]:
+        out.append(Finding("baseline-unknown", "$.analysis.contrasts.baseline",
+                           f"contrast baseline {cb!r} differs from baseline_arm {p['baseline_arm']!r}"))
+    return out
+
+
+@rule("hypothesis-unknown-arm")
+def hypothesis_unknown_arm(p: dict) -> list[Finding]:
+    out = []
+    for i, h in enumerate(p["hypotheses"]):
+        for key in ("arm", "baseline"):
+            if h[key] not in _arms(p):
+                out.append(Finding("hypothesis-unknown-arm", f"$.hypotheses[{i}].{key}",
+                                   f"hypothesis {h['id']} names arm {h[key]!r}, which is not registered"))
+        if h["baseline"] != p["baseline_arm"] and h["baseline"] in _arms(p):
+            out.append(Finding("hypothesis-unknown-arm", f"$.hypotheses[{i}].baseline",
+                               f"hypothesis {h['id']} compares against {h['baseline']!r}, but the planned "
+                               f"contrasts are against baseline_arm {p['baseline_arm']!r}"))
+        if h["arm"] == h["baseline"]:
+            out.append(Finding("hypothesis-unknown-arm", f"$.hypotheses[{i}]",
+                               f"hypothesis {h['id']} compares arm {h['arm']!r} with itself"))
+    return out
+
+
+def _contrasts(p: dict) -> set[str]:
+    base = p["baseline_arm"]
+    return {f"{a}-{base}" for a in _arms(p) if a != base}
+
+
+@rule("multiplicity-family")
+def multiplicity_family(p: dict) -> list[Finding]:
+    m = p["analysis"]["multiplicity"]
+    out = []
+    known = _contrasts(p)
+    for i, c in enumerate(m["family"]):
+        if c not in known:
+            out.append(Finding("multiplicity-family", f"$.analysis.multiplicity.family[{i}]",
+                               f"{c!r} is not a planned contrast (planned: {', '.join(sorted(known)) or 'none'})"))
+    dup = [c for c, k in Counter(m["family"]).items() if k > 1]
+    if dup:
+        out.append(Finding("multiplicity-family", "$.analysis.multiplicity.family",
+                           f"contrast(s) listed twice: {', '.join(dup)}"))
+    if m["method"] != "none":
+        if not m["family"]:
+            out.append(Finding("multiplicity-family", "$.analysis.multiplicity.family",
+                               f"method {m['method']} declared over an empty family; the correction would not apply"))
+        for i, h in enumerate(p["hypotheses"]):
+            c = f"{h['arm']}-{h['baseline']}"
+            if m["family"] and c in known and c not in m["family"]:
+                out.append(Finding("multiplicity-family", f"$.hypotheses[{i}]",
+                                   f"hypothesis {h['id']} ({c}) is outside the {m['method']} family; "
+                                   "its p value would go uncorrected"))
+    elif len(p["hypotheses"]) > 1:
+        out.append(Finding("multiplicity-family", "$.analysis.multiplicity.method",
+                           f"{len(p['hypotheses'])} hypotheses with no multiplicity correction"))
+    return out
+
+
+@rule("duplicate-seeds")
+def duplicate_seeds(p: dict) -> list[Finding]:
+    dup = sorted(s for s, k in Counter(p["seeds"]).items() if k > 1)
+    if not dup:
+        return []
+    return [Finding("duplicate-seeds", "$.seeds",
+                    f"seed(s) {', '.join(map(str, dup))} listed more than once; replicates would not be independent")]
+
+
+@rule("heldout-is-train")
+def heldout_is_train(p: dict) -> list[Finding]:
+    d = p["dataset"]
+    if d["heldout_split"] != d["train_split"]:
+        return []
+    return [Finding("heldout-is-train", "$.dataset.heldout_split",
+                    f"held-out split {d['heldout_split']!r} is the training split; held-out accuracy would be "
+                    "training accuracy")]
+
+
+# ----------------------------------------------------------------------------- pinning
+def _pinned_hf(rev) -> bool:
+    return isinstance(rev, str) and bool(HF_COMMIT.match(rev))
+
+
+@rule("unpinned-revision")
+def unpinned_revision(p: dict) -> list[Finding]:
+    out = []
+    model = p["model"]
+    if not model["name"].startswith(TINY_PREFIX) and not _pinned_hf(model.get("revision")):
+        out.append(Finding("unpinned-revision", "$.model.revision",
+                           f"model {model['name']!r} revision {model.get('revision')!r} is not a 40-hex commit; "
+                           "a branch or tag can move after locking"))
+    d = p["dataset"]
+    rev = d.get("revision")
+    if d["name"].startswith(BUILTIN_DATASET_PREFIX) or d.get("path"):
+        # Built into the project (versioned by the project) or a local file: a label is enough,
+        # but there must be one, and it must not be a moving branch name.
+        if not rev or rev in ("main", "master", "latest", "head", "HEAD"):
+            out.append(Finding("unpinned-revision", "$.dataset.revision",
+                               f"dataset {d['name']!r} has no fixed revision label ({rev!r})"))
+    elif not _pinned_hf(rev):
+        out.append(Finding("unpinned-revision", "$.dataset.revision",
+                           f"dataset {d['name']!r} revision {rev!r} is not a 40-hex commit; "
+                           "a branch or tag can move after locking"))
+    return out
+
+
+# ----------------------------------------------------------------------------- power
+@rule("seeds-underpowered")
+def seeds_underpowered(p: dict) -> list[Finding]:
+    from prereg import power as pw
+
+    a = p["analysis"]
+    spec = a.get("power")
+    if not spec or "pilot_sd" not in spec:
+        return []
+    effect = spec.get("effect", a.get("equivalence_margin"))
+    if effect is None:
+        return [Finding("seeds-underpowered", "$.analysis.power",
+                        "pilot_sd is declared but neither power.effect nor equivalence_margin; "
+                        "the seed count cannot be checked")]
+    alt = pw.plan_alternative(p)
+    n_seeds = len(set(p["seeds"]))
+    need = pw.n_required_paired(effect, spec["pilot_sd"], spec["alpha"], spec["target"], alt)
+    if n_seeds >= need:
+        return []
+    achieved = pw.power_paired(effect if alt != "less" else -effect, spec["pilot_sd"], n_seeds,
+                               spec["alpha"], alt) if n_seeds >= 2 else float("nan")
+    return [Finding("seeds-underpowered", "$.seeds",
+                    f"{n_seeds} seeds give power {achieved:.2f} for effect {effect:g} at pilot SD "
+                    f"{spec['pilot_sd']:g} (paired {alt} t, alpha {spec['alpha']:g}, exact noncentral t); "
+                    f"the target {spec['target']:g} needs {need}")]
+
+
+@rule("power-normal-approximation")
+def power_normal_approximation(p: dict) -> list[Finding]:
+    spec = p["analysis"].get("power")
+    if not spec or spec["method"] != "normal_approximation":
+        return []
+    return [Finding("power-normal-approximation", "$.analysis.power.method",
+                    "the normal approximation overstates power at a handful of seeds (it ignores the t "
+                    "distribution's tails); exact_noncentral_t is the accurate choice")]
+
+
+# ----------------------------------------------------------------------------- analysis plan
+_MARGIN_CHECKS = ("interval_within_margin", "mde_at_most_margin", "tost_equivalent")
+
+
+@rule("verdict-plan")
+def verdict_plan(p: dict) -> list[Finding]:
+    a = p["analysis"]
+    out = []
+    levels = {iv["level"] for iv in a["contrasts"]["intervals"]}
+    for i, v in enumerate(a["verdicts"]):
+        for j, c in enumerate(v["when"]):
+            where = f"$.analysis.verdicts[{i}].when[{j}]"
+            if c["check"] in _MARGIN_CHECKS and "equivalence_margin" not in a:
+                out.append(Finding("verdict-plan", where, f"{c['check']} needs analysis.equivalence_margin"))
+            if c["check"] == "mde_at_most_margin" and "power" not in a:
+                out.append(Finding("verdict-plan", where, "mde_at_most_margin needs analysis.power"))
+            if "level" in c and c["check"] in ("upper_below", "lower_above", "interval_within_margin",
+                                               "lower_reaches_fraction_of_published") \
+                    and c["level"] not in levels:
+                out.append(Finding("verdict-plan", where,
+                                   f"uses a {c['level']:g} interval that analysis.contrasts.intervals does not plan"))
+            if c["check"] == "multiplicity_rejects" and a["multiplicity"]["method"] == "none":
+                out.append(Finding("verdict-plan", where, "multiplicity_rejects with multiplicity method none"))
+    if a["verdicts"] and a["verdicts"][-1]["when"]:
+        out.append(Finding("verdict-plan", f"$.analysis.verdicts[{len(a['verdicts']) - 1}]",
+                           "the last verdict has conditions; a contrast matching none would get no verdict "
+                           "(end with a catch-all such as INCONCLUSIVE with when: [])"))
+    return out
+
+
+@rule("metric-mismatch")
+def metric_mismatch(p: dict) -> list[Finding]:
+    a = p["analysis"]
+    known = {a["primary_metric"], *a.get("secondary_metrics", [])}
+    return [Finding("metric-mismatch", f"$.hypotheses[{i}].metric",
+                    f"hypothesis {h['id']} tests {h['metric']!r}, which the analysis plan does not compute")
+            for i, h in enumerate(p["hypotheses"]) if h["metric"] not in known]
+
+
+# ----------------------------------------------------------------------------- evaluation
+@rule("eval-decoding")
+def eval_decoding(p: dict) -> list[Finding]:
+    e = p["evaluation"]
+    if e["decoding"] == "sample" and "temperature" not in e:
+        return [Finding("eval-decoding", "$.evaluation.temperature",
+                        "sampled evaluation without a temperature; the backend default would decide it")]
+    if e["decoding"] == "greedy" and e.get("temperature") not in (None, 0):
+        return [Finding("eval-decoding", "$.evaluation.temperature",
+                        f"temperature {e['temperature']:g} is ignored by greedy decoding")]
+    return []
+
+
+@rule("eval-shorter-than-training")
+def eval_shorter_than_training(p: dict) -> list[Finding]:
+    e = p["evaluation"]
+    longest = max((_view(p, a).get("max_completion_length") or 0) for a in _arms(p))
+    if longest and e["max_new_tokens"] < longest:
+        return [Finding("eval-shorter-than-training", "$.evaluation.max_new_tokens",
+                        f"held-out answers are cut at {e['max_new_tokens']} tokens but training allows {longest}; "
+                        "answers the policy learned to give could be truncated and scored wrong")]
+    return []
+
+
+# ----------------------------------------------------------------------------- API
+def lint(prereg: dict, rules: list[str] | None = None) -> list[Finding]:
+    """All findings of the selected rules (all by default), in rule order then path."""
+    out: list[Finding] = []
+    for rid, fn in RULES.items():
+        if rules is None or rid in rules:
+            out.extend(fn(prereg))
+    return out
+
+
+def lint_file(path: str | Path) -> list[Finding]:
+    """Validate (one-line error when invalid) and lint a preregistration, or the one inside a lock."""
+    from prereg.diff import read_document
+
+    doc = read_document(path)
+    where = f"{path} (preregistration)" if doc.lock is not None else str(path)
+    require_valid(doc.prereg, "preregistration", where)
+    return lint(doc.prereg)

@@ -1,0 +1,251 @@
+"""Power, minimum detectable effect and required n for the t tests a plan may declare.
+
+The project's single place for power math: the lint (seed count against the power target)
+and the stats module (MDE and achieved power for the seeds actually present) both call
+these functions, so "exact" means the same thing everywhere.
+
+Exact functions use the noncentral t distribution (``scipy.stats.nct``): under an effect
+``delta`` the t statistic follows ``nct(df, delta / sd * sqrt(n_eff))``. The normal
+approximation is a separately named family because it is systematically optimistic at the
+3–10 seeds typical of RL studies (it ignores the t critical value's heavy tails); a plan
+that chooses it gets exactly it, and the lint notes the choice.
+
+Conventions:
+- ``sd`` is the SD of per-seed paired differences (paired) or the common within-arm SD
+  (independent); ``effect`` is in metric units, so ``d = effect / sd``.
+- ``n`` is the number of pairs (paired) or the size of group 1 (independent, group 2 is
+  ``ratio * n``).
+- ``alternative`` is ``two-sided``, ``greater`` (``larger``) or ``less`` (``smaller``). For
+  one-sided tests power is computed in the stated direction; an MDE is returned as a
+  positive magnitude in that direction.
+"""
+
+from __future__ import annotations
+
+import math
+
+from prereg.errors import UserError
+
+ALTERNATIVES = {"two-sided": "two-sided", "greater": "greater", "larger": "greater",
+                "less": "less", "smaller": "less"}
+DESIGNS = ("paired", "independent")
+METHODS = ("exact_noncentral_t", "normal_approximation")
+_N_MAX = 1_000_000
+
+
+# ----------------------------------------------------------------------------- checks
+def _alt(alternative: str) -> str:
+    try:
+        return ALTERNATIVES[alternative]
+    except KeyError:
+        raise UserError(f"alternative: {alternative!r} is not one of two-sided, greater, less") from None
+
+
+def _check_common(sd: float, alpha: float) -> None:
+    if not (isinstance(sd, (int, float)) and math.isfinite(sd) and sd > 0):
+        raise UserError(f"sd: must be a positive finite number, got {sd!r}")
+    if not (0 < alpha < 1):
+        raise UserError(f"alpha: must lie strictly between 0 and 1, got {alpha!r}")
+
+
+def _check_power(power: float) -> None:
+    if not (0 < power < 1):
+        raise UserError(f"power: must lie strictly between 0 and 1, got {power!r}")
+
+
+def _check_n(n: float, minimum: float, what: str = "n") -> None:
+    if not (isinstance(n, (int, float)) and math.isfinite(n) and n >= minimum):
+        raise UserError(f"{what}: needs at least {minimum:g} for a t test, got {n!r}")
+
+
+def _dims(design: str, n: float, ratio: float) -> tuple[float, float]:
+    """(degrees of freedom, effective n so that nc = d * sqrt(n_eff))."""
+    if design == "paired":
+        _check_n(n, 2)
+        return n - 1.0, float(n)
+    if design == "independent":
+        if not (ratio > 0):
+            raise UserError(f"ratio: must be positive, got {ratio!r}")
+        n2 = ratio * n
+        _check_n(n, 1)
+        if n + n2 < 3:
+            raise UserError(f"n: groups of {n:g} and {n2:g} leave no degrees of freedom")
+        return n + n2 - 2.0, n * n2 / (n + n2)
+    raise UserError(f"design: {design!r} is not one of {', '.join(DESIGNS)}")
+
+
+# ----------------------------------------------------------------------------- exact
+def _power_exact(d: float, df: float, n_eff: float, alpha: float, alt: str) -> float:
+    from scipy import stats
+
+    nc = d * math.sqrt(n_eff)
+
+    # Both tails as upper tails (P(T < -c | nc) = P(T > c | -nc)): scipy's nct.cdf returns
+    # NaN far in the lower tail (e.g. df=2, nc=17), while nct.sf stays accurate there.
+    def upper(c: float, ncp: float) -> float:
+        v = float(stats.nct.sf(c, df, ncp))
+        if not math.isfinite(v):
+            raise UserError(f"power: noncentral t failed numerically (df={df:g}, nc={ncp:g})")
+        return v
+
+    if alt == "two-sided":
+        crit = stats.t.isf(alpha / 2, df)
+        return min(1.0, upper(crit, nc) + upper(crit, -nc))
+    crit = stats.t.isf(alpha, df)
+    return upper(crit, nc) if alt == "greater" else upper(crit, -nc)
+
+
+def _power_normal(d: float, df: float, n_eff: float, alpha: float, alt: str) -> float:
+    from scipy import stats
+
+    shift = d * math.sqrt(n_eff)
+    if alt == "two-sided":
+        z = stats.norm.isf(alpha / 2)
+        return float(stats.norm.sf(z - shift) + stats.norm.cdf(-z - shift))
+    z = stats.norm.isf(alpha)
+    if alt == "greater":
+        return float(stats.norm.sf(z - shift))
+    return float(stats.norm.cdf(-z - shift))
+
+
+_POWER = {"exact_noncentral_t": _power_exact, "normal_approximation": _power_normal}
+
+
+def _method(method: str):
+    try:
+        return _POWER[method]
+    except KeyError:
+        raise UserError(f"method: {method!r} is not one of {', '.join(METHODS)}") from None
+
+
+# ----------------------------------------------------------------------------- generic API
+def power(effect: float, sd: float, n: float, alpha: float = 0.05, alternative: str = "two-sided", *,
+          design: str = "paired", ratio: float = 1.0, method: str = "exact_noncentral_t") -> float:
+    """Probability that the declared test rejects when the true effect is ``effect``."""
+    _check_common(sd, alpha)
+    fn, alt = _method(method), _alt(alternative)
+    df, n_eff = _dims(design, n, ratio)
+    return fn(effect / sd, df, n_eff, alpha, alt)
+
+
+def mde(sd: float, n: float, alpha: float = 0.05, power_target: float = 0.80,
+        alternative: str = "two-sided", *, design: str = "paired", ratio: float = 1.0,
+        method: str = "exact_noncentral_t") -> float:
+    """Smallest effect magnitude (metric units) detected with probability ``power_target``."""
+    from scipy.optimize import brentq
+
+    _check_common(sd, alpha)
+    _check_power(power_target)
+    fn, alt = _method(method), _alt(alternative)
+    df, n_eff = _dims(design, n, ratio)
+    sign = -1.0 if alt == "less" else 1.0
+
+    def gap(d: float) -> float:
+        return fn(sign * d, df, n_eff, alpha, alt) - power_target
+
+    if gap(0.0) >= 0:  # power target at or below alpha: any effect is "detectable"
+        return 0.0
+    hi = 1.0
+    while gap(hi) < 0:
+        hi *= 2
+        if hi > 1e9:
+            raise UserError(f"power: target {power_target} is not reachable with n={n}")
+    d = brentq(gap, 0.0, hi, xtol=1e-12, rtol=1e-12, maxiter=500)
+    return float(d * sd)
+
+
+def n_required(effect: float, sd: float, alpha: float = 0.05, power_target: float = 0.80,
+               alternative: str = "two-sided", *, design: str = "paired", ratio: float = 1.0,
+               method: str = "exact_noncentral_t") -> int:
+    """Smallest whole n (pairs, or group-1 size) whose power reaches ``power_target``.
+
+    ``effect`` is taken as a magnitude in the direction of a one-sided alternative.
+    """
+    _check_common(sd, alpha)
+    _check_power(power_target)
+    if not (isinstance(effect, (int, float)) and math.isfinite(effect) and effect != 0):
+        raise UserError(f"effect: must be a non-zero finite number, got {effect!r}")
+    alt = _alt(alternative)
+    effect = abs(effect) * (-1.0 if alt == "less" else 1.0)
+    lo = 2 if design == "paired" else max(1, math.ceil(3 / (1 + ratio)))
+
+    def ok(n: int) -> bool:
+        return power(effect, sd, n, alpha, alt, design=design, ratio=ratio, method=method) >= power_target
+
+    if ok(lo):
+        return lo
+    hi = lo * 2
+    while not ok(hi):
+        hi *= 2
+        if hi > _N_MAX:
+            raise UserError(f"power: target {power_target} needs more than {_N_MAX} units")
+    # power is increasing in n: binary search for the first n that reaches the target
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+# ----------------------------------------------------------------------------- named forms
+def power_paired(effect, sd, n, alpha=0.05, alternative="two-sided"):
+    """Exact noncentral-t power of the paired t test (one-sample t on n differences)."""
+    return power(effect, sd, n, alpha, alternative, design="paired")
+
+
+def mde_paired(sd, n, alpha=0.05, power=0.80, alternative="two-sided"):
+    """Exact noncentral-t minimum detectable effect of the paired t test."""
+    return mde(sd, n, alpha, power, alternative, design="paired")
+
+
+def n_required_paired(effect, sd, alpha=0.05, power=0.80, alternative="two-sided"):
+    """Smallest number of pairs (seeds) for the paired t test, exact noncentral t."""
+    return n_required(effect, sd, alpha, power, alternative, design="paired")
+
+
+def power_independent(effect, sd, n, alpha=0.05, alternative="two-sided", ratio=1.0):
+    """Exact noncentral-t power of the pooled two-sample t test, n per group (group 2 = ratio*n)."""
+    return power(effect, sd, n, alpha, alternative, design="independent", ratio=ratio)
+
+
+def mde_independent(sd, n, alpha=0.05, power=0.80, alternative="two-sided", ratio=1.0):
+    return mde(sd, n, alpha, power, alternative, design="independent", ratio=ratio)
+
+
+def n_required_independent(effect, sd, alpha=0.05, power=0.80, alternative="two-sided", ratio=1.0):
+    return n_required(effect, sd, alpha, power, alternative, design="independent", ratio=ratio)
+
+
+def power_paired_normal(effect, sd, n, alpha=0.05, alternative="two-sided"):
+    """Normal-approximation power of the paired test (optimistic at small n)."""
+    return power(effect, sd, n, alpha, alternative, design="paired", method="normal_approximation")
+
+
+def mde_paired_normal(sd, n, alpha=0.05, power=0.80, alternative="two-sided"):
+    return mde(sd, n, alpha, power, alternative, design="paired", method="normal_approximation")
+
+
+def n_required_paired_normal(effect, sd, alpha=0.05, power=0.80, alternative="two-sided"):
+    return n_required(effect, sd, alpha, power, alternative, design="paired", method="normal_approximation")
+
+
+def power_independent_normal(effect, sd, n, alpha=0.05, alternative="two-sided", ratio=1.0):
+    return power(effect, sd, n, alpha, alternative, design="independent", ratio=ratio,
+                 method="normal_approximation")
+
+
+def mde_independent_normal(sd, n, alpha=0.05, power=0.80, alternative="two-sided", ratio=1.0):
+    return mde(sd, n, alpha, power, alternative, design="independent", ratio=ratio,
+               method="normal_approximation")
+
+
+def n_required_independent_normal(effect, sd, alpha=0.05, power=0.80, alternative="two-sided", ratio=1.0):
+    return n_required(effect, sd, alpha, power, alternative, design="independent", ratio=ratio,
+                      method="normal_approximation")
+
+
+def plan_alternative(prereg: dict) -> str:
+    """The alternative of the plan's contrast test (two-sided when the plan does not say)."""
+    return prereg.get("analysis", {}).get("contrasts", {}).get("alternative", "two-sided")

@@ -1,0 +1,239 @@
+"""Every lint rule fires on the pitfall it names and stays quiet on the near miss."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from prereg.cli import main
+from prereg.lint import RULES, VOLATILE_DEFAULTS, lint, lint_file
+from prereg.schema import schema_errors
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = json.loads((ROOT / "examples" / "demo.json").read_text())
+E1 = json.loads((ROOT / "examples" / "e1.json").read_text())
+
+
+def mutate(fn, base=DEMO):
+    doc = copy.deepcopy(base)
+    fn(doc)
+    assert schema_errors(doc, "preregistration") == [], "mutation must stay schema-valid"
+    return doc
+
+
+def rules_of(doc):
+    return {f.rule for f in lint(doc)}
+
+
+def test_demo_lints_clean():
+    assert lint(DEMO) == []
+
+
+def test_e1_only_warns_that_eight_seeds_are_underpowered():
+    # e1 declares pilot SD 0.01 and margin 0.01 (d = 1): exact paired t needs 10 seeds for 0.80.
+    findings = lint(E1)
+    assert [f.rule for f in findings] == ["seeds-underpowered"]
+    assert "needs 10" in findings[0].message and "power 0.68" in findings[0].message
+
+
+def _drop_shared(field):
+    def fn(d):
+        d["training"].pop(field, None)
+        for arm in d["arms"].values():
+            arm["changes"].pop(field, None)
+    return fn
+
+
+def _set(path, value):
+    def fn(d):
+        obj = d
+        for k in path[:-1]:
+            obj = obj[k]
+        obj[path[-1]] = value
+    return fn
+
+
+def _pop(path):
+    def fn(d):
+        obj = d
+        for k in path[:-1]:
+            obj = obj[k]
+        obj.pop(path[-1])
+    return fn
+
+
+def _both(*fns):
+    def fn(d):
+        for f in fns:
+            f(d)
+    return fn
+
+
+FIRING = {
+    "library-default": [_drop_shared(f) for f in VOLATILE_DEFAULTS],
+    "gspo-on-policy": [
+        _both(_pop(("arms", "gspo", "changes", "steps_per_generation")),
+              _pop(("arms", "gspo", "changes", "num_iterations"))),
+        _both(_set(("arms", "gspo", "changes", "steps_per_generation"), None),
+              _set(("arms", "gspo", "changes", "num_iterations"), 1)),
+        # an arm with sequence-level ratios is GSPO-like whatever its algorithm label says
+        _set(("arms", "bnpo", "changes", "importance_sampling_level"), "sequence"),
+    ],
+    "dr-grpo-std-scaling": [
+        _pop(("arms", "dr_grpo", "changes", "scale_rewards")),
+        _set(("arms", "dr_grpo", "changes", "scale_rewards"), "batch"),
+        _pop(("arms", "dr_grpo", "changes", "loss_type")),
+    ],
+    "arm-algorithm-mismatch": [
+        _pop(("arms", "gspo", "changes", "importance_sampling_level")),
+        _set(("arms", "bnpo", "changes", "loss_type"), "dapo"),
+        _set(("arms", "bnpo", "algorithm"), "dapo"),  # dapo without clip-higher
+        _set(("arms", "bnpo", "algorithm"), "aero"),  # aero without aero_* settings
+        _set(("arms", "grpo", "changes"), {"importance_sampling_level": "sequence", "num_iterations": 2}),
+    ],
+    "arm-identical-to-baseline": [_set(("arms", "bnpo", "changes"), {"loss_type": "grpo"})],
+    "baseline-unknown": [
+        _both(_set(("baseline_arm",), "nope"), _set(("analysis", "contrasts", "baseline"), "nope")),
+        _set(("analysis", "contrasts", "baseline"), "bnpo"),
+    ],
+    "hypothesis-unknown-arm": [
+        _set(("hypotheses", 0, "arm"), "dapo"),
+        _set(("hypotheses", 0, "baseline"), "ghost"),
+        _set(("hypotheses", 0, "baseline"), "bnpo"),
+        _set(("hypotheses", 2, "arm"), "grpo"),
+    ],
+    "multiplicity-family": [
+        _set(("analysis", "multiplicity", "family"), ["dr_grpo-grpo", "gspo-grpo", "dapo-grpo"]),
+        _set(("analysis", "multiplicity", "family"), ["dr_grpo-grpo", "gspo-grpo", "gspo-grpo"]),
+        _set(("analysis", "multiplicity", "family"), []),
+        _set(("analysis", "multiplicity", "family"), ["dr_grpo-grpo", "gspo-grpo"]),  # H3 uncorrected
+        _both(_set(("analysis", "multiplicity", "method"), "none"),
+              _set(("analysis", "verdicts"), [{"verdict": "INCONCLUSIVE", "when": []}])),
+    ],
+    "duplicate-seeds": [_set(("seeds",), [1, 2, 2])],
+    "heldout-is-train": [_set(("dataset", "heldout_split"), "train")],
+    "unpinned-revision": [
+        _set(("model",), {"name": "Qwen/Qwen2.5-0.5B", "revision": None}),
+        _set(("model",), {"name": "Qwen/Qwen2.5-0.5B", "revision": "main"}),
+        _set(("model",), {"name": "Qwen/Qwen2.5-0.5B", "revision": "v1.0"}),
+        _set(("dataset", "revision"), None),
+        _set(("dataset", "revision"), "main"),
+        _both(_set(("dataset", "name"), "openai/gsm8k"), _set(("dataset", "revision"), "main")),
+    ],
+    "seeds-underpowered": [
+        _set(("analysis", "power", "pilot_sd"), 0.01),  # d = 1 with 3 seeds
+        _set(("analysis", "power", "pilot_sd"), 0.5),  # pilot SD without effect or margin
+    ],
+    "power-normal-approximation": [_set(("analysis", "power", "method"), "normal_approximation")],
+    "verdict-plan": [
+        _pop(("analysis", "equivalence_margin")),
+        _pop(("analysis", "power")),
+        _set(("analysis", "verdicts", 0, "when", 0, "level"), 0.99),
+        _set(("analysis", "verdicts"), [{"verdict": "SURVIVES", "when": [{"check": "lower_above", "level": 0.95,
+                                                                         "value": 0}]}]),
+        _set(("analysis", "multiplicity", "method"), "none"),
+    ],
+    "metric-mismatch": [_set(("hypotheses", 1, "metric"), "train_reward")],
+    "eval-decoding": [
+        _set(("evaluation", "decoding"), "sample"),
+        _set(("evaluation", "temperature"), 0.7),
+    ],
+    "eval-shorter-than-training": [
+        _set(("evaluation", "max_new_tokens"), 8),
+        _set(("arms", "gspo", "changes", "max_completion_length"), 32),
+    ],
+}
+
+
+def test_every_rule_has_firing_cases():
+    assert set(FIRING) == set(RULES)
+
+
+@pytest.mark.parametrize("rule_id,case", [(r, i) for r, cases in FIRING.items() for i in range(len(cases))])
+def test_rule_fires(rule_id, case):
+    doc = FIRING[rule_id][case]
+    if rule_id == "seeds-underpowered" and case == 1:
+        doc = _both(doc, _pop(("analysis", "equivalence_margin")),
+                    _set(("analysis", "verdicts"), [{"verdict": "INCONCLUSIVE", "when": []}]))
+    findings = [f for f in lint(mutate(doc)) if f.rule == rule_id]
+    assert findings, f"{rule_id} did not fire"
+    for f in findings:
+        assert f.path.startswith("$") and f.message
+
+
+NOT_FIRING = {
+    # tiny: models need no revision; a 40-hex commit is pinned
+    "unpinned-revision": [
+        _set(("model", "revision"), None),
+        _set(("model",), {"name": "Qwen/Qwen3-8B", "revision": "b968826d9c46dd6066d109eabc6255188de91218"}),
+        _both(_set(("dataset", "name"), "openai/gsm8k"),
+              _set(("dataset", "revision"), "740312add88f781978c0658806c59bc2815b9866")),
+        _both(_set(("dataset", "name"), "local/arith"), _set(("dataset", "path"), "data/a.jsonl"),
+              _set(("dataset", "revision"), "sha256:0f3a")),
+    ],
+    "gspo-on-policy": [
+        _pop(("arms", "gspo", "changes", "num_iterations")),  # steps_per_generation 2 still off-policy
+        _both(_pop(("arms", "gspo", "changes", "steps_per_generation")),
+              _set(("arms", "gspo", "changes", "num_iterations"), 3)),
+    ],
+    "seeds-underpowered": [
+        _set(("analysis", "power", "pilot_sd"), 0.001),  # d = 10: 3 seeds are plenty
+        _both(_set(("analysis", "power", "pilot_sd"), 0.05), _set(("analysis", "power", "effect"), 0.5)),
+    ],
+    "eval-decoding": [_both(_set(("evaluation", "decoding"), "sample"), _set(("evaluation", "temperature"), 1.0)),
+                      _set(("evaluation", "temperature"), 0)],
+    "eval-shorter-than-training": [_set(("evaluation", "max_new_tokens"), 64)],
+    "arm-algorithm-mismatch": [_set(("arms", "bnpo"), {"algorithm": "dapo", "changes": {
+        "loss_type": "dapo", "epsilon_high": 0.28}})],
+    "multiplicity-family": [_both(_set(("analysis", "multiplicity", "method"), "none"),
+                                  _set(("hypotheses",), DEMO["hypotheses"][:1]),
+                                  _set(("analysis", "verdicts"), [{"verdict": "INCONCLUSIVE", "when": []}]))],
+}
+
+
+@pytest.mark.parametrize("rule_id,case", [(r, i) for r, cases in NOT_FIRING.items() for i in range(len(cases))])
+def test_rule_quiet_on_near_miss(rule_id, case):
+    assert rule_id not in rules_of(mutate(NOT_FIRING[rule_id][case]))
+
+
+def test_library_default_names_each_arm_missing_the_field():
+    doc = mutate(_pop(("training", "loss_type")))
+    [f] = [f for f in lint(doc) if f.rule == "library-default"]
+    # dr_grpo and bnpo set loss_type themselves; grpo and gspo inherit the library default
+    assert f.path == "$.training.loss_type" and "grpo, gspo" in f.message
+
+
+def test_seed_rule_uses_exact_noncentral_t():
+    from prereg.power import n_required_paired
+
+    doc = mutate(_both(_set(("analysis", "power", "pilot_sd"), 0.01),
+                       _set(("seeds",), list(range(1, 10)))))
+    need = n_required_paired(0.01, 0.01, 0.05, 0.80)
+    assert need == 10
+    assert "seeds-underpowered" in rules_of(doc)  # 9 < 10
+    assert "seeds-underpowered" not in rules_of(mutate(_both(_set(("analysis", "power", "pilot_sd"), 0.01),
+                                                             _set(("seeds",), list(range(1, 11))))))
+
+
+def test_lint_cli_strict_and_json(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(mutate(_set(("seeds",), [1, 1, 2]))))
+    assert main(["lint", str(bad)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: $.seeds" in out and "[duplicate-seeds]" in out
+    assert main(["lint", "--strict", str(bad)]) == 2
+    cap = capsys.readouterr()
+    assert "error: $.seeds" in cap.out and cap.err.count("\n") == 1 and cap.err.startswith("error: ")
+    assert main(["lint", "--json", str(bad)]) == 0
+    assert {f["rule"] for f in json.loads(capsys.readouterr().out)} == {"duplicate-seeds"}
+    assert main(["lint", "--strict", str(ROOT / "examples" / "demo.json")]) == 0
+
+
+def test_lint_reads_a_lock_too(tmp_path):
+    from prereg.lock import lock_file
+
+    lock = lock_file(ROOT / "examples" / "e1.json", lock_dir=tmp_path)
+    assert [f.rule for f in lint_file(lock)] == ["seeds-underpowered"]
