@@ -1,0 +1,86 @@
+"""``runner``: the console script that trains registered units of a locked study.
+
+Thin over :func:`runner.train.run_unit`. Subcommands register themselves through
+``SUBCOMMANDS`` (name -> (add_arguments, handler)), so ``sweep`` and ``status`` slot in
+without touching ``run``. No flag exists for any scientific setting: those come only from
+the lock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from prereg.errors import UserError
+
+
+def _add_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--arm", required=True, help="registered arm name (see the lock's arms)")
+    p.add_argument("--seed", required=True, type=int, help="registered seed")
+    p.add_argument("--lock", default=None,
+                   help="lock file (default: the latest version of the only study in ./locks)")
+    p.add_argument("--out", default="runs", help="runs folder (default runs/); the unit is <out>/<study>/<arm>/s<seed>")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--store-text", action="store_true", help="also store prompt and completion text in traces")
+    p.add_argument("--exploratory", action="store_true",
+                   help="run an unregistered arm/seed or despite refused overrides; the record says exploratory")
+    p.add_argument("--require-signature", action="store_true", help="refuse an unsigned lock")
+    p.add_argument("--trusted-key", action="append", default=None, metavar="PUBKEY",
+                   help="accept only signatures by this public key (repeatable)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def _run(args: argparse.Namespace) -> int:
+    _quiet_libraries()
+    from runner.train import run_unit
+
+    run_dir = run_unit(args.lock, args.arm, args.seed, args.out, device=args.device, store_text=args.store_text,
+                       exploratory=args.exploratory, quiet=args.quiet, require_signature=args.require_signature,
+                       trusted_keys=args.trusted_key)
+    print(run_dir)
+    return 0
+
+
+def _quiet_libraries() -> None:
+    import logging
+    import warnings
+
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=UserWarning)
+    for name in ("transformers", "trl", "peft", "accelerate", "datasets"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+
+
+SUBCOMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int], str]] = {
+    "run": (_add_run, _run, "train one registered (arm, seed) of a locked study and seal its record"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="runner", description="Run registered units of a locked RL study.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (add, _, help_text) in SUBCOMMANDS.items():
+        add(sub.add_parser(name, help=help_text, description=help_text))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return SUBCOMMANDS[args.command][1](args)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("error: interrupted; the unit's manifest is marked incomplete", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""Resolve one arm's trainer config from the lock and nothing else.
+
+The lock's flat training vocabulary (shared settings + the arm's declared changes, via
+``prereg.fields.merged_fields``) is mapped through ``prereg.fields.resolved_path`` into
+``trainer`` (GRPOConfig), ``peft`` (LoraConfig) and ``runner`` (extension fields). Every
+locked trainer field is passed to GRPOConfig explicitly; a name the installed TRL does not
+have is refused (DESIGN failure 3), as is a lock that contradicts its arm's algorithm
+preset. Fields the lock is silent about are either filled from the algorithm preset
+(recorded as such) or left at the installed TRL default — and the resolved config records
+every field, defaults included, with ``sources`` saying which of those applied. Only the
+runner's free settings (seed, device, output folder, logging) are set by the runner, and a
+lock that tries to set one of those is refused so the two can never disagree silently.
+
+Environment variables that would alter training behind the config (accelerate/TRL
+overrides, any ``RLPREREG_*``) are refused for confirmatory runs and recorded for
+exploratory ones; harmless ones that still matter for reproduction are recorded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+import os
+from dataclasses import dataclass, field
+
+from prereg.errors import Refusal
+from prereg.fields import merged_fields, resolved_path
+from runner.arms import COMMON_EXTENSIONS, ArmPreset, check_preset, get_preset, off_policy
+
+# Trainer fields the runner owns; a lock that sets one is refused (they are not science).
+RUNNER_OWNED = frozenset({
+    "seed", "data_seed", "output_dir", "use_cpu", "report_to", "logging_steps", "logging_strategy",
+    "save_strategy", "disable_tqdm", "run_name", "logging_dir", "push_to_hub", "hub_model_id",
+    "log_completions", "resume_from_checkpoint", "overwrite_output_dir", "remove_unused_columns",
+})
+
+FORBIDDEN_ENV_PREFIXES = ("RLPREREG_", "ACCELERATE_", "TRL_")
+# RLPREREG_CACHE only locates the tiny-model cache, whose files are hash-checked on load.
+ALLOWED_ENV = frozenset({"ACCELERATE_LOG_LEVEL", "ACCELERATE_DISABLE_RICH", "TRL_EXPERIMENTAL_SILENCE", "RLPREREG_CACHE"})
+RECORDED_ENV = ("CUDA_VISIBLE_DEVICES", "CUBLAS_WORKSPACE_CONFIG", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                "PYTHONHASHSEED", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE",
+                "TOKENIZERS_PARALLELISM", "PYTORCH_CUDA_ALLOC_CONF", "ACCELERATE_LOG_LEVEL",
+                "TRL_EXPERIMENTAL_SILENCE", "RLPREREG_CACHE")
+
+
+def check_environment(environ: dict | None = None, *, exploratory: bool = False) -> dict:
+    """Refuse behaviour-altering environment overrides; return the variables to record.
+
+    For an exploratory run the overrides are recorded (under their names) instead of refused.
+    """
+    environ = dict(os.environ if environ is None else environ)
+    bad = sorted(k for k in environ
+                 if k.startswith(FORBIDDEN_ENV_PREFIXES) and k not in ALLOWED_ENV)
+    if bad and not exploratory:
+        raise Refusal(
+            f"environment variable {bad[0]} would change training behind the lock "
+            f"({len(bad)} such: {', '.join(bad[:5])}); unset it, or run --exploratory"
+        )
+    return {k: environ[k] for k in sorted(set(RECORDED_ENV) | set(bad)) if k in environ}
+
+
+def json_safe(value):
+    """Config values as plain JSON (enums by value, sets sorted, non-finite floats as text)."""
+    if isinstance(value, enum.Enum):
+        return json_safe(value.value)
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted(json_safe(v) for v in value)
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return str(value)
+
+
+def peft_kwarg(key: str, lora_fields: set) -> str | None:
+    """Path key (``peft.alpha`` from lock ``lora_alpha``) -> LoraConfig argument (``lora_alpha``)."""
+    if key in lora_fields:
+        return key
+    if "lora_" + key in lora_fields:
+        return "lora_" + key
+    return None
+
+
+def peft_path_key(kwarg: str, lora_fields: set) -> str:
+    """LoraConfig argument -> the key under ``peft.`` that ``prereg.fields.resolved_path`` uses."""
+    if kwarg.startswith("lora_") and kwarg[5:] not in lora_fields:
+        return kwarg[5:]
+    return kwarg
+
+
+def peft_dict(lora_config) -> dict:
+    """Every LoraConfig field, keyed as ``prereg.fields.resolved_path`` names them (``alpha``, ``dropout``)."""
+    fields = {f.name for f in dataclasses.fields(type(lora_config)) if f.init}
+    return {peft_path_key(k, fields): v for k, v in lora_config.to_dict().items()}
+
+
+@dataclass
+class ResolvedConfig:
+    arm: str
+    algorithm: str
+    preset: ArmPreset
+    seed: int
+    device: str
+    trainer_kwargs: dict
+    peft_kwargs: dict
+    runner_fields: dict
+    sources: dict  # "trainer.loss_type" -> "lock" | "preset:<name>" | "runner" | "derived" | "default"
+    notes: list = field(default_factory=list)
+    grpo_config: object = None
+    lora_config: object = None
+
+    def resolved(self) -> dict:
+        """The manifest's resolved_config: every GRPOConfig and LoraConfig field."""
+        return {
+            "trainer": json_safe(self.grpo_config.to_dict()),
+            "peft": json_safe(peft_dict(self.lora_config)),
+            "runner": json_safe(self.runner_fields),
+        }
+
+
+def arm_view(prereg: dict, arm: str, *, exploratory: bool = False) -> tuple[str, dict, dict]:
+    """(algorithm, merged locked fields, declared changes) of an arm.
+
+    An exploratory run may name an arm the lock does not have if it is a preset name: it then
+    runs the shared settings with that preset and declares no changes.
+    """
+    if arm in prereg["arms"]:
+        spec = prereg["arms"][arm]
+        return spec["algorithm"], merged_fields(prereg, arm), dict(spec["changes"])
+    if exploratory:
+        get_preset(arm)
+        return arm, dict(prereg["training"]), {}
+    raise Refusal(f"--arm {arm!r} is not registered in the lock (registered: {', '.join(sorted(prereg['arms']))})")
+
+
+def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
+            exploratory: bool = False) -> ResolvedConfig:
+    from peft import LoraConfig
+    from trl import GRPOConfig
+
+    algorithm, merged, _ = arm_view(prereg, arm, exploratory=exploratory)
+    preset = get_preset(algorithm)
+    filled = check_preset(arm, preset, merged)
+    notes: list[str] = []
+
+    trainer, peft, runner, sources = {}, {}, {}, {}
+    for name, value in merged.items():
+        path = resolved_path(name)
+        ns, key = path.split(".", 1)
+        {"trainer": trainer, "peft": peft, "runner": runner}[ns][key] = value
+        sources[path] = "lock"
+    for name, value in filled.items():
+        trainer[name] = value
+        sources["trainer." + name] = f"preset:{preset.name}"
+
+    owned = sorted(RUNNER_OWNED & set(trainer))
+    if owned:
+        raise Refusal(f"training.{owned[0]}: set by the runner (free setting), not by the preregistration; remove it")
+    grpo_fields = {f.name for f in dataclasses.fields(GRPOConfig) if f.init}
+    unknown = sorted(set(trainer) - grpo_fields)
+    if unknown:
+        raise Refusal(
+            f"training.{unknown[0]}: the installed TRL GRPOConfig has no such field "
+            f"({len(unknown)} unknown: {', '.join(unknown)}); it would be dropped, so the run is refused"
+        )
+    lora_fields = {f.name for f in dataclasses.fields(LoraConfig) if f.init}
+    unknown = sorted(k for k in peft if peft_kwarg(k, lora_fields) is None)
+    if unknown:
+        raise Refusal(f"training.lora_{unknown[0]}: the installed PEFT LoraConfig has no such field")
+    supported = COMMON_EXTENSIONS | preset.extensions
+    unsupported = sorted(k for k, v in runner.items() if k not in supported and v not in (None, False))
+    if unsupported:
+        raise Refusal(
+            f"training.{unsupported[0]}: arm {arm!r} (algorithm {preset.name!r}) does not implement this "
+            f"runner extension; it would be ignored, so the run is refused"
+        )
+
+    # Batch geometry: prompts_per_step prompts x num_generations completions per optimizer step.
+    gas = trainer.get("gradient_accumulation_steps", 1)
+    if "prompts_per_step" in runner:
+        total = runner["prompts_per_step"] * trainer["num_generations"]
+        if total % gas:
+            raise Refusal(f"training.prompts_per_step: {total} completions per step do not split into "
+                          f"gradient_accumulation_steps={gas}")
+        pdb = total // gas
+        if "per_device_train_batch_size" in trainer and trainer["per_device_train_batch_size"] != pdb:
+            raise Refusal("training.per_device_train_batch_size contradicts prompts_per_step x num_generations")
+        if "per_device_train_batch_size" not in trainer:
+            trainer["per_device_train_batch_size"] = pdb
+            sources["trainer.per_device_train_batch_size"] = "derived:prompts_per_step*num_generations"
+    elif "per_device_train_batch_size" not in trainer:
+        raise Refusal("training.prompts_per_step: not set (nor per_device_train_batch_size); the batch is not locked")
+
+    if preset.needs_off_policy and not off_policy(trainer):
+        msg = (f"arms.{arm}: {preset.name} with num_iterations=1 and steps_per_generation=gradient_accumulation_steps "
+               f"is fully on-policy, where its objective equals GRPO's")
+        if not exploratory:
+            raise Refusal(msg + "; lock num_iterations>1 or steps_per_generation>1")
+        notes.append(msg)
+
+    if device not in ("cpu", "cuda"):
+        raise Refusal(f"--device {device!r}: expected cpu or cuda")
+    run_set = {
+        "seed": seed, "data_seed": seed, "output_dir": output_dir, "report_to": "none",
+        "logging_strategy": "steps", "logging_steps": 1, "save_strategy": "no", "disable_tqdm": True,
+        "use_cpu": device == "cpu", "run_name": f"{prereg['id']}/{arm}/s{seed}",
+    }
+    if device == "cpu":
+        for prec in ("bf16", "fp16"):
+            if trainer.get(prec):
+                raise Refusal(f"training.{prec}: locked true, which --device cpu cannot run; use --device cuda")
+            if prec not in trainer:
+                run_set[prec] = False
+    for k, v in run_set.items():
+        trainer[k] = v
+        sources["trainer." + k] = "runner"
+    if trainer.get("use_vllm") and device == "cpu":
+        raise Refusal("training.use_vllm: locked true, which --device cpu cannot run")
+
+    peft.setdefault("task_type", "CAUSAL_LM")
+    sources.setdefault("peft.task_type", "runner")
+    runner.update({"seed": seed, "device": device})
+    sources.update({"runner.seed": "runner", "runner.device": "runner"})
+
+    try:
+        grpo = GRPOConfig(**trainer)
+    except (ValueError, TypeError) as exc:
+        raise Refusal(f"arms.{arm}: TRL rejects the locked trainer config: {str(exc).splitlines()[0]}") from None
+    try:
+        lora = LoraConfig(**{peft_kwarg(k, lora_fields): v for k, v in peft.items()})
+    except (ValueError, TypeError) as exc:
+        raise Refusal(f"arms.{arm}: PEFT rejects the locked LoRA config: {str(exc).splitlines()[0]}") from None
+
+    defaults = {f.name: f.default for f in dataclasses.fields(GRPOConfig) if f.default is not dataclasses.MISSING}
+    for key, value in grpo.to_dict().items():
+        path = "trainer." + key
+        if path not in sources:
+            sources[path] = "default" if defaults.get(key, value) == value else "trl-derived"
+    for key in lora.to_dict():
+        sources.setdefault("peft." + peft_path_key(key, lora_fields), "default")
+
+    return ResolvedConfig(arm=arm, algorithm=algorithm, preset=preset, seed=seed, device=device,
+                          trainer_kwargs=trainer, peft_kwargs=peft, runner_fields=runner, sources=sources,
+                          notes=notes, grpo_config=grpo, lora_config=lora)

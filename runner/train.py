@@ -1,0 +1,263 @@
+"""Run one (arm, seed) unit of a locked study and leave its sealed record.
+
+Order matters: every refusal that needs no model (lock, arm, seed, environment, stack pins,
+trainer fields, evaluation backend, busy or used unit folder) happens before anything is
+written. Then a ``running`` manifest is written atomically, training and held-out
+evaluation run, and the manifest is rewritten (atomically, sealed) as ``complete`` — or as
+``failed``/``incomplete`` with the error text if anything escapes, so a crash never leaves a
+half-written record.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from prereg.canonical import sha256_file, sha256_json
+from prereg.errors import Refusal, UserError
+from prereg.jsonio import read_json, read_jsonl, write_atomic
+from prereg.lock import Lock, latest_lock, utc_now, verify_lock
+from prereg.records import HELDOUT_TRACE, TELEMETRY, artifact_digests, unit_dir, write_manifest
+from runner.config import ResolvedConfig, arm_view, check_environment, resolve
+from runner.evaluate import check_backend, evaluate_heldout
+from runner.telemetry import Recorder, RewardRecorder, make_callback, stderr_progress, telemetry_sources
+from runner.unit import UnitGuard
+
+MANIFEST_FORMAT = 1
+# Until the model is loaded the stack is not known; a running/failed-early manifest says so.
+PENDING_FINGERPRINT = {"components": {"pending": True}, "hash": sha256_json({"pending": True})}
+
+
+def find_default_lock(lock_dir: str | Path = "locks") -> Path:
+    """The latest version of the only study locked in ``lock_dir``; refuses when ambiguous."""
+    lock_dir = Path(lock_dir)
+    studies = set()
+    for cand in sorted(lock_dir.glob("*.lock.json")) if lock_dir.is_dir() else []:
+        try:
+            data = read_json(cand, "lock")
+        except UserError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("study_id"), str):
+            studies.add(data["study_id"])
+    if len(studies) != 1:
+        found = f"locks of {len(studies)} studies ({', '.join(sorted(studies))})" if studies else "no lock"
+        raise UserError(f"--lock: not given and {lock_dir}/ holds {found}; pass --lock PATH")
+    return latest_lock(lock_dir, studies.pop())
+
+
+def evidence_class(lock: Lock, exploratory: bool) -> str:
+    if exploratory or lock.prereg["evidence_class"] in ("exploratory", "pilot"):
+        return "exploratory"
+    return "confirmatory"
+
+
+def runner_source_hashes() -> dict:
+    """SHA-256 of every module of the runner itself: the code that ran is in the fingerprint."""
+    root = Path(__file__).resolve().parent
+    return {p.relative_to(root.parent).as_posix(): sha256_file(p) for p in sorted(root.rglob("*.py"))}
+
+
+def _set_seeds(seed: int) -> None:
+    import random
+
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    torch.manual_seed(seed)
+
+
+def _say(quiet: bool, line: str) -> None:
+    if not quiet:
+        print(line, file=sys.stderr, flush=True)
+
+
+def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: bool,
+              require_signature: bool, trusted_keys, environ, lock_dir) -> tuple[Lock, ResolvedConfig, dict, dict]:
+    """Every refusal that needs no model; returns (lock, config, recorded env, notes)."""
+    path = Path(lock_path) if lock_path is not None else find_default_lock(lock_dir)
+    lock = verify_lock(path, require_signature=require_signature, trusted_keys=trusted_keys)
+    prereg = lock.prereg
+    arm_view(prereg, arm, exploratory=exploratory)  # refuses an unregistered arm
+    if seed not in prereg["seeds"] and not exploratory:
+        raise Refusal(f"--seed {seed} is not registered in the lock (registered: {', '.join(map(str, prereg['seeds']))})")
+    if seed < 0:
+        raise UserError(f"--seed {seed}: must be a non-negative integer")
+    env = check_environment(environ, exploratory=exploratory)
+    notes = []
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UserError("--device cuda: no CUDA device is visible here")
+    from runner.fingerprint import check_stack_pins
+
+    problems = check_stack_pins(prereg.get("stack_pins") or {})
+    if problems:
+        if not exploratory:
+            raise Refusal(f"stack_pins: {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""))
+        notes.extend(f"stack pin not met: {p}" for p in problems)
+    check_backend(prereg["evaluation"], device)
+    run_dir = unit_dir(out, lock.study_id, arm, seed)
+    cfg = resolve(prereg, arm, seed, device=device, output_dir=str(run_dir / "checkpoints"),
+                  exploratory=exploratory)
+    cfg.notes[:0] = notes
+    return lock, cfg, env, {}
+
+
+def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path = "runs", *,
+             device: str = "cpu", store_text: bool = False, exploratory: bool = False, quiet: bool = False,
+             require_signature: bool = False, trusted_keys: list[str] | None = None,
+             environ: dict | None = None, lock_dir: str | Path = "locks") -> Path:
+    """Train, evaluate and seal one unit; returns its run folder ``out/<study>/<arm>/s<seed>``.
+
+    Raises ``UserError``/``Refusal`` (one line) for anything refused; any other exception is
+    recorded in a ``failed`` manifest and re-raised.
+    """
+    lock, cfg, env, _ = preflight(lock_path, arm, seed, out, device=device, exploratory=exploratory,
+                                  require_signature=require_signature, trusted_keys=trusted_keys,
+                                  environ=environ, lock_dir=lock_dir)
+    run_dir = unit_dir(out, lock.study_id, arm, seed)
+    settings = {"out": str(out), "device": device, "store_text": store_text, "quiet": quiet,
+                "exploratory": exploratory, "require_signature": require_signature,
+                "lock_path": str(lock.path), "env": env}
+    with UnitGuard(run_dir):
+        return _run(lock, cfg, run_dir, settings, exploratory=exploratory, store_text=store_text, quiet=quiet)
+
+
+def _base_manifest(lock: Lock, cfg: ResolvedConfig, settings: dict, exploratory: bool) -> dict:
+    _, _, declared = arm_view(lock.prereg, cfg.arm, exploratory=exploratory)
+    return {
+        "manifest_format": MANIFEST_FORMAT,
+        "study_id": lock.study_id,
+        "lock": {"hash": lock.hash, "version": lock.version, "locked_at": lock.locked_at, "path": str(lock.path)},
+        "arm": cfg.arm,
+        "algorithm": cfg.algorithm,
+        "seed": cfg.seed,
+        "evidence_class": evidence_class(lock, exploratory),
+        "status": "running",
+        "started_at": utc_now(),
+        "ended_at": None,
+        "resolved_config": cfg.resolved(),
+        "config_sources": dict(sorted(cfg.sources.items())),
+        "declared_changes": declared,
+        "fingerprint": PENDING_FINGERPRINT,
+        "summaries": {},
+        "telemetry_sources": telemetry_sources(),
+        "artifacts": {},
+        "settings": settings,
+        "resumes": [],
+        "notes": list(cfg.notes),
+        "error": None,
+    }
+
+
+def _summaries(run_dir: Path) -> dict:
+    from prereg.summaries import compute_summaries
+
+    tel = read_jsonl(run_dir / TELEMETRY, "telemetry") if (run_dir / TELEMETRY).exists() else []
+    held = read_jsonl(run_dir / HELDOUT_TRACE, "held-out trace") if (run_dir / HELDOUT_TRACE).exists() else []
+    return compute_summaries(tel, held)
+
+
+def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, exploratory: bool,
+         store_text: bool, quiet: bool) -> Path:
+    prereg = lock.prereg
+    manifest = _base_manifest(lock, cfg, settings, exploratory)
+    write_manifest(run_dir, manifest)
+    _say(quiet, f"runner: {lock.study_id}/{cfg.arm}/s{cfg.seed} ({cfg.algorithm}, {manifest['evidence_class']}) "
+                f"-> {run_dir}")
+    recorder = None
+    tmp_eval = None
+    try:
+        from runner.fingerprint import stack_fingerprint
+        from runner.models import load_model_and_tokenizer
+        from runner.tasks import get_task
+
+        _set_seeds(cfg.seed)
+        task = get_task(prereg["task"], prereg["dataset"])
+        m = prereg["model"]
+        model, tokenizer, info = load_model_and_tokenizer(
+            m["name"], m.get("revision"), dtype=m.get("dtype", "float32"), device=cfg.device,
+            quantization=m.get("quantization"))
+        manifest["fingerprint"] = stack_fingerprint(
+            task=task, model_info=info, dataset_fingerprint=task.dataset_fingerprint(),
+            extra={"runner_sources": runner_source_hashes()})
+        write_manifest(run_dir, manifest)
+
+        recorder = Recorder(
+            run_dir, num_generations=cfg.grpo_config.num_generations, max_reward=task.max_reward,
+            min_reward=getattr(task, "min_reward", 0.0),
+            max_completion_length=cfg.grpo_config.max_completion_length,
+            eos_token_id=tokenizer.eos_token_id, store_text=store_text, total_steps=cfg.grpo_config.max_steps,
+            progress=None if quiet else stderr_progress)
+        trainer = build_trainer(cfg, model, tokenizer, task, recorder)
+        trainer.train()
+        recorder.close()
+
+        trainer.model.save_pretrained(str(run_dir / "adapter"))
+        _say(quiet, f"runner: evaluating {prereg['dataset']['heldout_n']} held-out items")
+        tmp_eval = Path(tempfile.mkdtemp(prefix="rlprereg-eval-"))
+        rows = evaluate_heldout(trainer.model, tokenizer, task, prereg["evaluation"], prereg["dataset"]["heldout_n"],
+                                run_seed=cfg.seed, work_dir=tmp_eval / "merged")
+        write_atomic(run_dir / HELDOUT_TRACE, "".join(json.dumps(r, allow_nan=False) + "\n" for r in rows),
+                     overwrite=False)
+        _remove_empty(run_dir / "checkpoints")
+        manifest.update(status="complete", ended_at=utc_now(), summaries=_summaries(run_dir),
+                        artifacts=artifact_digests(run_dir))
+        sealed = write_manifest(run_dir, manifest)
+        s = sealed["summaries"]
+        _say(quiet, f"runner: complete  heldout {s['heldout_correct']}/{s['heldout_n']}  "
+                    f"zvf_mean {_fmt(s['zvf_mean'])}  rollouts {s['rollouts']}  seal {sealed['seal'][:12]}")
+        return run_dir
+    except BaseException as exc:
+        if recorder is not None:
+            recorder.close()
+        status = "failed" if isinstance(exc, Exception) else "incomplete"
+        text = str(exc).splitlines()[0] if str(exc) else ""
+        try:
+            summaries = _summaries(run_dir)
+        except Exception:
+            summaries = {}
+        manifest.update(status=status, ended_at=utc_now(), error=f"{type(exc).__name__}: {text}",
+                        summaries=summaries, artifacts=artifact_digests(run_dir))
+        write_manifest(run_dir, manifest)
+        raise
+    finally:
+        if tmp_eval is not None:
+            shutil.rmtree(tmp_eval, ignore_errors=True)
+
+
+def build_trainer(cfg: ResolvedConfig, model, tokenizer, task, recorder: Recorder, *, callbacks=None):
+    """A real ``GRPOTrainer`` (or the arm preset's subclass) wired to the recorder."""
+    from datasets import Dataset
+    from trl import GRPOTrainer
+
+    items = task.train_items(seed=cfg.seed)
+    dataset = Dataset.from_list([{"prompt": it["prompt"], "item_id": str(it["id"])} for it in items])
+    reward = RewardRecorder(task, {str(it["id"]): it for it in items}, recorder)
+    trainer_cls = GRPOTrainer
+    if cfg.preset.trainer_hook is not None:
+        trainer_cls = cfg.preset.trainer_hook(GRPOTrainer, cfg.runner_fields)
+    trainer = trainer_cls(model=model, reward_funcs=[reward], args=cfg.grpo_config, train_dataset=dataset,
+                          processing_class=tokenizer, peft_config=cfg.lora_config,
+                          callbacks=[make_callback(recorder), *(callbacks or [])])
+    from transformers.trainer_callback import PrinterCallback
+
+    trainer.remove_callback(PrinterCallback)  # our recorder prints one line per step instead
+    return trainer
+
+
+def _remove_empty(path: Path) -> None:
+    if path.is_dir() and not any(path.iterdir()):
+        path.rmdir()
+
+
+def _fmt(v):
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
+
