@@ -19,6 +19,7 @@ Factory = Callable[[dict, dict], Task]
 _REGISTRY: dict[str, Factory | str] = {
     "arith": "runner.tasks.arith:make_task",
     "gsm8k": "runner.tasks.gsm8k:make_task",
+    "connections": "runner.tasks.connections:make_task",
 }
 
 
