@@ -53,9 +53,9 @@ TINY_SPECS: dict[str, dict[str, Any]] = {
     },
 }
 
-SPECIAL_TOKENS = ["<|endoftext|>", "<|pad|>", "<unk>", "<|im_start|>", "<|im_end|>"]
-# Every printable ASCII character plus newline and tab, one token each.
-CHARS = list(string.digits + string.ascii_lowercase + string.ascii_uppercase + string.punctuation + " \n\t")
+SPECIAL_TOKENS = ["<|endoftext|>", "<|pad|>", "<|im_start|>", "<|im_end|>"]
+# Every printable ASCII character plus newline and tab, one token each (no merges).
+CHARS = string.digits + string.ascii_lowercase + string.ascii_uppercase + string.punctuation + " \n\t"
 CHAT_TEMPLATE = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
     "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
@@ -69,7 +69,11 @@ def cache_root() -> Path:
 
 
 def tiny_vocab() -> list[str]:
-    return SPECIAL_TOKENS + CHARS
+    """Token strings in id order: special tokens, then the characters in byte-level spelling."""
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    byte_char = bytes_to_unicode()
+    return SPECIAL_TOKENS + [byte_char[ord(c)] for c in CHARS]
 
 
 def _tiny_spec(spec: str) -> dict[str, Any]:
@@ -87,17 +91,18 @@ def tiny_key(spec: str) -> str:
 
 
 def build_tiny_tokenizer():
-    """A character-level ``PreTrainedTokenizerFast``: one token per character, left padding."""
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
+    """A character-level Qwen2 tokenizer (a ``PreTrainedTokenizerFast``), left padding.
+
+    It is Qwen2's own byte-level BPE pipeline over a vocabulary of single printable ASCII
+    characters with no merges, so ``AutoTokenizer`` (which forces ``Qwen2Tokenizer`` for a
+    ``qwen2`` config) reloads exactly the tokenizer that was built. Characters outside
+    printable ASCII, newline and tab are dropped by that pipeline (tiny model only).
+    """
+    from transformers.models.qwen2.tokenization_qwen2 import Qwen2Tokenizer
 
     vocab = {tok: i for i, tok in enumerate(tiny_vocab())}
-    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
-    tok.decoder = decoders.Fuse()
-    tok.add_special_tokens(SPECIAL_TOKENS)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|pad|>", unk_token="<unk>",
+    tokenizer = Qwen2Tokenizer(
+        vocab=vocab, merges=[], eos_token="<|endoftext|>", pad_token="<|pad|>", unk_token=None,
         padding_side="left", model_max_length=_tiny_spec("qwen2")["max_position_embeddings"],
     )
     tokenizer.chat_template = CHAT_TEMPLATE
