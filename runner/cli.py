@@ -61,6 +61,34 @@ SUBCOMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable
 }
 
 
+def _add_sweep(p: argparse.ArgumentParser) -> None:
+    from runner.sweep import add_sweep_arguments
+
+    add_sweep_arguments(p)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from runner.sweep import sweep_command
+
+    return sweep_command(args)
+
+
+def _add_status(p: argparse.ArgumentParser) -> None:
+    from runner.status import add_status_arguments
+
+    add_status_arguments(p)
+
+
+def _status(args: argparse.Namespace) -> int:
+    from runner.status import status_command
+
+    return status_command(args)
+
+
+SUBCOMMANDS["sweep"] = (_add_sweep, _sweep, "run every registered unit of a locked study, locally or on Ray")
+SUBCOMMANDS["status"] = (_add_status, _status, "which units of a locked study are complete, running, failed, missing")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="runner", description="Run registered units of a locked RL study.")
     sub = parser.add_subparsers(dest="command", required=True)
