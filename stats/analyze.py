@@ -1,0 +1,523 @@
+"""Execute exactly the locked analysis plan and nothing else -> the analysis dict.
+
+Every number is one entry of the flat ``values`` map (id -> value, method, params, unit,
+inputs, rng_seed), so the audit can recompute any of them: :func:`analyze` is pure given
+(lock, runs) — random draws come from ``resample.generator(rng_seed, stream)`` where the
+stream is named in the value's params — and :func:`recompute_value` reruns it for one id.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from prereg import power as pw
+from prereg.errors import UserError
+from prereg.jsonio import dumps_pretty, write_atomic
+from prereg.lock import Lock, verify_lock
+from prereg.schema import require_valid
+from stats import coverage, rliable
+from stats import intervals as iv
+from stats import multiplicity as mult
+from stats import tests as ht
+from stats.load import DESCRIPTIVE, ITEM_FIELD, Data, load, metric_unit, needed_metrics
+
+ANALYSIS_FORMAT = 1
+SIG_DIGITS = 12
+
+
+def clean(x):
+    """JSON-stable value: Python bool/int/float rounded to 12 significant digits; non-finite -> None."""
+    if x is None or isinstance(x, bool):
+        return x
+    if isinstance(x, (np.bool_,)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    f = float(x)
+    if not math.isfinite(f):
+        return None
+    f = float(f"{f:.{SIG_DIGITS}g}")
+    return 0.0 if f == 0 else f
+
+
+class Values:
+    def __init__(self, rng_seed: int):
+        self.rng_seed = rng_seed
+        self.v: dict[str, dict] = {}
+
+    def add(self, vid: str, value, method: str, unit: str, *, params: dict | None = None,
+            inputs=(), random: bool = False, note: str | None = None) -> None:
+        if vid in self.v:
+            raise AssertionError(f"duplicate value id {vid}")
+        val = clean(value)
+        rec = {"value": val, "method": method, "unit": unit, "params": _clean_params(params or {}),
+               "inputs": sorted(set(i for i in inputs if i)), "rng_seed": self.rng_seed if random else None}
+        if value is not None and val is None and note is None:
+            note = "undefined (non-finite) result"
+        if note:
+            rec["note"] = note
+        self.v[vid] = rec
+
+    def get(self, vid: str):
+        r = self.v.get(vid)
+        return None if r is None else r["value"]
+
+
+def _clean_params(p):
+    if isinstance(p, dict):
+        return {str(k): _clean_params(v) for k, v in p.items()}
+    if isinstance(p, (list, tuple)):
+        return [_clean_params(v) for v in p]
+    if isinstance(p, (str, type(None))):
+        return p
+    return clean(p)
+
+
+def _interval_tags(specs: list[dict]) -> list[str]:
+    """Value-id tag of each contrast interval spec: ci95; ci95_<method> when a level repeats."""
+    tags = []
+    for i, s in enumerate(specs):
+        base = "ci" + iv.level_tag(s["level"])
+        if any(abs(o["level"] - s["level"]) < 1e-12 for o in specs[:i]):
+            base += "_" + s["method"]
+        tags.append(base)
+    return tags
+
+
+def _item_matrix(units, metric: str):
+    """(seeds x items) matrix of per-item values when every unit has the same items, else None."""
+    if not units or any(metric not in u.items or u.item_ids is None for u in units):
+        return None
+    ref = units[0].item_ids
+    if any(u.item_ids != ref for u in units):
+        return None
+    return np.vstack([u.items[metric] for u in units])
+
+
+# ----------------------------------------------------------------------------- arms
+def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]) -> None:
+    seeds = data.seeds_of(arm)
+    units = [data.units[(arm, s)] for s in seeds]
+    seals = [u.input_id for u in units]
+    V.add(f"arms.{arm}.n_seeds", len(units), "count of included runs (one per seed)", "seeds",
+          params={"seeds": seeds}, inputs=seals)
+    summ = plan["arm_summary"]
+    method, level, B, seed = summ["interval"], summ["level"], plan["resamples"], plan["rng_seed"]
+    tag = "ci" + iv.level_tag(level)
+    for metric in needed_metrics(plan):
+        mu = metric_unit(metric)
+        have = [u for u in units if u.metrics.get(metric) is not None]
+        x = np.asarray([u.metrics[metric] for u in have], dtype=float)
+        ins = [u.input_id for u in have]
+        for u in have:
+            V.add(f"runs.{arm}.s{u.seed}.{metric}", u.metrics[metric],
+                  "run summary (manifest summaries)" if data.source == "runs" else "imported table value",
+                  mu, params={"arm": arm, "seed": u.seed, "metric": metric}, inputs=[u.input_id])
+        if len(have) < len(units):
+            warnings.append(f"arms.{arm}.{metric}: {len(units) - len(have)} runs lack the metric; "
+                            f"summarised over {len(have)}")
+        base_params = {"metric": metric, "seeds": [u.seed for u in have]}
+        V.add(f"arms.{arm}.{metric}.sd", float(np.std(x, ddof=1)) if x.size > 1 else None,
+              "sample standard deviation over seeds (ddof=1)", mu, params=base_params, inputs=ins,
+              note=None if x.size > 1 else "fewer than two seeds: SD undefined")
+        items = _item_matrix(have, metric) if metric in ITEM_FIELD else None
+        for stat in summ["statistics"]:
+            vid = f"arms.{arm}.{metric}.{stat}"
+            val = float(iv.rs.statistic(stat)(x)) if x.size else None
+            V.add(vid, val, f"{stat} over seeds", mu, params=base_params, inputs=ins,
+                  note=None if x.size else "no seeds: undefined")
+            plans = [(tag, method)]
+            if metric in ITEM_FIELD and method != "hierarchical_bootstrap":
+                plans.append(("h" + tag, "hierarchical_bootstrap"))  # additional two-level interval
+            for t, m in plans:
+                stream = f"{vid}.{t}"
+                res = iv.compute(x, stat, m, [level], resamples=B, rng_seed=seed, stream=stream,
+                                 items=items)[level]
+                planned = t == tag
+                for end in ("low", "high"):
+                    V.add(f"{vid}.{t}.{end}", getattr(res, end), f"{m} interval ({'planned' if planned else 'additional'})",
+                          mu, params={**base_params, **res.params, "level": level, "method": m},
+                          inputs=ins, random=m != "t" and res.low is not None, note=res.note)
+        if metric == plan["primary_metric"]:
+            w = coverage.warning_for(method, x.size, level, metric)
+            if w:
+                warnings.append(f"arms.*.{metric}: {w}")
+    for d in DESCRIPTIVE:
+        vals = [u.metrics.get(d) for u in units if u.metrics.get(d) is not None]
+        if not vals:
+            continue
+        V.add(f"arms.{arm}.{d}", float(np.mean(vals)), "mean over seeds of run summaries",
+              metric_unit(d) if d not in ("rollouts", "steps") else "count",
+              params={"summary": d, "n": len(vals)}, inputs=seals)
+
+
+# ----------------------------------------------------------------------------- contrasts
+def _published(prereg: dict, arm: str, base: str, metric: str):
+    for h in prereg["hypotheses"]:
+        if h["arm"] == arm and h["baseline"] == base and h["metric"] == metric:
+            return h.get("published_effect")
+    return None
+
+
+def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, warnings: list[str]) -> dict:
+    plan = prereg["analysis"]
+    cp = plan["contrasts"]
+    metric = plan["primary_metric"]
+    mu = metric_unit(metric)
+    cid = f"{arm}-{base}"
+    pre = f"contrasts.{cid}"
+    alt = cp.get("alternative", "two-sided")
+    B, seed = plan["resamples"], plan["rng_seed"]
+    alpha = plan["multiplicity"]["alpha"]
+    seeds = [s for s in data.seeds_of(arm) if s in data.seeds_of(base)
+             and data.units[(arm, s)].metrics.get(metric) is not None
+             and data.units[(base, s)].metrics.get(metric) is not None]
+    ua = [data.units[(arm, s)] for s in seeds]
+    ub = [data.units[(base, s)] for s in seeds]
+    ins = [u.input_id for u in ua + ub]
+    a = np.asarray([u.metrics[metric] for u in ua], dtype=float)
+    b = np.asarray([u.metrics[metric] for u in ub], dtype=float)
+    d = a - b
+    n = d.size
+    bp = {"metric": metric, "arm": arm, "baseline": base, "seeds": seeds, "metric_unit": mu}
+    none_note = "no paired seeds: undefined" if n == 0 else None
+    V.add(f"{pre}.n_pairs", n, "count of seeds with both arms", "seeds", params=bp, inputs=ins)
+    V.add(f"{pre}.diff_mean", float(d.mean()) if n else None, "mean of per-seed paired differences (arm - baseline)",
+          "difference", params=bp, inputs=ins, note=none_note)
+    sd = float(np.std(d, ddof=1)) if n > 1 else None
+    V.add(f"{pre}.diff_sd", sd, "SD of per-seed paired differences (ddof=1)", "difference", params=bp, inputs=ins,
+          note=None if n > 1 else "fewer than two pairs: undefined")
+    dz = (float(d.mean()) / sd) if sd else None
+    V.add(f"{pre}.effect_size_dz", dz, "standardized paired effect: mean / SD of differences", "statistic",
+          params=bp, inputs=ins, note=None if dz is not None else "SD zero or undefined: effect size undefined")
+
+    # intervals (planned specs; all levels of one method share one stream)
+    ints: dict[float, tuple] = {}
+    specs = cp.get("intervals", [])
+    tags = _interval_tags(specs)
+    items_a = _item_matrix(ua, metric) if metric in ITEM_FIELD else None
+    items_b = _item_matrix(ub, metric) if metric in ITEM_FIELD else None
+    if items_a is not None and items_b is not None and (ua[0].item_ids != ub[0].item_ids):
+        items_a = items_b = None
+    cache: dict[str, dict] = {}
+    for spec, tag in zip(specs, tags, strict=True):
+        m, lv = spec["method"], spec["level"]
+        if m not in cache:
+            lvls = [s["level"] for s in specs if s["method"] == m]
+            cache[m] = iv.compute(d, "mean", m, lvls, resamples=B, rng_seed=seed, stream=f"{pre}.{m}",
+                                  items=items_a, items_other=items_b)
+        r = cache[m][lv]
+        for end in ("low", "high"):
+            V.add(f"{pre}.{tag}.{end}", getattr(r, end), f"{m} interval of the mean paired difference",
+                  "difference", params={**bp, **r.params, "level": lv, "method": m}, inputs=ins,
+                  random=m != "t" and r.low is not None, note=r.note)
+        if lv not in ints:
+            ints[lv] = (clean(r.low), clean(r.high))
+        w = coverage.warning_for("percentile" if m == "paired_bootstrap" else m, n, lv, metric)
+        if w and w not in warnings:
+            warnings.append(f"contrasts.*: {w}")
+
+    # tests: every seed-level paired test, the planned one also as `.p`
+    results = {
+        "paired_t": ht.paired_t(d, alt),
+        "wilcoxon": ht.wilcoxon(d, alt, rng_seed=seed, stream=f"{pre}.tests.wilcoxon", resamples=B),
+        "sign_flip": ht.sign_flip(d, alt, rng_seed=seed, stream=f"{pre}.tests.sign_flip", resamples=B),
+        "welch_t": ht.welch_t(a, b, alt),
+    }
+    if n >= 1:
+        rng = iv.rs.generator(seed, f"{pre}.tests.paired_bootstrap")
+        dist = iv.rs.bootstrap(d, "mean", B, rng)
+        pb = ht.bootstrap_p(dist, alt) if n > 1 and np.ptp(d) > 0 else (1.0 if np.all(d == 0) else None)
+        results["paired_bootstrap"] = ht.TestResult(
+            pb, float(d.mean()), "paired_bootstrap",
+            {"n": n, "alternative": alt, "resamples": B, "stream": f"{pre}.tests.paired_bootstrap",
+             "p_rule": "2*min((#<=0)+1, (#>=0)+1)/(B+1)"},
+            None if pb is not None else "all differences equal and non-zero: bootstrap p undefined", seed)
+    else:
+        results["paired_bootstrap"] = ht.TestResult(None, None, "paired_bootstrap", {"n": 0}, "no pairs")
+    for name, r in results.items():
+        rin = ins
+        V.add(f"{pre}.tests.{name}.p", r.p, f"{r.method} test p-value", "probability",
+              params={**bp, **r.params}, inputs=rin, random=r.rng_seed is not None, note=r.note)
+        if name != "paired_bootstrap":
+            V.add(f"{pre}.tests.{name}.statistic", r.statistic, f"{r.method} test statistic", "statistic",
+                  params={**bp, **r.params}, inputs=rin, note=r.note if r.statistic is None else None)
+    planned = results[cp["test"]]
+    V.add(f"{pre}.p", planned.p, f"planned test ({cp['test']}) p-value", "probability",
+          params={**bp, **planned.params, "test": cp["test"]}, inputs=ins, random=planned.rng_seed is not None,
+          note=planned.note)
+
+    # power
+    margin = plan.get("equivalence_margin")
+    mde = None
+    pplan = plan.get("power")
+    if pplan:
+        pm, pa, target = pplan["method"], pplan["alpha"], pplan["target"]
+        pparams = {**bp, "power_method": pm, "alpha": pa, "target": target, "alternative": alt, "n": n}
+        d_std = None
+        note = None
+        if n >= 2:
+            d_std = pw.mde(1.0, n, pa, target, alt, design="paired", method=pm)
+        else:
+            note = "fewer than two pairs: MDE undefined"
+        V.add(f"{pre}.mde_d", d_std, "minimum detectable standardized paired effect (dz) at the seeds present",
+              "statistic", params=pparams, inputs=ins, note=note)
+        mde = d_std * sd if (d_std is not None and sd) else None
+        V.add(f"{pre}.mde", mde, "minimum detectable paired effect in metric units (mde_d x observed SD of differences)",
+              "difference", params={**pparams, "sd": sd}, inputs=ins,
+              note=None if mde is not None else "SD of differences zero or undefined: MDE undefined")
+        if pplan.get("pilot_sd") and n >= 2:
+            V.add(f"{pre}.mde_pilot", d_std * pplan["pilot_sd"], "minimum detectable paired effect at the plan's pilot SD",
+                  "difference", params={**pparams, "sd": pplan["pilot_sd"]}, inputs=ins)
+        sda = float(np.std(a, ddof=1)) if a.size > 1 else None
+        sdb = float(np.std(b, ddof=1)) if b.size > 1 else None
+        pooled = math.sqrt((sda ** 2 + sdb ** 2) / 2) if sda is not None and sdb is not None else None
+        mde_ind = (pw.mde(pooled, n, pa, target, alt, design="independent", method=pm)
+                   if pooled and n >= 2 else None)
+        V.add(f"{pre}.mde_independent", mde_ind,
+              "minimum detectable effect if arms were independent samples (pooled within-arm SD)", "difference",
+              params={**pparams, "sd": pooled, "design": "independent", "n_per_arm": n}, inputs=ins,
+              note=None if mde_ind is not None else "pooled SD zero or undefined: MDE undefined")
+        obs = float(d.mean()) if n else None
+        pa_paired = pw.power(obs, sd, n, pa, alt, design="paired", method=pm) if (sd and n >= 2) else None
+        V.add(f"{pre}.power_achieved", pa_paired, "power of the paired t test at the observed mean difference and SD",
+              "probability", params={**pparams, "effect": obs, "sd": sd}, inputs=ins,
+              note=None if pa_paired is not None else "SD zero or undefined: power undefined")
+        pa_ind = pw.power(obs, pooled, n, pa, alt, design="independent", method=pm) if (pooled and n >= 2) else None
+        V.add(f"{pre}.power_achieved_independent", pa_ind,
+              "power of the two-sample t test at the observed difference and pooled SD", "probability",
+              params={**pparams, "effect": obs, "sd": pooled, "design": "independent"}, inputs=ins,
+              note=None if pa_ind is not None else "pooled SD zero or undefined: power undefined")
+
+    tost = None
+    if margin is not None:
+        tr = ht.tost_paired(d, margin)
+        tost = tr.p
+        V.add(f"{pre}.tost_p", tr.p, "TOST (two one-sided paired t tests) p-value", "probability",
+              params={**bp, **tr.params}, inputs=ins, note=tr.note)
+        V.add(f"{pre}.tost_equivalent", None if tr.p is None else tr.p < alpha, "TOST p < alpha", "other",
+              params={**bp, "alpha": alpha, "margin": margin}, inputs=ins, note=tr.note)
+
+    item_level = cp.get("item_level", "none")
+    if item_level != "none":
+        _item_contrast(V, plan, pre, bp, ua, ub, metric, item_level, specs, tags, ins)
+
+    return {"p": planned.p, "intervals": ints, "mde": clean(mde), "tost_p": clean(tost), "margin": margin,
+            "published": _published(prereg, arm, base, metric), "n": n}
+
+
+def _item_contrast(V, plan, pre, bp, ua, ub, metric, kind, specs, tags, ins) -> None:
+    ia, ib = _item_matrix(ua, metric), _item_matrix(ub, metric)
+    if ia is None or ib is None or ua[0].item_ids != ub[0].item_ids:
+        V.add(f"{pre}.item.n_pairs", None, "paired items", "items", params=bp, inputs=ins,
+              note="per-item data missing or item sets differ: item-level comparison undefined")
+        return
+    V.add(f"{pre}.item.n_pairs", int(ia.size), "paired (seed, item) outcomes", "items", params=bp, inputs=ins)
+    per_item = (ia - ib).mean(axis=0)  # per-item difference averaged over paired seeds
+    V.add(f"{pre}.item.diff_mean", float(per_item.mean()), "mean over items of the per-item difference (mean over seeds)",
+          "difference", params=bp, inputs=ins)
+    if kind == "mcnemar":
+        if not (np.all((ia == 0) | (ia == 1)) and np.all((ib == 0) | (ib == 1))):
+            V.add(f"{pre}.item.mcnemar.p", None, "mcnemar_exact", "probability", params=bp, inputs=ins,
+                  note="outcomes are not binary: McNemar undefined")
+            return
+        r = ht.mcnemar_exact(ia.ravel().astype(bool), ib.ravel().astype(bool))
+        prm = {**bp, **r.params, "pairing": "(seed, item) pairs pooled over seeds; ignores clustering by seed"}
+        V.add(f"{pre}.item.mcnemar.p", r.p, "exact McNemar test p-value", "probability", params=prm, inputs=ins,
+              note=r.note)
+        V.add(f"{pre}.item.mcnemar.arm_only", r.params["arm_only"], "discordant pairs: arm right, baseline wrong",
+              "count", params=prm, inputs=ins)
+        V.add(f"{pre}.item.mcnemar.baseline_only", r.params["baseline_only"],
+              "discordant pairs: baseline right, arm wrong", "count", params=prm, inputs=ins)
+        return
+    levels = sorted({s["level"] for s in specs}) or [0.95]
+    stream = f"{pre}.item.paired_bootstrap"
+    res = iv.compute(per_item, "mean", "percentile", levels, resamples=plan["resamples"],
+                     rng_seed=plan["rng_seed"], stream=stream)
+    for lv in levels:
+        t = "ci" + iv.level_tag(lv)
+        for end in ("low", "high"):
+            r = res[lv]
+            V.add(f"{pre}.item.{t}.{end}", getattr(r, end), "paired bootstrap over items of per-item differences",
+                  "difference", params={**bp, **r.params, "level": lv}, inputs=ins, random=r.low is not None,
+                  note=r.note)
+
+
+# ----------------------------------------------------------------------------- rliable
+def _rliable_values(V: Values, plan: dict, data: Data, arms: list[str], base: str, warnings: list[str]) -> None:
+    tasks = plan["tasks"]
+    level = plan["arm_summary"]["level"]
+    tag = "ci" + iv.level_tag(level)
+    B, seed = plan["resamples"], plan["rng_seed"]
+    mats = {}
+    for arm in arms:
+        units = [data.units[(arm, s)] for s in data.seeds_of(arm)]
+        units = [u for u in units if all(t in u.task_metrics for t in tasks)]
+        if len(units) < 1:
+            warnings.append(f"rliable.{arm}: no run has scores for every planned task; skipped")
+            continue
+        mats[arm] = (np.asarray([[u.task_metrics[t] for t in tasks] for u in units]), [u.input_id for u in units])
+    for arm, (mat, ins) in mats.items():
+        dists = None
+        for agg in rliable.AGGREGATES:
+            vid = f"rliable.{arm}.{agg}"
+            prm = {"tasks": tasks, "runs": int(mat.shape[0]), "gamma": 1.0 if agg == "optimality_gap" else None}
+            V.add(vid, float(rliable.aggregate(mat, agg)), f"rliable {agg} over (runs x tasks)",
+                  "fraction" if metric_unit(plan["primary_metric"]) == "fraction" else "other", params=prm, inputs=ins)
+            if dists is None:
+                stream = f"rliable.{arm}.stratified_bootstrap"
+                res = rliable.stratified_resample(mat, B, iv.rs.generator(seed, stream))
+                dists = {g: rliable.aggregate(res, g) for g in rliable.AGGREGATES}
+            lo, hi = rliable.percentile_interval(dists[agg], level)
+            for end, val in (("low", lo), ("high", hi)):
+                V.add(f"{vid}.{tag}.{end}", val, "stratified bootstrap percentile interval", V.v[vid]["unit"],
+                      params={**prm, "level": level, "resamples": B, "stream": f"rliable.{arm}.stratified_bootstrap"},
+                      inputs=ins, random=True)
+    if base in mats:
+        for arm in arms:
+            if arm == base or arm not in mats:
+                continue
+            x, xin = mats[arm]
+            y, yin = mats[base]
+            vid = f"rliable.{arm}-{base}.prob_improvement"
+            prm = {"tasks": tasks, "arm": arm, "baseline": base}
+            V.add(vid, float(rliable.probability_of_improvement(x, y)), "P(arm > baseline) averaged over tasks",
+                  "probability", params=prm, inputs=xin + yin)
+            stream = f"{vid}.stratified_bootstrap"
+            g = iv.rs.generator(seed, stream)
+            dist = rliable.probability_of_improvement(rliable.stratified_resample(x, B, g),
+                                                      rliable.stratified_resample(y, B, g))
+            lo, hi = rliable.percentile_interval(dist, level)
+            for end, val in (("low", lo), ("high", hi)):
+                V.add(f"{vid}.{tag}.{end}", val, "stratified bootstrap percentile interval", "probability",
+                      params={**prm, "level": level, "resamples": B, "stream": stream}, inputs=xin + yin, random=True)
+
+
+# ----------------------------------------------------------------------------- top level
+def contrast_pairs(prereg: dict) -> list[tuple[str, str]]:
+    plan = prereg["analysis"]
+    base = plan["contrasts"].get("baseline") or prereg["baseline_arm"]
+    return [(a, base) for a in prereg["arms"] if a != base]
+
+
+def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
+    prereg = lock.prereg
+    plan = prereg["analysis"]
+    V = Values(plan["rng_seed"])
+    warnings: list[str] = []
+    arms = list(prereg["arms"])
+    seal_all = [u.input_id for u in data.units.values()]
+    V.add("study.n_seeds", len({s for (_, s) in data.units}), "distinct registered seeds with an included run",
+          "seeds", inputs=seal_all)
+    V.add("study.n_runs", len(data.units), "included runs", "count", inputs=seal_all)
+    V.add("study.n_registered_units", len(arms) * len(prereg["seeds"]), "registered (arm, seed) units", "count")
+    V.add("study.n_excluded", len(data.excluded), "runs found but excluded", "count")
+    V.add("study.n_deviations", len(data.deviations), "deviations from the plan", "count")
+
+    for arm in arms:
+        _arm_values(V, plan, data, arm, warnings)
+    facts = {}
+    for arm, base in contrast_pairs(prereg):
+        facts[f"{arm}-{base}"] = _contrast_values(V, prereg, data, arm, base, warnings)
+
+    mp = plan["multiplicity"]
+    adj = mult.apply_family({c: f["p"] for c, f in facts.items()}, mp["family"], mp["method"], mp["alpha"])
+    for fam_c in mp["family"]:
+        if fam_c not in facts:
+            warnings.append(f"multiplicity family member {fam_c!r} is not a contrast of this plan; counted with p = 1")
+    for c, f in facts.items():
+        a = adj[c]
+        ins = V.v[f"contrasts.{c}.p"]["inputs"]
+        prm = {"method": a["method"], "alpha": a["alpha"], "family": a["family"], "test": plan["contrasts"]["test"]}
+        note = "contrast not in the declared family: unadjusted" if a["method"] == "none" and mp["method"] != "none" else None
+        if a["missing"]:
+            note = "p undefined; counted with p = 1 in the family"
+        V.add(f"contrasts.{c}.p_adjusted", a["p_adjusted"] if not a["missing"] else None,
+              f"{a['method']} adjusted p-value over the declared family", "probability", params=prm,
+              inputs=[i for o in a["family"] if o in facts for i in V.v[f"contrasts.{o}.p"]["inputs"]] or ins,
+              note=note)
+        V.add(f"contrasts.{c}.reject", a["reject"], f"{a['method']} adjusted p < alpha", "other", params=prm,
+              inputs=ins, note=note)
+        f["reject"] = a["reject"]
+
+    verdicts = {"contrasts": {}, "study": {}}
+    for c, f in facts.items():
+        cf = _facts(f, plan)
+        res = _verdict(plan, cf)
+        res["estimable"] = f["n"] >= 2
+        verdicts["contrasts"][c] = res
+    kinds = sorted({d["kind"] for d in data.deviations})
+    verdicts["study"] = {"verdict": "DEVIATION" if data.deviations else "AS_PLANNED", "deviation_kinds": kinds,
+                         "n_deviations": len(data.deviations)}
+
+    if plan.get("tasks"):
+        base = plan["contrasts"].get("baseline") or prereg["baseline_arm"]
+        _rliable_values(V, plan, data, arms, base, warnings)
+
+    runs = [{"arm": u.arm, "seed": u.seed, "seal": u.seal if data.source == "runs" else None, "path": u.path,
+             "fingerprint": u.fingerprint} for _, u in sorted(data.units.items())]
+    inputs = {"root": data.origin, "runs": runs, "excluded": data.excluded}
+    if data.table:
+        inputs["table"] = data.table
+    out = {
+        "analysis_format": ANALYSIS_FORMAT,
+        "study_id": lock.study_id,
+        "lock": {"hash": lock.hash, "version": lock.version, "path": str(lock_path), "locked_at": lock.locked_at},
+        "source": data.source,
+        "plan": plan,
+        "arms": arms,
+        "baseline": plan["contrasts"].get("baseline") or prereg["baseline_arm"],
+        "contrasts": list(facts),
+        "inputs": inputs,
+        "values": V.v,
+        "verdicts": verdicts,
+        "deviations": data.deviations,
+        "warnings": warnings,
+        "generator": {"package": "rlprereg.stats", "sig_digits": SIG_DIGITS,
+                      "rng": "numpy PCG64(SeedSequence([rng_seed, *sha256(stream)[:16] as 4 little-endian u32]))"},
+    }
+    require_valid(out, "analysis", "analysis output")
+    return out
+
+
+def _facts(f: dict, plan: dict):
+    from stats.verdicts import ContrastFacts
+
+    return ContrastFacts(intervals=f["intervals"], p=f["p"], reject=f["reject"], mde=f["mde"], tost_p=f["tost_p"],
+                         margin=f["margin"], alpha=plan["multiplicity"]["alpha"], published_effect=f["published"])
+
+
+def _verdict(plan: dict, facts) -> dict:
+    from stats.verdicts import evaluate
+
+    return evaluate(plan["verdicts"], facts)
+
+
+def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: bool = False) -> dict:
+    """Verify the lock, read runs (folder) or an imported table, and execute the plan."""
+    lock = verify_lock(lock_path, require_signature=require_signature)
+    data = load(lock, runs_path)
+    if not data.units:
+        raise UserError(f"{runs_path}: no confirmatory run of lock {lock.hash[:12]} to analyse "
+                        f"({len(data.excluded)} excluded)")
+    return build(lock, data, lock_path)
+
+
+def dumps(analysis: dict) -> str:
+    """The byte-stable text of an analysis: sorted keys, 2-space indent, floats as repr of 12-digit values."""
+    return dumps_pretty(analysis)
+
+
+def write(analysis: dict, out: str | Path, *, overwrite: bool = False) -> Path:
+    return write_atomic(out, dumps(analysis), overwrite=overwrite)
+
+
+def recompute_value(lock_path: str | Path, runs_path: str | Path, value_id: str):
+    """Recompute one value by rerunning the analysis (every value is a pure function of its inputs)."""
+    values = analyze(lock_path, runs_path)["values"]
+    if value_id not in values:
+        raise UserError(f"{value_id}: no such value id in the analysis")
+    return values[value_id]

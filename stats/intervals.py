@@ -1,0 +1,144 @@
+"""Confidence intervals over seeds: percentile, BCa, bootstrap-t, t, and two-level bootstrap.
+
+All levels of one (data, method, stream) come from one bootstrap distribution, so a 90%
+interval is always nested in the 95% one. Degenerate data give a stated result: with one
+seed every interval is ``None`` with a note; with all values equal the interval is the
+point with a note; never a silent NaN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats as _st
+from scipy.special import ndtr, ndtri
+
+from stats import resample as rs
+
+BOOTSTRAP_METHODS = ("percentile", "paired_bootstrap", "bca", "bootstrap_t", "hierarchical_bootstrap")
+METHODS = BOOTSTRAP_METHODS + ("t",)
+
+
+@dataclass
+class Interval:
+    low: float | None
+    high: float | None
+    level: float
+    method: str
+    params: dict = field(default_factory=dict)
+    note: str | None = None
+
+
+def level_tag(level: float) -> str:
+    """0.95 -> '95', 0.9 -> '90', 0.975 -> '97p5' (used in value ids: ci95, ci97p5)."""
+    pct = round(level * 100, 6)
+    return str(int(pct)) if pct == int(pct) else f"{pct:g}".replace(".", "p")
+
+
+def _quantiles(dist: np.ndarray, probs) -> np.ndarray:
+    # Linear interpolation (type 7): what scipy.stats.bootstrap uses via stats.quantile.
+    return np.quantile(dist, probs)
+
+
+def _bca_probs(x: np.ndarray, stat: str, dist: np.ndarray, theta: float, alpha: float) -> tuple[float, float, float]:
+    """BCa-adjusted quantile levels (Efron & Tibshirani 14.3, as scipy.stats.bootstrap)."""
+    b = dist.shape[-1]
+    z0 = ndtri((np.count_nonzero(dist < theta) + np.count_nonzero(dist <= theta)) / (2 * b))
+    th = rs.jackknife(x, stat)
+    n = th.shape[-1]
+    u = (n - 1) * (th.mean() - th)
+    den = np.sum(u ** 2) / n ** 2
+    a = (np.sum(u ** 3) / n ** 3) / (6 * den ** 1.5) if den > 0 else 0.0
+    za = float(ndtri(alpha))
+    lo = ndtr(z0 + (z0 + za) / (1 - a * (z0 + za)))
+    hi = ndtr(z0 + (z0 - za) / (1 - a * (z0 - za)))
+    return float(lo), float(hi), float(a)
+
+
+def compute(x, stat: str, method: str, levels: list[float], *, resamples: int, rng_seed: int | None,
+            stream: str, items: np.ndarray | None = None, items_other: np.ndarray | None = None
+            ) -> dict[float, Interval]:
+    """Intervals at every level in ``levels`` for ``stat`` of ``x`` (per-seed values).
+
+    ``items`` (seeds x items) is needed by ``hierarchical_bootstrap``; with
+    ``items_other`` the two-level bootstrap is of paired per-seed differences
+    ``items - items_other``. Draws come from ``resample.generator(rng_seed, stream)``.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown interval method {method!r}")
+    x = np.asarray(x, dtype=float)
+    n = x.shape[-1]
+    base = {"statistic": stat, "n": int(n)}
+    if method != "t":
+        base.update({"resamples": int(resamples), "stream": stream})
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{stream}: non-finite input values")
+
+    def const(low, high, note, extra=None):
+        return {lv: Interval(low, high, lv, method, {**base, **(extra or {})}, note) for lv in levels}
+
+    if n == 0:
+        return const(None, None, "no data: interval undefined")
+    if n == 1:
+        return const(None, None, "one seed: interval undefined (no replication)")
+    theta = float(rs.statistic(stat)(x))
+    if method == "hierarchical_bootstrap":
+        if items is None:
+            return const(None, None, "no per-item data: two-level bootstrap undefined")
+        diff_items = items if items_other is None else np.asarray(items) - np.asarray(items_other)
+        if np.ptp(np.asarray(diff_items, dtype=float)) == 0:
+            v = float(np.asarray(diff_items, dtype=float).flat[0])
+            return const(v, v, "all item values equal: zero-width interval")
+    elif np.ptp(x) == 0:
+        return const(theta, theta, "all seed values equal: zero-width interval")
+
+    out: dict[float, Interval] = {}
+    if method == "t":
+        se = float(rs.standard_error(x, stat))
+        df = n - 1
+        for lv in levels:
+            q = float(_st.t.ppf(0.5 + lv / 2, df))
+            out[lv] = Interval(theta - q * se, theta + q * se, lv, method,
+                               {**base, "se": se, "df": df, "se_method": "sd/sqrt(n)" if stat == "mean" else "jackknife"})
+        return out
+
+    rng = rs.generator(rng_seed, stream)
+    if method in ("percentile", "paired_bootstrap", "bca"):
+        dist = rs.bootstrap(x, stat, resamples, rng)
+        for lv in levels:
+            alpha = (1 - lv) / 2
+            extra = {}
+            if method == "bca":
+                plo, phi, a = _bca_probs(x, stat, dist, theta, alpha)
+                extra = {"acceleration": a, "adjusted_probs": [plo, phi]}
+            else:
+                plo, phi = alpha, 1 - alpha
+            lo, hi = _quantiles(dist, [plo, phi])
+            out[lv] = Interval(float(lo), float(hi), lv, method, {**base, **extra})
+        return out
+    if method == "bootstrap_t":
+        data = rs.bootstrap_resampled(x, resamples, rng)
+        th_b = rs.statistic(stat)(data, axis=-1)
+        se_b = rs.standard_error(data, stat)
+        se = float(rs.standard_error(x, stat))
+        ok = se_b > 0
+        dropped = int(np.count_nonzero(~ok))
+        tstar = (th_b[ok] - theta) / se_b[ok]
+        note = f"{dropped} resamples with zero standard error dropped" if dropped else None
+        for lv in levels:
+            alpha = (1 - lv) / 2
+            qlo, qhi = _quantiles(tstar, [alpha, 1 - alpha])
+            out[lv] = Interval(theta - float(qhi) * se, theta - float(qlo) * se, lv, method,
+                               {**base, "se": se, "dropped_zero_se": dropped,
+                                "se_method": "sd/sqrt(n)" if stat == "mean" else "jackknife"}, note)
+        return out
+    # hierarchical_bootstrap
+    dist, draw = rs.hierarchical(np.asarray(items, dtype=float), resamples, rng, stat,
+                                 paired_with=None if items_other is None else np.asarray(items_other, dtype=float))
+    for lv in levels:
+        alpha = (1 - lv) / 2
+        lo, hi = _quantiles(dist, [alpha, 1 - alpha])
+        out[lv] = Interval(float(lo), float(hi), lv, method,
+                           {**base, "items_per_seed": int(np.asarray(items).shape[1]), "item_draw": draw})
+    return out

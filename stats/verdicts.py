@@ -1,0 +1,97 @@
+"""Verdicts from the plan's ordered rules: the first rule whose conditions all hold wins.
+
+A rule with an empty ``when`` always holds (the fallback). A condition whose input is
+undefined (no interval at that level, a null value) does not hold, and says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class ContrastFacts:
+    """What the conditions of one contrast may look at."""
+
+    intervals: dict[float, tuple[float | None, float | None]]  # level -> (low, high)
+    p: float | None
+    reject: bool
+    mde: float | None
+    tost_p: float | None
+    margin: float | None
+    alpha: float
+    published_effect: float | None
+
+
+def _ci(f: ContrastFacts, level):
+    if level is None:
+        level = max(f.intervals) if f.intervals else None
+    for lv, iv in f.intervals.items():
+        if level is not None and abs(lv - level) < 1e-9:
+            return lv, iv
+    return level, None
+
+
+def check(cond: dict, f: ContrastFacts) -> tuple[bool, str]:
+    kind = cond["check"]
+    if kind in ("upper_below", "lower_above", "interval_within_margin", "lower_reaches_fraction_of_published"):
+        lv, iv = _ci(f, cond.get("level"))
+        if iv is None:
+            return False, f"no planned contrast interval at level {lv}"
+        lo, hi = iv
+        if lo is None or hi is None:
+            return False, f"the {lv:g} interval is undefined"
+        if kind == "upper_below":
+            v = cond.get("value", 0.0)
+            return hi < v, f"upper {hi:.6g} {'<' if hi < v else '>='} {v:g}"
+        if kind == "lower_above":
+            v = cond.get("value", 0.0)
+            return lo > v, f"lower {lo:.6g} {'>' if lo > v else '<='} {v:g}"
+        if kind == "interval_within_margin":
+            if f.margin is None:
+                return False, "no equivalence_margin in the plan"
+            ok = -f.margin < lo and hi < f.margin
+            return ok, f"[{lo:.6g}, {hi:.6g}] {'within' if ok else 'not within'} (-{f.margin:g}, {f.margin:g})"
+        if f.published_effect is None:
+            return False, "no published effect for this contrast"
+        frac = cond.get("fraction", 1.0)
+        target = frac * f.published_effect
+        if f.published_effect >= 0:
+            return lo >= target, f"lower {lo:.6g} {'>=' if lo >= target else '<'} {frac:g} x published {f.published_effect:g}"
+        return hi <= target, f"upper {hi:.6g} {'<=' if hi <= target else '>'} {frac:g} x published {f.published_effect:g}"
+    if kind == "mde_at_most_margin":
+        if f.margin is None:
+            return False, "no equivalence_margin in the plan"
+        if f.mde is None:
+            return False, "MDE undefined"
+        return f.mde <= f.margin, f"MDE {f.mde:.6g} {'<=' if f.mde <= f.margin else '>'} margin {f.margin:g}"
+    if kind == "multiplicity_rejects":
+        return f.reject, "rejected after multiplicity adjustment" if f.reject else "not rejected after adjustment"
+    if kind == "published_effect_exists":
+        return f.published_effect is not None, ("published effect " + (f"{f.published_effect:g}" if f.published_effect is not None else "absent"))
+    if kind == "tost_equivalent":
+        alpha = cond.get("value", f.alpha)
+        if f.tost_p is None:
+            return False, "TOST undefined"
+        return f.tost_p < alpha, f"TOST p {f.tost_p:.6g} {'<' if f.tost_p < alpha else '>='} {alpha:g}"
+    if kind == "p_below":
+        v = cond.get("value", f.alpha)
+        if f.p is None:
+            return False, "p undefined"
+        return f.p < v, f"p {f.p:.6g} {'<' if f.p < v else '>='} {v:g}"
+    return False, f"unknown check {kind!r}"
+
+
+def evaluate(rules: list[dict], facts: ContrastFacts) -> dict:
+    """``{"verdict", "rule", "checks"}``; ``rule`` is the 0-based index in ``analysis.verdicts``."""
+    trail = []
+    for i, rule in enumerate(rules):
+        results = []
+        for cond in rule["when"]:
+            ok, why = check(cond, facts)
+            results.append({"check": cond["check"], "met": bool(ok), "detail": why})
+        trail.append({"rule": i, "verdict": rule["verdict"], "checks": results})
+        if all(r["met"] for r in results):
+            return {"verdict": rule["verdict"], "rule": i, "trail": trail}
+    return {"verdict": None, "rule": None, "trail": trail,
+            "note": "no rule held and the plan has no fallback rule (empty 'when')"}
