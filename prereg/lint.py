@@ -191,6 +191,15 @@ def hypothesis_unknown_arm(p: dict) -> list[Finding]:
     return out
 
 
+@rule("hypothesis-direction")
+def hypothesis_direction(p: dict) -> list[Finding]:
+    alt = p["analysis"]["contrasts"].get("alternative", "two-sided")
+    return [Finding("hypothesis-direction", f"$.hypotheses[{i}].direction",
+                    f"hypothesis {h['id']} is {h['direction']} but the planned test is {alt}; "
+                    "the test would not answer the hypothesis as stated")
+            for i, h in enumerate(p["hypotheses"]) if h["direction"] != alt]
+
+
 def _contrasts(p: dict) -> set[str]:
     base = p["baseline_arm"]
     return {f"{a}-{base}" for a in _arms(p) if a != base}

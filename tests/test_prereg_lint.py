@@ -113,6 +113,10 @@ FIRING = {
         _both(_set(("analysis", "multiplicity", "method"), "none"),
               _set(("analysis", "verdicts"), [{"verdict": "INCONCLUSIVE", "when": []}])),
     ],
+    "hypothesis-direction": [
+        _set(("hypotheses", 0, "direction"), "greater"),
+        _set(("analysis", "contrasts", "alternative"), "less"),
+    ],
     "duplicate-seeds": [_set(("seeds",), [1, 2, 2])],
     "heldout-is-train": [_set(("dataset", "heldout_split"), "train")],
     "unpinned-revision": [
@@ -186,6 +190,8 @@ NOT_FIRING = {
     "eval-decoding": [_both(_set(("evaluation", "decoding"), "sample"), _set(("evaluation", "temperature"), 1.0)),
                       _set(("evaluation", "temperature"), 0)],
     "eval-shorter-than-training": [_set(("evaluation", "max_new_tokens"), 64)],
+    "hypothesis-direction": [_both(*[_set(("hypotheses", i, "direction"), "greater") for i in range(3)],
+                                   _set(("analysis", "contrasts", "alternative"), "greater"))],
     "arm-algorithm-mismatch": [_set(("arms", "bnpo"), {"algorithm": "dapo", "changes": {
         "loss_type": "dapo", "epsilon_high": 0.28}})],
     "multiplicity-family": [_both(_set(("analysis", "multiplicity", "method"), "none"),
