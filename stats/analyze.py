@@ -143,7 +143,7 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
                           inputs=ins, random=m != "t" and res.low is not None, note=res.note)
         if metric == plan["primary_metric"]:
             w = coverage.warning_for(method, x.size, level, metric)
-            if w:
+            if w and f"arms.*.{metric}: {w}" not in warnings:
                 warnings.append(f"arms.*.{metric}: {w}")
     for d in DESCRIPTIVE:
         vals = [u.metrics.get(d) for u in units if u.metrics.get(d) is not None]
@@ -217,7 +217,7 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
         if lv not in ints:
             ints[lv] = (clean(r.low), clean(r.high))
         w = coverage.warning_for("percentile" if m == "paired_bootstrap" else m, n, lv, metric)
-        if w and w not in warnings:
+        if w and f"contrasts.*: {w}" not in warnings:
             warnings.append(f"contrasts.*: {w}")
 
     # tests: every seed-level paired test, the planned one also as `.p`

@@ -120,7 +120,9 @@ def study(seeds=(3, 5, 8, 20), reps: int = 2000, resamples: int = 1000, rng_seed
             while done < reps:
                 r = min(chunk, reps - done)
                 x, k = _draw(dist, rng, r, n)
-                for m, (lo, hi) in _intervals(x, k, resamples, rng).items():
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    ivs = _intervals(x, k, resamples, rng)
+                for m, (lo, hi) in ivs.items():
                     hits[m] = hits.get(m, 0) + int(np.count_nonzero((lo <= mu) & (mu <= hi)))
                     width[m] = width.get(m, 0.0) + float(np.sum(hi - lo))
                 done += r
@@ -188,7 +190,10 @@ def warning_for(method: str, n: int, level: float, metric: str | None = None) ->
     if n < smallest:
         return (f"{method} interval at n={n} seeds: below the smallest tabulated n ({smallest}); "
                 "coverage is unknown and likely poor")
-    hit = lookup(method, n, None, table)
+    from stats.load import metric_unit
+
+    shape = "bounded" if metric is not None and metric_unit(metric) == "fraction" else None
+    hit = lookup(method, n, shape, table)
     if hit is None or hit[0] >= THRESHOLD:
         return None
     cov, tn, dist = hit

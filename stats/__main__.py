@@ -1,0 +1,5 @@
+import sys
+
+from stats.cli import main
+
+sys.exit(main())

@@ -1,0 +1,467 @@
+"""Render an analysis.json into report.md, results.tex and PNG figures.
+
+Every rendered number is tied to its value id so the audit can pin it (see RENDERING
+below); nothing here computes a statistic, it only formats values from analysis.json.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from prereg.canonical import sha256_bytes, sha256_file
+from prereg.errors import UserError
+from prereg.jsonio import read_json, read_jsonl, write_atomic
+from prereg.records import MANIFEST, TELEMETRY
+
+RENDERING = """\
+Rendering convention (parsed by the audit):
+- report.md line 1: `<!-- rlprereg-analysis sha256=<sha256 of analysis.json bytes> study=<id> lock=<lock hash> -->`.
+- Every number taken from analysis.json is written as `TEXT<!-- id:VALUE_ID -->` (no space before the comment),
+  TEXT being the value formatted per its unit: fixed 4 decimals for fraction/probability/difference/reward/statistic/
+  other numbers (scientific `1.23e-05` for probabilities below 1e-4), integers for count/seeds/items, `true`/`false`
+  for booleans, `n/a` for null. An interval cell is `[LOW<!-- id:...low -->, HIGH<!-- id:...high -->]`.
+- Verdicts are written as `VERDICT<!-- verdict:contrasts.<arm>-<baseline> -->` and `VERDICT<!-- verdict:study -->`.
+- Every table column has exactly one unit, named in its header in parentheses.
+- results.tex: line 1 is `% rlprereg-analysis sha256=... study=... lock=...`; each value is one line
+  `\\newcommand{\\NAME}{TEXT} % id: VALUE_ID` (TEXT formatted as in markdown), each verdict one line
+  `\\newcommand{\\NAME}{VERDICT} % verdict: contrasts.<arm>-<baseline>`; the tables use only these macros.
+  NAME is the id split at '.', '_' and '-', each part capitalised (first part lower-case), '-' spelled 'Vs',
+  digits spelled out (0 -> Zero ... 9 -> Nine): arms.gspo.heldout_accuracy.mean.ci95.low ->
+  \\armsGspoHeldoutAccuracyMeanCiNineFiveLow; contrasts.gspo-grpo.p_adjusted -> \\contrastsGspoVsGrpoPAdjusted.
+"""
+
+_DIGITS = ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine"]
+_FIXED_UNITS = ("fraction", "probability", "difference", "reward", "statistic", "other", "percent")
+
+
+def fmt(rec: dict | None) -> str:
+    if rec is None:
+        return "n/a"
+    v, unit = rec["value"], rec["unit"]
+    if v is None:
+        return "n/a"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if unit in ("count", "seeds", "items"):
+        return str(int(v)) if float(v).is_integer() else f"{v:.2f}"
+    if unit == "percent":
+        return f"{v:.2f}"
+    if unit == "probability" and v != 0 and abs(v) < 1e-4:
+        return f"{v:.2e}"
+    out = f"{v:.4f}"
+    return "0.0000" if out == "-0.0000" else out
+
+
+def macro_name(vid: str) -> str:
+    parts = []
+    for i, chunk in enumerate(vid.split("-")):
+        if i:
+            parts.append("Vs")
+        for p in re.split(r"[._]", chunk):
+            if not p:
+                continue
+            word = "".join(_DIGITS[int(c)] if c.isdigit() else c for c in p)
+            parts.append(word[:1].upper() + word[1:])
+    name = "".join(parts)
+    name = re.sub(r"[^A-Za-z]", "", name)
+    return name[:1].lower() + name[1:]
+
+
+def _tex_escape(s: str) -> str:
+    return s.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("%", r"\%").replace("&", r"\&") \
+        .replace("#", r"\#").replace("$", r"\$")
+
+
+class _Doc:
+    def __init__(self, analysis: dict):
+        self.a = analysis
+        self.v = analysis["values"]
+
+    def cell(self, vid: str) -> str:
+        rec = self.v.get(vid)
+        if rec is None:
+            return "—"
+        return f"{fmt(rec)}<!-- id:{vid} -->"
+
+    def interval(self, base: str) -> str:
+        if f"{base}.low" not in self.v:
+            return "—"
+        return f"[{self.cell(base + '.low')}, {self.cell(base + '.high')}]"
+
+
+def _unit(a: dict, vid: str, default: str = "") -> str:
+    rec = a["values"].get(vid)
+    return rec["unit"] if rec else default
+
+
+def _level_tag(level: float) -> str:
+    from stats.intervals import level_tag
+
+    return level_tag(level)
+
+
+def _contrast_tags(plan: dict) -> list[tuple[str, dict]]:
+    from stats.analyze import _interval_tags
+
+    specs = plan["contrasts"].get("intervals", [])
+    return list(zip(_interval_tags(specs), specs, strict=True))
+
+
+def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
+    d = _Doc(a)
+    plan = a["plan"]
+    metric = plan["primary_metric"]
+    munit = _unit(a, f"arms.{a['arms'][0]}.{metric}.{plan['arm_summary']['statistics'][0]}", "fraction")
+    L = [f"<!-- rlprereg-analysis sha256={digest} study={a['study_id']} lock={a['lock']['hash']} -->",
+         f"# Results: {a['study_id']}", "",
+         f"Lock `{a['lock']['hash'][:16]}…` (version {a['lock']['version']}); source: **{a['source']}**; "
+         f"primary metric `{metric}` ({munit}); {plan['resamples']} resamples, RNG seed {plan['rng_seed']}.", "",
+         "## Study", "", "| Seeds with runs (seeds) | Included runs (count) | Excluded runs (count) | Deviations (count) | Study verdict |",
+         "|---|---|---|---|---|",
+         f"| {d.cell('study.n_seeds')} | {d.cell('study.n_runs')} | {d.cell('study.n_excluded')} | "
+         f"{d.cell('study.n_deviations')} | {a['verdicts']['study']['verdict']}<!-- verdict:study --> |", ""]
+
+    summ = plan["arm_summary"]
+    tag = "ci" + _level_tag(summ["level"])
+    stats_ = summ["statistics"]
+    lvl = f"{summ['level'] * 100:g}%"
+    hier = any(f"arms.{arm}.{metric}.{stats_[0]}.h{tag}.low" in a["values"] for arm in a["arms"])
+    head = ["Arm", "Seeds (seeds)"]
+    for s in stats_:
+        head += [f"{s} ({munit})", f"{lvl} {summ['interval']} CI of {s} ({munit})"]
+        if hier:
+            head.append(f"{lvl} two-level CI of {s} ({munit})")
+    head += [f"SD over seeds ({munit})"]
+    desc = [k for k in ("zvf_mean", "gu_mean") if any(f"arms.{arm}.{k}" in a["values"] for arm in a["arms"])]
+    first = a["arms"][0]
+    head += [f"{k} ({_unit(a, f'arms.{first}.{k}', 'fraction')})" for k in desc]
+    L += ["## Arms", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for arm in a["arms"]:
+        row = [f"`{arm}`" + (" (baseline)" if arm == a["baseline"] else ""), d.cell(f"arms.{arm}.n_seeds")]
+        for s in stats_:
+            base = f"arms.{arm}.{metric}.{s}"
+            row += [d.cell(base), d.interval(f"{base}.{tag}")]
+            if hier:
+                row.append(d.interval(f"{base}.h{tag}"))
+        row.append(d.cell(f"arms.{arm}.{metric}.sd"))
+        row += [d.cell(f"arms.{arm}.{k}") for k in desc]
+        L.append("| " + " | ".join(row) + " |")
+    L.append("")
+
+    seeds = sorted({r["seed"] for r in a["inputs"]["runs"]} |
+                   {int(k.split(".")[2][1:]) for k in a["values"] if k.startswith("runs.")})
+    if seeds:
+        L += [f"## Per-seed `{metric}` ({munit})", "", "| Arm | " + " | ".join(f"s{s} ({munit})" for s in seeds) + " |",
+              "|" + "---|" * (len(seeds) + 1)]
+        for arm in a["arms"]:
+            L.append(f"| `{arm}` | " + " | ".join(d.cell(f"runs.{arm}.s{s}.{metric}") for s in seeds) + " |")
+        L.append("")
+
+    cp = plan["contrasts"]
+    ctags = _contrast_tags(plan)
+    mp = plan["multiplicity"]
+    head = ["Contrast", "Pairs (seeds)", f"Δ mean (difference, {munit})"]
+    head += [f"{s['level'] * 100:g}% {s['method']} CI (difference, {munit})" for _, s in ctags]
+    head += [f"p, {cp['test']} (probability)", f"p adjusted, {mp['method']} (probability)", "Reject at "
+             f"α={mp['alpha']:g} (true/false)"]
+    has_power = any(f"contrasts.{c}.mde" in a["values"] for c in a["contrasts"])
+    has_tost = any(f"contrasts.{c}.tost_p" in a["values"] for c in a["contrasts"])
+    if has_power:
+        head += [f"MDE (difference, {munit})", "Power at observed effect (probability)"]
+    if has_tost:
+        head += [f"TOST p, margin {plan.get('equivalence_margin')} (probability)"]
+    head.append("Verdict")
+    L += ["## Contrasts (arm − baseline, paired by seed)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in a["contrasts"]:
+        pre = f"contrasts.{c}"
+        row = [f"`{c}`", d.cell(f"{pre}.n_pairs"), d.cell(f"{pre}.diff_mean")]
+        row += [d.interval(f"{pre}.{t}") for t, _ in ctags]
+        row += [d.cell(f"{pre}.p"), d.cell(f"{pre}.p_adjusted"), d.cell(f"{pre}.reject")]
+        if has_power:
+            row += [d.cell(f"{pre}.mde"), d.cell(f"{pre}.power_achieved")]
+        if has_tost:
+            row.append(d.cell(f"{pre}.tost_p"))
+        v = a["verdicts"]["contrasts"].get(c, {}).get("verdict")
+        row.append(f"{v or 'NONE'}<!-- verdict:contrasts.{c} -->")
+        L.append("| " + " | ".join(row) + " |")
+    L.append("")
+
+    tests = ["paired_t", "wilcoxon", "sign_flip", "welch_t", "paired_bootstrap"]
+    L += ["## All seed-level tests (p-values, probability)", "",
+          "| Contrast | " + " | ".join(f"{t} p (probability)" for t in tests) + " |", "|" + "---|" * (len(tests) + 1)]
+    for c in a["contrasts"]:
+        L.append(f"| `{c}` | " + " | ".join(d.cell(f"contrasts.{c}.tests.{t}.p") for t in tests) + " |")
+    L.append("")
+
+    if any(f"contrasts.{c}.item.n_pairs" in a["values"] for c in a["contrasts"]):
+        L += ["## Item-level comparisons", "",
+              f"| Contrast | Item pairs (items) | Δ per item (difference, {munit}) | McNemar p (probability) | "
+              "Arm-only correct (count) | Baseline-only correct (count) |", "|---|---|---|---|---|---|"]
+        for c in a["contrasts"]:
+            pre = f"contrasts.{c}.item"
+            L.append(f"| `{c}` | {d.cell(pre + '.n_pairs')} | {d.cell(pre + '.diff_mean')} | {d.cell(pre + '.mcnemar.p')} | "
+                     f"{d.cell(pre + '.mcnemar.arm_only')} | {d.cell(pre + '.mcnemar.baseline_only')} |")
+        L.append("")
+
+    if any(k.startswith("rliable.") for k in a["values"]):
+        from stats.rliable import AGGREGATES
+
+        L += ["## Multi-task aggregates (stratified bootstrap)", "",
+              "| Arm | " + " | ".join(f"{g} (fraction)" for g in AGGREGATES) + " | "
+              + " | ".join(f"{lvl} CI of {g} (fraction)" for g in AGGREGATES) + " |", "|" + "---|" * (1 + 2 * len(AGGREGATES))]
+        for arm in a["arms"]:
+            if f"rliable.{arm}.mean" not in a["values"]:
+                continue
+            L.append(f"| `{arm}` | " + " | ".join(d.cell(f"rliable.{arm}.{g}") for g in AGGREGATES) + " | "
+                     + " | ".join(d.interval(f"rliable.{arm}.{g}.{tag}") for g in AGGREGATES) + " |")
+        L += ["", "| Contrast | P(improvement) (probability) | CI (probability) |", "|---|---|---|"]
+        for c in a["contrasts"]:
+            base = f"rliable.{c}.prob_improvement"
+            if base in a["values"]:
+                L.append(f"| `{c}` | {d.cell(base)} | {d.interval(base + '.' + tag)} |")
+        L.append("")
+
+    L += ["## Verdict rules", ""]
+    for c in a["contrasts"]:
+        res = a["verdicts"]["contrasts"].get(c, {})
+        last = res.get("trail", [])[-1] if res.get("trail") else None
+        why = "; ".join(x["detail"] for x in last["checks"]) if last and last["checks"] else "fallback rule"
+        L.append(f"- `{c}`: **{res.get('verdict')}** (rule {res.get('rule')}: {why})")
+    L.append("")
+    L += ["## Deviations from the plan", ""]
+    L += [f"- **{x['kind']}**: {x['detail']}" for x in a["deviations"]] or ["None."]
+    L += ["", "## Excluded runs", ""]
+    L += [f"- `{x.get('path')}`: {x['reason']}" for x in a["inputs"]["excluded"]] or ["None."]
+    L += ["", "## Warnings", ""]
+    L += [f"- {w}" for w in a["warnings"] + notes] or ["None."]
+    L.append("")
+    if figures:
+        L += ["## Figures", ""] + [f"![{Path(f).stem}]({f})" for f in figures] + [""]
+    return "\n".join(L)
+
+
+def latex(a: dict, digest: str) -> str:
+    plan = a["plan"]
+    metric = plan["primary_metric"]
+    names: dict[str, str] = {}
+    lines = [f"% rlprereg-analysis sha256={digest} study={a['study_id']} lock={a['lock']['hash']}",
+             "% Convention: one macro per analysis value, `\\newcommand{\\NAME}{TEXT} % id: VALUE_ID`;",
+             "% the tables below use only these macros (see `stats render --help`)."]
+    for vid in sorted(a["values"]):
+        name = macro_name(vid)
+        if name in names:
+            raise UserError(f"values {names[name]!r} and {vid!r} map to the same LaTeX macro \\{name}")
+        names[name] = vid
+        lines.append(f"\\newcommand{{\\{name}}}{{{fmt(a['values'][vid])}}} % id: {vid}")
+    for c, res in sorted(a["verdicts"]["contrasts"].items()):
+        name = macro_name(f"verdict.{c}")
+        lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(res.get('verdict') or 'NONE')}}} % verdict: contrasts.{c}")
+    lines.append(f"\\newcommand{{\\{macro_name('verdict.study')}}}{{{_tex_escape(a['verdicts']['study']['verdict'])}}}"
+                 " % verdict: study")
+
+    def m(vid):
+        return f"\\{macro_name(vid)}" if vid in a["values"] else "--"
+
+    summ = plan["arm_summary"]
+    s0 = summ["statistics"][0]
+    tag = "ci" + _level_tag(summ["level"])
+    munit = _unit(a, f"arms.{a['arms'][0]}.{metric}.{s0}", "fraction")
+    lines += ["", "\\begin{table}[t]", "\\centering",
+              f"\\caption{{{_tex_escape(metric)} by arm ({munit}); {summ['level'] * 100:g}\\% {_tex_escape(summ['interval'])} intervals over seeds.}}",
+              "\\begin{tabular}{lrrr}", "\\hline",
+              f"Arm & Seeds & {_tex_escape(s0)} ({munit}) & {summ['level'] * 100:g}\\% CI ({munit}) \\\\", "\\hline"]
+    for arm in a["arms"]:
+        base = f"arms.{arm}.{metric}.{s0}"
+        lines.append(f"{_tex_escape(arm)} & {m(f'arms.{arm}.n_seeds')} & {m(base)} & [{m(base + '.' + tag + '.low')}, "
+                     f"{m(base + '.' + tag + '.high')}] \\\\")
+    lines += ["\\hline", "\\end{tabular}", "\\end{table}", ""]
+    ctags = _contrast_tags(plan)
+    t0 = ctags[0][0] if ctags else None
+    lines += ["\\begin{table}[t]", "\\centering",
+              f"\\caption{{Paired contrasts (arm $-$ baseline, difference in {munit}); p adjusted by "
+              f"{_tex_escape(plan['multiplicity']['method'])}.}}",
+              "\\begin{tabular}{lrrrrl}", "\\hline",
+              f"Contrast & $\\Delta$ ({munit}) & {ctags[0][1]['level'] * 100:g}\\% CI & p & p adj. & Verdict \\\\"
+              if ctags else "Contrast & $\\Delta$ & CI & p & p adj. & Verdict \\\\", "\\hline"]
+    for c in a["contrasts"]:
+        pre = f"contrasts.{c}"
+        ci = f"[{m(pre + '.' + t0 + '.low')}, {m(pre + '.' + t0 + '.high')}]" if t0 else "--"
+        lines.append(f"{_tex_escape(c)} & {m(pre + '.diff_mean')} & {ci} & {m(pre + '.p')} & {m(pre + '.p_adjusted')} "
+                     f"& \\{macro_name('verdict.' + c)} \\\\")
+    lines += ["\\hline", "\\end{tabular}", "\\end{table}", ""]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- figures
+def _runs_root(a: dict, analysis_path: Path, override: str | Path | None) -> Path | None:
+    if override is not None:
+        return Path(override)
+    root = Path(a["inputs"].get("root", ""))
+    for cand in (root, analysis_path.parent / root):
+        if cand.is_dir():
+            return cand
+    return None
+
+
+def _telemetry(a: dict, root: Path, notes: list[str]) -> dict[str, dict[int, list[dict]]]:
+    out: dict[str, dict[int, list[dict]]] = {}
+    for r in a["inputs"]["runs"]:
+        rdir = root / r["path"]
+        try:
+            man = read_json(rdir / MANIFEST, "run manifest")
+            digest = man.get("artifacts", {}).get(TELEMETRY, {}).get("sha256")
+            if digest is None or sha256_file(rdir / TELEMETRY) != digest:
+                notes.append(f"figures: {r['path']}: telemetry does not match its manifest digest; not plotted")
+                continue
+            if man.get("seal") != r.get("seal"):
+                notes.append(f"figures: {r['path']}: manifest seal differs from the analysed one; not plotted")
+                continue
+            out.setdefault(r["arm"], {})[r["seed"]] = read_jsonl(rdir / TELEMETRY, "telemetry")
+        except (UserError, OSError) as exc:
+            notes.append(f"figures: {r['path']}: {exc}")
+    return out
+
+
+def _curves(tel, key: str, ylabel: str, path: Path) -> bool:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    drawn = False
+    for arm in sorted(tel):
+        series = [[row.get(key) for row in rows] for rows in tel[arm].values()]
+        series = [[np.nan if v is None else float(v) for v in s] for s in series if s]
+        if not series:
+            continue
+        n = max(len(s) for s in series)
+        mat = np.full((len(series), n), np.nan)
+        for i, s in enumerate(series):
+            mat[i, :len(s)] = s
+        if np.all(np.isnan(mat)):
+            continue
+        steps = np.arange(1, n + 1)
+        with np.errstate(all="ignore"):
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                mean, lo, hi = np.nanmean(mat, 0), np.nanmin(mat, 0), np.nanmax(mat, 0)
+        line, = ax.plot(steps, mean, label=f"{arm} (n={len(series)})")
+        ax.fill_between(steps, lo, hi, color=line.get_color(), alpha=0.18, linewidth=0)
+        drawn = True
+    if not drawn:
+        plt.close(fig)
+        return False
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{ylabel}: mean over seeds, band = min–max over seeds")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Software": None})
+    plt.close(fig)
+    return True
+
+
+def _forest(a: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    v = a["values"]
+    plan = a["plan"]
+    metric = plan["primary_metric"]
+    s0 = plan["arm_summary"]["statistics"][0]
+    tag = "ci" + _level_tag(plan["arm_summary"]["level"])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 0.5 * max(len(a["arms"]), 3) + 1.5), dpi=110)
+
+    def get(k):
+        r = v.get(k)
+        return None if r is None else r["value"]
+
+    for i, arm in enumerate(a["arms"]):
+        base = f"arms.{arm}.{metric}.{s0}"
+        mu, lo, hi = get(base), get(f"{base}.{tag}.low"), get(f"{base}.{tag}.high")
+        if mu is None:
+            continue
+        if lo is not None and hi is not None:
+            ax1.plot([lo, hi], [i, i], color="C0", linewidth=2)
+        ax1.plot([mu], [i], "o", color="C0")
+    ax1.set_yticks(range(len(a["arms"])), a["arms"])
+    ax1.invert_yaxis()
+    ax1.set_xlabel(f"{metric} {s0} ({plan['arm_summary']['level'] * 100:g}% {plan['arm_summary']['interval']} CI)")
+    ax1.set_title("Arms")
+    ctags = _contrast_tags(plan)
+    for i, c in enumerate(a["contrasts"]):
+        pre = f"contrasts.{c}"
+        mu = get(f"{pre}.diff_mean")
+        if mu is None:
+            continue
+        for j, (t, _) in enumerate(ctags[:2]):
+            lo, hi = get(f"{pre}.{t}.low"), get(f"{pre}.{t}.high")
+            if lo is not None and hi is not None:
+                ax2.plot([lo, hi], [i, i], color="C1", linewidth=1.5 + 2.5 * j, alpha=0.9 if j else 0.6)
+        ax2.plot([mu], [i], "o", color="C1")
+    ax2.axvline(0, color="k", linewidth=0.8)
+    margin = plan.get("equivalence_margin")
+    if margin:
+        ax2.axvspan(-margin, margin, color="0.85", zorder=0, label=f"±margin {margin:g}")
+        ax2.legend(fontsize=8, loc="lower right")
+    ax2.set_yticks(range(len(a["contrasts"])), a["contrasts"])
+    ax2.invert_yaxis()
+    ax2.set_xlabel("paired difference, " + ", ".join(f"{s['level'] * 100:g}% {s['method']}" for _, s in ctags[:2]))
+    ax2.set_title("Contrasts (arm − baseline)")
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Software": None})
+    plt.close(fig)
+
+
+def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_root: str | Path | None = None,
+           overwrite: bool = False) -> list[Path]:
+    """Write report.md, results.tex and figures/*.png; refuses to replace existing files."""
+    analysis_path = Path(analysis_path)
+    raw = analysis_path.read_bytes() if analysis_path.is_file() else None
+    a = read_json(analysis_path, "analysis")
+    from prereg.schema import require_valid
+
+    require_valid(a, "analysis", str(analysis_path))
+    for k in ("plan", "arms", "contrasts", "baseline"):
+        if k not in a:
+            raise UserError(f"{analysis_path}: missing {k!r} (not written by `stats analyze`)")
+    digest = sha256_bytes(raw)
+    out = Path(out_dir)
+    targets = {"md": out / "report.md", "tex": out / "results.tex", "forest": out / "figures" / "forest.png",
+               "reward": out / "figures" / "reward_curves.png", "zvf": out / "figures" / "zvf_curves.png"}
+    if not overwrite:
+        for p in targets.values():
+            if p.exists():
+                raise UserError(f"{p}: already exists; refusing to overwrite (choose another -o)")
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    notes: list[str] = []
+    figures = []
+    written = []
+    _forest(a, targets["forest"])
+    figures.append("figures/forest.png")
+    written.append(targets["forest"])
+    if a["source"] == "runs":
+        root = _runs_root(a, analysis_path, runs_root)
+        if root is None:
+            notes.append(f"figures: runs folder {a['inputs'].get('root')!r} not found; curves not drawn (use --runs)")
+        else:
+            tel = _telemetry(a, root, notes)
+            for key, label, name in (("reward_mean", "training reward (mean per step)", "reward"),
+                                     ("zvf", "zero-variance fraction of groups", "zvf")):
+                if _curves(tel, key, label, targets[name]):
+                    figures.append(f"figures/{targets[name].name}")
+                    written.append(targets[name])
+                else:
+                    notes.append(f"figures: no telemetry field {key!r}; {targets[name].name} not drawn")
+    else:
+        notes.append("figures: imported results carry no telemetry; reward/ZVF curves not drawn")
+    write_atomic(targets["md"], markdown(a, digest, figures, notes), overwrite=overwrite)
+    write_atomic(targets["tex"], latex(a, digest), overwrite=overwrite)
+    return [targets["md"], targets["tex"]] + written
