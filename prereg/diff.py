@@ -55,9 +55,18 @@ class Document:
         return "lock" if self.lock is not None else "preregistration"
 
 
-def read_document(path: str | Path) -> Document:
-    """Read a preregistration or a lock file (shape-checked, not verified)."""
-    data = read_json(path, "preregistration or lock")
+def read_document(path: str | Path, *, strict: bool = True) -> Document:
+    """Read a preregistration or a lock file (shape-checked, not verified).
+
+    ``strict`` refuses duplicate keys (an ambiguous file); ``diff`` reads leniently so a
+    damaged file can still be compared.
+    """
+    if strict:
+        from prereg.lock import read_json_strict
+
+        data = read_json_strict(path, "preregistration or lock")
+    else:
+        data = read_json(path, "preregistration or lock")
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected a JSON object (preregistration or lock), got {type(data).__name__}")
     if "lock_format" in data:
@@ -113,7 +122,7 @@ def diff_documents(a: Document, b: Document) -> list[Difference]:
 
 def diff_files(a: str | Path, b: str | Path) -> list[Difference]:
     """Differences between two files, each a preregistration or a lock."""
-    return diff_documents(read_document(a), read_document(b))
+    return diff_documents(read_document(a, strict=False), read_document(b, strict=False))
 
 
 def format_value(v: Any) -> str:

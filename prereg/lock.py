@@ -13,6 +13,7 @@ content hash on any machine.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,9 +76,29 @@ class Lock:
         return self.data.get("signature") is not None
 
 
+def read_json_strict(path: str | Path, what: str):
+    """``read_json`` that also refuses duplicate keys.
+
+    With a repeated key a reader of the file sees one value while the parser (and so the
+    hash, the runner and the analysis) keeps the last one; a locked file must mean one thing.
+    """
+    doc = read_json(path, what)
+
+    def pairs(items):
+        seen = set()
+        for k, _ in items:
+            if k in seen:
+                raise UserError(f"{path}: key {k!r} appears twice in one object; the file is ambiguous")
+            seen.add(k)
+        return dict(items)
+
+    json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=pairs)
+    return doc
+
+
 def load_prereg(path: str | Path) -> dict:
     """Read and schema-validate a preregistration; one-line error naming file and field."""
-    doc = read_json(path, "preregistration")
+    doc = read_json_strict(path, "preregistration")
     require_valid(doc, "preregistration", str(path))
     return doc
 
@@ -159,7 +180,7 @@ def verify_lock(path: str | Path, *, require_signature: bool = False,
                 trusted_keys: list[str] | None = None) -> Lock:
     """Verify a lock and, for an amendment, every lock it replaces back to version 1."""
     path = Path(path)
-    data = read_json(path, "lock")
+    data = read_json_strict(path, "lock")
     if not isinstance(data, dict):
         raise UserError(f"{path}: malformed lock: not a JSON object")
     verify_data(data, str(path), require_signature=require_signature, trusted_keys=trusted_keys)
@@ -170,7 +191,7 @@ def verify_lock(path: str | Path, *, require_signature: bool = False,
         prev_path = find_lock_by_hash(cur_path.parent, cur["study_id"], prev_hash)
         if prev_path is None:
             raise UserError(f"{cur_path}: amends lock {prev_hash[:12]}... which is not in {cur_path.parent}")
-        prev = read_json(prev_path, "lock")
+        prev = read_json_strict(prev_path, "lock")
         verify_data(prev, str(prev_path), require_signature=require_signature, trusted_keys=trusted_keys)
         if (prev["version"] != cur["version"] - 1 or prev["version"] != cur["amends"]["version"]
                 or prev["study_id"] != cur["study_id"] or prev_hash in seen):

@@ -93,6 +93,7 @@ BAD_DOCS = {
     "null": "null",
     "nan": "{\"id\": NaN}",
     "not_utf8": b"\xff\xfe{}",
+    "duplicate_key": DEMO.read_text().replace('"max_steps": 4,', '"max_steps": 4, "max_steps": 40,', 1),
     "wrong_type": None,  # filled below
     "unknown_field": None,
     "missing_field": None,
@@ -126,7 +127,7 @@ def test_bad_preregistration_gives_one_line(tmp_path, capsys, kind, command):
         err = capsys.readouterr().err
         assert rc == 2 and err.splitlines()[-1].startswith("error: ") and "Traceback" not in err
         return
-    if command == "diff" and kind in ("wrong_type", "unknown_field", "missing_field"):
+    if command == "diff" and kind in ("wrong_type", "unknown_field", "missing_field", "duplicate_key"):
         assert rc == 1  # diff compares any JSON object; it is not a validator
         return
     err = one_line_error(capsys, rc)

@@ -258,3 +258,40 @@ def test_python_dash_m_prereg(tmp_path):
     res = subprocess.run([sys.executable, "-m", "prereg", "verify", str(tmp_path / "nope.lock.json")],
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 2 and res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+
+
+def test_duplicate_keys_are_refused(tmp_path):
+    text = DEMO.read_text()
+    dup = text.replace('"max_steps": 4,', '"max_steps": 4, "max_steps": 400,', 1)
+    assert dup != text
+    p = tmp_path / "dup.json"
+    p.write_text(dup)
+    with pytest.raises(UserError, match="'max_steps' appears twice"):
+        lock_file(p, lock_dir=tmp_path / "locks")
+    lock = lock_file(DEMO, lock_dir=tmp_path / "locks")
+    raw = lock.read_text()
+    lock.write_text(raw.replace('"lock_format": 1,', '"lock_format": 1, "lock_format": 1,', 1))
+    with pytest.raises(UserError, match="appears twice"):
+        verify_lock(lock)
+
+
+@given(data=st.data())
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_byte_flips_through_the_cli_exit_2_without_traceback(signed_lock, capsys, data):
+    from prereg.cli import main
+
+    raw, d = signed_lock
+    pos = data.draw(st.integers(0, len(raw) - 1))
+    flipped = bytearray(raw)
+    flipped[pos] ^= data.draw(st.integers(1, 255))
+    target = d / "cli" / "demo.lock.json"
+    target.parent.mkdir(exist_ok=True)
+    target.write_bytes(bytes(flipped))
+    capsys.readouterr()
+    rc = main(["verify", str(target), "--require-signature"])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err
+    if rc == 0:
+        assert canonical_bytes(json.loads(bytes(flipped))) == canonical_bytes(json.loads(raw))
+    else:
+        assert rc == 2 and err.startswith("error: ") and err.count("\n") == 1
