@@ -120,7 +120,7 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
             warnings.append(f"arms.{arm}.{metric}: {len(units) - len(have)} runs lack the metric; "
                             f"summarised over {len(have)}")
         base_params = {"metric": metric, "seeds": [u.seed for u in have]}
-        V.add(f"arms.{arm}.{metric}.sd", float(np.std(x, ddof=1)) if x.size > 1 else None,
+        V.add(f"arms.{arm}.{metric}.sd", (0.0 if np.ptp(x) == 0 else float(np.std(x, ddof=1))) if x.size > 1 else None,
               "sample standard deviation over seeds (ddof=1)", mu, params=base_params, inputs=ins,
               note=None if x.size > 1 else "fewer than two seeds: SD undefined")
         items = _item_matrix(have, metric) if metric in ITEM_FIELD else None
@@ -187,7 +187,7 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
     V.add(f"{pre}.n_pairs", n, "count of seeds with both arms", "seeds", params=bp, inputs=ins)
     V.add(f"{pre}.diff_mean", float(d.mean()) if n else None, "mean of per-seed paired differences (arm - baseline)",
           "difference", params=bp, inputs=ins, note=none_note)
-    sd = float(np.std(d, ddof=1)) if n > 1 else None
+    sd = (0.0 if np.ptp(d) == 0 else float(np.std(d, ddof=1))) if n > 1 else None
     V.add(f"{pre}.diff_sd", sd, "SD of per-seed paired differences (ddof=1)", "difference", params=bp, inputs=ins,
           note=None if n > 1 else "fewer than two pairs: undefined")
     dz = (float(d.mean()) / sd) if sd else None
@@ -272,8 +272,8 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
         if pplan.get("pilot_sd") and n >= 2:
             V.add(f"{pre}.mde_pilot", d_std * pplan["pilot_sd"], "minimum detectable paired effect at the plan's pilot SD",
                   "difference", params={**pparams, "sd": pplan["pilot_sd"]}, inputs=ins)
-        sda = float(np.std(a, ddof=1)) if a.size > 1 else None
-        sdb = float(np.std(b, ddof=1)) if b.size > 1 else None
+        sda = (0.0 if np.ptp(a) == 0 else float(np.std(a, ddof=1))) if a.size > 1 else None
+        sdb = (0.0 if np.ptp(b) == 0 else float(np.std(b, ddof=1))) if b.size > 1 else None
         pooled = math.sqrt((sda ** 2 + sdb ** 2) / 2) if sda is not None and sdb is not None else None
         mde_ind = (pw.mde(pooled, n, pa, target, alt, design="independent", method=pm)
                    if pooled and n >= 2 else None)

@@ -410,10 +410,11 @@ def _forest(a: dict, path: Path) -> None:
     margin = plan.get("equivalence_margin")
     if margin:
         ax2.axvspan(-margin, margin, color="0.85", zorder=0, label=f"±margin {margin:g}")
-        ax2.legend(fontsize=8, loc="lower right")
+        ax2.legend(fontsize=8, loc="best")
     ax2.set_yticks(range(len(a["contrasts"])), a["contrasts"])
     ax2.invert_yaxis()
-    ax2.set_xlabel("paired difference, " + ", ".join(f"{s['level'] * 100:g}% {s['method']}" for _, s in ctags[:2]))
+    ax2.set_xlabel("paired difference; " + ", ".join(f"{w} {s['level'] * 100:g}% {s['method']}"
+                                                     for w, (_, s) in zip(("thin", "thick"), ctags[:2], strict=False)))
     ax2.set_title("Contrasts (arm − baseline)")
     fig.tight_layout()
     fig.savefig(path, metadata={"Software": None})

@@ -146,17 +146,21 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
 def make_campaign(root: str | Path, prereg: dict, *, effects: dict[str, float] | None = None,
                   base_accuracy: float = 0.5, seed_sd: float = 0.03, rng_seed: int = 0,
                   locked_at: str = "2026-01-01T00:00:00.000000Z", arms: list[str] | None = None,
-                  seeds: list[int] | None = None) -> Campaign:
+                  seeds: list[int] | None = None, lock: dict | None = None) -> Campaign:
     """Write ``root/locks/<id>.lock.json`` and ``root/runs/<id>/<arm>/s<seed>/`` for every unit.
 
     ``effects[arm]`` shifts the arm's expected held-out accuracy from ``base_accuracy``;
     each seed adds N(0, seed_sd) so seeds are the unit of replication, and items share a
-    difficulty so the per-item outcomes of different arms are paired.
+    difficulty so the per-item outcomes of different arms are paired. ``lock`` (e.g. an
+    amendment built with ``prereg.lock.build_lock``) is used instead of a fresh version-1 lock.
     """
     root = Path(root)
     rng = np.random.default_rng(rng_seed)
-    lock = build_lock(prereg, now=locked_at)
-    lock_path = root / "locks" / lock_filename(prereg["id"], 1)
+    if lock is None:
+        lock = build_lock(prereg, now=locked_at)
+    else:
+        locked_at = lock["locked_at"]
+    lock_path = root / "locks" / lock_filename(prereg["id"], lock["version"])
     write_json_atomic(lock_path, lock)
     runs_dir = root / "runs"
     n = int(prereg["dataset"]["heldout_n"])

@@ -42,7 +42,7 @@ def paired_t(diff, alternative: str = "two-sided") -> TestResult:
     params = {"n": int(n), "alternative": alternative}
     if n < 2:
         return TestResult(None, None, "paired_t", params, "fewer than two pairs: test undefined")
-    sd = float(np.std(d, ddof=1))
+    sd = 0.0 if np.ptp(d) == 0 else float(np.std(d, ddof=1))
     if sd == 0:
         if np.all(d == 0):
             return TestResult(1.0, 0.0, "paired_t", params, "all differences zero")
@@ -57,7 +57,8 @@ def welch_t(a, b, alternative: str = "two-sided") -> TestResult:
     params = {"n_arm": int(a.size), "n_baseline": int(b.size), "alternative": alternative}
     if a.size < 2 or b.size < 2:
         return TestResult(None, None, "welch_t", params, "fewer than two seeds in an arm: test undefined")
-    va, vb = np.var(a, ddof=1) / a.size, np.var(b, ddof=1) / b.size
+    va = 0.0 if np.ptp(a) == 0 else np.var(a, ddof=1) / a.size
+    vb = 0.0 if np.ptp(b) == 0 else np.var(b, ddof=1) / b.size
     if va + vb == 0:
         if a.mean() == b.mean():
             return TestResult(1.0, 0.0, "welch_t", params, "no variance and equal means")
@@ -166,7 +167,7 @@ def tost_paired(diff, margin: float) -> TestResult:
     params = {"n": int(n), "margin": float(margin), "bounds": [-float(margin), float(margin)]}
     if n < 2:
         return TestResult(None, None, "tost_paired_t", params, "fewer than two pairs: TOST undefined")
-    sd = float(np.std(d, ddof=1))
+    sd = 0.0 if np.ptp(d) == 0 else float(np.std(d, ddof=1))
     m = float(d.mean())
     if sd == 0:
         p = 0.0 if abs(m) < margin else 1.0
