@@ -96,7 +96,11 @@ def peft_path_key(kwarg: str, lora_fields: set) -> str:
 def peft_dict(lora_config) -> dict:
     """Every LoraConfig field, keyed as ``prereg.fields.resolved_path`` names them (``alpha``, ``dropout``)."""
     fields = {f.name for f in dataclasses.fields(type(lora_config)) if f.init}
-    return {peft_path_key(k, fields): v for k, v in lora_config.to_dict().items()}
+    out = dict(lora_config.to_dict())
+    for name in sorted(fields - set(out)):  # e.g. runtime_config, which to_dict leaves out
+        value = getattr(lora_config, name)
+        out[name] = dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+    return {peft_path_key(k, fields): v for k, v in out.items()}
 
 
 @dataclass
