@@ -1,0 +1,3 @@
+from audit.cli import main
+
+raise SystemExit(main())

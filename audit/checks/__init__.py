@@ -1,0 +1,1 @@
+"""One module per check; each exposes ``run(ctx, out)`` appending findings to ``out``."""

@@ -1,0 +1,81 @@
+"""Check 3: each registered (arm, seed) has exactly one complete confirmatory run on this lock,
+and the analysis counted exactly those runs."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from prereg.records import MANIFEST
+
+
+def qualifying(ctx, run) -> bool:
+    m = run.manifest
+    return (m.get("evidence_class") == "confirmatory" and m.get("status") == "complete"
+            and (m.get("lock") or {}).get("hash") == ctx.lock.hash
+            and m.get("arm") in ctx.arms and m.get("seed") in ctx.seeds)
+
+
+def run(ctx, out) -> None:
+    registered = [(a, s) for a in ctx.arms for s in ctx.seeds]
+    units = defaultdict(list)
+    others = defaultdict(list)
+    for r in ctx.runs:
+        m = r.manifest
+        key = (m.get("arm"), m.get("seed"))
+        where = ctx.rel(r.path / MANIFEST)
+        if key[0] not in ctx.arms or key[1] not in ctx.seeds:
+            if m.get("evidence_class") == "confirmatory":
+                out.add(where, f"arms {ctx.arms} x seeds {ctx.seeds}", f"confirmatory run {key[0]}/s{key[1]}",
+                        "confirmatory run of an unregistered arm or seed")
+            else:
+                out.notes.append(f"exploratory run of an unregistered unit (not counted): {where}")
+            continue
+        if qualifying(ctx, r):
+            units[key].append(r)
+            continue
+        if m.get("evidence_class") != "confirmatory":
+            why = "exploratory"
+        elif m.get("status") != "complete":
+            why = f"status {m.get('status')}" + (f" ({m['error']})" if m.get("error") else "")
+        else:
+            why = f"lock version {(m.get('lock') or {}).get('version')} (not the audited lock)"
+        others[key].append(f"{where}: {why}")
+        out.notes.append(f"not counted: {where}: {why}")
+    for key in registered:
+        found = units.get(key, [])
+        if not found:
+            extra = f"; present: {'; '.join(others[key])}" if others.get(key) else ""
+            out.add(f"{ctx.rel(ctx.runs_path)}/{key[0]}/s{key[1]}", "one complete confirmatory run",
+                    f"none{extra}", f"registered unit {key[0]}/s{key[1]} has no complete confirmatory run")
+        elif len(found) > 1:
+            out.add(f"{ctx.rel(ctx.runs_path)}/{key[0]}/s{key[1]}", "exactly one run",
+                    ", ".join(ctx.rel(r.path) for r in found), "registered unit has more than one confirmatory run")
+    # What the analysis counted must be exactly the qualifying units (a stale seal is check 9's).
+    ap = ctx.rel(ctx.analysis_path)
+    good_units = {k for k, rs in units.items() if rs}
+    by_unit = defaultdict(list)
+    for r in ctx.runs:
+        by_unit[(r.manifest.get("arm"), r.manifest.get("seed"))].append(r)
+    counted = set()
+    for i, item in enumerate((ctx.analysis.get("inputs") or {}).get("runs") or []):
+        key = (item.get("arm"), item.get("seed"))
+        counted.add(key)
+        if key in good_units:
+            continue
+        rs = by_unit.get(key, [])
+        match = [r for r in rs if r.manifest.get("seal") == item.get("seal")] or rs
+        r = match[0] if match else None
+        if key[0] not in ctx.arms or key[1] not in ctx.seeds:
+            why = "an unregistered unit"
+        elif r is None:
+            why = "no run folder on disk"
+        elif r.manifest.get("evidence_class") != "confirmatory":
+            why = "an exploratory run"
+        elif r.manifest.get("status") != "complete":
+            why = f"a {r.manifest.get('status')} run"
+        else:
+            why = "a run on another lock"
+        out.add(f"{ap}#$.inputs.runs[{i}]", "only complete confirmatory runs of registered units",
+                f"{key[0]}/s{key[1]} ({why})", "the analysis counted a run it must not count")
+    for key in sorted(good_units - counted, key=str):
+        out.add(f"{ap}#$.inputs.runs", f"{key[0]}/s{key[1]}", "absent", "the analysis left out a qualifying run")

@@ -1,0 +1,51 @@
+"""Check 11: a number that comes from exploratory or unregistered runs is labelled as such
+where it appears (same line, table caption or header, row, or section heading)."""
+
+from __future__ import annotations
+
+from audit.sources import entity_from_text
+from audit.trace import mentions_exploratory, traced_report
+
+
+def _is_exploratory_entity(ctx, ent) -> bool:
+    if ent is None:
+        return False
+    if ent[0] in ("arm", "run") and ent[1] not in ctx.arms:
+        return True
+    if ent[0] == "contrast" and (ent[1] not in ctx.arms or ent[2] not in ctx.arms):
+        return True
+    if ent[0] in ("run", "seed") and ent[-1] not in ctx.seeds:
+        return True
+    if ent[0] == "run":
+        for r in ctx.runs:
+            m = r.manifest
+            if m.get("arm") == ent[1] and m.get("seed") == ent[2] and m.get("evidence_class") == "exploratory":
+                return True
+    return False
+
+
+def run(ctx, out) -> None:
+    results, idx, _files = traced_report(ctx)
+    arms = idx.arms
+    reported = set()
+    for t in results:
+        m = t.mention
+        if t.status == "untraced" and not t.sources:
+            srcs_expl = False
+        else:
+            srcs_expl = bool(t.sources) and all(s.exploratory for s in t.sources)
+        text_ent, _ = entity_from_text(m.identity or m.row or m.line_text, arms)
+        if text_ent is not None and text_ent[0] == "seed" and m.kind != "table":
+            text_ent = None  # "RNG seed 20260714" in prose names no run
+        if not (srcs_expl or _is_exploratory_entity(ctx, text_ent)):
+            continue
+        context = " ".join(x or "" for x in (m.line_text, m.row, m.column, m.table_caption, m.section, m.macro))
+        if mentions_exploratory(context):
+            continue
+        key = (m.file, m.line)
+        if key in reported:
+            continue
+        reported.add(key)
+        src = ", ".join(s.id for s in t.sources[:2]) or "an unregistered or exploratory run"
+        out.add(m.where, "the word 'exploratory' on the line, in the table header/caption or the section heading",
+                f"{m.text} from {src}, unlabelled", "exploratory result not labelled as exploratory")

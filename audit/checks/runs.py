@@ -1,0 +1,55 @@
+"""Check 2: every manifest's seal, and every artifact file's digest (missing and extra files too)."""
+
+from __future__ import annotations
+
+from prereg.canonical import sha256_file
+from prereg.errors import UserError
+from prereg.records import MANIFEST, seal_of
+
+
+def _files_on_disk(run_dir):
+    from prereg.records import NON_ARTIFACTS
+
+    out = {}
+    for p in sorted(run_dir.rglob("*")):
+        if not p.is_file():
+            continue
+        rel = p.relative_to(run_dir).as_posix()
+        if rel == MANIFEST or rel.startswith(NON_ARTIFACTS) or "/." in "/" + rel:
+            continue
+        out[rel] = p
+    return out
+
+
+def run(ctx, out) -> None:
+    for path, msg in ctx.unreadable_runs:
+        out.add(ctx.rel(path), "a readable manifest", msg, "manifest cannot be read")
+    for run in ctx.runs:
+        mp = ctx.rel(run.path / MANIFEST)
+        m = run.manifest
+        for err in ctx.schema_bad.get(str(run.path), [])[:5]:
+            out.add(f"{mp}#{err.split(':', 1)[0]}", "a manifest following schemas/manifest.schema.json",
+                    err, "manifest violates its schema")
+        try:
+            actual = seal_of(m)
+        except UserError as exc:
+            out.add(f"{mp}#$", "a canonicalizable manifest", str(exc), "manifest cannot be sealed")
+            continue
+        if actual != m.get("seal"):
+            out.add(f"{mp}#$.seal", actual, m.get("seal"), "manifest seal does not match its content (edited after sealing)")
+        declared = m.get("artifacts") if isinstance(m.get("artifacts"), dict) else {}
+        on_disk = _files_on_disk(run.path)
+        for rel, digest in sorted(declared.items()):
+            p = on_disk.get(rel)
+            if p is None:
+                out.add(f"{mp}#$.artifacts['{rel}']", f"file {rel}", "missing", "artifact listed in the manifest is missing")
+                continue
+            want = digest.get("sha256") if isinstance(digest, dict) else None
+            got = sha256_file(p)
+            if got != want:
+                out.add(ctx.rel(p), f"sha256 {want}", f"sha256 {got}", "artifact changed after the run was sealed")
+            elif isinstance(digest, dict) and digest.get("bytes") != p.stat().st_size:
+                out.add(ctx.rel(p), f"{digest.get('bytes')} bytes", f"{p.stat().st_size} bytes", "artifact size differs")
+        for rel in sorted(set(on_disk) - set(declared)):
+            out.add(ctx.rel(on_disk[rel]), "only files listed in the manifest", f"unlisted file {rel}",
+                    "file in the run folder that the manifest does not seal")

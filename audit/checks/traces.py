@@ -1,0 +1,163 @@
+"""Check 7: numbers in a manifest recomputed from the run's own telemetry and traces.
+
+Summaries come from :func:`prereg.summaries.compute_summaries` (the one definition), so a
+hand-edited summary shows even when the manifest was re-sealed (DESIGN failure 5); ranges
+(ZVF, GU in [0, 1], GU = 1 - ZVF) catch a logger whose definition changed (failures 6, 14).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from prereg.fields import merged_fields
+from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, TRAIN_TRACE
+from prereg.summaries import compute_summaries
+
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+# Reward bounds of the registered tasks; unknown tasks are only checked for finiteness.
+TASK_REWARD_BOUNDS = {"gsm8k": (0.0, 1.0), "arith": (0.0, 1.0), "connections": (0.0, 4.0)}
+TOL = 1e-12
+
+
+def close(a, b) -> bool:
+    if a is None or b is None:
+        return a is b
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    try:
+        return abs(float(a) - float(b)) <= TOL * max(1.0, abs(float(a)), abs(float(b)))
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _check_hashes(out, where, rows, field="completion_sha256"):
+    bad = [(i + 1, r.get(field)) for i, r in enumerate(rows) if not isinstance(r.get(field), str) or not HEX64.match(r.get(field))]
+    if bad:
+        line, val = bad[0]
+        out.add(f"{where}:{line}", f"{field} as 64 lowercase hex digits", repr(val),
+                f"malformed completion hash ({len(bad)} line(s))")
+
+
+def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps):
+    m = r.manifest
+    mp = ctx.rel(r.path / MANIFEST)
+    s = m.get("summaries") if isinstance(m.get("summaries"), dict) else {}
+    tel, terr = ctx.telemetry(r)
+    held, herr = ctx.heldout(r)
+    train, trerr = ctx.train(r)
+    for err, rel in ((terr, TELEMETRY), (herr, HELDOUT_TRACE), (trerr, TRAIN_TRACE)):
+        if err:
+            out.add(ctx.rel(r.path / rel), "a readable JSON-lines file", err, "trace cannot be read")
+    # ---- held-out trace ----------------------------------------------------------------
+    if held is not None:
+        hp = ctx.rel(r.path / HELDOUT_TRACE)
+        if heldout_n is not None and len(held) != heldout_n:
+            out.add(hp, f"{heldout_n} items (locked heldout_n)", f"{len(held)} items", "held-out count differs from the lock")
+        idx = [row.get("index") for row in held]
+        seen, dups = set(), []
+        for i, v in enumerate(idx):
+            if v in seen:
+                dups.append((i + 1, v))
+            seen.add(v)
+        if dups:
+            out.add(f"{hp}:{dups[0][0]}", "unique item indices", f"index {dups[0][1]!r} repeated ({len(dups)} duplicate(s))",
+                    "duplicated held-out item index")
+        want = set(range(heldout_n if heldout_n is not None else len(held)))
+        missing = sorted(want - seen, key=lambda x: (str(type(x)), x))
+        if missing:
+            out.add(hp, f"indices 0..{len(want) - 1}", f"missing {missing[:5]}{' ...' if len(missing) > 5 else ''}",
+                    "held-out item indices incomplete")
+        _check_hashes(out, hp, held)
+        for i, row in enumerate(held):
+            rw = row.get("reward")
+            if rw is not None and (not _finite(rw) or (bounds and not bounds[0] <= rw <= bounds[1])):
+                out.add(f"{hp}:{i + 1}", f"reward in {list(bounds) if bounds else 'finite'}", repr(rw),
+                        "held-out reward outside the task's range")
+                break
+            if not isinstance(row.get("correct"), bool):
+                out.add(f"{hp}:{i + 1}", "correct as true/false", repr(row.get("correct")), "held-out outcome not boolean")
+                break
+    if train is not None:
+        _check_hashes(out, ctx.rel(r.path / TRAIN_TRACE), train)
+    # ---- telemetry -----------------------------------------------------------------------
+    if tel is not None:
+        tp = ctx.rel(r.path / TELEMETRY)
+        steps = [row.get("step") for row in tel]
+        if steps:
+            start = steps[0]
+            if start not in (0, 1):
+                out.add(f"{tp}:1", "first step 0 or 1", repr(start), "telemetry does not start at the first step")
+            for i, st in enumerate(steps):
+                if st != start + i:
+                    out.add(f"{tp}:{i + 1}", f"step {start + i}", f"step {st!r}",
+                            "telemetry steps not contiguous (a line missing or repeated)")
+                    break
+        if max_steps is not None and m.get("status") == "complete" and len(tel) != max_steps:
+            out.add(tp, f"{max_steps} steps (locked max_steps)", f"{len(tel)} lines", "telemetry line count differs from the lock")
+        prev = None
+        for i, row in enumerate(tel):
+            z, g = row.get("zvf"), row.get("gu")
+            for name, v in (("zvf", z), ("gu", g)):
+                if v is not None and (not _finite(v) or not 0.0 <= v <= 1.0):
+                    out.add(f"{tp}:{i + 1}", f"{name} in [0, 1]", repr(v), f"{name.upper()} outside its range")
+            if _finite(z) and _finite(g) and abs(g - (1.0 - z)) > 1e-9:
+                out.add(f"{tp}:{i + 1}", f"gu = 1 - zvf = {1.0 - z!r}", repr(g), "GU differs from 1 - ZVF")
+            rm = row.get("reward_mean")
+            if rm is not None and (not _finite(rm) or (train_bounds and not train_bounds[0] <= rm <= train_bounds[1])):
+                out.add(f"{tp}:{i + 1}", f"reward_mean in {list(train_bounds) if train_bounds else 'finite'}", repr(rm),
+                        "training reward outside the task's range")
+            ro = row.get("rollouts")
+            if ro is not None:
+                if prev is not None and (not _finite(ro) or ro < prev):
+                    out.add(f"{tp}:{i + 1}", f"rollouts >= {prev}", repr(ro), "cumulative rollouts decrease")
+                prev = ro if _finite(ro) else prev
+    # ---- summaries ----------------------------------------------------------------------
+    if tel is not None and held is not None:
+        re_s = compute_summaries(tel, held)
+        for k, v in re_s.items():
+            if k in s and not close(s[k], v):
+                out.add(f"{mp}#$.summaries.{k}", f"{v!r} (recomputed from {TELEMETRY} and {HELDOUT_TRACE})",
+                        repr(s[k]), "summary differs from its recomputation")
+            elif k not in s:
+                out.add(f"{mp}#$.summaries.{k}", repr(v), "absent", "summary missing")
+    if heldout_n is not None and "heldout_n" in s and s["heldout_n"] != heldout_n:
+        out.add(f"{mp}#$.summaries.heldout_n", heldout_n, s["heldout_n"], "summary held-out n differs from the lock")
+    for k in ("zvf_mean", "gu_mean", "heldout_accuracy"):
+        v = s.get(k)
+        if v is not None and (not _finite(v) or not 0.0 <= v <= 1.0):
+            out.add(f"{mp}#$.summaries.{k}", "a value in [0, 1]", repr(v), f"{k} outside its range")
+    z, g = s.get("zvf_mean"), s.get("gu_mean")
+    if _finite(z) and _finite(g) and abs(g - (1.0 - z)) > 1e-9:
+        out.add(f"{mp}#$.summaries.gu_mean", f"1 - zvf_mean = {1.0 - z!r}", repr(g), "GU differs from 1 - ZVF")
+    acc, n = s.get("heldout_accuracy"), s.get("heldout_n")
+    if _finite(acc) and isinstance(n, int) and n > 0:
+        k = round(acc * n)
+        if abs(k / n - acc) > 1e-12:
+            out.add(f"{mp}#$.summaries.heldout_accuracy", f"a possible k/{n}", repr(acc),
+                    f"proportion impossible with n = {n} (GRIM)")
+    for k, v in s.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            out.add(f"{mp}#$.summaries.{k}", "a finite number", repr(v), "non-finite summary")
+
+
+def run(ctx, out) -> None:
+    prereg = ctx.prereg or {}
+    heldout_n = (prereg.get("dataset") or {}).get("heldout_n")
+    task = (prereg.get("task") or {}).get("name")
+    bounds = TASK_REWARD_BOUNDS.get(task)
+    for r in ctx.runs:
+        if r.manifest.get("status") not in ("complete",):
+            continue
+        arm = r.manifest.get("arm")
+        max_steps, train_bounds = None, bounds
+        if arm in ctx.arms:
+            view = merged_fields(prereg, arm)
+            max_steps = view.get("max_steps")
+            if view.get("overlong_penalty_factor") or view.get("overlong_filtering"):
+                train_bounds = None  # a length penalty moves training rewards outside the task range
+        _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps)

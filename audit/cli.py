@@ -1,0 +1,69 @@
+"""``audit check REPORT_DIR``: exit 0 when nothing is wrong, 1 with findings, 2 on bad usage."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from prereg.errors import UserError
+from prereg.jsonio import write_atomic
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2, like every other rlprereg CLI
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="audit", description="Check a study's records and report against its lock.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    c = sub.add_parser("check", help="run every check over a report folder")
+    c.add_argument("report_dir", help="folder holding analysis.json and report .md/.tex files")
+    c.add_argument("--lock", help="lock file (default: analysis.json $.lock.path)")
+    c.add_argument("--runs", help="runs folder (default: from analysis.json $.inputs)")
+    c.add_argument("--json", dest="json_out", help="write machine-readable findings here")
+    c.add_argument("--html", dest="html_out", help="write a self-contained HTML page here")
+    c.add_argument("--strict", action="store_true", help="untraced report numbers are findings")
+    c.add_argument("--trusted-key", action="append", default=None, metavar="PUB",
+                   help="Ed25519 public key (PEM) the lock must be signed with; repeatable")
+    c.add_argument("--only", action="append", default=None, metavar="CHECK", help="run only this check id or name")
+    c.add_argument("--plain", action="store_true", help="plain text even in a terminal")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        from audit.engine import run_audit
+        from audit.output import plain_text, rich_print, to_html, to_json
+
+        keys = None
+        if args.trusted_key:
+            from prereg.signing import load_public_key_b64
+
+            keys = [load_public_key_b64(k) for k in args.trusted_key]
+        for out_path in (args.json_out, args.html_out):
+            if out_path:
+                from pathlib import Path
+
+                if Path(out_path).is_dir():
+                    raise UserError(f"{out_path}: is a folder; give a file name")
+        result = run_audit(args.report_dir, lock=args.lock, runs=args.runs, strict=args.strict,
+                           trusted_keys=keys, only=args.only)
+        if args.json_out:
+            write_atomic(args.json_out, to_json(result))
+        if args.html_out:
+            write_atomic(args.html_out, to_html(result))
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if sys.stdout.isatty() and not args.plain:
+        rich_print(result)
+    else:
+        sys.stdout.write(plain_text(result))
+    return result.exit_code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,236 @@
+"""Everything a check looks at, loaded once: analysis, lock chain, run folders, traces.
+
+Loading is tolerant where a broken record is itself evidence (a manifest that no longer
+parses is a finding of the runs check) and strict where the user pointed at something
+that is not there (a missing report folder or analysis file is bad usage, exit 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prereg.errors import UserError
+from prereg.jsonio import read_json, read_jsonl
+from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, TRAIN_TRACE, Run
+from prereg.schema import schema_errors
+
+ANALYSIS = "analysis.json"
+
+
+def _first_existing(cands: list[Path]) -> Path | None:
+    for c in cands:
+        if c.exists():
+            return c
+    return None
+
+
+def _candidates(p: str, bases: list[Path]) -> list[Path]:
+    path = Path(p)
+    if path.is_absolute():
+        return [path]
+    out = [path]
+    for b in bases:
+        out.append(b / path)
+    return out
+
+
+def find_analysis(report_dir: Path) -> Path:
+    direct = report_dir / ANALYSIS
+    if direct.exists():
+        return direct
+    found = sorted(report_dir.rglob(ANALYSIS))
+    if not found:
+        raise UserError(f"{report_dir}: no {ANALYSIS} in the report folder (run `stats analyze` first)")
+    return found[0]
+
+
+@dataclass
+class LockRecord:
+    path: Path
+    data: dict
+
+    @property
+    def hash(self) -> str | None:
+        return self.data.get("lock_hash")
+
+    @property
+    def version(self):
+        return self.data.get("version")
+
+
+@dataclass
+class AuditContext:
+    report_dir: Path
+    analysis_path: Path
+    analysis: dict
+    lock_path: Path | None
+    lock: LockRecord | None
+    chain: dict[str, LockRecord]            # every lock of the study in the lock folder, by hash
+    runs_path: Path | None
+    runs: list[Run]
+    unreadable_runs: list[tuple[Path, str]]
+    schema_bad: dict[str, list[str]] = field(default_factory=dict)
+    strict: bool = False
+    trusted_keys: list[str] | None = None
+    _cache: dict = field(default_factory=dict)
+
+    # ---- views -------------------------------------------------------------------------
+    @property
+    def imported(self) -> bool:
+        return self.analysis.get("source") == "imported"
+
+    @property
+    def prereg(self) -> dict | None:
+        if self.lock is None:
+            return None
+        p = self.lock.data.get("preregistration")
+        return p if isinstance(p, dict) else None
+
+    @property
+    def arms(self) -> list[str]:
+        p = self.prereg or {}
+        return list((p.get("arms") or {}).keys())
+
+    @property
+    def seeds(self) -> list[int]:
+        p = self.prereg or {}
+        return list(p.get("seeds") or [])
+
+    @property
+    def baseline(self) -> str | None:
+        return (self.prereg or {}).get("baseline_arm")
+
+    def rel(self, p: Path) -> str:
+        try:
+            return str(Path(p).resolve().relative_to(Path.cwd().resolve()))
+        except ValueError:
+            return str(p)
+
+    # ---- cached readers (each file parsed at most once per audit) -------------------------
+    def _rows(self, run: Run, rel: str, what: str):
+        key = (str(run.path), rel)
+        if key not in self._cache:
+            try:
+                self._cache[key] = (read_jsonl(run.path / rel, what), None)
+            except UserError as exc:
+                self._cache[key] = (None, str(exc))
+        return self._cache[key]
+
+    def telemetry(self, run: Run):
+        return self._rows(run, TELEMETRY, "telemetry")
+
+    def heldout(self, run: Run):
+        return self._rows(run, HELDOUT_TRACE, "held-out trace")
+
+    def train(self, run: Run):
+        return self._rows(run, TRAIN_TRACE, "training trace")
+
+
+def _load_chain(lock_path: Path, study_id) -> dict[str, LockRecord]:
+    chain = {}
+    for cand in sorted(lock_path.parent.glob("*.lock.json")):
+        try:
+            data = read_json(cand, "lock")
+        except UserError:
+            continue
+        if isinstance(data, dict) and data.get("study_id") == study_id and isinstance(data.get("lock_hash"), str):
+            chain.setdefault(data["lock_hash"], LockRecord(cand, data))
+    return chain
+
+
+_RUN_KEYS = ("arm", "seed", "evidence_class", "status", "lock")
+
+
+def _load_runs(root: Path, study_id) -> tuple[list[Run], list[tuple[Path, str]], dict[str, list[str]]]:
+    """Read every manifest; a schema violation is kept as evidence, not a reason to skip the run."""
+    runs, bad, schema_bad = [], [], {}
+    for m in sorted(root.rglob(MANIFEST)):
+        try:
+            doc = read_json(m, "run manifest")
+        except UserError as exc:
+            bad.append((m, str(exc)))
+            continue
+        if not isinstance(doc, dict) or any(k not in doc for k in _RUN_KEYS) or not isinstance(doc.get("lock"), dict):
+            bad.append((m, f"{m}: manifest lacks arm/seed/evidence_class/status/lock"))
+            continue
+        errs = schema_errors(doc, "manifest")
+        if errs:
+            schema_bad[str(m.parent)] = errs
+        if study_id is None or doc.get("study_id") == study_id:
+            runs.append(Run(path=m.parent, manifest=doc))
+    return runs, bad, schema_bad
+
+
+def _runs_root_from_analysis(analysis: dict, bases: list[Path]) -> Path | None:
+    inputs = analysis.get("inputs") or {}
+    for key in ("runs_dir", "runs_path", "root"):
+        if isinstance(inputs.get(key), str):
+            hit = _first_existing(_candidates(inputs[key], bases))
+            if hit:
+                return hit
+    for item in inputs.get("runs") or []:
+        p = item.get("path") if isinstance(item, dict) else None
+        if isinstance(p, str):
+            hit = _first_existing(_candidates(p, bases))
+            if hit is not None and len(hit.parents) >= 2:
+                # runs/<study>/<arm>/s<seed> -> runs/<study>
+                return hit.parents[1]
+    return None
+
+
+def load_context(report_dir: str | Path, *, lock: str | Path | None = None, runs: str | Path | None = None,
+                 strict: bool = False, trusted_keys: list[str] | None = None) -> AuditContext:
+    report_dir = Path(report_dir)
+    if not report_dir.exists():
+        raise UserError(f"{report_dir}: report folder not found")
+    if not report_dir.is_dir():
+        raise UserError(f"{report_dir}: not a folder (give the report folder that holds {ANALYSIS})")
+    analysis_path = find_analysis(report_dir)
+    analysis = read_json(analysis_path, "analysis")
+    if not isinstance(analysis, dict):
+        raise UserError(f"{analysis_path}: malformed analysis: not a JSON object")
+    errs = schema_errors(analysis, "analysis")
+    if errs:
+        raise UserError(f"{analysis_path}: malformed analysis: {errs[0]}")
+    bases = [report_dir, report_dir.parent, analysis_path.parent, analysis_path.parent.parent]
+
+    if lock is not None:
+        lock_path = Path(lock)
+        if not lock_path.exists():
+            raise UserError(f"{lock_path}: lock not found (--lock)")
+    else:
+        named = (analysis.get("lock") or {}).get("path")
+        lock_path = _first_existing(_candidates(named, bases)) if isinstance(named, str) else None
+        if lock_path is None:
+            raise UserError(f"{analysis_path}: $.lock.path {named!r} not found; pass --lock")
+    data = read_json(lock_path, "lock")
+    if not isinstance(data, dict):
+        raise UserError(f"{lock_path}: malformed lock: not a JSON object")
+    lock_rec = LockRecord(lock_path, data)
+    chain = _load_chain(lock_path, data.get("study_id"))
+    if isinstance(data.get("lock_hash"), str):
+        chain.setdefault(data["lock_hash"], lock_rec)
+
+    runs_path: Path | None = None
+    run_list: list[Run] = []
+    bad: list[tuple[Path, str]] = []
+    schema_bad: dict[str, list[str]] = {}
+    if runs is not None:
+        runs_path = Path(runs)
+        if not runs_path.exists():
+            raise UserError(f"{runs_path}: runs folder not found (--runs)")
+    elif analysis.get("source") != "imported":
+        runs_path = _runs_root_from_analysis(analysis, bases)
+        if runs_path is None:
+            raise UserError(f"{analysis_path}: $.inputs names no run folder that exists here; pass --runs")
+    else:
+        table = (analysis.get("inputs") or {}).get("table") or {}
+        named = table.get("path") if isinstance(table, dict) else None
+        named = named or (analysis.get("inputs") or {}).get("root")
+        runs_path = _first_existing(_candidates(named, bases)) if isinstance(named, str) else None
+    if runs_path is not None and runs_path.is_dir():
+        run_list, bad, schema_bad = _load_runs(runs_path, data.get("study_id"))
+    return AuditContext(report_dir=report_dir, analysis_path=analysis_path, analysis=analysis,
+                        lock_path=lock_path, lock=lock_rec, chain=chain, runs_path=runs_path,
+                        runs=run_list, unreadable_runs=bad, schema_bad=schema_bad, strict=strict, trusted_keys=trusted_keys)

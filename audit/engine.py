@@ -1,0 +1,35 @@
+"""Run every registered check over one report folder and collect the result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from audit.context import load_context
+from audit.findings import AuditResult, CheckResult
+from audit.registry import CHECKS
+
+
+def run_audit(report_dir: str | Path, *, lock: str | Path | None = None, runs: str | Path | None = None,
+              strict: bool = False, trusted_keys: list[str] | None = None,
+              only: list[str] | None = None) -> AuditResult:
+    """Audit ``report_dir`` (which holds analysis.json and the report files).
+
+    Raises :class:`prereg.errors.UserError` for bad usage (missing folder or file,
+    malformed JSON); every problem in the records or the report is a finding instead.
+    """
+    ctx = load_context(report_dir, lock=lock, runs=runs, strict=strict, trusted_keys=trusted_keys)
+    results = []
+    for check in CHECKS:
+        res = CheckResult(check.id, check.name, check.title)
+        if only is not None and check.id not in only and check.name not in only:
+            res.not_applicable("not selected")
+        elif check.needs_runs and ctx.imported:
+            res.not_applicable("imported study: no run folders to check")
+        else:
+            check.run(ctx, res)
+            res.status = "fail" if res.findings else "pass"
+        results.append(res)
+    return AuditResult(report_dir=str(report_dir), lock_path=str(ctx.lock_path),
+                       runs_path=str(ctx.runs_path) if ctx.runs_path else None, results=results,
+                       untraced=ctx._cache.get("untraced", []), traced_count=ctx._cache.get("traced_count", 0),
+                       strict=strict)

@@ -1,0 +1,83 @@
+"""What a check reports: findings that name a place, what was expected and what was found.
+
+A finding is the unit a reviewer acts on, so it always carries a location precise enough
+to open (file and line, or a JSON path inside a named file) and both sides of the
+disagreement as text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str          # check id, e.g. "7"
+    name: str           # check name, e.g. "traces"
+    location: str       # "path:line" or "path#$.json.path"
+    expected: str
+    found: str
+    message: str = ""
+    level: str = ERROR
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class CheckResult:
+    check: str
+    name: str
+    title: str
+    status: str = "pass"            # pass | fail | n.a.
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)   # informational lines (listed, not findings)
+    reason: str = ""                # why n.a.
+
+    def add(self, location: str, expected, found, message: str = "", level: str = ERROR) -> None:
+        self.findings.append(Finding(self.check, self.name, str(location), str(expected), str(found),
+                                     message, level))
+
+    def not_applicable(self, reason: str) -> None:
+        self.status, self.reason = "n.a.", reason
+
+    def as_dict(self) -> dict:
+        return {"check": self.check, "name": self.name, "title": self.title, "status": self.status,
+                "reason": self.reason, "notes": list(self.notes),
+                "findings": [f.as_dict() for f in self.findings]}
+
+
+@dataclass
+class AuditResult:
+    report_dir: str
+    lock_path: str | None
+    runs_path: str | None
+    results: list[CheckResult]
+    untraced: list[dict] = field(default_factory=list)
+    traced_count: int = 0
+    strict: bool = False
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for r in self.results for f in r.findings]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.findings else 0
+
+    def as_dict(self) -> dict:
+        return {
+            "audit_format": 1,
+            "report_dir": self.report_dir,
+            "lock": self.lock_path,
+            "runs": self.runs_path,
+            "strict": self.strict,
+            "passed": not self.findings,
+            "finding_count": len(self.findings),
+            "numbers": {"traced": self.traced_count, "untraced": len(self.untraced)},
+            "untraced": self.untraced,
+            "checks": [r.as_dict() for r in self.results],
+        }

@@ -1,0 +1,230 @@
+"""Every number a report may legitimately quote: analysis values, manifest summaries, lock fields.
+
+Each source has a stable id, a unit (which says whether a percentage of it is meaningful),
+the entity it belongs to (an arm, a contrast, a run, or none), the tokens of the rest of
+its id (what table context is matched against), and whether it is exploratory.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from dataclasses import dataclass
+
+from audit.numbers import numbers_in
+
+PERCENTABLE = {"fraction", "probability", "difference"}
+_PREFIXES = {"arms", "arm", "contrasts", "contrast", "runs", "run", "manifest", "lock", "values", "summaries",
+             "preregistration", "training", "changes"}
+_SYNONYMS = {"acc": "accuracy", "accuracies": "accuracy", "lo": "low", "lower": "low", "hi": "high", "upper": "high",
+             "std": "sd", "stdev": "sd", "adj": "adjusted", "pval": "p", "pvalue": "p", "padj": "adjusted",
+             "diff": "difference", "delta": "difference", "δ": "difference", "Δ": "difference",
+             "ci95": "ci", "ci90": "ci", "rate": "rate", "lr": "learning", "rollout": "rollouts",
+             "zero": "zero", "items": "n", "iqm": "iqm", "med": "median", "avg": "mean", "average": "mean",
+             "estimate": "estimate", "effect": "difference"}
+STOP = {"the", "of", "a", "an", "in", "on", "for", "and", "or", "per", "with", "by", "to", "at", "is", "vs",
+        "value", "values", "percent", "pct", "pp", "fraction", "arm", "metric", "over", "across", "from",
+        "mean_", "s", "x", "e"}
+
+
+def squash(s: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", s.lower())
+
+
+def tokens_of(text: str) -> list[str]:
+    t = text.lower().replace("held-out", "heldout").replace("held out", "heldout")
+    t = re.sub(r"p[\s_-]?values?", "p", t)
+    out = []
+    for tok in re.findall(r"[a-zδ]+|\d+", t):
+        tok = _SYNONYMS.get(tok, tok)
+        if tok not in STOP:
+            out.append(tok)
+    return out
+
+
+@dataclass
+class Source:
+    id: str
+    value: float
+    unit: str
+    entity: tuple | None
+    tokens: frozenset
+    exploratory: bool = False
+    origin: str = "analysis"
+
+    @property
+    def percentable(self) -> bool:
+        return self.unit in PERCENTABLE
+
+
+def find_arms(tokens: list[str], arms: list[str]) -> list[tuple[int, int, str]]:
+    """Arms named by consecutive tokens (``dr grpo`` -> ``dr_grpo``), longest match first."""
+    sq = {squash(a): a for a in arms}
+    hits, i = [], 0
+    while i < len(tokens):
+        for span in (3, 2, 1):
+            if i + span <= len(tokens) and "".join(tokens[i:i + span]) in sq:
+                hits.append((i, i + span, sq["".join(tokens[i:i + span])]))
+                i += span
+                break
+        else:
+            i += 1
+    return hits
+
+
+def entity_from_text(text: str, arms: list[str]) -> tuple[tuple | None, list[str]]:
+    """(entity, remaining tokens) of a row label, macro name or id."""
+    text = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", " ", text)
+    raw = re.findall(r"[a-zδ]+|\d+", text.lower())
+    hits = find_arms(raw, arms)
+    used = set()
+    for a, b, _ in hits:
+        used.update(range(a, b))
+    seed = None
+    for i, tok in enumerate(raw):
+        if tok == "s" and i + 1 < len(raw) and raw[i + 1].isdigit() and i not in used:
+            seed = int(raw[i + 1])
+            used.update((i, i + 1))
+        elif tok == "seed" and i + 1 < len(raw) and raw[i + 1].isdigit():
+            seed = int(raw[i + 1])
+            used.update((i, i + 1))
+    rest = [t for i, t in enumerate(raw) if i not in used]
+    rest = tokens_of(" ".join(rest))
+    names = [h[2] for h in hits]
+    if len(names) >= 2:
+        return ("contrast", names[0], names[1]), rest
+    if len(names) == 1 and seed is not None:
+        return ("run", names[0], seed), rest
+    if len(names) == 1:
+        return ("arm", names[0]), rest
+    if seed is not None:
+        return ("seed", seed), rest
+    return None, rest
+
+
+def _id_entity(vid: str, arms: list[str]) -> tuple[tuple | None, frozenset]:
+    parts = vid.split(".")
+    arm_parts, contrast, seed, rest = [], None, None, []
+    for p in parts:
+        if p in arms:
+            arm_parts.append(p)
+        elif "-" in p and all(x in arms for x in p.split("-", 1)) and len(p.split("-", 1)) == 2:
+            contrast = tuple(p.split("-", 1))
+        elif re.fullmatch(r"s\d+", p):
+            seed = int(p[1:])
+        elif p not in _PREFIXES and not p.isdigit():
+            rest.append(p)
+    toks = frozenset(tokens_of(" ".join(x.replace("_", " ") for x in rest)))
+    if contrast:
+        return ("contrast", *contrast), toks
+    if arm_parts and seed is not None:
+        return ("run", arm_parts[0], seed), toks
+    if arm_parts:
+        return ("arm", arm_parts[0]), toks
+    if seed is not None:
+        return ("seed", seed), toks
+    return None, toks
+
+
+def _num(v) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v) if math.isfinite(v) else None
+
+
+_SUMMARY_UNITS = {"heldout_accuracy": "fraction", "zvf_mean": "fraction", "gu_mean": "fraction",
+                  "heldout_n": "items", "heldout_correct": "count", "steps": "count", "rollouts": "count"}
+
+
+class SourceIndex:
+    def __init__(self, arms: list[str]):
+        self.arms = arms
+        self.sources: list[Source] = []
+        self.by_id: dict[str, Source] = {}
+        self.by_entity: dict = {}
+        self._sorted: dict[int, tuple[list[float], list[Source]]] = {}
+
+    def add(self, vid: str, value, unit: str, *, exploratory=False, origin="analysis") -> None:
+        v = _num(value)
+        if v is None or vid in self.by_id:
+            return
+        ent, toks = _id_entity(vid, self.arms)
+        s = Source(vid, v, unit, ent, toks, exploratory, origin)
+        self.sources.append(s)
+        self.by_id[vid] = s
+        self.by_entity.setdefault(ent, []).append(s)
+        self._sorted.clear()
+
+    def _table(self, scale: int):
+        if scale not in self._sorted:
+            pairs = sorted(((s.value * scale, i) for i, s in enumerate(self.sources)
+                            if scale == 1 or s.percentable), key=lambda t: t[0])
+            self._sorted[scale] = ([p[0] for p in pairs], [self.sources[p[1]] for p in pairs])
+        return self._sorted[scale]
+
+    def matching(self, lo: float, hi: float, scale: int = 1) -> list[Source]:
+        keys, srcs = self._table(scale)
+        a, b = bisect.bisect_left(keys, lo), bisect.bisect_right(keys, hi)
+        return srcs[a:b]
+
+
+def build_index(ctx) -> SourceIndex:
+    arms = list(ctx.arms)
+    run_arms = sorted({r.manifest.get("arm") for r in ctx.runs if isinstance(r.manifest.get("arm"), str)})
+    idx = SourceIndex(arms + [a for a in run_arms if a not in arms])
+    exploratory_seals = {r.manifest.get("seal") for r in ctx.runs if not _registered_confirmatory(ctx, r)}
+    for vid, rec in sorted((ctx.analysis.get("values") or {}).items()):
+        if not isinstance(rec, dict):
+            continue
+        ins = [s for s in rec.get("inputs") or [] if isinstance(s, str)]
+        expl = ("exploratory" in vid or (isinstance(rec.get("params"), dict)
+                and rec["params"].get("evidence_class") == "exploratory")
+                or (bool(ins) and all(s in exploratory_seals for s in ins)))
+        idx.add(vid, rec.get("value"), rec.get("unit", "other"), exploratory=expl)
+    for r in ctx.runs:
+        m = r.manifest
+        expl = not _registered_confirmatory(ctx, r)
+        for k, v in (m.get("summaries") or {}).items():
+            idx.add(f"manifest.{m.get('arm')}.s{m.get('seed')}.{k}", v, _SUMMARY_UNITS.get(k, "reward"),
+                    exploratory=expl, origin="manifest")
+    # Numbers quoted inside the analysis' own warnings and deviations (e.g. a coverage figure)
+    for key in ("warnings", "deviations"):
+        for i, item in enumerate(ctx.analysis.get(key) or []):
+            text = item if isinstance(item, str) else " ".join(str(v) for v in (item or {}).values())
+            for j, (_m, value, _d, _e, _p) in enumerate(numbers_in(text)):
+                idx.add(f"analysis.{key}.{i}.{j}", value, "other", origin="analysis")
+    prereg = ctx.prereg or {}
+    _add_lock(idx, prereg, "lock")
+    idx.add("lock.seeds.count", len(prereg.get("seeds") or []), "seeds", origin="lock")
+    idx.add("lock.arms.count", len(prereg.get("arms") or {}), "count", origin="lock")
+    idx.add("lock.hypotheses.count", len(prereg.get("hypotheses") or []), "count", origin="lock")
+    idx.add("lock.version", (ctx.lock.data if ctx.lock else {}).get("version"), "count", origin="lock")
+    conf = [r for r in ctx.runs if _registered_confirmatory(ctx, r)]
+    idx.add("records.runs.count", len(ctx.runs), "count", origin="manifest")
+    idx.add("records.confirmatory.runs.count", len(conf), "count", origin="manifest")
+    return idx
+
+
+def _registered_confirmatory(ctx, r) -> bool:
+    m = r.manifest
+    return m.get("evidence_class") == "confirmatory" and m.get("arm") in ctx.arms and m.get("seed") in ctx.seeds
+
+
+def _add_lock(idx: SourceIndex, obj, prefix: str) -> None:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            _add_lock(idx, v, f"{prefix}.{k}")
+    elif isinstance(obj, list):
+        if obj and all(_num(x) is not None for x in obj):
+            name = prefix.rsplit(".", 1)[-1]
+            singular = name[:-1] if name.endswith("s") else name
+            for i, x in enumerate(obj):
+                idx.add(f"{prefix}.{i}.{singular}", x, "other", origin="lock")
+        else:
+            for i, x in enumerate(obj):
+                _add_lock(idx, x, f"{prefix}.{i}")
+    else:
+        v = _num(obj)
+        if v is not None:
+            idx.add(prefix, v, "fraction" if 0 < v <= 1 and isinstance(obj, float) else "other", origin="lock")

@@ -1,0 +1,192 @@
+"""Tracing report numbers to sources: pins first, then table/macro context, then value alone.
+
+Context decides which source a number must equal. When the row names an arm (or a
+contrast, or a run) and the column names a metric, the number is checked against that
+source and a mismatch is an error even if the number happens to equal some other value.
+Without decisive context a number is traced when any source, rounded to the digits
+shown, equals it; otherwise it is untraced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from audit.numbers import EXPLORATORY_WORDS, Mention, parse_report
+from audit.sources import Source, SourceIndex, build_index, entity_from_text
+
+_ROLE_TOKENS = {"low": {"low", "ci"}, "high": {"high", "ci"}, "pm": {"sd"}}
+
+
+@dataclass
+class Traced:
+    mention: Mention
+    status: str                       # traced | untraced | error
+    sources: list[Source] = field(default_factory=list)   # what it was checked against / matched
+    expected: str = ""
+    message: str = ""
+    decisive: bool = False
+
+
+def _in(m: Mention, s: Source, scale: int) -> bool:
+    v = s.value * scale
+    if m.comparator:
+        c = m.comparator
+        bound = abs(m.value) if m.value >= 0 else m.value
+        if c in ("<", "\\lt", "\\le", "\\leq", "≤", "<="):
+            return v <= bound
+        return v >= bound
+    lo, hi = m.bounds
+    return lo <= v <= hi
+
+
+def _fmt(m: Mention, s: Source, scale: int) -> str:
+    v = s.value * scale
+    if m.exponent:
+        return f"{v:.{m.decimals}e}"
+    return f"{v:.{m.decimals}f}{'%' if scale == 100 else ''}"
+
+
+def _context(m: Mention, arms: list[str]):
+    """(entity, context tokens) of a mention with table or macro context, else (None, None)."""
+    if m.kind == "table":
+        ent, rest = entity_from_text(f"{m.identity or m.row or ''} {m.column or ''}", arms)
+        toks = set(rest)
+    elif m.kind == "macro" and m.macro:
+        ent, rest = entity_from_text(m.macro, arms)
+        toks = set(rest)
+    else:
+        return None, None
+    toks |= _ROLE_TOKENS.get(m.role, set())
+    return ent, toks
+
+
+def _candidates(idx: SourceIndex, ent, toks: set[str], m: Mention) -> list[Source]:
+    pool = idx.by_entity.get(ent, []) if ent is not None else idx.by_entity.get(None, [])
+    if not toks or not pool:
+        return []
+    scored = []
+    for s in pool:
+        sc = len(toks & s.tokens)
+        if m.role in ("low", "high") and m.role not in s.tokens:
+            continue  # an interval end is only ever checked against an interval end
+        if m.role is None and ({"low", "high"} & s.tokens):
+            sc -= 0.5
+        if sc > 0:
+            scored.append((sc, -len(s.tokens - toks), s))
+    if not scored:
+        return []
+    best = max(x[0] for x in scored)
+    top = [x for x in scored if x[0] == best]
+    fewest = max(x[1] for x in top)
+    chosen = [x[2] for x in top if x[1] == fewest]
+    covered = set().union(*(toks & s.tokens for s in chosen))
+    if ent is None and best < 2 and not (toks - {"low", "high", "ci", "sd"}) <= covered:
+        return []
+    return chosen
+
+
+def _scales(m: Mention) -> tuple[int, int]:
+    """(scale the number should be in, the scale that would mean a unit mix-up)."""
+    return (100, 1) if (m.percent or m.column_percent) else (1, 100)
+
+
+def trace_mention(idx: SourceIndex, m: Mention, arms: list[str]) -> Traced:
+    want, other = _scales(m)
+    if m.pin:
+        pinned = [idx.by_id[m.pin]] if m.pin in idx.by_id else []
+        if not pinned and m.role in ("low", "high"):
+            for suffix in ((".low", ".lower", ".lo") if m.role == "low" else (".high", ".upper", ".hi")):
+                if m.pin + suffix in idx.by_id:
+                    pinned = [idx.by_id[m.pin + suffix]]
+                    break
+        if not pinned:
+            return Traced(m, "error", [], f"a value with id {m.pin}", "pinned id names no value of the analysis, "
+                          "a manifest or the lock", True)
+        return _decide(idx, m, pinned, want, other)
+    ent, toks = _context(m, arms)
+    if toks:
+        cands = _candidates(idx, ent, toks, m)
+        if cands:
+            return _decide(idx, m, cands, want, other)
+    return _by_value(idx, m, want, other)
+
+
+def _decide(idx, m, cands, want, other) -> Traced:
+    usable = [s for s in cands if want == 1 or s.percentable or s.unit == "percent"]
+    for s in cands:
+        scale = 1 if s.unit == "percent" else want
+        if (scale == 1 or s.percentable) and _in(m, s, scale):
+            return Traced(m, "traced", [s], decisive=True)
+    if want == 100 and any(_in(m, s, 1) for s in cands if s.percentable):
+        s = next(s for s in cands if s.percentable and _in(m, s, 1))
+        return Traced(m, "error", [s], _fmt(m, s, 100) if m.decimals >= 2 else f"{s.value * 100:.1f}%",
+                      f"a fraction written where {'the number' if m.percent else 'the column'} says percent "
+                      f"(source {s.id})", True)
+    if want == 1 and any(s.percentable and _in(m, s, 100) for s in cands):
+        s = next(s for s in cands if s.percentable and _in(m, s, 100))
+        return Traced(m, "error", [s], _fmt(m, s, 1), f"a percentage written where the unit is a fraction "
+                      f"(source {s.id}; add %, or write the fraction)", True)
+    s = (usable or cands)[0]
+    scale = 1 if s.unit == "percent" else (want if (want == 1 or s.percentable) else 1)
+    others = [o for o in idx.matching(*m.bounds, scale=1) if o not in cands][:1]
+    hint = f"; the number equals {others[0].id} instead" if others else ""
+    if m.comparator:
+        exp = f"{s.id} = {s.value * scale!r} satisfying {m.comparator} {abs(m.value)}"
+    else:
+        exp = f"{_fmt(m, s, scale)} ({s.id} = {s.value!r})"
+    return Traced(m, "error", [s], exp, f"number does not equal its source rounded to the digits shown{hint}", True)
+
+
+def _by_value(idx, m, want, other) -> Traced:
+    if m.comparator:
+        hits = [s for s in idx.sources if (s.unit == "probability" or s.id.endswith(("p", "p_adjusted")))
+                and _in(m, s, 1)]
+        return Traced(m, "traced" if hits else "untraced", hits[:5])
+    lo, hi = m.bounds
+    if want == 100:
+        hits = idx.matching(lo, hi, 100) + [s for s in idx.matching(lo, hi, 1) if s.unit == "percent"]
+        if hits:
+            return Traced(m, "traced", hits[:5])
+        if m.percent:
+            frac = idx.matching(lo, hi, 1)
+            frac = [s for s in frac if s.percentable]
+            if frac:
+                return Traced(m, "error", frac[:1], _fmt(m, frac[0], 100),
+                              f"a fraction written with a % sign (source {frac[0].id})")
+        return Traced(m, "untraced", [])
+    hits = [s for s in idx.matching(lo, hi, 1) if s.unit != "percent"]
+    if m.decimals == 0 and not m.exponent:
+        # "3" is not a rounding of a fraction 0.5 or 0.61: integers trace to whole-number sources
+        hits = [s for s in hits if not s.percentable]
+    if hits:
+        return Traced(m, "traced", hits[:5])
+    return Traced(m, "untraced", [])
+
+
+def swapped_intervals(mentions: list[Mention]) -> list[tuple[Mention, Mention]]:
+    ends: dict = {}
+    for m in mentions:
+        if m.interval is not None:
+            ends.setdefault((m.file, m.interval), {})[m.role] = m
+    out = []
+    for pair in ends.values():
+        lo, hi = pair.get("low"), pair.get("high")
+        if lo is not None and hi is not None and lo.value > hi.value:
+            out.append((lo, hi))
+    return out
+
+
+def traced_report(ctx) -> tuple[list[Traced], SourceIndex, list]:
+    """Parse and trace the whole report once per audit (checks 10 and 11 share it)."""
+    if "trace" not in ctx._cache:
+        idx = build_index(ctx)
+        files = parse_report(ctx.report_dir, ctx.rel)
+        arms = idx.arms
+        results = [trace_mention(idx, m, arms) for f in files for m in f.mentions]
+        ctx._cache["trace"] = (results, idx, files)
+    return ctx._cache["trace"]
+
+
+def mentions_exploratory(text: str) -> bool:
+    t = text.lower()
+    return any(w in t for w in EXPLORATORY_WORDS)

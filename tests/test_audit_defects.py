@@ -1,0 +1,67 @@
+"""Every planted defect is caught by its check; the clean campaign passes; no check is idle."""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.engine import run_audit
+from audit.registry import CHECKS
+from tests.audit_defects import DEFECTS, NOT_AUDITABLE, build_clean, copy_campaign
+
+
+@pytest.fixture(scope="session")
+def clean_campaign(tmp_path_factory):
+    return build_clean(tmp_path_factory.mktemp("audit_clean") / "c")
+
+
+@pytest.fixture(scope="session")
+def clean_result(clean_campaign):
+    return run_audit(clean_campaign.report)
+
+
+@pytest.fixture(scope="session")
+def defect_results(clean_campaign, tmp_path_factory):
+    out = {}
+    base = tmp_path_factory.mktemp("audit_defects")
+    for name, (fn, _checks, _failures) in DEFECTS.items():
+        camp = copy_campaign(clean_campaign, base / name)
+        fn(camp)
+        out[name] = run_audit(camp.report)
+    return out
+
+
+def _fired(result) -> set[str]:
+    return {r.check for r in result.results if r.findings}
+
+
+def test_clean_campaign_has_zero_findings(clean_result):
+    assert [f"{f.check} {f.location}: {f.message} (expected {f.expected}, found {f.found})"
+            for f in clean_result.findings] == []
+    assert clean_result.exit_code == 0
+    assert clean_result.traced_count > 100
+
+
+def test_clean_campaign_has_no_untraced_numbers(clean_campaign):
+    strict = run_audit(clean_campaign.report, strict=True)
+    assert [u for u in strict.untraced] == []
+
+
+@pytest.mark.parametrize("name", sorted(DEFECTS))
+def test_planted_defect_is_caught(name, defect_results):
+    _fn, checks, _failures = DEFECTS[name]
+    fired = _fired(defect_results[name])
+    assert checks <= fired, f"{name}: expected checks {sorted(checks)} to fire, fired {sorted(fired)}"
+
+
+def test_every_check_can_fail_and_passes_clean(defect_results, clean_result):
+    """DESIGN failure 13: a registered check with no defect that fires it is a check that cannot fail."""
+    clean_fired = _fired(clean_result)
+    for check in CHECKS:
+        catching = [n for n, r in defect_results.items() if check.id in _fired(r) and check.id in DEFECTS[n][1]]
+        assert catching, f"check {check.id} ({check.name}) is fired by no planted defect"
+        assert check.id not in clean_fired
+
+
+def test_corpus_covers_every_auditable_design_failure():
+    covered = {f for _fn, _c, fs in DEFECTS.values() for f in fs}
+    assert set(range(1, 15)) - covered - set(NOT_AUDITABLE) == set()
