@@ -28,7 +28,7 @@ from typing import Any
 from prereg.canonical import sha256_file, sha256_json
 from prereg.errors import UserError
 
-BUILDER_VERSION = 1
+BUILDER_VERSION = 2
 TINY_INIT_SEED = 20240229  # fixed; never derived from a run seed
 TINY_INIT_STD = 0.02
 
@@ -84,10 +84,13 @@ def _tiny_spec(spec: str) -> dict[str, Any]:
 
 
 def tiny_key(spec: str) -> str:
-    """Short hash of everything that determines the tiny model's bytes."""
+    """Short hash of everything that determines the tiny model's bytes (builder code included)."""
+    import inspect
+
+    builder_source = inspect.getsource(build_tiny_tokenizer) + inspect.getsource(build_tiny_model)
     return sha256_json({"builder": BUILDER_VERSION, "spec": spec, "arch": _tiny_spec(spec),
                         "vocab": tiny_vocab(), "seed": TINY_INIT_SEED, "std": TINY_INIT_STD,
-                        "chat_template": CHAT_TEMPLATE})[:16]
+                        "chat_template": CHAT_TEMPLATE, "source": builder_source})[:16]
 
 
 def build_tiny_tokenizer():
@@ -104,6 +107,7 @@ def build_tiny_tokenizer():
     tokenizer = Qwen2Tokenizer(
         vocab=vocab, merges=[], eos_token="<|endoftext|>", pad_token="<|pad|>", unk_token=None,
         padding_side="left", model_max_length=_tiny_spec("qwen2")["max_position_embeddings"],
+        extra_special_tokens=["<|im_start|>", "<|im_end|>"],
     )
     tokenizer.chat_template = CHAT_TEMPLATE
     return tokenizer

@@ -122,3 +122,26 @@ def test_4bit_without_cuda_is_one_line_refusal():
     with pytest.raises(UserError) as exc:
         models.load_model_and_tokenizer("tiny:qwen2", None, quantization={"load_in_4bit": True})
     assert str(exc.value) == "4-bit quantization needs a CUDA GPU and bitsandbytes; none found"
+
+
+def test_local_folder_model_is_hashed(tiny):
+    _, _, info = tiny
+    model, tokenizer, local = models.load_model_and_tokenizer(info["path"], None)
+    assert local["kind"] == "local"
+    assert local["weights_sha256"] == info["weights_sha256"] and local["config_sha256"] == info["config_sha256"]
+
+
+def test_chat_special_tokens_are_single_tokens(tiny):
+    _, tokenizer, _ = tiny
+    ids = tokenizer("<|im_start|>user\n1+2=<|im_end|>").input_ids
+    assert ids[0] == tokenizer.convert_tokens_to_ids("<|im_start|>") and len(ids) == 1 + 5 + 4 + 1
+    assert tokenizer.decode(ids, skip_special_tokens=True) == "user\n1+2="
+
+
+def test_unreachable_hub_model_is_one_line_error(monkeypatch):
+    import huggingface_hub.constants as hub_constants
+
+    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(UserError, match="model.name: cannot fetch rlprereg-test/no-such-model") as exc:
+        models.load_model_and_tokenizer("rlprereg-test/no-such-model", "0" * 40)
+    assert "\n" not in str(exc.value)
