@@ -69,6 +69,22 @@ def _all_equal(group, tol=1e-9):
     return max(group) - min(group) <= tol
 
 
+def groups_stats(groups: list[list[float]], *, max_reward: float, min_reward: float = 0.0) -> dict:
+    """``group_stats`` for groups of unequal sizes (AERO), given as lists."""
+    flat = [r for g in groups for r in g]
+    n = len(groups)
+    if not n:
+        return {"groups": 0, "zvf": None, "gu": None, "frac_all_fail": None, "frac_all_max": None,
+                "reward_mean": None, "reward_std": None}
+    zvf = sum(1 for g in groups if _all_equal(g)) / n
+    return {
+        "groups": n, "zvf": zvf, "gu": 1.0 - zvf,
+        "frac_all_fail": sum(1 for g in groups if all(abs(r - min_reward) <= 1e-9 for r in g)) / n,
+        "frac_all_max": sum(1 for g in groups if all(abs(r - max_reward) <= 1e-9 for r in g)) / n,
+        "reward_mean": _mean(flat), "reward_std": _std(flat),
+    }
+
+
 def group_stats(rewards: list[float], num_generations: int, *, max_reward: float,
                 min_reward: float = 0.0) -> dict:
     """ZVF, GU and all-fail/all-max fractions of rewards laid out as consecutive groups."""
@@ -107,11 +123,12 @@ class Recorder:
 
     def __init__(self, run_dir: Path, *, num_generations: int, max_reward: float, min_reward: float = 0.0,
                  max_completion_length: int | None = None, eos_token_id=None, store_text: bool = False,
-                 total_steps: int | None = None, progress=None):
+                 total_steps: int | None = None, progress=None, append: bool = False):
         self.run_dir = Path(run_dir)
         (self.run_dir / "traces").mkdir(parents=True, exist_ok=True)
-        self.telemetry_fh = open(self.run_dir / "telemetry.jsonl", "w", encoding="utf-8")
-        self.train_fh = open(self.run_dir / "traces" / "train.jsonl", "w", encoding="utf-8")
+        mode = "a" if append else "w"  # append: a resumed unit continues its (truncated) files
+        self.telemetry_fh = open(self.run_dir / "telemetry.jsonl", mode, encoding="utf-8")
+        self.train_fh = open(self.run_dir / "traces" / "train.jsonl", mode, encoding="utf-8")
         self.G = num_generations
         self.max_reward, self.min_reward = float(max_reward), float(min_reward)
         self.max_len = max_completion_length
@@ -126,6 +143,11 @@ class Recorder:
         self.step_start = None
         self.step_time = None
         self.last_step_written = 0
+        # Set by runner.rollouts (DAPO/AERO): (group, index) of the next batch's rollouts,
+        # extra fields of this step's row, and the step's groups when their sizes vary.
+        self.next_layout = None
+        self.step_extra: dict = {}
+        self.step_groups = None
 
     # -- from the reward function -------------------------------------------------------
     def record_batch(self, step: int, prompts: list, completions: list, completion_ids: list | None,
@@ -135,8 +157,10 @@ class Recorder:
         if completion_ids is not None and self.max_len:
             truncated = [len(ids) >= self.max_len and not (ids and ids[-1] in self.eos) for ids in completion_ids]
         batch = _Batch(self.generation, list(rewards), lengths, truncated)
+        layout, self.next_layout = self.next_layout, None
         for i, (p, c, r) in enumerate(zip(prompts, completions, rewards, strict=True)):
-            row = {"step": step, "generation": self.generation, "group": i // self.G, "index": i % self.G,
+            group, index = layout[i] if layout is not None else (i // self.G, i % self.G)
+            row = {"step": step, "generation": self.generation, "group": group, "index": index,
                    "item_id": item_ids[i], "prompt_sha256": sha256_text(_text(p)),
                    "completion_sha256": sha256_text(_text(c)), "reward": float(r)}
             if self.store_text:
@@ -152,6 +176,7 @@ class Recorder:
     def step_begin(self) -> None:
         self.step_start = time.perf_counter()
         self.step_batches = []
+        self.step_extra, self.step_groups = {}, None
 
     def step_end(self) -> None:
         if self.step_start is not None:
@@ -164,7 +189,10 @@ class Recorder:
         rewards = [r for b in batches for r in b.rewards]
         row = {"step": step, "generations": [b.index for b in batches],
                "new_rollouts": sum(len(b.rewards) for b in self.step_batches), "rollouts": self.rollouts}
-        row.update(group_stats(rewards, self.G, max_reward=self.max_reward, min_reward=self.min_reward))
+        if self.step_groups is not None:
+            row.update(groups_stats(self.step_groups, max_reward=self.max_reward, min_reward=self.min_reward))
+        else:
+            row.update(group_stats(rewards, self.G, max_reward=self.max_reward, min_reward=self.min_reward))
         lengths = [x for b in batches for x in b.lengths]
         trunc = [x for b in batches for x in b.truncated]
         row["completion_length_mean"] = _mean(lengths)
@@ -172,6 +200,7 @@ class Recorder:
         for key, trl_key in TRL_KEYS.items():
             row[key] = _num(logs.get(trl_key))
         row["step_time_s"] = self.step_time
+        row.update(self.step_extra)
         row["trl"] = {k: _num(v) for k, v in logs.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
         self.telemetry_fh.write(json.dumps(row, allow_nan=False) + "\n")
         self.telemetry_fh.flush()
