@@ -35,6 +35,9 @@ class ArmPreset:
     # A preset whose objective equals another one's when training is fully on-policy
     # (DESIGN failure 8): confirmatory runs of it must be off-policy.
     needs_off_policy: bool = False
+    # (trainer fields, runner fields) -> None; refuses a lock the preset cannot run, while the
+    # config is resolved (before anything is written).
+    validate: Callable[[dict, dict], None] | None = None
 
 
 PRESETS: dict[str, ArmPreset] = {}
@@ -83,7 +86,45 @@ register(ArmPreset(
 ))
 
 # Runner extension fields every preset honours (they are not algorithm changes).
-COMMON_EXTENSIONS = frozenset({"prompts_per_step"})
+COMMON_EXTENSIONS = frozenset({"prompts_per_step", "checkpoint_every"})
+
+
+def _rollouts_hook(trainer_cls: type, runner_fields: dict) -> type:
+    from runner.rollouts import trainer_hook
+
+    return trainer_hook(trainer_cls, runner_fields)
+
+
+def _validate(name: str) -> Callable[[dict, dict], None]:
+    def check(trainer: dict, runner: dict) -> None:
+        import runner.rollouts as rollouts
+
+        getattr(rollouts, f"validate_{name}")(trainer, runner)
+
+    return check
+
+
+register(ArmPreset(
+    name="dapo",
+    description="DAPO: clip-higher (epsilon 0.2 / epsilon_high 0.28 unless locked), token-level loss, "
+                "dynamic sampling and overlong shaping when locked (runner.rollouts).",
+    implies={"loss_type": "dapo"},
+    fills={"epsilon": 0.2, "epsilon_high": 0.28, "importance_sampling_level": "token", "scale_rewards": "group"},
+    extensions=frozenset({"dynamic_sampling", "dynamic_sampling_max_batches", "overlong_filtering",
+                          "overlong_buffer_length", "overlong_penalty_factor"}),
+    trainer_hook=_rollouts_hook,
+    validate=_validate("dapo"),
+))
+register(ArmPreset(
+    name="aero",
+    description="AERO (arXiv 2602.14338): exploration rollouts, rescue budget, rejection curation, "
+                "Beta(1,1)-posterior advantages for degenerate groups (runner.aero, runner.rollouts).",
+    fills={"loss_type": "grpo", "scale_rewards": "group", "importance_sampling_level": "token"},
+    extensions=frozenset({"aero_exploration_rollouts", "aero_rescue_budget", "aero_success_threshold",
+                          "aero_keep_incorrect"}),
+    trainer_hook=_rollouts_hook,
+    validate=_validate("aero"),
+))
 
 
 def check_preset(arm: str, preset: ArmPreset, merged: dict) -> dict:
