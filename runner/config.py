@@ -200,6 +200,9 @@ def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
     elif "per_device_train_batch_size" not in trainer:
         raise Refusal("training.prompts_per_step: not set (nor per_device_train_batch_size); the batch is not locked")
 
+    if preset.validate is not None:  # e.g. dapo/aero settings the preset cannot run
+        preset.validate(trainer, runner)
+
     if preset.needs_off_policy and not off_policy(trainer):
         msg = (f"arms.{arm}: {preset.name} with num_iterations=1 and steps_per_generation=gradient_accumulation_steps "
                f"is fully on-policy, where its objective equals GRPO's")
@@ -220,6 +223,9 @@ def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
                 raise Refusal(f"training.{prec}: locked true, which --device cpu cannot run; use --device cuda")
             if prec not in trainer:
                 run_set[prec] = False
+    from runner.resume import checkpoint_trainer_kwargs
+
+    run_set.update(checkpoint_trainer_kwargs(runner.get("checkpoint_every"), trainer))
     for k, v in run_set.items():
         trainer[k] = v
         sources["trainer." + k] = "runner"
@@ -230,6 +236,13 @@ def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
     sources.setdefault("peft.task_type", "runner")
     runner.update({"seed": seed, "device": device})
     sources.update({"runner.seed": "runner", "runner.device": "runner"})
+    if trainer.get("use_vllm"):  # the seed vLLM samples with, derived from the run seed (runner.gpu)
+        from runner.gpu import vllm_colocate_seed
+
+        colocate = trainer.get("vllm_mode", "colocate") == "colocate"
+        runner["vllm_seed"] = (vllm_colocate_seed(seed) if colocate
+                               else "per call: derive_seed(seed, 'vllm-server:<step>:<call>')")
+        sources["runner.vllm_seed"] = "runner"
 
     try:
         grpo = GRPOConfig(**trainer)

@@ -220,3 +220,28 @@ def prepare_resume(run_dir: str | Path, point: ResumePoint) -> dict:
         "dropped_checkpoints": sorted(dropped),
         "discarded_outputs": discarded,
     }
+
+
+def begin_resume(run_dir: str | Path, fresh: dict, *, now: str) -> tuple[dict, ResumePoint]:
+    """The interrupted unit's manifest, continued: checks it is the same unit, cuts the record
+    files back to the newest marked checkpoint and appends an entry to ``resumes``.
+
+    ``fresh`` is the manifest this invocation would have started with (its lock, arm, seed,
+    resolved config and settings are compared and recorded).
+    """
+    from prereg.records import MANIFEST
+
+    run_dir = Path(run_dir)
+    old = read_json(run_dir / MANIFEST, "run manifest")
+    check_same_unit(old, lock_hash=fresh["lock"]["hash"], arm=fresh["arm"], seed=fresh["seed"],
+                    resolved_config=fresh["resolved_config"])
+    point = find_resume_point(run_dir)
+    entry = {"at": now, "previous_status": old.get("status"), "previous_error": old.get("error"),
+             **prepare_resume(run_dir, point),
+             "fingerprint_hash_before": (old.get("fingerprint") or {}).get("hash")}
+    if fresh.get("settings") != old.get("settings"):
+        entry["settings"] = fresh.get("settings")
+    manifest = {k: v for k, v in old.items() if k != "seal"}
+    manifest.update(status="running", ended_at=None, error=None, summaries={}, artifacts={},
+                    resumes=[*old.get("resumes", []), entry])
+    return manifest, point

@@ -10,6 +10,7 @@ half-written record.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shutil
@@ -103,6 +104,9 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
             raise Refusal(f"stack_pins: {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""))
         notes.extend(f"stack pin not met: {p}" for p in problems)
     check_backend(prereg["evaluation"], device)
+    from runner.gpu import check_gpu_requirements
+
+    check_gpu_requirements(arm_view(prereg, arm, exploratory=exploratory)[1], prereg["model"], device)
     run_dir = unit_dir(out, lock.study_id, arm, seed)
     cfg = resolve(prereg, arm, seed, device=device, output_dir=str(run_dir / "checkpoints"),
                   exploratory=exploratory)
@@ -126,8 +130,9 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
     settings = {"out": str(out), "device": device, "store_text": store_text, "quiet": quiet,
                 "exploratory": exploratory, "require_signature": require_signature,
                 "lock_path": str(lock.path), "env": env}
-    with UnitGuard(run_dir):
-        return _run(lock, cfg, run_dir, settings, exploratory=exploratory, store_text=store_text, quiet=quiet)
+    with UnitGuard(run_dir, allow_resume=True) as guard:
+        return _run(lock, cfg, run_dir, settings, exploratory=exploratory, store_text=store_text, quiet=quiet,
+                    resume=guard.resumable)
 
 
 def _base_manifest(lock: Lock, cfg: ResolvedConfig, settings: dict, exploratory: bool) -> dict:
@@ -166,9 +171,15 @@ def _summaries(run_dir: Path) -> dict:
 
 
 def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, exploratory: bool,
-         store_text: bool, quiet: bool) -> Path:
+         store_text: bool, quiet: bool, resume: str | None = None) -> Path:
     prereg = lock.prereg
     manifest = _base_manifest(lock, cfg, settings, exploratory)
+    point = None
+    if resume:  # an interrupted unit (killed or interrupted): continue it from its last checkpoint
+        from runner.resume import begin_resume
+
+        manifest, point = begin_resume(run_dir, manifest, now=utc_now())
+        _say(quiet, f"runner: resuming interrupted unit from step {point.step}")
     write_manifest(run_dir, manifest)
     _say(quiet, f"runner: {lock.study_id}/{cfg.arm}/s{cfg.seed} ({cfg.algorithm}, {manifest['evidence_class']}) "
                 f"-> {run_dir}")
@@ -188,6 +199,12 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
         manifest["fingerprint"] = stack_fingerprint(
             task=task, model_info=info, dataset_fingerprint=task.dataset_fingerprint(),
             extra={"runner_sources": runner_source_hashes()})
+        if point is not None:
+            manifest["resumes"][-1]["fingerprint_hash_after"] = manifest["fingerprint"]["hash"]
+        if m.get("quantization"):
+            from runner.gpu import prepare_qlora
+
+            model = prepare_qlora(model, gradient_checkpointing=bool(cfg.grpo_config.gradient_checkpointing))
         write_manifest(run_dir, manifest)
 
         recorder = Recorder(
@@ -195,9 +212,20 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
             min_reward=getattr(task, "min_reward", 0.0),
             max_completion_length=cfg.grpo_config.max_completion_length,
             eos_token_id=tokenizer.eos_token_id, store_text=store_text, total_steps=cfg.grpo_config.max_steps,
-            progress=None if quiet else stderr_progress)
-        trainer = build_trainer(cfg, model, tokenizer, task, recorder)
-        trainer.train()
+            progress=None if quiet else stderr_progress, append=point is not None)
+        extra_callbacks = []
+        if point is not None:
+            from runner.resume import restore_recorder
+
+            restore_recorder(recorder, point.marker["recorder"])
+        if cfg.runner_fields.get("checkpoint_every"):
+            from runner.resume import make_checkpoint_callback
+
+            extra_callbacks.append(make_checkpoint_callback(run_dir, recorder))
+        trainer = build_trainer(cfg, model, tokenizer, task, recorder, callbacks=extra_callbacks)
+        if getattr(trainer, "rlprereg_vllm_engine_seeds", None):
+            manifest["notes"].append(f"vLLM engine seed(s) from the run seed: {trainer.rlprereg_vllm_engine_seeds}")
+        trainer.train(resume_from_checkpoint=str(point.checkpoint) if point and point.checkpoint else None)
         recorder.close()
 
         trainer.model.save_pretrained(str(run_dir / "adapter"))
@@ -244,9 +272,23 @@ def build_trainer(cfg: ResolvedConfig, model, tokenizer, task, recorder: Recorde
     trainer_cls = GRPOTrainer
     if cfg.preset.trainer_hook is not None:
         trainer_cls = cfg.preset.trainer_hook(GRPOTrainer, cfg.runner_fields)
-    trainer = trainer_cls(model=model, reward_funcs=[reward], args=cfg.grpo_config, train_dataset=dataset,
-                          processing_class=tokenizer, peft_config=cfg.lora_config,
-                          callbacks=[make_callback(recorder), *(callbacks or [])])
+    engine_seeds: list = []
+    seeding = contextlib.nullcontext()
+    if cfg.grpo_config.use_vllm:  # the run seed must reach vLLM's sampling (DESIGN failure 7)
+        from runner.gpu import seeded_vllm_engine
+        from runner.rollouts import with_vllm_server_seeds
+
+        trainer_cls = with_vllm_server_seeds(trainer_cls, cfg.seed)
+        if cfg.grpo_config.vllm_mode == "colocate":
+            seeding = seeded_vllm_engine(cfg.seed, engine_seeds)
+    with seeding:
+        trainer = trainer_cls(model=model, reward_funcs=[reward], args=cfg.grpo_config, train_dataset=dataset,
+                              processing_class=tokenizer, peft_config=cfg.lora_config,
+                              callbacks=[make_callback(recorder), *(callbacks or [])])
+    if cfg.grpo_config.use_vllm and cfg.grpo_config.vllm_mode == "colocate" and not engine_seeds:
+        raise Refusal("training.use_vllm: TRL built no vLLM engine through the seeded constructor; "
+                      "the run seed would not reach vLLM")
+    trainer.rlprereg_vllm_engine_seeds = [s["seed"] for s in engine_seeds]
     from transformers.trainer_callback import PrinterCallback
 
     trainer.remove_callback(PrinterCallback)  # our recorder prints one line per step instead

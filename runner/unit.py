@@ -22,9 +22,14 @@ LOCK_NAME = ".unit.lock"
 class UnitGuard:
     """``with UnitGuard(run_dir):`` holds the unit; refuses a busy or already-used folder."""
 
-    def __init__(self, run_dir: str | Path):
+    def __init__(self, run_dir: str | Path, *, allow_resume: bool = False):
         self.run_dir = Path(run_dir)
         self._lock: FileLock | None = None
+        # With allow_resume, a unit whose manifest says running/incomplete (killed or
+        # interrupted; no process holds its lock) is handed back for resuming
+        # (runner.resume) instead of refused; ``resumable`` is then its status.
+        self.allow_resume = allow_resume
+        self.resumable: str | None = None
 
     def __enter__(self) -> UnitGuard:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -50,6 +55,9 @@ class UnitGuard:
                 status = "unreadable"
             if status == "complete":
                 raise Refusal(f"{self.run_dir}: unit is complete; refusing to overwrite it")
+            if self.allow_resume and status in ("running", "incomplete"):
+                self.resumable = status
+                return
             raise Refusal(
                 f"{self.run_dir}: holds an earlier {status} run of this unit; move it aside to rerun "
                 f"(its record is kept, not overwritten)"
