@@ -107,7 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # usage errors (one line, 2) and --help (0)
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         return SUBCOMMANDS[args.command][1](args)
     except UserError as exc:

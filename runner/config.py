@@ -258,8 +258,8 @@ def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
         path = "trainer." + key
         if path not in sources:
             sources[path] = "default" if defaults.get(key, value) == value else "trl-derived"
-    for key in lora.to_dict():
-        sources.setdefault("peft." + peft_path_key(key, lora_fields), "default")
+    for key in peft_dict(lora):
+        sources.setdefault("peft." + key, "default")
 
     return ResolvedConfig(arm=arm, algorithm=algorithm, preset=preset, seed=seed, device=device,
                           trainer_kwargs=trainer, peft_kwargs=peft, runner_fields=runner, sources=sources,
