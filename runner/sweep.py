@@ -8,9 +8,11 @@ never an orphan still holding the unit's file lock.
 
 What a sweep does with a unit is decided from disk at the moment it starts it (see
 ``runner.status``): complete -> skipped; running (lock held) -> waits briefly, then skipped
-as busy; incomplete or failed -> its folder is moved aside, whole, to
-``<out>/<study>/_superseded/<arm>/s<seed>/<UTC stamp>-<state>/`` (nothing written is lost)
-and the unit is run afresh. (When interrupted units can be resumed, the resume belongs here.)
+as busy; interrupted (a manifest that says running/incomplete, no process on it) -> resumed
+by ``runner run`` itself (``runner.resume``: from its last checkpoint, recorded in the
+manifest's ``resumes``); failed, or a folder the runner cannot resume -> moved aside, whole,
+to ``<out>/<study>/_superseded/<arm>/s<seed>/<UTC stamp>-<state>/`` (nothing written is
+lost) and the unit is run afresh.
 
 Bookkeeping lives outside the unit folders, so those stay identical to single runs:
 ``<out>/<study>/sweep.jsonl`` (one JSON object per event: sweep start/end, skip, attempt with
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
 import json
 import os
 import signal
@@ -183,6 +186,22 @@ def _supersede(spec: dict, run_dir: Path, state: str) -> Path:
     return dest
 
 
+def runner_resumes() -> bool:
+    """Whether this runner's `runner run` resumes an interrupted unit in place (runner.resume)."""
+    try:
+        import runner.resume  # noqa: F401
+        from runner.unit import UnitGuard
+    except ImportError:
+        return False
+    return "allow_resume" in inspect.signature(UnitGuard).parameters
+
+
+def _resumable(run_dir: Path) -> bool:
+    from runner.resume import resumable_status
+
+    return resumable_status(run_dir) is not None
+
+
 def prepare_unit(spec: dict) -> dict | None:
     """Decide from disk; returns an outcome dict when the unit must not be started."""
     run_dir = Path(spec["run_dir"])
@@ -196,6 +215,10 @@ def prepare_unit(spec: dict) -> dict | None:
         return {"outcome": "skipped", "error": None}
     if st.state == "running":
         return {"outcome": "busy", "error": f"{run_dir}: another process holds the unit"}
+    if st.state == "incomplete" and runner_resumes() and _resumable(run_dir):
+        append_event(spec["log_path"], {"event": "resume", "sweep": spec["sweep_id"], "arm": spec["arm"],
+                                        "seed": spec["seed"], "detail": st.detail})
+        return None  # `runner run` continues it from its last checkpoint (runner.resume)
     if st.state in ("incomplete", "failed"):
         dest = _supersede(spec, run_dir, st.state)
         append_event(spec["log_path"], {"event": "superseded", "sweep": spec["sweep_id"], "arm": spec["arm"],
@@ -383,6 +406,7 @@ def _live(board, console, enabled: bool):
 
 def _print_summary(result: SweepResult, console) -> None:
     c = result.counts()
+    console.line()
     console.print(f"sweep {result.sweep_id}: " + "  ".join(f"{k} {v}" for k, v in c.items() if v)
                   + f"  (log: {result.log_path})")
     for u in result.units:
