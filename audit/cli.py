@@ -32,6 +32,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _may_write(out_path: str, marker: str) -> None:
+    """Only ever replace an earlier audit output: never lose a file someone else wrote."""
+    from pathlib import Path
+
+    p = Path(out_path)
+    if p.is_dir():
+        raise UserError(f"{out_path}: is a folder; give a file name")
+    if p.exists():
+        try:
+            head = p.read_text(encoding="utf-8", errors="replace")[:4096]
+        except OSError as exc:
+            raise UserError(f"{out_path}: cannot read ({exc.strerror})") from None
+        if marker not in head:
+            raise UserError(f"{out_path}: exists and is not an earlier audit output; refusing to overwrite")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -43,12 +59,9 @@ def main(argv: list[str] | None = None) -> int:
             from prereg.signing import load_public_key_b64
 
             keys = [load_public_key_b64(k) for k in args.trusted_key]
-        for out_path in (args.json_out, args.html_out):
+        for out_path, marker in ((args.json_out, '"audit_format"'), (args.html_out, "<!-- rlprereg-audit -->")):
             if out_path:
-                from pathlib import Path
-
-                if Path(out_path).is_dir():
-                    raise UserError(f"{out_path}: is a folder; give a file name")
+                _may_write(out_path, marker)
         result = run_audit(args.report_dir, lock=args.lock, runs=args.runs, strict=args.strict,
                            trusted_keys=keys, only=args.only)
         if args.json_out:

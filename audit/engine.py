@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from audit.context import load_context
@@ -26,7 +27,9 @@ def run_audit(report_dir: str | Path, *, lock: str | Path | None = None, runs: s
         elif check.needs_runs and ctx.imported:
             res.not_applicable("imported study: no run folders to check")
         else:
+            t0 = time.perf_counter()
             check.run(ctx, res)
+            res.seconds = time.perf_counter() - t0
             res.status = "fail" if res.findings else "pass"
         results.append(res)
     return AuditResult(report_dir=str(report_dir), lock_path=str(ctx.lock_path),

@@ -36,6 +36,7 @@ class CheckResult:
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)   # informational lines (listed, not findings)
     reason: str = ""                # why n.a.
+    seconds: float = 0.0
 
     def add(self, location: str, expected, found, message: str = "", level: str = ERROR) -> None:
         self.findings.append(Finding(self.check, self.name, str(location), str(expected), str(found),
@@ -46,7 +47,7 @@ class CheckResult:
 
     def as_dict(self) -> dict:
         return {"check": self.check, "name": self.name, "title": self.title, "status": self.status,
-                "reason": self.reason, "notes": list(self.notes),
+                "reason": self.reason, "seconds": round(self.seconds, 4), "notes": list(self.notes),
                 "findings": [f.as_dict() for f in self.findings]}
 
 

@@ -66,7 +66,7 @@ code{background:#f3f3f3;padding:1px 3px}h2{margin-top:1.5em}"""
 def to_html(result: AuditResult) -> str:
     e = html.escape
     n = len(result.findings)
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>audit {e(result.report_dir)}</title>"
+    parts = [f"<!doctype html><!-- rlprereg-audit --><html><head><meta charset='utf-8'><title>audit {e(result.report_dir)}</title>"
              f"<style>{_CSS}</style></head><body>",
              f"<h1>Audit of <code>{e(result.report_dir)}</code></h1>",
              f"<p>lock <code>{e(str(result.lock_path))}</code>, runs <code>{e(str(result.runs_path))}</code></p>",

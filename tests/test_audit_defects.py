@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from audit_defects import DEFECTS, NOT_AUDITABLE, build_clean, copy_campaign
 
 from audit.engine import run_audit
 from audit.registry import CHECKS
-from tests.audit_defects import DEFECTS, NOT_AUDITABLE, build_clean, copy_campaign
 
 
 @pytest.fixture(scope="session")

@@ -31,6 +31,13 @@ def _diff(a: dict, b: dict) -> set[str]:
             if p not in FREE_PATHS and not same(a.get(p, _MISSING), b.get(p, _MISSING))}
 
 
+def _implied(manifest: dict, path: str, algorithm) -> bool:
+    src = (manifest.get("config_sources") or {}).get(path)
+    if not isinstance(src, str):
+        return False
+    return src == f"preset:{algorithm}" or src.startswith("derived") or src == "trl-derived"
+
+
 def _on_policy(f: dict) -> bool:
     spg = f.get("trainer.steps_per_generation") or f.get("trainer.gradient_accumulation_steps") or 1
     return f.get("trainer.num_iterations", 1) == 1 and spg == 1
@@ -94,7 +101,14 @@ def run(ctx, out) -> None:
         declared = {p for p in set(view) | set(base_view)
                     if p not in FREE_PATHS and not same(view.get(p, _MISSING), base_view.get(p, _MISSING))}
         actual = _diff(f, bf)
-        for path in sorted(actual - declared):
+        # A difference the arm's algorithm preset (or a rule over declared fields) put there is
+        # implied by the registered algorithm, not drift; the manifest says where each came from.
+        implied = {p for p in actual - declared
+                   if _implied(m, p, m.get("algorithm")) or _implied(b.manifest, p, b.manifest.get("algorithm"))}
+        for p in sorted(implied):
+            out.notes.append(f"{arm}/s{seed}: {p} differs from the baseline as implied by "
+                             f"{(m.get('config_sources') or {}).get(p) or (b.manifest.get('config_sources') or {}).get(p)}")
+        for path in sorted(actual - declared - implied):
             out.add(f"{mp}#$.resolved_config.{path}", f"{_show(bf.get(path, _MISSING))} (as baseline {ctx.rel(b.path)})",
                     _show(f.get(path, _MISSING)), f"{arm}/s{seed}: undeclared difference from the baseline (drift)")
         for path in sorted(declared - actual):

@@ -1,0 +1,165 @@
+"""`audit check`: exit status, outputs, bad usage, imported studies, exploratory labels."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from audit_defects import (
+    LOCK_REL,
+    Campaign,
+    _add_run,
+    build_clean,
+    chdir,
+    copy_campaign,
+    reanalyze,
+    report_last_digit,
+)
+
+from audit.cli import main
+from audit.engine import run_audit
+from audit.registry import CHECKS
+
+
+@pytest.fixture(scope="session")
+def clean(tmp_path_factory):
+    return build_clean(tmp_path_factory.mktemp("audit_cli") / "c")
+
+
+@pytest.fixture
+def broken(clean, tmp_path):
+    camp = copy_campaign(clean, tmp_path / "broken")
+    report_last_digit(camp)
+    return camp
+
+
+def test_clean_exit_0_with_json_and_html(clean, tmp_path, capsys):
+    j, h = tmp_path / "a.json", tmp_path / "a.html"
+    assert main(["check", str(clean.report), "--json", str(j), "--html", str(h)]) == 0
+    out = capsys.readouterr().out
+    assert "audit passed" in out
+    doc = json.loads(j.read_text())
+    assert doc["passed"] is True and doc["finding_count"] == 0
+    assert [c["status"] for c in doc["checks"]] == ["pass"] * len(CHECKS)
+    page = h.read_text()
+    assert page.startswith("<!doctype html>") and "passed: no findings" in page
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+
+
+def test_findings_exit_1_and_name_file_line_expected_found(broken, tmp_path, capsys):
+    j = tmp_path / "a.json"
+    assert main(["check", str(broken.report), "--json", str(j), "--html", str(tmp_path / "a.html")]) == 1
+    out = capsys.readouterr().out
+    assert "audit failed" in out and "notes.md:" in out
+    doc = json.loads(j.read_text())
+    (f,) = [f for c in doc["checks"] for f in c["findings"]]
+    assert f["check"] == "10" and f["location"].endswith(f"notes.md:{f['location'].rsplit(':', 1)[1]}")
+    assert f["expected"].startswith("0.547") and f["found"].startswith("0.548")
+    assert {c["check"]: c["status"] for c in doc["checks"]}["10"] == "fail"
+    assert "0.548" in (tmp_path / "a.html").read_text()
+
+
+def test_outputs_replace_only_earlier_audit_outputs(clean, tmp_path, capsys):
+    j, h = tmp_path / "a.json", tmp_path / "a.html"
+    assert main(["check", str(clean.report), "--json", str(j), "--html", str(h)]) == 0
+    assert main(["check", str(clean.report), "--json", str(j), "--html", str(h)]) == 0
+    other = tmp_path / "mine.json"
+    other.write_text('{"precious": true}')
+    assert main(["check", str(clean.report), "--json", str(other)]) == 2
+    assert other.read_text() == '{"precious": true}'
+    assert "refusing to overwrite" in capsys.readouterr().err
+
+
+def test_explicit_lock_and_runs_options(clean, capsys):
+    assert main(["check", str(clean.report), "--lock", str(clean.lock), "--runs", str(clean.runs)]) == 0
+
+
+@pytest.mark.parametrize("make", ["missing_dir", "no_analysis", "bad_json", "missing_lock", "missing_runs_opt"])
+def test_bad_usage_exit_2_one_line(make, clean, tmp_path, capsys):
+    if make == "missing_dir":
+        args = ["check", str(tmp_path / "nope")]
+    elif make == "no_analysis":
+        (tmp_path / "r").mkdir()
+        args = ["check", str(tmp_path / "r")]
+    elif make == "bad_json":
+        camp = copy_campaign(clean, tmp_path / "c")
+        (camp.report / "analysis.json").write_text("{not json")
+        args = ["check", str(camp.report)]
+    elif make == "missing_lock":
+        camp = copy_campaign(clean, tmp_path / "c")
+        (camp.root / LOCK_REL).unlink()
+        args = ["check", str(camp.report)]
+    else:
+        args = ["check", str(clean.report), "--runs", str(tmp_path / "no_runs")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_console_script_and_no_torch(clean):
+    code = ("import sys; import audit.cli, audit.engine, audit.registry; "
+            "sys.exit(1 if 'torch' in sys.modules else 0)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+    proc = subprocess.run([sys.executable, "-m", "audit", "check", str(clean.report), "--plain"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "audit passed" in proc.stdout
+
+
+def test_strict_turns_untraced_numbers_into_findings(clean, tmp_path):
+    camp = copy_campaign(clean, tmp_path / "c")
+    with open(camp.notes, "a") as fh:
+        fh.write("\nWe also saw 0.12345 somewhere.\n")
+    assert run_audit(camp.report).exit_code == 0
+    strict = run_audit(camp.report, strict=True)
+    assert strict.exit_code == 1 and [f.found for f in strict.findings] == ["0.12345"]
+
+
+def test_exploratory_result_passes_when_labelled(clean, tmp_path):
+    camp = copy_campaign(clean, tmp_path / "c")
+    _add_run(camp, "gspo", 99, "exploratory")
+    reanalyze(camp)
+    from prereg.jsonio import read_json
+
+    acc = read_json(camp.run_dir("gspo", 99) / "manifest.json")["summaries"]["heldout_accuracy"]
+    with open(camp.notes, "a") as fh:
+        fh.write(f"\nIn an exploratory run, GSPO with seed 99 reached {acc:.2f} held-out accuracy.\n")
+    assert run_audit(camp.report).findings == []
+    with open(camp.notes, "a") as fh:
+        fh.write(f"\nGSPO seed 99 reached {acc:.2f}.\n")
+    assert {f.check for f in run_audit(camp.report).findings} == {"11"}
+
+
+def test_imported_study_record_checks_not_applicable(clean, tmp_path):
+    from stats.analyze import analyze, write
+    from stats.render import render
+
+    camp = copy_campaign(clean, tmp_path / "imp")
+    import shutil
+
+    shutil.rmtree(camp.report)
+    rows = ["arm,seed,heldout_accuracy"] + [f"{a},{s},{0.5 + 0.01 * i + 0.002 * s}"
+                                            for i, a in enumerate(("grpo", "dapo", "gspo")) for s in (11, 23, 37)]
+    (camp.root / "results.csv").write_text("\n".join(rows) + "\n")
+    with chdir(camp.root):
+        write(analyze(LOCK_REL, "results.csv"), "report/analysis.json")
+        render("report/analysis.json", "report")
+    res = run_audit(camp.report)
+    status = {r.check: r.status for r in res.results}
+    assert {k for k, v in status.items() if v == "n.a."} == {c.id for c in CHECKS if c.needs_runs}
+    assert res.findings == [] and res.traced_count > 20
+    # the report checks still run in full
+    p = camp.report / "report.md"
+    text = p.read_text()
+    i = text.index("<!-- id:arms.gspo.heldout_accuracy.mean -->")
+    p.write_text(text[:i - 1] + str((int(text[i - 1]) + 1) % 10) + text[i:])
+    assert {f.check for f in run_audit(camp.report).findings} == {"10"}
+    # and the table it was computed from is sealed by its digest
+    with open(camp.root / "results.csv", "a") as fh:
+        fh.write("\n")
+    assert "9" in {f.check for f in run_audit(camp.report).findings}
+
+
+def test_campaign_helper_paths(clean):
+    assert isinstance(clean, Campaign) and clean.lock.exists() and (clean.report / "analysis.json").exists()

@@ -1,0 +1,115 @@
+"""Report number extraction and tracing: rounding intervals, units, context, pins."""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.numbers import parse_latex, parse_markdown
+from audit.sources import SourceIndex
+from audit.trace import swapped_intervals, trace_mention
+
+ARMS = ["grpo", "gspo", "dr_grpo"]
+
+
+def md(text):
+    return parse_markdown("r.md", text, "r.md").mentions
+
+
+def index():
+    idx = SourceIndex(ARMS)
+    idx.add("arms.gspo.heldout_accuracy.mean", 0.6134, "fraction")
+    idx.add("arms.grpo.heldout_accuracy.mean", 0.5821, "fraction")
+    idx.add("arms.gspo.heldout_accuracy.mean.ci95.low", 0.58, "fraction")
+    idx.add("arms.gspo.heldout_accuracy.mean.ci95.high", 0.641, "fraction")
+    idx.add("contrasts.dr_grpo-grpo.diff_mean", -0.012, "difference")
+    idx.add("lock.dataset.heldout_n", 1077, "other")
+    idx.add("manifest.gspo.s37.heldout_correct", 331, "count")
+    return idx
+
+
+def trace_all(text):
+    idx = index()
+    return [(m, trace_mention(idx, m, ARMS)) for m in md(text)]
+
+
+def test_rounding_interval_is_what_the_digits_allow():
+    (m,) = md("accuracy 0.61 overall")
+    lo, hi = m.bounds
+    assert lo == pytest.approx(0.605) and hi == pytest.approx(0.615)
+    (n,) = md("n = 1,078 items")
+    assert n.value == 1078 and n.bounds[0] == pytest.approx(1077.5)
+    (e,) = md("lr 1e-06 here")
+    assert e.value == pytest.approx(1e-6) and e.half_width == pytest.approx(5e-7)
+
+
+def test_identifiers_dates_versions_and_code_are_not_numbers():
+    assert md("Qwen3-8B on GSM8K, seed s37, H1, 2026-01-01, torch 2.13.0, `x = 0.5`") == []
+
+
+def test_interval_ends_percent_sign_and_plus_minus():
+    ms = md("GSPO 61.3% [58.0%, 64.1%], 0.61 ± 0.02")
+    assert [(m.text, m.percent, m.role) for m in ms] == [
+        ("61.3%", True, None), ("58.0%", True, "low"), ("64.1%", True, "high"), ("0.61", False, None),
+        ("0.02", False, "pm")]
+
+
+def test_context_names_the_source_and_a_match_elsewhere_is_still_an_error():
+    text = ("| Arm | Held-out accuracy |\n|---|---|\n| GSPO | 0.613 |\n| GRPO | 0.613 |\n")
+    (a, ta), (b, tb) = trace_all(text)
+    assert ta.status == "traced" and ta.sources[0].id == "arms.gspo.heldout_accuracy.mean"
+    assert tb.status == "error" and "arms.gspo.heldout_accuracy.mean" in tb.message
+
+
+def test_last_digit_off_by_one_is_an_error():
+    (_, t) = trace_all("| Arm | Held-out accuracy |\n|---|---|\n| GSPO | 0.614 |\n")[0]
+    assert t.status == "error" and t.expected.startswith("0.613")
+
+
+def test_percent_column_and_fraction_written_in_it():
+    rows = trace_all("| Arm | Accuracy (%) |\n|---|---|\n| GSPO | 61.3 |\n| GRPO | 0.582 |\n")
+    assert rows[0][1].status == "traced"
+    assert rows[1][1].status == "error" and "fraction written where the column says percent" in rows[1][1].message
+
+
+def test_percentage_written_where_unit_is_fraction():
+    (_, t) = trace_all("| Arm | Accuracy (fraction) |\n|---|---|\n| GSPO | 61.3 |\n")[0]
+    assert t.status == "error" and "percentage written" in t.message
+
+
+def test_contrast_rows_with_unicode_minus_and_two_word_arm():
+    (_, t) = trace_all("| Comparison | Δ accuracy (pp) |\n|---|---|\n| Dr. GRPO − GRPO | −1.2 |\n")[0]
+    assert t.status == "traced" and t.sources[0].id == "contrasts.dr_grpo-grpo.diff_mean"
+
+
+def test_interval_cell_checks_each_end_and_swapped_ends_are_found():
+    rows = [r for r in trace_all("| Arm | 95% CI |\n|---|---|\n| GSPO | [0.641, 0.580] |\n") if r[0].kind == "table"]
+    assert len(rows) == 2 and all(t.status == "error" for _, t in rows)
+    assert len(swapped_intervals([m for m, _ in rows])) == 1
+
+
+def test_pin_overrides_context_and_unknown_pin_is_an_error():
+    rows = trace_all("Held-out n was 1,077<!-- id: lock.dataset.heldout_n --> and 1,078<!-- id: lock.dataset.heldout_n -->;"
+                     " also 3<!-- id: no.such.value -->.")
+    assert [t.status for _, t in rows] == ["traced", "error", "error"]
+    assert "names no value" in rows[2][1].message
+
+
+def test_prose_numbers_trace_by_value_or_stay_untraced():
+    rows = trace_all("GSPO reached 61.3% and 0.7777 of something, with 331 correct.")
+    assert [t.status for _, t in rows] == ["traced", "untraced", "traced"]
+
+
+def test_integer_does_not_trace_to_a_fraction():
+    (_, t) = trace_all("We ran 1 study.")[0]
+    assert t.status == "untraced"
+
+
+def test_latex_macros_with_id_comment_and_tabular_context():
+    tex = ("\\newcommand{\\GspoAcc}{0.613} % id: arms.gspo.heldout_accuracy.mean\n"
+           "\\newcommand{\\GspoHeldoutAccuracyMean}{0.612}\n"
+           "\\begin{tabular}{lr}\n\\toprule\nArm & Accuracy (\\%) \\\\\n\\midrule\nGSPO & 61.3 \\\\\n"
+           "GRPO & 61.3 \\\\\n\\bottomrule\n\\end{tabular}\n")
+    ms = parse_latex("r.tex", tex, "r.tex").mentions
+    idx = index()
+    got = [(m.text, trace_mention(idx, m, ARMS).status) for m in ms]
+    assert got == [("0.613", "traced"), ("0.612", "error"), ("61.3", "traced"), ("61.3", "error")]
