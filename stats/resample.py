@@ -15,8 +15,8 @@ import hashlib
 import numpy as np
 from scipy import stats as _st
 
-# Resamples per chunk for the two-level engine on non-binary items (bounds memory to ~64 MB).
-_CHUNK_ELEMS = 8_000_000
+# Elements per chunk of the two-level engines (bounds memory to ~8 MB per array).
+_CHUNK_ELEMS = 1_000_000
 
 
 def stream_key(rng_seed: int, stream: str) -> list[int]:
@@ -69,41 +69,54 @@ def bootstrap_resampled(x: np.ndarray, resamples: int, rng: np.random.Generator)
     return x[indices(rng, x.shape[-1], resamples)]
 
 
-def _is_binary(items: np.ndarray) -> bool:
-    return bool(np.all((items == 0) | (items == 1)))
+MULTINOMIAL_MAX_VALUES = 16
 
 
 def hierarchical(items: np.ndarray, resamples: int, rng: np.random.Generator, stat: str = "mean",
-                 *, paired_with: np.ndarray | None = None) -> tuple[np.ndarray, str]:
+                 *, paired_with: np.ndarray | None = None, engine: str = "auto") -> tuple[np.ndarray, str]:
     """Two-level bootstrap: resample seeds, then items within each drawn seed.
 
     ``items`` is (seeds, items). Returns the distribution of ``stat`` over the resampled
-    per-seed item means, and the item-draw method used. For binary items (and no pairing)
-    the item-level resample mean of a seed with k of m correct is drawn directly as
-    Binomial(m, k/m)/m — the exact distribution of the index resample mean, at a fraction
-    of the cost. Otherwise item indices are drawn explicitly (in chunks). With
-    ``paired_with`` (same shape), the same item indices are used for both and the statistic
-    is taken over per-seed mean *differences* (items paired by index, seeds by row).
+    per-seed item means, and the item-draw engine used. The mean of m items drawn with
+    replacement from a seed depends only on how often each distinct value is drawn, so for
+    items with few distinct values (binary accuracy, {-1, 0, 1} paired differences, graded
+    rewards) those counts are drawn directly — Binomial(m, p) for two values,
+    Multinomial(m, p) for up to 16 — which is the exact distribution of explicit index
+    resampling at a fraction of the cost. Otherwise (or with ``engine="index"``) item
+    indices are drawn explicitly, in chunks. With ``paired_with`` (same shape) the
+    statistic is over per-seed mean differences with items paired by index, i.e. over
+    ``items - paired_with``.
     """
     items = np.asarray(items, dtype=float)
+    if paired_with is not None:
+        items = items - np.asarray(paired_with, dtype=float)
     s, m = items.shape
     seed_idx = rng.integers(0, s, (resamples, s))
-    if paired_with is None and _is_binary(items):
-        p = items.mean(axis=1)[seed_idx]
-        means = rng.binomial(m, p) / m
+    vals = np.unique(items)
+    if engine == "auto" and vals.size <= 2:
+        lo, hi = vals[0], vals[-1]
+        p = (items == hi).mean(axis=1)[seed_idx] if vals.size == 2 else np.zeros(seed_idx.shape)
+        means = lo + (hi - lo) * rng.binomial(m, p) / m
         return statistic(stat)(means, axis=-1), "binomial"
-    other = None if paired_with is None else np.asarray(paired_with, dtype=float)
+    if engine == "auto" and vals.size <= MULTINOMIAL_MAX_VALUES:
+        probs = (items[:, :, None] == vals[None, None, :]).mean(axis=1)  # (s, K)
+        out = np.empty(resamples)
+        per = max(1, _CHUNK_ELEMS // max(1, s * vals.size))
+        for start in range(0, resamples, per):
+            stop = min(resamples, start + per)
+            counts = rng.multinomial(m, probs[seed_idx[start:stop]])  # (b, s, K)
+            out[start:stop] = statistic(stat)(counts @ vals / m, axis=-1)
+        return out, "multinomial"
+    flat = items.ravel()
     per = max(1, _CHUNK_ELEMS // max(1, s * m))
     out = np.empty(resamples)
     for start in range(0, resamples, per):
         stop = min(resamples, start + per)
         b = stop - start
-        item_idx = rng.integers(0, m, (b, s, m))
-        rows = seed_idx[start:stop, :, None]
-        means = items[rows, item_idx].mean(axis=-1)
-        if other is not None:
-            means = means - other[rows, item_idx].mean(axis=-1)
-        out[start:stop] = statistic(stat)(means, axis=-1)
+        # flat index of item j of drawn seed r: r * m + j (int32 draws are faster than int64)
+        pos = rng.integers(0, m, (b, s, m), dtype=np.int32)
+        pos += (seed_idx[start:stop, :, None] * m).astype(np.int32)
+        out[start:stop] = statistic(stat)(np.take(flat, pos).mean(axis=-1), axis=-1)
     return out, "index"
 
 

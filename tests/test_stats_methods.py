@@ -63,12 +63,22 @@ def test_hierarchical_binomial_engine_matches_index_engine():
     items = (g.random((6, 200)) < g.uniform(0.3, 0.7, (6, 1))).astype(float)
     fast, how = rs.hierarchical(items, 20000, rs.generator(1, "h"))
     assert how == "binomial"
-    # Force the explicit index path with a paired zero matrix (difference = items - 0).
-    slow, how2 = rs.hierarchical(items, 20000, rs.generator(2, "h"), paired_with=np.zeros_like(items))
+    slow, how2 = rs.hierarchical(items, 20000, rs.generator(2, "h"), engine="index")
     assert how2 == "index"
     for q in (0.025, 0.5, 0.975):
         assert np.quantile(fast, q) == pytest.approx(np.quantile(slow, q), abs=0.004)
     assert fast.std() == pytest.approx(slow.std(), rel=0.05)
+
+
+def test_hierarchical_multinomial_engine_matches_index_engine():
+    g = np.random.default_rng(9)
+    a = (g.random((5, 120)) < 0.6).astype(float)
+    b = (g.random((5, 120)) < 0.5).astype(float)
+    fast, how = rs.hierarchical(a, 20000, rs.generator(1, "m"), paired_with=b)
+    slow, how2 = rs.hierarchical(a, 20000, rs.generator(2, "m"), paired_with=b, engine="index")
+    assert (how, how2) == ("multinomial", "index")
+    for q in (0.025, 0.5, 0.975):
+        assert np.quantile(fast, q) == pytest.approx(np.quantile(slow, q), abs=0.006)
 
 
 def test_hierarchical_is_wider_than_seed_only_bootstrap():
