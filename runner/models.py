@@ -106,7 +106,7 @@ def build_tiny_tokenizer():
     vocab = {tok: i for i, tok in enumerate(tiny_vocab())}
     tokenizer = Qwen2Tokenizer(
         vocab=vocab, merges=[], eos_token="<|endoftext|>", pad_token="<|pad|>", unk_token=None,
-        padding_side="left", model_max_length=_tiny_spec("qwen2")["max_position_embeddings"],
+        padding_side="left", model_max_length=max(a["max_position_embeddings"] for a in TINY_SPECS.values()),
         extra_special_tokens=["<|im_start|>", "<|im_end|>"],
     )
     tokenizer.chat_template = CHAT_TEMPLATE
@@ -255,12 +255,18 @@ def _resolve_hub(name: str, revision: str | None) -> tuple[Path, str]:
         raise UserError(f"model.revision: {name} must be pinned to a revision (commit hash); got {revision!r}")
     from huggingface_hub import snapshot_download
 
-    patterns = ["*.json", "*.safetensors", "*.bin", "*.model", "*.txt", "*.jinja", "*.tiktoken", "*.py"]
-    try:
-        local = Path(snapshot_download(name, revision=revision, allow_patterns=patterns))
-    except Exception as exc:  # network, auth, unknown revision: one line naming the model
-        raise UserError(f"model.name: cannot fetch {name} at revision {revision}: "
-                        f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+    def fetch(patterns: list[str]) -> Path:
+        try:
+            return Path(snapshot_download(name, revision=revision, allow_patterns=patterns))
+        except Exception as exc:  # network, auth, unknown revision: one line naming the model
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            raise UserError(f"model.name: cannot fetch {name} at revision {revision}: "
+                            f"{type(exc).__name__}: {first}") from None
+
+    # Weights in safetensors when the repo has them; *.bin only as a fall-back, never both.
+    local = fetch(["*.json", "*.safetensors", "*.model", "*.txt", "*.jinja", "*.tiktoken"])
+    if not any(local.glob("*.safetensors")):
+        local = fetch(["*.bin"])
     return local, local.name
 
 

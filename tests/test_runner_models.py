@@ -145,3 +145,23 @@ def test_unreachable_hub_model_is_one_line_error(monkeypatch):
     with pytest.raises(UserError, match="model.name: cannot fetch rlprereg-test/no-such-model") as exc:
         models.load_model_and_tokenizer("rlprereg-test/no-such-model", "0" * 40)
     assert "\n" not in str(exc.value)
+
+
+def test_hub_model_from_offline_cache_at_pinned_revision(tiny, tmp_path, monkeypatch):
+    """The hub path for real, offline: a hub-layout cache holding one pinned snapshot."""
+    import shutil
+
+    import huggingface_hub.constants as hub_constants
+
+    _, _, info = tiny
+    commit = "1234567890abcdef1234567890abcdef12345678"
+    snap = tmp_path / "models--rlprereg-test--tiny" / "snapshots" / commit
+    shutil.copytree(info["path"], snap)
+    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
+    model, tokenizer, hub = models.load_model_and_tokenizer("rlprereg-test/tiny", commit)
+    assert hub["kind"] == "hub" and hub["resolved_revision"] == commit and hub["revision"] == commit
+    assert hub["weights_sha256"] == info["weights_sha256"]
+    assert tokenizer.padding_side == "left"
+    with pytest.raises(UserError, match="cannot fetch"):
+        models.load_model_and_tokenizer("rlprereg-test/tiny", "f" * 40)

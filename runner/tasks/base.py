@@ -45,21 +45,22 @@ def check_options(task_name: str, options: dict, allowed: dict[str, Any]) -> dic
 
 
 class Task:
-    """Base class of every task. Subclasses set ``name``, ``max_reward``, ``reward_name``,
-    ``parser_name`` and implement ``load_items``, ``build_prompt``, ``parse`` and
+    """Base class of every task. Subclasses set ``name``, ``max_reward``, ``min_reward``,
+    ``reward_name``, ``parser_name`` and implement ``load_items``, ``build_prompt``, ``parse`` and
     ``reward``; ``correct`` defaults to "earned the maximum reward".
     """
 
     name: str = "task"
     max_reward: float = 1.0
+    min_reward: float = 0.0  # the lowest reward the task can give (telemetry's "all-fail" level)
     reward_name: str = ""
     parser_name: str = ""
     # Extra modules (dotted names) whose source defines this task's behaviour.
     source_modules: tuple[str, ...] = ()
 
     def __init__(self, task_spec: dict, dataset_spec: dict):
-        self.task_spec = dict(task_spec)
-        self.dataset_spec = dict(dataset_spec)
+        self.task_spec = dict(task_spec or {})
+        self.dataset_spec = dict(dataset_spec or {})
         self._check_names()
         self._train: list[dict] | None = None
         self._heldout: list[dict] | None = None
