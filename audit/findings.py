@@ -66,8 +66,21 @@ class AuditResult:
         return [f for r in self.results for f in r.findings]
 
     @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == ERROR]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == WARNING]
+
+    @property
+    def passed(self) -> bool:
+        """No error; warnings (e.g. a lock dated the day of the first result) fail only with --strict."""
+        return not self.errors and not (self.strict and self.warnings)
+
+    @property
     def exit_code(self) -> int:
-        return 1 if self.findings else 0
+        return 0 if self.passed else 1
 
     def as_dict(self) -> dict:
         return {
@@ -76,8 +89,10 @@ class AuditResult:
             "lock": self.lock_path,
             "runs": self.runs_path,
             "strict": self.strict,
-            "passed": not self.findings,
+            "passed": self.passed,
             "finding_count": len(self.findings),
+            "error_count": len(self.errors),
+            "warning_count": len(self.warnings),
             "numbers": {"traced": self.traced_count, "untraced": len(self.untraced)},
             "untraced": self.untraced,
             "checks": [r.as_dict() for r in self.results],

@@ -8,6 +8,13 @@ import json
 from audit.findings import AuditResult
 
 
+def verdict_line(result: AuditResult) -> str:
+    e, w = len(result.errors), len(result.warnings)
+    if result.passed:
+        return "audit passed: no findings" if not w else f"audit passed with {w} warning(s) (they fail with --strict)"
+    return f"audit failed: {e} error(s), {w} warning(s)"
+
+
 def plain_text(result: AuditResult, *, max_per_check: int = 50) -> str:
     lines = []
     for r in result.results:
@@ -21,15 +28,15 @@ def plain_text(result: AuditResult, *, max_per_check: int = 50) -> str:
             lines.append(f"        found:    {f.found}")
         if len(r.findings) > max_per_check:
             lines.append(f"    ... {len(r.findings) - max_per_check} more (see --json)")
-    n = len(result.findings)
     lines.append(f"numbers: {result.traced_count} traced, {len(result.untraced)} untraced"
                  + ("" if result.strict else " (untraced numbers are findings only with --strict)"))
-    lines.append("audit passed: no findings" if n == 0 else f"audit failed: {n} finding(s)")
+    lines.append(verdict_line(result))
     return "\n".join(lines) + "\n"
 
 
 def rich_print(result: AuditResult, *, max_per_check: int = 50) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     con = Console()
@@ -43,14 +50,13 @@ def rich_print(result: AuditResult, *, max_per_check: int = 50) -> None:
     for r in result.results:
         for f in r.findings[:max_per_check]:
             color = "yellow" if f.level == "warning" else "red"
-            con.print(f"[{color}]{r.check} {r.name}[/] {html.escape(f.location, quote=False)}: {f.message}", markup=True,
+            con.print(f"[{color}]{r.check} {r.name}[/] {escape(f.location)}: {escape(f.message)}", markup=True,
                       highlight=False)
             con.print(f"    expected: {f.expected}\n    found:    {f.found}", markup=False, highlight=False)
         if len(r.findings) > max_per_check:
             con.print(f"    ... {len(r.findings) - max_per_check} more (see --json)", markup=False)
-    n = len(result.findings)
     con.print(f"numbers: {result.traced_count} traced, {len(result.untraced)} untraced", markup=False)
-    con.print("[green]audit passed: no findings[/]" if n == 0 else f"[red]audit failed: {n} finding(s)[/]")
+    con.print(f"[{'green' if result.passed else 'red'}]{escape(verdict_line(result))}[/]")
 
 
 def to_json(result: AuditResult) -> str:
@@ -66,11 +72,12 @@ code{background:#f3f3f3;padding:1px 3px}h2{margin-top:1.5em}"""
 def to_html(result: AuditResult) -> str:
     e = html.escape
     n = len(result.findings)
+    ok = result.passed
     parts = [f"<!doctype html><!-- rlprereg-audit --><html><head><meta charset='utf-8'><title>audit {e(result.report_dir)}</title>"
              f"<style>{_CSS}</style></head><body>",
              f"<h1>Audit of <code>{e(result.report_dir)}</code></h1>",
              f"<p>lock <code>{e(str(result.lock_path))}</code>, runs <code>{e(str(result.runs_path))}</code></p>",
-             f"<p class='{'pass' if n == 0 else 'fail'}'>{'passed: no findings' if n == 0 else f'failed: {n} finding(s)'}"
+             f"<p class='{'pass' if ok else 'fail'}'>{e(verdict_line(result))} ({n} finding(s))"
              f"</p><p>numbers in the report: {result.traced_count} traced, {len(result.untraced)} untraced</p>",
              "<table><tr><th>#</th><th>check</th><th>status</th><th>findings</th></tr>"]
     for r in result.results:

@@ -14,6 +14,7 @@ from audit_defects import (
     build_clean,
     chdir,
     copy_campaign,
+    lock_same_day,
     reanalyze,
     report_last_digit,
 )
@@ -70,6 +71,26 @@ def test_outputs_replace_only_earlier_audit_outputs(clean, tmp_path, capsys):
     assert main(["check", str(clean.report), "--json", str(other)]) == 2
     assert other.read_text() == '{"precious": true}'
     assert "refusing to overwrite" in capsys.readouterr().err
+
+
+def test_rich_summary_prints_findings_verbatim(broken, capsys):
+    from audit.output import rich_print
+
+    res = run_audit(broken.report)
+    res.results[0].add("x.json#$.values['a.b']", "[0.1, 0.2]", "[0.2, 0.1]", "interval [swapped]")
+    rich_print(res)
+    out = capsys.readouterr().out
+    assert "$.values['a.b']" in out and "interval [swapped]" in out and "[0.2, 0.1]" in out
+    assert "audit failed" in out
+
+
+def test_warnings_pass_but_fail_with_strict(clean, tmp_path, capsys):
+    camp = copy_campaign(clean, tmp_path / "c")
+    lock_same_day(camp)
+    assert main(["check", str(camp.report)]) == 0
+    out = capsys.readouterr().out
+    assert "warning" in out and "same UTC day" in out and "passed with 1 warning" in out
+    assert main(["check", str(camp.report), "--strict"]) == 1
 
 
 def test_explicit_lock_and_runs_options(clean, capsys):

@@ -17,6 +17,8 @@ def qualifying(ctx, run) -> bool:
 
 def run(ctx, out) -> None:
     registered = [(a, s) for a in ctx.arms for s in ctx.seeds]
+    study = ctx.lock.data.get("study_id")
+    base = ctx.runs_path / study if (ctx.runs_path / str(study)).is_dir() else ctx.runs_path
     units = defaultdict(list)
     others = defaultdict(list)
     for r in ctx.runs:
@@ -45,10 +47,10 @@ def run(ctx, out) -> None:
         found = units.get(key, [])
         if not found:
             extra = f"; present: {'; '.join(others[key])}" if others.get(key) else ""
-            out.add(f"{ctx.rel(ctx.runs_path)}/{key[0]}/s{key[1]}", "one complete confirmatory run",
+            out.add(f"{ctx.rel(base)}/{key[0]}/s{key[1]}", "one complete confirmatory run",
                     f"none{extra}", f"registered unit {key[0]}/s{key[1]} has no complete confirmatory run")
         elif len(found) > 1:
-            out.add(f"{ctx.rel(ctx.runs_path)}/{key[0]}/s{key[1]}", "exactly one run",
+            out.add(f"{ctx.rel(base)}/{key[0]}/s{key[1]}", "exactly one run",
                     ", ".join(ctx.rel(r.path) for r in found), "registered unit has more than one confirmatory run")
     # What the analysis counted must be exactly the qualifying units (a stale seal is check 9's).
     ap = ctx.rel(ctx.analysis_path)

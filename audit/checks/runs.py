@@ -37,6 +37,9 @@ def run(ctx, out) -> None:
             continue
         if actual != m.get("seal"):
             out.add(f"{mp}#$.seal", actual, m.get("seal"), "manifest seal does not match its content (edited after sealing)")
+        if m.get("status") != "complete":
+            out.notes.append(f"{mp}: status {m.get('status')}; artifact files not checked (not sealed yet)")
+            continue
         declared = m.get("artifacts") if isinstance(m.get("artifacts"), dict) else {}
         on_disk = _files_on_disk(run.path)
         for rel, digest in sorted(declared.items()):

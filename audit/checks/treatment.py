@@ -7,7 +7,6 @@ resolved config was dropped (failure 3).
 
 from __future__ import annotations
 
-from audit.findings import WARNING
 from prereg.fields import FREE_PATHS, flatten, merged_fields, resolved_path
 from prereg.records import MANIFEST
 
@@ -97,7 +96,7 @@ def run(ctx, out) -> None:
                     f"num_iterations={f.get('trainer.num_iterations')}, steps_per_generation="
                     f"{f.get('trainer.steps_per_generation')}",
                     f"{arm} vs {base}: importance-sampling level differs but training is fully on-policy, "
-                    "so the two objectives coincide (the contrast cannot show a difference)", WARNING)
+                    "so the two objectives coincide (the contrast cannot show a difference)")
         declared = {p for p in set(view) | set(base_view)
                     if p not in FREE_PATHS and not same(view.get(p, _MISSING), base_view.get(p, _MISSING))}
         actual = _diff(f, bf)
