@@ -261,3 +261,18 @@ def test_gsm8k_bad_sources_are_one_line_errors(tmp_path):
 def test_task_base_is_abstract_enough():
     with pytest.raises(NotImplementedError):
         Task({"name": "t"}, {}).train_items()
+
+
+def test_readme_task_example_runs(tmp_path, monkeypatch):
+    """The "Writing a task" example in runner/tasks/README.md is real code."""
+    readme = (Path(__file__).parents[1] / "runner" / "tasks" / "README.md").read_text()
+    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "readme_capitals_task.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    task = get_task({"name": "readme_capitals_task:make", "reward": "exact_city"},
+                    {"name": "capitals", "revision": None, "train_split": "train", "heldout_split": "test",
+                     "heldout_n": 1})
+    item = task.heldout_items(1)[0]
+    assert item["prompt"] == "The capital of Peru is"
+    assert task.correct(" thinking...\nLima", item) and task.reward("Paris", item) == 0.0
+    assert "readme_capitals_task" in task.source_fingerprint()["modules"]
