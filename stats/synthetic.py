@@ -74,7 +74,7 @@ def fingerprint_components() -> dict:
 def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, accuracy: float,
               difficulty: np.ndarray, rng: np.random.Generator, started_at: _dt.datetime,
               evidence_class: str = "confirmatory", lock_path: str = "locks/x.lock.json",
-              components: dict | None = None) -> Path:
+              components: dict | None = None, tasks: list[str] | None = None) -> Path:
     tr = prereg["training"]
     steps = int(tr["max_steps"])
     k = int(tr["num_generations"])
@@ -110,6 +110,9 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
                 "completion_sha256": _fake_sha(arm, seed, "heldout", i, int(correct[i])),
                 "prediction": "1" if correct[i] else "0", "target": "1",
                 "correct": bool(correct[i]), "reward": float(correct[i])} for i in range(n)]
+    if tasks:  # multi-task studies: items are assigned to tasks round-robin
+        for row in heldout:
+            row["task"] = tasks[row["index"] % len(tasks)]
 
     write_atomic(run_dir / TELEMETRY, _jsonl(telemetry))
     write_atomic(run_dir / TRAIN_TRACE, _jsonl(train))
@@ -146,7 +149,8 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
 def make_campaign(root: str | Path, prereg: dict, *, effects: dict[str, float] | None = None,
                   base_accuracy: float = 0.5, seed_sd: float = 0.03, rng_seed: int = 0,
                   locked_at: str = "2026-01-01T00:00:00.000000Z", arms: list[str] | None = None,
-                  seeds: list[int] | None = None, lock: dict | None = None) -> Campaign:
+                  seeds: list[int] | None = None, lock: dict | None = None,
+                  tasks: list[str] | None = None) -> Campaign:
     """Write ``root/locks/<id>.lock.json`` and ``root/runs/<id>/<arm>/s<seed>/`` for every unit.
 
     ``effects[arm]`` shifts the arm's expected held-out accuracy from ``base_accuracy``;
@@ -172,7 +176,7 @@ def make_campaign(root: str | Path, prereg: dict, *, effects: dict[str, float] |
         for j, s in enumerate(seeds or prereg["seeds"]):
             acc = base_accuracy + effects.get(a, 0.0) + seed_noise[s] + rng.normal(0, seed_sd / 2)
             write_run(prereg, lock, runs_dir, a, s, accuracy=acc, difficulty=difficulty, rng=rng,
-                      started_at=t0 + _dt.timedelta(hours=j), lock_path=str(lock_path))
+                      started_at=t0 + _dt.timedelta(hours=j), lock_path=str(lock_path), tasks=tasks)
     return Campaign(lock_path=lock_path, runs_dir=runs_dir, lock=lock)
 
 

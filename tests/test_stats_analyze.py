@@ -390,3 +390,51 @@ def test_write_refuses_overwrite(result, tmp_path):
     write(result, p)
     with pytest.raises(UserError, match="refusing to overwrite"):
         write(result, p)
+
+
+# ----------------------------------------------------------------------------- plan variants
+@pytest.mark.parametrize("arm_interval,contrast_specs", [
+    ("bca", [{"method": "t", "level": 0.95}, {"method": "bca", "level": 0.9}]),
+    ("bootstrap_t", [{"method": "bootstrap_t", "level": 0.95}, {"method": "percentile", "level": 0.95}]),
+    ("t", [{"method": "hierarchical_bootstrap", "level": 0.95}]),
+    ("hierarchical_bootstrap", [{"method": "paired_bootstrap", "level": 0.8}]),
+])
+def test_plan_interval_methods_are_executed(tmp_path, arm_interval, contrast_specs):
+    pre = _prereg()
+    pre["analysis"]["arm_summary"] = {"statistics": ["mean", "iqm", "median"], "interval": arm_interval, "level": 0.95}
+    pre["analysis"]["contrasts"]["intervals"] = contrast_specs
+    pre["analysis"]["contrasts"]["test"] = "wilcoxon"
+    pre["analysis"]["contrasts"]["item_level"] = "paired_bootstrap"
+    pre["analysis"]["verdicts"] = [{"verdict": "UP", "when": [{"check": "lower_above", "level": contrast_specs[0]["level"],
+                                                              "value": 0}]},
+                                   {"verdict": "OTHER", "when": []}]
+    c = make_campaign(tmp_path, pre, effects={"gspo": 0.3}, seed_sd=0.02)
+    a = analyze(c.lock_path, c.runs_dir)
+    for stat in ("mean", "iqm", "median"):
+        rec = a["values"][f"arms.grpo.heldout_accuracy.{stat}.ci95.low"]
+        assert rec["params"]["method"] == arm_interval and rec["value"] is not None
+        assert rec["value"] <= _v(a, f"arms.grpo.heldout_accuracy.{stat}") <= _v(a, f"arms.grpo.heldout_accuracy.{stat}.ci95.high")
+        # the two-level interval is added for held-out metrics unless it is the planned one
+        assert (f"arms.grpo.heldout_accuracy.{stat}.hci95.low" in a["values"]) == (arm_interval != "hierarchical_bootstrap")
+    tags = ["ci95" if s["level"] == 0.95 else "ci" + iv.level_tag(s["level"]) for s in contrast_specs]
+    if len(contrast_specs) == 2 and contrast_specs[0]["level"] == contrast_specs[1]["level"]:
+        tags[1] = f"ci95_{contrast_specs[1]['method']}"
+    for spec, tag in zip(contrast_specs, tags, strict=True):
+        rec = a["values"][f"contrasts.gspo-grpo.{tag}.low"]
+        assert rec["params"]["method"] == spec["method"] and rec["params"]["level"] == spec["level"]
+        assert rec["value"] < _v(a, "contrasts.gspo-grpo.diff_mean") < _v(a, f"contrasts.gspo-grpo.{tag}.high")
+    assert a["values"]["contrasts.gspo-grpo.p"]["params"]["test"] == "wilcoxon"
+    assert _v(a, "contrasts.gspo-grpo.p") == _v(a, "contrasts.gspo-grpo.tests.wilcoxon.p")
+    itag = "ci" + iv.level_tag(contrast_specs[0]["level"])
+    assert _v(a, f"contrasts.gspo-grpo.item.{itag}.low") < _v(a, "contrasts.gspo-grpo.item.diff_mean")
+    assert a["verdicts"]["contrasts"]["gspo-grpo"]["verdict"] == "UP"
+    assert a["verdicts"]["contrasts"]["aero-grpo"]["verdict"] in ("UP", "OTHER")
+
+
+def test_multi_task_from_run_folders(tmp_path):
+    pre = _prereg(tasks=["a", "b"])
+    c = make_campaign(tmp_path, pre, effects={"gspo": 0.3}, tasks=["a", "b"])
+    a = analyze(c.lock_path, c.runs_dir)
+    assert _v(a, "rliable.gspo-grpo.prob_improvement") > 0.8
+    rec = a["values"]["rliable.gspo.iqm.ci95.low"]
+    assert rec["rng_seed"] == pre["analysis"]["rng_seed"] and len(rec["inputs"]) == 5
