@@ -6,8 +6,8 @@ Its weights are drawn parameter by parameter (sorted by name) from a torch CPU g
 with a fixed seed that has nothing to do with the run seed, so every call on every machine
 builds byte-identical ``model.safetensors`` independent of transformers' own init code. The
 build is cached under ``$RLPREREG_CACHE`` (default ``~/.cache/rlprereg``)
-``/tiny/<spec>-<key>`` where the key hashes the architecture, vocabulary and builder
-version; a cached folder is checked against the hashes recorded when it was built.
+``/tiny/<spec>-<key>`` where the key hashes the architecture, vocabulary and the builder's
+source code; a cached folder is checked against the hashes recorded when it was built.
 
 The returned ``info`` dict names the files that were actually loaded and their SHA-256, so
 the stack fingerprint records what ran rather than what was asked for.
@@ -296,6 +296,8 @@ def load_model_and_tokenizer(name: str, revision: str | None, *, dtype: str = "f
     if qconfig is not None:
         import torch
 
+        if not dev.startswith("cuda"):
+            raise UserError(f"device: 4-bit quantization runs on a CUDA device, not {dev!r}")
         kwargs["quantization_config"] = qconfig
         kwargs["device_map"] = {"": torch.cuda.current_device() if dev == "cuda" else dev}
     try:
