@@ -133,3 +133,24 @@ def test_imports_without_torch():
             "bad = [m for m in ('torch', 'transformers', 'datasets', 'trl') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_components_are_read_not_typed(monkeypatch, frozen_project):
+    before = fingerprint.stack_fingerprint()
+    real = fingerprint._dist_version
+    monkeypatch.setattr(fingerprint, "_dist_version", lambda n: "9.9.9" if n == "trl" else real(n))
+    after = fingerprint.stack_fingerprint()
+    assert after["components"]["trl"] == "9.9.9" and diff_components(before, after) == ["trl"]
+
+
+def test_accelerator_from_nvidia_smi(tmp_path, monkeypatch):
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'NVIDIA H200, 550.54.15, 143771 MiB'\necho 'NVIDIA H200, 550.54.15, 143771 MiB'\n")
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
+    acc = fingerprint.stack_fingerprint()["components"]["accelerator"]
+    assert acc["driver"] == "550.54.15" and acc["memory"] == ["143771 MiB", "143771 MiB"]
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():  # without CUDA torch the names come from nvidia-smi
+        assert acc["names"] == ["NVIDIA H200", "NVIDIA H200"]
+    assert acc["count"] == len(acc["names"]) > 0
