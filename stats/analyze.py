@@ -22,7 +22,7 @@ from stats import coverage, rliable
 from stats import intervals as iv
 from stats import multiplicity as mult
 from stats import tests as ht
-from stats.load import DESCRIPTIVE, ITEM_FIELD, Data, load, metric_unit, needed_metrics
+from stats.load import DESCRIPTIVE, ITEM_FIELD, RUN_COUNTS, Data, load, metric_unit, needed_metrics
 
 ANALYSIS_FORMAT = 1
 SIG_DIGITS = 12
@@ -145,6 +145,12 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
             w = coverage.warning_for(method, x.size, level, metric)
             if w and f"arms.*.{metric}: {w}" not in warnings:
                 warnings.append(f"arms.*.{metric}: {w}")
+    for u in units:
+        for d in DESCRIPTIVE + RUN_COUNTS:
+            if d in needed_metrics(plan) or u.metrics.get(d) is None:
+                continue
+            V.add(f"runs.{arm}.s{u.seed}.{d}", u.metrics[d], "run summary (manifest summaries)", metric_unit(d),
+                  params={"arm": arm, "seed": u.seed, "metric": d}, inputs=[u.input_id])
     for d in DESCRIPTIVE:
         vals = [u.metrics.get(d) for u in units if u.metrics.get(d) is not None]
         if not vals:

@@ -85,7 +85,8 @@ def compute(x, stat: str, method: str, levels: list[float], *, resamples: int, r
     theta = float(rs.statistic(stat)(x))
     if method == "hierarchical_bootstrap":
         if items is None:
-            return const(None, None, "no per-item data: two-level bootstrap undefined")
+            return const(None, None, "no per-item data (or item sets differ between seeds): "
+                                     "two-level bootstrap undefined")
         diff_items = items if items_other is None else np.asarray(items) - np.asarray(items_other)
         if np.ptp(np.asarray(diff_items, dtype=float)) == 0:
             v = float(np.asarray(diff_items, dtype=float).flat[0])
@@ -111,6 +112,11 @@ def compute(x, stat: str, method: str, levels: list[float], *, resamples: int, r
             extra = {}
             if method == "bca":
                 plo, phi, a = _bca_probs(x, stat, dist, theta, alpha)
+                if not (np.isfinite(plo) and np.isfinite(phi)):
+                    out[lv] = Interval(None, None, lv, method, {**base, "acceleration": a},
+                                       "BCa undefined: the bootstrap distribution lies entirely on one side "
+                                       "of the estimate")
+                    continue
                 extra = {"acceleration": a, "adjusted_probs": [plo, phi]}
             else:
                 plo, phi = alpha, 1 - alpha

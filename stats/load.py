@@ -26,6 +26,8 @@ from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, read_run
 ITEM_FIELD = {"heldout_accuracy": "correct", "heldout_reward_mean": "reward"}
 # Descriptive per-run summaries reported per arm whatever the plan says.
 DESCRIPTIVE = ("zvf_mean", "gu_mean", "reward_first5", "reward_last10", "rollouts", "steps")
+# Per-run counts reported per run (so a quoted count is traceable to one manifest).
+RUN_COUNTS = ("heldout_n", "heldout_correct")
 UNITS = {"heldout_accuracy": "fraction", "zvf_mean": "fraction", "gu_mean": "fraction",
          "heldout_reward_mean": "reward", "reward_first5": "reward", "reward_last10": "reward",
          "rollouts": "count", "steps": "count", "heldout_correct": "count", "heldout_n": "items"}
@@ -185,7 +187,7 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
             exclude(rel, "unreadable started_at", "malformed_run", a, s, sl)
             continue
         summ = m.get("summaries", {})
-        unit = Unit(a, s, sl, rel, {k: _finite(summ.get(k)) for k in set(metrics) | set(DESCRIPTIVE)},
+        unit = Unit(a, s, sl, rel, {k: _finite(summ.get(k)) for k in set(metrics) | set(DESCRIPTIVE) | set(RUN_COUNTS)},
                     fingerprint=m["fingerprint"]["hash"])
         if want_items:
             digest = m["artifacts"].get(HELDOUT_TRACE, {}).get("sha256")
