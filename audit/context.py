@@ -107,15 +107,14 @@ class AuditContext:
         except ValueError:
             return str(p)
 
-    # ---- cached readers (each file parsed at most once per audit) -------------------------
+    # ---- trace readers -----------------------------------------------------------------------
+    # Not cached: a 1,000-run campaign holds ~1M trace rows, and keeping them all alive makes
+    # every later allocation pay for garbage-collector scans (audit time grows quadratically).
     def _rows(self, run: Run, rel: str, what: str):
-        key = (str(run.path), rel)
-        if key not in self._cache:
-            try:
-                self._cache[key] = (read_jsonl(run.path / rel, what), None)
-            except UserError as exc:
-                self._cache[key] = (None, str(exc))
-        return self._cache[key]
+        try:
+            return read_jsonl(run.path / rel, what), None
+        except UserError as exc:
+            return None, str(exc)
 
     def telemetry(self, run: Run):
         return self._rows(run, TELEMETRY, "telemetry")

@@ -180,7 +180,7 @@ def build_index(ctx) -> SourceIndex:
         ins = [s for s in rec.get("inputs") or [] if isinstance(s, str)]
         expl = ("exploratory" in vid or (isinstance(rec.get("params"), dict)
                 and rec["params"].get("evidence_class") == "exploratory")
-                or (bool(ins) and all(s in exploratory_seals for s in ins)))
+                or (bool(ins) and bool(exploratory_seals) and all(s in exploratory_seals for s in ins)))
         idx.add(vid, rec.get("value"), rec.get("unit", "other"), exploratory=expl)
     for r in ctx.runs:
         m = r.manifest

@@ -2,11 +2,12 @@
 
     .venv/bin/python benchmarks/audit_scale.py [--sizes 100 300 1000] [--keep DIR]
 
-Campaigns come from ``stats.synthetic`` (5 arms of examples/e1.json, runs/5 seeds each,
-500 held-out items, 30 steps); the analysis is ``stats analyze`` with 1,000 resamples; the
+Campaigns follow ``stats.synthetic`` (5 arms of examples/e1.json, runs/5 seeds each,
+500 held-out items, 30 steps; written by a faster equivalent writer unless --generator stats); the analysis is ``stats analyze`` with 1,000 resamples; the
 report is 250 table rows (arm, seed, held-out accuracy in %, ZVF) = 500 numbers checked by
-table context. Prints generation, analysis and audit times, per-check audit times, and the
-growth ratio of the audit time per run (1.0 = linear).
+table context. Prints generation, analysis and audit times (wall and CPU: the CPU time is
+the fair one on a shared machine), per-check audit times, and the growth ratio of the audit
+time per run (1.0 = linear). Check 9 includes a full `stats analyze` recomputation.
 """
 
 from __future__ import annotations
@@ -35,6 +36,94 @@ def prereg_for(runs: int) -> dict:
     return p
 
 
+def fast_campaign(root: Path, prereg: dict, *, rng_seed: int = 3) -> None:
+    """Same records as ``stats.synthetic.make_campaign`` (manifest shape, sealed, consistent
+    summaries), but traces are written with string formatting and random hex instead of a
+    json.dumps and a sha256 per line, so 1,000 runs x 500 items take seconds, not minutes."""
+    import datetime as dt
+
+    import numpy as np
+
+    from prereg.canonical import sha256_json
+    from prereg.jsonio import dumps_pretty, write_json_atomic
+    from prereg.lock import build_lock, lock_filename
+    from prereg.records import (
+        HELDOUT_TRACE,
+        MANIFEST,
+        TELEMETRY,
+        TRAIN_TRACE,
+        artifact_digests,
+        seal,
+        unit_dir,
+    )
+    from prereg.summaries import compute_summaries
+    from stats.synthetic import fingerprint_components, resolved_config_for
+
+    rng = np.random.default_rng(rng_seed)
+    locked_at = "2026-01-01T00:00:00.000000Z"
+    lock = build_lock(prereg, now=locked_at)
+    lock_rel = f"locks/{lock_filename(prereg['id'], 1)}"
+    write_json_atomic(root / lock_rel, lock)
+    tr = prereg["training"]
+    steps, k, groups = int(tr["max_steps"]), int(tr["num_generations"]), int(tr.get("prompts_per_step", 2))
+    n = int(prereg["dataset"]["heldout_n"])
+    comps = fingerprint_components()
+    fp = {"components": comps, "hash": sha256_json(comps)}
+    t0 = dt.datetime(2026, 1, 2, tzinfo=dt.timezone.utc)
+    difficulty = rng.beta(2, 2, size=n)
+    for ai, arm in enumerate(prereg["arms"]):
+        for si, seed in enumerate(prereg["seeds"]):
+            d = unit_dir(root / "runs", prereg["id"], arm, seed)
+            d.mkdir(parents=True)
+            p = np.clip(0.3 + 0.4 * np.arange(1, steps + 1) / steps, 0.05, 0.95)
+            rewards = (rng.random((steps, groups, k)) < p[:, None, None]).astype(float)
+            hexes = rng.bytes(32 * (steps * groups * k + n)).hex()
+            tel, train = [], []
+            rollouts = 0
+            for st in range(steps):
+                r = rewards[st]
+                rollouts += groups * k
+                z = float(np.mean(r.min(axis=1) == r.max(axis=1)))
+                tel.append({"step": st + 1, "reward_mean": float(r.mean()), "zvf": z, "gu": 1.0 - z,
+                            "rollouts": rollouts, "groups": groups})
+            j = 0
+            for st in range(steps):
+                for g in range(groups):
+                    for i in range(k):
+                        h = hexes[64 * j:64 * (j + 1)]
+                        j += 1
+                        train.append(f'{{"completion_sha256": "{h}", "group": {g}, "index": {i}, '
+                                     f'"reward": {rewards[st, g, i]}, "step": {st + 1}}}\n')
+            correct = rng.random(n) < np.clip(difficulty + 0.01 * ai + 0.02 * rng.normal(), 0, 1)
+            held_rows = [{"correct": bool(c), "reward": float(c)} for c in correct]
+            held = []
+            for i, c in enumerate(correct):
+                h = hexes[64 * j:64 * (j + 1)]
+                j += 1
+                held.append(f'{{"completion_sha256": "{h}", "correct": {"true" if c else "false"}, "index": {i}, '
+                            f'"item_id": "item-{i}", "reward": {float(c)}}}\n')
+            # plain writes: fsync per file would dominate the generation time
+            (d / "traces").mkdir()
+            (d / "adapter").mkdir()
+            (d / TELEMETRY).write_text("".join(json.dumps(t, sort_keys=True) + "\n" for t in tel))
+            (d / TRAIN_TRACE).write_text("".join(train))
+            (d / HELDOUT_TRACE).write_text("".join(held))
+            (d / "adapter" / "adapter_model.safetensors").write_bytes(rng.bytes(64))
+            start = t0 + dt.timedelta(minutes=ai * len(prereg["seeds"]) + si)
+            manifest = seal({
+                "manifest_format": 1, "study_id": prereg["id"],
+                "lock": {"hash": lock["lock_hash"], "version": 1, "locked_at": locked_at, "path": lock_rel},
+                "arm": arm, "algorithm": prereg["arms"][arm]["algorithm"], "seed": seed,
+                "evidence_class": "confirmatory", "status": "complete",
+                "started_at": start.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                "ended_at": (start + dt.timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                "resolved_config": resolved_config_for(prereg, arm, seed),
+                "declared_changes": dict(prereg["arms"][arm]["changes"]), "fingerprint": fp,
+                "summaries": compute_summaries(tel, held_rows), "artifacts": artifact_digests(d),
+                "settings": {"synthetic": True}, "resumes": [], "error": None})
+            (d / MANIFEST).write_text(dumps_pretty(manifest))
+
+
 def report_text(root: Path, study: str, n_numbers: int = 500) -> str:
     from prereg.jsonio import read_json
 
@@ -48,7 +137,7 @@ def report_text(root: Path, study: str, n_numbers: int = 500) -> str:
     return "\n".join(lines) + "\n"
 
 
-def one(size: int, work: Path) -> dict:
+def one(size: int, work: Path, generator: str = "fast") -> dict:
     from audit.engine import run_audit
     from prereg.jsonio import write_atomic
     from stats.analyze import analyze, write
@@ -61,7 +150,10 @@ def one(size: int, work: Path) -> dict:
     os.chdir(root)
     try:
         t0 = time.perf_counter()
-        make_campaign(".", prereg, effects={"gspo": 0.03}, rng_seed=3)
+        if generator == "stats":
+            make_campaign(".", prereg, effects={"gspo": 0.03}, rng_seed=3)
+        else:
+            fast_campaign(Path("."), prereg)
         t_gen = time.perf_counter() - t0
         t0 = time.perf_counter()
         a = analyze(f"locks/{prereg['id']}.lock.json", "runs")
@@ -70,11 +162,11 @@ def one(size: int, work: Path) -> dict:
         write_atomic("report/report.md", report_text(root, prereg["id"]))
     finally:
         os.chdir(old)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = run_audit(root / "report")
-    t_audit = time.perf_counter() - t0
+    t_audit, c_audit = time.perf_counter() - t0, time.process_time() - c0
     n_runs = sum(1 for _ in (root / "runs").rglob("manifest.json"))
-    return {"runs": n_runs, "generate_s": t_gen, "analyze_s": t_an, "audit_s": t_audit,
+    return {"runs": n_runs, "generate_s": t_gen, "analyze_s": t_an, "audit_s": t_audit, "audit_cpu_s": c_audit,
             "findings": len(res.findings), "traced": res.traced_count, "untraced": len(res.untraced),
             "checks": {f"{r.check}:{r.name}": r.seconds for r in res.results}}
 
@@ -83,15 +175,17 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 1000])
     ap.add_argument("--keep", help="keep campaigns under this folder")
+    ap.add_argument("--generator", choices=["fast", "stats"], default="fast",
+                    help="fast: the benchmark's own writer (default); stats: stats.synthetic.make_campaign")
     args = ap.parse_args(argv)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="audit_scale_"))
     rows = []
     try:
         for size in args.sizes:
-            r = one(size, work)
+            r = one(size, work, args.generator)
             rows.append(r)
             print(f"{r['runs']:>5} runs: generate {r['generate_s']:7.1f}s  analyze {r['analyze_s']:6.1f}s  "
-                  f"audit {r['audit_s']:6.1f}s  ({r['traced']} numbers traced, {r['untraced']} untraced, "
+                  f"audit {r['audit_s']:6.1f}s wall / {r['audit_cpu_s']:6.1f}s cpu  ({r['traced']} numbers traced, {r['untraced']} untraced, "
                   f"{r['findings']} findings)", flush=True)
             print("        per check: " + ", ".join(f"{k} {v:.2f}s" for k, v in r["checks"].items()), flush=True)
     finally:
@@ -99,9 +193,10 @@ def main(argv=None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     base = rows[0]
     for r in rows[1:]:
-        growth = (r["audit_s"] / base["audit_s"]) / (r["runs"] / base["runs"])
-        print(f"growth {base['runs']} -> {r['runs']} runs: audit time x{r['audit_s'] / base['audit_s']:.2f} "
-              f"for x{r['runs'] / base['runs']:.1f} runs (per-run ratio {growth:.2f}; 1.0 = linear)")
+        for key, what in (("audit_s", "wall"), ("audit_cpu_s", "cpu")):
+            x = r[key] / base[key]
+            print(f"growth {base['runs']} -> {r['runs']} runs ({what}): audit time x{x:.2f} for "
+                  f"x{r['runs'] / base['runs']:.1f} runs (per-run ratio {x / (r['runs'] / base['runs']):.2f}; 1.0 = linear)")
     return 0
 
 

@@ -93,6 +93,23 @@ def test_warnings_pass_but_fail_with_strict(clean, tmp_path, capsys):
     assert main(["check", str(camp.report), "--strict"]) == 1
 
 
+def test_trusted_key_option(clean, tmp_path, capsys):
+    from prereg.jsonio import read_json, write_json_atomic
+    from prereg.signing import keygen, load_private_key, sign
+
+    camp = copy_campaign(clean, tmp_path / "c")
+    a_priv, a_pub = keygen(tmp_path / "a.key")
+    _b_priv, b_pub = keygen(tmp_path / "b.key")
+    lock = read_json(camp.lock)
+    lock["signature"] = sign(load_private_key(a_priv), lock["lock_hash"].encode())
+    write_json_atomic(camp.lock, lock)
+    assert main(["check", str(camp.report), "--trusted-key", str(a_pub)]) == 0
+    assert main(["check", str(camp.report), "--trusted-key", str(b_pub), "--json", str(tmp_path / "o.json")]) == 1
+    doc = json.loads((tmp_path / "o.json").read_text())
+    (f,) = [f for c in doc["checks"] for f in c["findings"]]
+    assert f["check"] == "1" and "untrusted key" in f["found"]
+
+
 def test_explicit_lock_and_runs_options(clean, capsys):
     assert main(["check", str(clean.report), "--lock", str(clean.lock), "--runs", str(clean.runs)]) == 0
 

@@ -17,10 +17,10 @@ def _is_exploratory_entity(ctx, ent) -> bool:
     if ent[0] in ("run", "seed") and ent[-1] not in ctx.seeds:
         return True
     if ent[0] == "run":
-        for r in ctx.runs:
-            m = r.manifest
-            if m.get("arm") == ent[1] and m.get("seed") == ent[2] and m.get("evidence_class") == "exploratory":
-                return True
+        if "exploratory_units" not in ctx._cache:
+            ctx._cache["exploratory_units"] = {(r.manifest.get("arm"), r.manifest.get("seed")) for r in ctx.runs
+                                               if r.manifest.get("evidence_class") == "exploratory"}
+        return (ent[1], ent[2]) in ctx._cache["exploratory_units"]
     return False
 
 
