@@ -226,8 +226,10 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     for c in a["contrasts"]:
         res = a["verdicts"]["contrasts"].get(c, {})
         last = res.get("trail", [])[-1] if res.get("trail") else None
-        why = "; ".join(x["detail"] for x in last["checks"]) if last and last["checks"] else "fallback rule"
-        L.append(f"- `{c}`: **{res.get('verdict')}** (rule {res.get('rule')}: {why})")
+        # check names only: the numbers behind each check are in the tables above, pinned by id
+        why = ("conditions met: " + ", ".join(x["check"] for x in last["checks"])) if last and last["checks"] \
+            else "fallback rule: no earlier rule held"
+        L.append(f"- `{c}`: **{res.get('verdict')}** ({why})")
     L.append("")
     L += ["## Deviations from the plan", ""]
     L += [f"- **{x['kind']}**: {x['detail']}" for x in a["deviations"]] or ["None."]

@@ -143,3 +143,12 @@ def test_shipped_table_shows_small_n_undercoverage():
     cov = {(r["dist"], r["method"], r["n"]): r["coverage"] for r in TABLE["rows"]}
     assert cov[("normal", "percentile", 3)] < 0.85 < cov[("normal", "t", 3)]
     assert cov[("normal", "t", 20)] > 0.93
+
+
+def test_rendered_report_passes_the_audit_strictly(rendered):
+    """Contract with the audit: every rendered number traces to analysis.json (skipped without audit)."""
+    audit_cli = pytest.importorskip("audit.cli")
+    out, a, _ = rendered
+    lock = Path(a["lock"]["path"])
+    runs = Path(a["inputs"]["root"])
+    assert audit_cli.main(["check", str(out), "--lock", str(lock), "--runs", str(runs), "--strict"]) == 0
