@@ -85,3 +85,118 @@ def test_overlong_penalty_matches_dapo_piecewise_rule():
 
 def test_overlong_filter_masks_truncated():
     assert overlong_filter_keep([False, True, False]) == [True, False, True]
+
+
+# -- real tiny-model runs ------------------------------------------------------------------------
+
+def _dapo_lock(root, *, task="fixed", **changes):
+    from runner_run_support import prereg, write_lock
+
+    p = prereg(id=f"dapo-{root.name}")
+    if task == "fixed":  # 'const' earns 1.0 always (never eligible), 'var' alternates 0/1 (always eligible)
+        p["task"] = {"name": "runner_run_support:make_fixed_task"}
+        p["dataset"] = {"name": "fixed", "revision": None, "train_split": "train", "heldout_split": "heldout",
+                        "heldout_n": 2}
+    p["arms"] = {**p["arms"], "dapo": {"algorithm": "dapo", "changes": {"loss_type": "dapo", **changes}}}
+    return write_lock(root / "locks", p)
+
+
+@pytest.fixture(scope="module")
+def dapo_run(tmp_path_factory):
+    from runner_run_support import run
+
+    root = tmp_path_factory.mktemp("dapo")
+    lock = _dapo_lock(root, epsilon_high=0.28, dynamic_sampling=True, dynamic_sampling_max_batches=3)
+    return run(lock, "dapo", 1, root / "runs")
+
+
+@pytest.mark.slow
+def test_dapo_real_run_refills_dropped_groups_and_reports_both_zvfs(dapo_run):
+    from prereg.records import read_run
+
+    r = read_run(dapo_run)
+    m = r.manifest
+    assert m["status"] == "complete" and r.seal_ok()
+    assert m["resolved_config"]["trainer"]["loss_type"] == "dapo"
+    assert m["resolved_config"]["trainer"]["epsilon_high"] == 0.28
+    assert m["resolved_config"]["runner"]["dynamic_sampling_max_batches"] == 3
+    tel = r.telemetry()
+    traces = r.train_trace()
+    for row in tel:
+        # batch 0 holds 'const' (dropped) and 'var'; one refill batch brings the second eligible group
+        assert row["dynamic_sampling_batches"] == 2
+        assert row["dynamic_sampling_groups_generated"] == 4 and row["dynamic_sampling_eligible_groups"] == 2
+        assert row["dynamic_sampling_rollouts"] == 16 == row["new_rollouts"]
+        assert row["zvf_generated"] == 0.5 == row["zvf"]
+        assert row["zvf_optimized"] == 0.0
+        kept = row["dynamic_sampling_kept"]
+        assert len(kept) == 2 and len({g for g, _ in kept}) == 2  # one group from each generation batch
+        step_rows = [t for t in traces if t["step"] == row["step"]]
+        assert len(step_rows) == 16
+        for gen, group in kept:
+            rewards = [t["reward"] for t in step_rows if t["generation"] == gen and t["group"] == group]
+            assert len(rewards) == 4 and len(set(rewards)) > 1 and {t["item_id"] for t in step_rows
+                                                                    if t["generation"] == gen
+                                                                    and t["group"] == group} == {"var"}
+    assert tel[-1]["rollouts"] == 16 * len(tel)
+
+
+@pytest.mark.slow
+def test_dapo_real_run_fails_loudly_when_the_generation_limit_is_hit(tmp_path):
+    from runner_run_support import run
+
+    from prereg.records import read_run
+
+    lock = _dapo_lock(tmp_path, dynamic_sampling=True, dynamic_sampling_max_batches=1)
+    with pytest.raises(DynamicSamplingExhausted, match="dynamic_sampling_max_batches: 1 .* only 1 of the 2"):
+        run(lock, "dapo", 1, tmp_path / "runs")
+    r = read_run(tmp_path / "runs" / f"dapo-{tmp_path.name}" / "dapo" / "s1")
+    assert r.manifest["status"] == "failed" and "DynamicSamplingExhausted" in r.manifest["error"]
+    assert r.telemetry() == []  # no step was trained on fewer groups
+    assert len(r.train_trace()) == 8  # the one generation batch it was allowed is still traced
+
+
+@pytest.mark.slow
+def test_dapo_overlong_shaping_in_a_real_run(tmp_path):
+    from runner_run_support import run
+
+    from prereg.records import read_run
+
+    lock = _dapo_lock(tmp_path, task="arith", overlong_filtering=True, overlong_buffer_length=4,
+                      overlong_penalty_factor=0.5)
+    r = read_run(run(lock, "dapo", 1, tmp_path / "runs"))
+    assert r.manifest["status"] == "complete"
+    for row in r.telemetry():
+        n = row["new_rollouts"]
+        # every truncated completion (length 8 = max_completion_length, no EOS) is filtered out of the loss
+        assert row["overlong_filtered"] == round(row["truncated_frac"] * n)
+        # lengths 5..8 are penalized linearly down to -0.5; shorter ones are not
+        assert -0.5 <= row["overlong_penalty_mean"] <= 0.0
+        assert row["overlong_penalized"] >= row["overlong_filtered"]
+
+
+def test_dapo_preset_fills_clip_higher_and_refuses_bad_locks():
+    from runner_run_support import prereg
+
+    from runner.config import resolve
+
+    p = prereg()
+    training = {k: v for k, v in p["training"].items() if k not in ("epsilon", "epsilon_high", "loss_type")}
+    p = prereg(training=training, arms={"dapo": {"algorithm": "dapo", "changes": {"dynamic_sampling": True,
+                                                                                  "dynamic_sampling_max_batches": 2}}},
+               baseline_arm="dapo")
+    cfg = resolve(p, "dapo", 1, device="cpu", output_dir="/tmp/x")
+    assert cfg.grpo_config.loss_type == "dapo" and cfg.grpo_config.epsilon == 0.2
+    assert cfg.grpo_config.epsilon_high == 0.28
+    assert cfg.sources["trainer.epsilon_high"] == "preset:dapo"
+    bad = prereg(training=training, arms={"dapo": {"algorithm": "dapo", "changes": {"dynamic_sampling": True}}},
+                 baseline_arm="dapo")
+    with pytest.raises(UserError, match="dynamic_sampling_max_batches"):
+        resolve(bad, "dapo", 1, device="cpu", output_dir="/tmp/x")
+    wrong = prereg(arms={"dapo": {"algorithm": "dapo", "changes": {"loss_type": "grpo"}}}, baseline_arm="dapo")
+    with pytest.raises(UserError, match="loss_type"):
+        resolve(wrong, "dapo", 1, device="cpu", output_dir="/tmp/x")
+    grpo_ds = prereg(arms={"grpo": {"algorithm": "grpo", "changes": {"dynamic_sampling": True,
+                                                                      "dynamic_sampling_max_batches": 2}}})
+    with pytest.raises(UserError, match="dynamic_sampling"):
+        resolve(grpo_ds, "grpo", 1, device="cpu", output_dir="/tmp/x")
