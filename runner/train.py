@@ -292,7 +292,30 @@ def build_trainer(cfg: ResolvedConfig, model, tokenizer, task, recorder: Recorde
     from transformers.trainer_callback import PrinterCallback
 
     trainer.remove_callback(PrinterCallback)  # our recorder prints one line per step instead
+    check_wiring(trainer, cfg)
     return trainer
+
+
+# trainer attribute -> GRPOConfig field the trainer must have taken it from
+WIRED = {"loss_type": "loss_type", "scale_rewards": "scale_rewards",
+         "importance_sampling_level": "importance_sampling_level", "beta": "beta", "epsilon_low": "epsilon",
+         "num_iterations": "num_iterations", "num_generations": "num_generations", "temperature": "temperature",
+         "top_p": "top_p", "max_completion_length": "max_completion_length",
+         "mask_truncated_completions": "mask_truncated_completions"}
+
+
+def check_wiring(trainer, cfg: ResolvedConfig) -> None:
+    """Fail the run if the constructed trainer does not use the resolved config (DESIGN failure 2).
+
+    A preset's trainer subclass that overrides a treatment setting, or a TRL release that
+    stops reading a field, would otherwise run one arm with another arm's objective.
+    """
+    for attr, field in WIRED.items():
+        if hasattr(trainer, attr) and getattr(trainer, attr) != getattr(cfg.grpo_config, field):
+            raise RuntimeError(f"trainer.{attr}={getattr(trainer, attr)!r} but the resolved config has "
+                               f"{field}={getattr(cfg.grpo_config, field)!r}: the setting is not wired")
+    if trainer.args.seed != cfg.seed:
+        raise RuntimeError(f"trainer seed {trainer.args.seed} is not the run seed {cfg.seed}")
 
 
 def _remove_empty(path: Path) -> None:

@@ -152,3 +152,16 @@ def test_preset_check_and_registry_shape():
     assert check_preset("a", preset, {}) == {"loss_type": "dapo", "epsilon_high": 0.28}
     with pytest.raises(Refusal):
         check_preset("a", preset, {"loss_type": "grpo"})
+
+
+def test_wiring_check_catches_a_trainer_that_ignores_the_config():
+    from types import SimpleNamespace
+
+    from runner.train import check_wiring
+
+    cfg = _resolve(prereg(), "dr_grpo")
+    good = SimpleNamespace(loss_type="dr_grpo", scale_rewards="none", beta=0.0, args=SimpleNamespace(seed=1))
+    check_wiring(good, cfg)
+    bad = SimpleNamespace(loss_type="grpo", scale_rewards="none", beta=0.0, args=SimpleNamespace(seed=1))
+    with pytest.raises(RuntimeError, match="trainer.loss_type='grpo'.*not wired"):
+        check_wiring(bad, cfg)
