@@ -326,42 +326,45 @@ def _telemetry(a: dict, root: Path, notes: list[str]) -> dict[str, dict[int, lis
 
 
 def _curves(tel, key: str, ylabel: str, path: Path) -> bool:
+    """One panel per arm: each seed a thin line, the mean over seeds bold, min–max over seeds shaded."""
+    import warnings
+
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
-    drawn = False
+    mats = {}
     for arm in sorted(tel):
-        series = [[row.get(key) for row in rows] for rows in tel[arm].values()]
-        series = [[np.nan if v is None else float(v) for v in s] for s in series if s]
+        series = [[np.nan if row.get(key) is None else float(row[key]) for row in rows] for rows in tel[arm].values()]
+        series = [x for x in series if x]
         if not series:
             continue
-        n = max(len(s) for s in series)
+        n = max(len(x) for x in series)
         mat = np.full((len(series), n), np.nan)
-        for i, s in enumerate(series):
-            mat[i, :len(s)] = s
-        if np.all(np.isnan(mat)):
-            continue
-        steps = np.arange(1, n + 1)
-        with np.errstate(all="ignore"):
-            import warnings
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                mean, lo, hi = np.nanmean(mat, 0), np.nanmin(mat, 0), np.nanmax(mat, 0)
-        line, = ax.plot(steps, mean, label=f"{arm} (n={len(series)})")
-        ax.fill_between(steps, lo, hi, color=line.get_color(), alpha=0.18, linewidth=0)
-        drawn = True
-    if not drawn:
-        plt.close(fig)
+        for i, x in enumerate(series):
+            mat[i, :len(x)] = x
+        if not np.all(np.isnan(mat)):
+            mats[arm] = mat
+    if not mats:
         return False
-    ax.set_xlabel("optimizer step")
-    ax.set_ylabel(ylabel)
-    ax.set_title(f"{ylabel}: mean over seeds, band = min–max over seeds")
-    ax.legend(fontsize=8)
+    k = len(mats)
+    fig, axes = plt.subplots(1, k, figsize=(2.6 * k + 0.8, 3.2), dpi=110, sharey=True, squeeze=False)
+    for ax, (arm, mat), color in zip(axes[0], mats.items(), [f"C{i}" for i in range(k)], strict=True):
+        steps = np.arange(1, mat.shape[1] + 1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean, lo, hi = np.nanmean(mat, 0), np.nanmin(mat, 0), np.nanmax(mat, 0)
+        ax.fill_between(steps, lo, hi, color=color, alpha=0.15, linewidth=0)
+        for row in mat:
+            ax.plot(steps, row, color=color, alpha=0.25, linewidth=0.6)
+        ax.plot(steps, mean, color=color, linewidth=2)
+        ax.set_title(f"{arm} ({mat.shape[0]} seeds)", fontsize=9)
+        ax.set_xlabel("step", fontsize=8)
+        ax.tick_params(labelsize=7)
+    axes[0][0].set_ylabel(ylabel, fontsize=8)
+    fig.suptitle(f"{ylabel}: per seed (thin), mean over seeds (bold), min–max band", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, metadata={"Software": None})
     plt.close(fig)
@@ -456,8 +459,8 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
             notes.append(f"figures: runs folder {a['inputs'].get('root')!r} not found; curves not drawn (use --runs)")
         else:
             tel = _telemetry(a, root, notes)
-            for key, label, name in (("reward_mean", "training reward (mean per step)", "reward"),
-                                     ("zvf", "zero-variance fraction of groups", "zvf")):
+            for key, label, name in (("reward_mean", "training reward (step mean)", "reward"),
+                                     ("zvf", "zero-variance fraction (ZVF)", "zvf")):
                 if _curves(tel, key, label, targets[name]):
                     figures.append(f"figures/{targets[name].name}")
                     written.append(targets[name])
