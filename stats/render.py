@@ -418,8 +418,9 @@ def _forest(a: dict, path: Path) -> None:
         ax2.legend(fontsize=8, loc="best")
     ax2.set_yticks(range(len(a["contrasts"])), a["contrasts"])
     ax2.invert_yaxis()
-    ax2.set_xlabel("paired difference; " + ", ".join(f"{w} {s['level'] * 100:g}% {s['method']}"
-                                                     for w, (_, s) in zip(("thin", "thick"), ctags[:2], strict=False)))
+    ax2.set_xlabel("paired difference\n" + "; ".join(f"{w}: {s['level'] * 100:g}% {s['method']}"
+                                                     for w, (_, s) in zip(("thin", "thick"), ctags[:2], strict=False)),
+                   fontsize=8)
     ax2.set_title("Contrasts (arm − baseline)")
     fig.tight_layout()
     fig.savefig(path, metadata={"Software": None})
