@@ -455,6 +455,14 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
         res = _verdict(plan, cf)
         res["estimable"] = f["n"] >= 2
         verdicts["contrasts"][c] = res
+    metric = plan["primary_metric"]
+    verdicts["hypotheses"] = {
+        h["id"]: {"contrast": f"{h['arm']}-{h['baseline']}",
+                  "verdict": verdicts["contrasts"].get(f"{h['arm']}-{h['baseline']}", {}).get("verdict")
+                  if h["metric"] == metric else None,
+                  **({} if h["metric"] == metric and f"{h['arm']}-{h['baseline']}" in verdicts["contrasts"] else
+                     {"note": "hypothesis is not one of the plan's primary-metric contrasts; no verdict"})}
+        for h in prereg["hypotheses"]}
     kinds = sorted({d["kind"] for d in data.deviations})
     verdicts["study"] = {"verdict": "DEVIATION" if data.deviations else "AS_PLANNED", "deviation_kinds": kinds,
                          "n_deviations": len(data.deviations)}

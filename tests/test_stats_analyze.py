@@ -80,6 +80,7 @@ def test_schema_ids_and_provenance(result, base):
     # planted effects are found; the plan's verdict rules are applied in order
     assert a["verdicts"]["contrasts"]["gspo-grpo"]["verdict"] == "SURVIVES"
     assert a["verdicts"]["contrasts"]["dapo-grpo"]["verdict"] == "REVERSES"
+    assert a["verdicts"]["hypotheses"]["H3"] == {"contrast": "gspo-grpo", "verdict": "SURVIVES"}
     assert _v(a, "arms.gspo.heldout_accuracy.mean") > _v(a, "arms.grpo.heldout_accuracy.mean")
 
 
