@@ -109,3 +109,99 @@ def test_settings_from_lock_fields_refuse_bad_or_missing_values():
         AeroSettings.from_fields({k: v for k, v in fields.items() if k != "aero_keep_incorrect"}, num_generations=4)
     with pytest.raises(UserError, match="scale_rewards"):
         AeroSettings.from_fields(fields, num_generations=4, scale_rewards="batch")
+
+
+# -- real tiny-model runs ------------------------------------------------------------------------
+
+AERO_CHANGES = {"aero_exploration_rollouts": 2, "aero_rescue_budget": 3, "aero_success_threshold": 0.5,
+                "aero_keep_incorrect": 1}
+
+
+def _aero_lock(root, *, task="arith", **changes):
+    from runner_run_support import prereg, write_lock
+
+    p = prereg(id=f"aero-{task}")
+    if task == "fixed":  # 'const' earns 1.0 always, 'var' alternates 0/1 in call order
+        p["task"] = {"name": "runner_run_support:make_fixed_task"}
+        p["dataset"] = {"name": "fixed", "revision": None, "train_split": "train", "heldout_split": "heldout",
+                        "heldout_n": 2}
+    p["arms"] = {**p["arms"], "aero": {"algorithm": "aero", "changes": {**AERO_CHANGES, **changes}}}
+    return write_lock(root / "locks", p)
+
+
+@pytest.fixture(scope="module")
+def aero_runs(tmp_path_factory):
+    from runner_run_support import run
+
+    root = tmp_path_factory.mktemp("aero")
+    return {task: run(_aero_lock(root / task, task=task), "aero", 1, root / task / "runs")
+            for task in ("fixed", "arith")}
+
+
+@pytest.mark.slow
+def test_aero_real_run_on_hand_known_groups(aero_runs):
+    from prereg.records import read_run
+
+    r = read_run(aero_runs["fixed"])
+    assert r.manifest["status"] == "complete" and r.seal_ok()
+    assert r.manifest["algorithm"] == "aero"
+    for row in r.telemetry():
+        # 'const' explores [1, 1]: all-correct, one rollout kept with advantage 1 - 3/4;
+        # 'var' explores one success and one failure: rate 0.5, not below the threshold -> keep both.
+        assert sorted(row["aero_group_strategy"]) == ["keep_all", "posterior_all_correct"]
+        assert row["aero_rollouts_generated"] == 4 == row["new_rollouts"]
+        assert row["aero_rollouts_kept"] == 3 and row["aero_rollouts_rejected"] == 1
+        assert row["aero_rescue_used"] == 0
+        assert row["groups"] == 2 and row["zvf"] == 0.5
+
+
+@pytest.mark.slow
+def test_aero_real_run_decisions_match_the_rules_applied_to_its_traced_rewards(aero_runs):
+    """Recompute allocation and curation from the traced rewards; the run must have done the same."""
+    from prereg.records import read_run
+
+    r = read_run(aero_runs["arith"])
+    assert r.manifest["status"] == "complete"
+    traces, tel = r.train_trace(), r.telemetry()
+    settings = AeroSettings.from_fields(AERO_CHANGES, num_generations=4)
+    rescued_total = 0
+    for row in tel:
+        step = [t for t in traces if t["step"] == row["step"]]
+        groups: dict[int, list] = {}
+        for t in sorted(step, key=lambda t: (t["generation"], t["index"])):
+            groups.setdefault(t["group"], []).append(t)
+        for g in groups.values():
+            assert [t["index"] for t in g] == list(range(len(g)))  # contiguous, generation order
+            assert len(g) <= 4 and len({t["item_id"] for t in g}) == 1
+        rewards = [[t["reward"] for t in groups[k]] for k in sorted(groups)]
+        queue = {k: rw[2:] for k, rw in enumerate(rewards)}
+        replay = aero_step([rw[:2] for rw in rewards], settings,
+                           generate_more=lambda gs, q=queue: [q[g].pop(0) for g in gs],
+                           is_success=lambda x: x >= 1.0)
+        assert all(not q for q in queue.values()), "the run generated rollouts the rules would not"
+        assert row["aero_group_strategy"] == [g.strategy for g in replay.groups]
+        assert (row["aero_rollouts_generated"], row["aero_rollouts_kept"], row["aero_rescue_used"]) == (
+            replay.generated, replay.kept, replay.rescue_used)
+        assert row["aero_rollouts_generated"] == len(step) == row["new_rollouts"]
+        rescued_total += row["aero_rescue_used"]
+    assert rescued_total > 0, "the untrained tiny model fails arith often enough to need rescue"
+
+
+def test_aero_preset_refuses_locks_it_cannot_run():
+    from runner_run_support import prereg
+
+    from runner.config import resolve
+
+    def arm(**changes):
+        return prereg(arms={"aero": {"algorithm": "aero", "changes": {**AERO_CHANGES, **changes}}},
+                      baseline_arm="aero")
+
+    cfg = resolve(arm(), "aero", 1, device="cpu", output_dir="/tmp/x")
+    assert cfg.runner_fields["aero_rescue_budget"] == 3 and cfg.grpo_config.loss_type == "grpo"
+    with pytest.raises(UserError, match="aero_exploration_rollouts"):
+        resolve(arm(aero_exploration_rollouts=8), "aero", 1, device="cpu", output_dir="/tmp/x")
+    with pytest.raises(UserError, match="steps_per_generation"):
+        resolve(arm(steps_per_generation=2, num_iterations=2), "aero", 1, device="cpu", output_dir="/tmp/x")
+    with pytest.raises(UserError, match="aero_rescue_budget"):
+        resolve(prereg(arms={"grpo": {"algorithm": "grpo", "changes": {"aero_rescue_budget": 2}}}), "grpo", 1,
+                device="cpu", output_dir="/tmp/x")
