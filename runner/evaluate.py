@@ -123,6 +123,9 @@ def evaluate_heldout(model, tokenizer, task, evaluation: dict, heldout_n: int, *
             "target": _json_value(item.get("answer")), "correct": bool(task.correct(completion, item)),
             "reward": float(task.reward(completion, item)),
         })
+        if hasattr(task, "item_record"):  # task-specific per-item fields (e.g. connections: groups, strata)
+            extra = task.item_record(completion, item)
+            rows[-1].update({k: v for k, v in extra.items() if k not in rows[-1]})
     return rows
 
 
