@@ -107,6 +107,11 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
     from runner.gpu import check_gpu_requirements
 
     check_gpu_requirements(arm_view(prereg, arm, exploratory=exploratory)[1], prereg["model"], device)
+    from runner.tasks import get_task
+
+    task = get_task(prereg["task"], prereg["dataset"])
+    if hasattr(task, "preflight"):  # cheap load-time checks (e.g. connections: split dates, shortcut probe)
+        task.preflight()
     run_dir = unit_dir(out, lock.study_id, arm, seed)
     cfg = resolve(prereg, arm, seed, device=device, output_dir=str(run_dir / "checkpoints"),
                   exploratory=exploratory)

@@ -191,3 +191,51 @@ def test_unknown_option_and_missing_path_refused():
         get_task(TASK, {k: v for k, v in dataset().items() if k != "path"})
     with pytest.raises(UserError, match="task.reward"):
         get_task({**TASK, "reward": "exact"}, dataset())
+
+
+# -- through `runner run` --------------------------------------------------------------------------
+
+def _connections_lock(root, path=BOARDS, options=None):
+    from runner_run_support import prereg, write_lock
+
+    p = prereg(id="conn")
+    p["task"] = {**TASK, "options": options or {}}
+    p["dataset"] = dataset(path, heldout_n=4)
+    p["training"] = {**p["training"], "max_steps": 1}
+    return write_lock(root / "locks", p)
+
+
+@pytest.mark.slow
+def test_real_run_records_connections_outcomes_and_one_prompt_path(tmp_path):
+    from runner_run_support import run
+
+    from prereg.canonical import sha256_text
+    from prereg.records import read_run
+
+    r = read_run(run(_connections_lock(tmp_path), "grpo", 1, tmp_path / "runs"))
+    assert r.manifest["status"] == "complete"
+    task = make()
+    held = r.heldout_trace()
+    items = task.heldout_items(4)
+    for row, item in zip(held, items, strict=True):
+        assert row["prompt_sha256"] == sha256_text(task.build_prompt(item))
+        assert set(row) >= {"solved", "groups_correct", "one_away", "invalid", "reward", "groups"}
+        assert row["invalid"] and row["reward"] == pytest.approx(-0.1)  # 8 random tokens are no answer
+        assert [g["category"] for g in row["groups"]] == item["categories"]
+    train_prompts = {sha256_text(it["prompt"]) for it in task.train_items()}
+    assert {t["prompt_sha256"] for t in r.train_trace()} <= train_prompts
+    assert r.manifest["fingerprint"]["components"]["dataset"]["shortcut_probe"]["n_items"] == 16
+
+
+def test_runner_run_refuses_a_leaky_board_file_before_writing_anything(tmp_path, capsys):
+    from runner.cli import main
+
+    boards = [json.loads(line) for line in BOARDS.read_text().splitlines()]
+    for b in boards:
+        b["words"] = [w for g in b["groups"] for w in g["words"]]
+    lock = _connections_lock(tmp_path, write_boards(tmp_path, boards), {"shuffle": False})
+    rc = main(["run", "--arm", "grpo", "--seed", "1", "--lock", str(lock), "--out", str(tmp_path / "runs"),
+               "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("error: task.options.shortcut_max_fraction")
+    assert not (tmp_path / "runs").exists()

@@ -317,6 +317,10 @@ class ConnectionsTask(Task):
             self.shortcut_report = shortcut_probe(self, out[0])
         return out
 
+    def preflight(self) -> None:
+        """Load the boards now: the split-date check and the shortcut probe refuse before a run starts."""
+        self._loaded()
+
     # The one prompt path for training and evaluation.
     def presented_words(self, item: dict) -> list[str]:
         words = list(item["board_words"])
