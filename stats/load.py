@@ -262,7 +262,7 @@ def is_table(path: str | Path) -> bool:
 def _rows(path: Path) -> list[tuple[int, dict]]:
     if path.suffix.lower() == ".csv":
         try:
-            with open(path, newline="", encoding="utf-8") as fh:
+            with open(path, newline="", encoding="utf-8-sig") as fh:
                 reader = csv.DictReader(fh)
                 if not reader.fieldnames:
                     raise UserError(f"{path}: empty table (no header row)")
