@@ -177,7 +177,10 @@ def _summaries(run_dir: Path) -> dict:
 
 def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, exploratory: bool,
          store_text: bool, quiet: bool, resume: str | None = None) -> Path:
+    import torch
+
     prereg = lock.prereg
+    settings = {**settings, "torch_threads": torch.get_num_threads()}  # CPU reductions depend on it
     manifest = _base_manifest(lock, cfg, settings, exploratory)
     point = None
     if resume:  # an interrupted unit (killed or interrupted): continue it from its last checkpoint
