@@ -237,11 +237,9 @@ def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
     runner.update({"seed": seed, "device": device})
     sources.update({"runner.seed": "runner", "runner.device": "runner"})
     if trainer.get("use_vllm"):  # the seed vLLM samples with, derived from the run seed (runner.gpu)
-        from runner.gpu import vllm_colocate_seed
+        from runner.gpu import vllm_seed_record
 
-        colocate = trainer.get("vllm_mode", "colocate") == "colocate"
-        runner["vllm_seed"] = (vllm_colocate_seed(seed) if colocate
-                               else "per call: derive_seed(seed, 'vllm-server:<step>:<call>')")
+        runner["vllm_seed"] = vllm_seed_record(trainer, seed)
         sources["runner.vllm_seed"] = "runner"
 
     try:

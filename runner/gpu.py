@@ -90,6 +90,13 @@ def vllm_server_request_seed(run_seed: int, step: int, call: int) -> int:
     return derive_seed(run_seed, f"vllm-server:{step}:{call}")
 
 
+def vllm_seed_record(trainer_fields: dict, run_seed: int) -> int | str:
+    """What the resolved config records as ``runner.vllm_seed`` for a vLLM arm."""
+    if trainer_fields.get("vllm_mode", "colocate") == "colocate":
+        return vllm_colocate_seed(run_seed)
+    return f"per call: derive_seed({run_seed}, 'vllm-server:<step>:<call>')"
+
+
 def check_trl_vllm_seed_hook() -> None:
     """Refuse when the installed TRL no longer builds its engine as ``LLM(..., seed=...)``.
 

@@ -95,3 +95,34 @@ def test_gpu_smoke_says_it_needs_a_gpu_and_exits_2():
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == ["error: gpu_smoke needs a CUDA GPU; none is visible on this machine"]
     assert proc.stdout == ""
+
+
+@needs_no_cuda
+@pytest.mark.parametrize("change,needle", [
+    ({"model": {"name": "tiny:qwen2", "revision": None, "quantization": {"load_in_4bit": True}}},
+     "error: model.quantization: 4-bit QLoRA needs a CUDA GPU"),
+    ({"training": {"use_vllm": True, "vllm_mode": "colocate"}}, "error: training.use_vllm: vLLM generation needs a CUDA GPU"),
+])
+def test_runner_run_refuses_gpu_paths_on_cpu_in_one_line(tmp_path, capsys, change, needle):
+    from runner_run_support import prereg, write_lock
+
+    from runner.cli import main
+
+    p = prereg()
+    if "training" in change:
+        p["training"] = {**p["training"], **change["training"]}
+    else:
+        p.update(change)
+    lock = write_lock(tmp_path / "locks", p)
+    rc = main(["run", "--arm", "grpo", "--seed", "1", "--lock", str(lock), "--out", str(tmp_path / "runs")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith(needle), err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_recorded_vllm_seed_is_derived_from_the_run_seed():
+    colocate = {"use_vllm": True, "vllm_mode": "colocate"}
+    assert gpu.vllm_seed_record(colocate, 1) == gpu.vllm_colocate_seed(1)
+    assert gpu.vllm_seed_record(colocate, 1) != gpu.vllm_seed_record(colocate, 2)
+    server = gpu.vllm_seed_record({"use_vllm": True, "vllm_mode": "server"}, 7)
+    assert "derive_seed(7, 'vllm-server:<step>:<call>')" in server
