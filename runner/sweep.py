@@ -241,7 +241,8 @@ def start_unit(spec: dict) -> tuple[subprocess.Popen, Path]:
         spec = {**spec, "lock": spec.get("lock_abs", spec["lock"]), "out": spec.get("out_abs", spec["out"])}
     with open(log_file, "wb") as fh:
         proc = subprocess.Popen(unit_command(spec, os.getpid()), stdout=fh, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=env, cwd=cwd)
+                                stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                                start_new_session=True)  # Ctrl-C reaches the sweep, which forwards one SIGINT
     append_event(spec["log_path"], {"event": "attempt", "sweep": spec["sweep_id"], "arm": spec["arm"],
                                     "seed": spec["seed"], "host": host, "worker_pid": os.getpid(),
                                     "child_pid": proc.pid, "log": str(log_file),
