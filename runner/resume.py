@@ -177,7 +177,12 @@ def check_same_unit(manifest: dict, *, lock_hash: str, arm: str, seed: int, reso
         raise Refusal("resume: the interrupted unit was run under a different lock; move it aside to rerun")
     if manifest.get("arm") != arm or manifest.get("seed") != seed:
         raise Refusal("resume: the interrupted unit's manifest names a different arm or seed")
-    if manifest.get("resolved_config") != resolved_config:
+    from prereg.fields import FREE_PATHS, flatten
+
+    def science(cfg):  # free settings (output folder, run name, ...) may differ, e.g. a moved runs folder
+        return {k: v for k, v in flatten(cfg or {}).items() if k not in FREE_PATHS}
+
+    if science(manifest.get("resolved_config")) != science(resolved_config):
         raise Refusal("resume: the resolved trainer config differs from the interrupted unit's; "
                       "move it aside to rerun")
 

@@ -233,7 +233,12 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
         trainer = build_trainer(cfg, model, tokenizer, task, recorder, callbacks=extra_callbacks)
         if getattr(trainer, "rlprereg_vllm_engine_seeds", None):
             manifest["notes"].append(f"vLLM engine seed(s) from the run seed: {trainer.rlprereg_vllm_engine_seeds}")
-        trainer.train(resume_from_checkpoint=str(point.checkpoint) if point and point.checkpoint else None)
+        if point is not None and point.checkpoint is not None and point.step >= cfg.grpo_config.max_steps:
+            # interrupted after training (e.g. during evaluation): the final checkpoint is the trained
+            # policy; Trainer.train would run one more step before noticing max_steps
+            trainer._load_from_checkpoint(str(point.checkpoint))
+        else:
+            trainer.train(resume_from_checkpoint=str(point.checkpoint) if point and point.checkpoint else None)
         recorder.close()
 
         trainer.model.save_pretrained(str(run_dir / "adapter"))

@@ -117,8 +117,8 @@ def test_unit_guard_hands_back_killed_units_but_not_failed_or_complete(tmp_path)
 
 # -- a real run killed with SIGKILL ----------------------------------------------------------------
 
-def _study(tmp_path):
-    p = prereg(id="rs", task={"name": "test_runner_resume:make_slow_task", "options": {"delay": 0.04}})
+def _study(tmp_path, delay=0.04):
+    p = prereg(id="rs", task={"name": "test_runner_resume:make_slow_task", "options": {"delay": delay}})
     p["training"] = {**p["training"], "max_steps": 4, "checkpoint_every": 2}
     return write_lock(tmp_path / "locks", p)
 
@@ -199,3 +199,34 @@ def test_resume_refuses_a_unit_of_another_lock_or_config(tmp_path):
         with pytest.raises(Refusal, match=needle):
             run(lock, "grpo", 1, tmp_path / "runs")
         assert json.loads((unit / "manifest.json").read_text()) == manifest  # refused: nothing rewritten
+
+
+@pytest.mark.slow
+def test_unit_interrupted_after_training_or_before_any_checkpoint_resumes_to_the_same_records(tmp_path):
+    """Two more kill points, staged from a finished unit: during evaluation (every checkpoint there,
+    held-out trace and adapter half-written) and before the first checkpoint (none there)."""
+    import shutil
+
+    from prereg.records import write_manifest
+
+    lock = _study(tmp_path, delay=0.0)
+    done = run(lock, "grpo", 1, tmp_path / "done")
+    want = {rel: sha256_file(done / rel) for rel in ("traces/train.jsonl", "traces/heldout.jsonl",
+                                                     "adapter/adapter_model.safetensors")}
+    for case in ("during-eval", "before-checkpoint"):
+        unit = tmp_path / case / "rs" / "grpo" / "s1"
+        shutil.copytree(done, unit)
+        m = read_json(unit / "manifest.json")
+        m.update(status="running", ended_at=None, summaries={}, artifacts={})
+        m.pop("seal")
+        write_manifest(unit, m)
+        (unit / "traces" / "heldout.jsonl").write_text('{"index": 0, "partial')
+        if case == "before-checkpoint":
+            shutil.rmtree(unit / "checkpoints")
+        r = read_run(run(lock, "grpo", 1, tmp_path / case))
+        (entry,) = r.manifest["resumes"]
+        assert entry["from_step"] == (4 if case == "during-eval" else 0)
+        assert entry["discarded_outputs"] == ["traces/heldout.jsonl", "adapter"]
+        assert r.manifest["status"] == "complete" and r.seal_ok()
+        assert [row["step"] for row in r.telemetry()] == [1, 2, 3, 4]
+        assert {rel: sha256_file(unit / rel) for rel in want} == want, case
