@@ -47,8 +47,19 @@ RUNNER_KEYS = ("reward_mean", "reward_std", "zvf", "gu", "frac_all_fail", "frac_
                "new_rollouts", "completion_length_mean", "truncated_frac", "step_time_s")
 
 
+# Written only by the arms that use them (runner.rollouts): DAPO dynamic sampling and overlong
+# shaping, AERO allocation/curation. All computed by the runner from the raw rewards.
+EXTENSION_KEYS = (
+    "dynamic_sampling_batches", "dynamic_sampling_groups_generated", "dynamic_sampling_eligible_groups",
+    "dynamic_sampling_surplus_eligible", "dynamic_sampling_rollouts", "dynamic_sampling_kept",
+    "zvf_generated", "zvf_optimized", "overlong_filtered", "overlong_penalty_mean", "overlong_penalized",
+    "aero_rollouts_generated", "aero_rollouts_kept", "aero_rollouts_rejected", "aero_rescue_used",
+    "aero_rescue_rounds", "aero_groups_rescued", "aero_strategies", "aero_group_strategy",
+)
+
+
 def telemetry_sources() -> dict:
-    out = {k: "runner" for k in RUNNER_KEYS}
+    out = {k: "runner" for k in RUNNER_KEYS + EXTENSION_KEYS}
     out.update({k: f"trl:{v}" for k, v in TRL_KEYS.items()})
     return out
 
