@@ -91,18 +91,42 @@ def run_plain(cfg, prereg):
     return timer, [h["loss"] for h in trainer.state.log_history if "loss" in h]
 
 
-def run_runner(cfg, prereg, out: Path):
+def _timed_recorder_cls():
+    """Recorder that also sums the wall time spent in its own methods (load-robust overhead bound)."""
     from runner.telemetry import Recorder
+
+    class TimedRecorder(Recorder):
+        spent = 0.0
+
+        def _timed(name):
+            def method(self, *a, **kw):
+                t0 = time.perf_counter()
+                try:
+                    return getattr(Recorder, name)(self, *a, **kw)
+                finally:
+                    self.spent += time.perf_counter() - t0
+            return method
+
+        record_batch = _timed("record_batch")
+        step_begin = _timed("step_begin")
+        step_end = _timed("step_end")
+        log = _timed("log")
+
+    return TimedRecorder
+
+
+def run_runner(cfg, prereg, out: Path):
     from runner.train import build_trainer
 
     task, model, tok = _fresh(cfg, prereg)
-    recorder = Recorder(out, num_generations=cfg.grpo_config.num_generations, max_reward=task.max_reward,
+    recorder = _timed_recorder_cls()(out, num_generations=cfg.grpo_config.num_generations, max_reward=task.max_reward,
                         max_completion_length=cfg.grpo_config.max_completion_length,
                         eos_token_id=tok.eos_token_id, total_steps=cfg.grpo_config.max_steps)
     timer = _StepTimer()
     trainer = build_trainer(cfg, model, tok, task, recorder, callbacks=[timer.callback])
     trainer.train()
     recorder.close()
+    timer.instrumentation = recorder.spent
     return timer, [h["loss"] for h in trainer.state.log_history if "loss" in h]
 
 
@@ -126,7 +150,7 @@ def main(argv=None) -> int:
     prereg = _prereg(args.steps)
     with tempfile.TemporaryDirectory() as tmp:
         cfg = resolve(prereg, "grpo", 1, device="cpu", output_dir=str(Path(tmp) / "ckpt"))
-        ratios, cpu_ratios, identical = [], [], True
+        ratios, cpu_ratios, shares, identical = [], [], [], True
         for r in range(args.repeats):
             plain, plain_loss = run_plain(cfg, prereg)
             ours, our_loss = run_runner(cfg, prereg, Path(tmp) / f"run{r}")
@@ -135,6 +159,7 @@ def main(argv=None) -> int:
             p_cpu, o_cpu = statistics.fmean(plain.cpu[args.warmup:]), statistics.fmean(ours.cpu[args.warmup:])
             ratios.append(o_mean / p_mean)
             cpu_ratios.append(o_cpu / p_cpu)
+            shares.append(ours.instrumentation / sum(plain.times))
             print(f"round {r + 1}: wall plain {p_mean * 1000:.1f} ms/step runner {o_mean * 1000:.1f} ms/step "
                   f"ratio {o_mean / p_mean:.3f} | cpu plain {p_cpu * 1000:.1f} runner {o_cpu * 1000:.1f} "
                   f"ratio {o_cpu / p_cpu:.3f}", flush=True)
@@ -144,6 +169,8 @@ def main(argv=None) -> int:
     print(f"identical training (logged losses equal): {'yes' if identical else 'NO'}")
     print(f"median per-step wall-time ratio runner/plain: {med:.3f}  (target <= 1.03: "
           f"{'met' if med <= 1.03 else 'NOT met'}); process-CPU-time ratio: {cmed:.3f}")
+    print(f"time inside the runner's recorder (hashing, traces, telemetry lines) / plain training time: "
+          f"{100 * statistics.median(shares):.2f}% (the reward function's own task.reward calls excluded)")
     return 0
 
 
