@@ -153,6 +153,7 @@ def test_aero_real_run_on_hand_known_groups(aero_runs):
         assert row["aero_rollouts_kept"] == 3 and row["aero_rollouts_rejected"] == 1
         assert row["aero_rescue_used"] == 0
         assert row["groups"] == 2 and row["zvf"] == 0.5
+        assert set(row) - {"step", "generations", "trl"} <= set(r.manifest["telemetry_sources"])
 
 
 @pytest.mark.slow

@@ -139,6 +139,7 @@ def test_dapo_real_run_refills_dropped_groups_and_reports_both_zvfs(dapo_run):
                                                                     if t["generation"] == gen
                                                                     and t["group"] == group} == {"var"}
     assert tel[-1]["rollouts"] == 16 * len(tel)
+    assert set(tel[0]) - {"step", "generations", "trl"} <= set(m["telemetry_sources"])
 
 
 @pytest.mark.slow

@@ -172,7 +172,7 @@ def test_sigkilled_unit_resumes_to_the_same_records_as_an_uninterrupted_run(tmp_
     r, s = read_run(resumed), read_run(straight)
     assert r.manifest["status"] == "complete" and r.seal_ok()
     (entry,) = r.manifest["resumes"]
-    assert entry["previous_status"] == "running" and entry["from_step"] == 2
+    assert entry["previous_status"] == "running" and entry["from_step"] in (2, 4)  # 4 only if very slow
     assert entry["checkpoint"] == f"checkpoints/checkpoint-{entry['from_step']}"
     assert entry["truncated"]["telemetry.jsonl"]["bytes_before"] > entry["truncated"]["telemetry.jsonl"]["bytes_kept"]
     # no step duplicated or lost, and the same rollouts, rewards and held-out outputs
