@@ -50,6 +50,10 @@ def check_environment(environ: dict | None = None, *, exploratory: bool = False)
     For an exploratory run the overrides are recorded (under their names) instead of refused.
     """
     environ = dict(os.environ if environ is None else environ)
+    if str(environ.get("WORLD_SIZE", "1")).strip() not in ("", "1"):
+        # traces and telemetry are written by one process from its own generation batches
+        raise Refusal(f"WORLD_SIZE={environ['WORLD_SIZE']}: runner run trains in one process; "
+                      "launch it without torchrun/accelerate launch")
     bad = sorted(k for k in environ
                  if k.startswith(FORBIDDEN_ENV_PREFIXES) and k not in ALLOWED_ENV)
     if bad and not exploratory:

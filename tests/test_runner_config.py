@@ -141,6 +141,8 @@ def test_environment_overrides_are_refused_or_recorded():
             check_environment({name: "1", "HOME": "/root"})
     rec = check_environment({"ACCELERATE_MIXED_PRECISION": "bf16"}, exploratory=True)
     assert rec == {"ACCELERATE_MIXED_PRECISION": "bf16"}
+    with pytest.raises(Refusal, match="WORLD_SIZE=2"):
+        check_environment({"WORLD_SIZE": "2"}, exploratory=True)
     rec = check_environment({"OMP_NUM_THREADS": "2", "RLPREREG_CACHE": "/c", "PATH": "/bin"})
     assert rec == {"OMP_NUM_THREADS": "2", "RLPREREG_CACHE": "/c"}
 
