@@ -87,3 +87,12 @@ def test_crash_leaves_a_sealed_failed_manifest_and_no_rerun_over_it(tmp_path):
 
     with pytest.raises(Refusal, match="earlier failed run"):
         run(lock, "grpo", 1, tmp_path / "runs")
+
+
+def test_kl_is_reported_when_beta_is_positive(tmp_path):
+    p = prereg(id="kl")
+    p["training"].update(beta=0.04, max_steps=1)
+    d = run(write_lock(tmp_path / "locks", p), "grpo", 1, tmp_path / "runs")
+    (row,) = read_jsonl(d / "telemetry.jsonl")
+    assert row["kl"] is not None and row["kl"] >= 0 and row["kl"] == row["trl"]["kl"]
+    assert read_json(d / "manifest.json")["resolved_config"]["trainer"]["beta"] == 0.04
