@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from audit.context import load_context
-from audit.findings import AuditResult, CheckResult
+from audit.findings import ERROR, AuditResult, CheckResult
 from audit.registry import CHECKS
 
 
@@ -30,7 +30,10 @@ def run_audit(report_dir: str | Path, *, lock: str | Path | None = None, runs: s
             t0 = time.perf_counter()
             check.run(ctx, res)
             res.seconds = time.perf_counter() - t0
-            res.status = "fail" if res.findings else "pass"
+            if any(f.level == ERROR for f in res.findings):
+                res.status = "fail"
+            else:
+                res.status = "warn" if res.findings else "pass"
         results.append(res)
     return AuditResult(report_dir=str(report_dir), lock_path=str(ctx.lock_path),
                        runs_path=str(ctx.runs_path) if ctx.runs_path else None, results=results,

@@ -32,7 +32,7 @@ class CheckResult:
     check: str
     name: str
     title: str
-    status: str = "pass"            # pass | fail | n.a.
+    status: str = "pass"            # pass | warn | fail | n.a.
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)   # informational lines (listed, not findings)
     reason: str = ""                # why n.a.

@@ -18,7 +18,7 @@ def verdict_line(result: AuditResult) -> str:
 def plain_text(result: AuditResult, *, max_per_check: int = 50) -> str:
     lines = []
     for r in result.results:
-        tag = {"pass": "PASS", "fail": "FAIL", "n.a.": "N/A "}[r.status]
+        tag = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "n.a.": "N/A "}[r.status]
         extra = f" ({r.reason})" if r.reason else (f" — {len(r.findings)} finding(s)" if r.findings else "")
         lines.append(f"[{tag}] {r.check:>2} {r.name}: {r.title}{extra}")
         for f in r.findings[:max_per_check]:
@@ -43,7 +43,7 @@ def rich_print(result: AuditResult, *, max_per_check: int = 50) -> None:
     t = Table(title=f"audit {result.report_dir}", show_lines=False)
     for col in ("check", "name", "status", "findings"):
         t.add_column(col)
-    style = {"pass": "green", "fail": "red", "n.a.": "dim"}
+    style = {"pass": "green", "warn": "yellow", "fail": "red", "n.a.": "dim"}
     for r in result.results:
         t.add_row(r.check, r.name, f"[{style[r.status]}]{r.status}[/]", str(len(r.findings)) if r.findings else "")
     con.print(t)
@@ -81,7 +81,7 @@ def to_html(result: AuditResult) -> str:
              f"</p><p>numbers in the report: {result.traced_count} traced, {len(result.untraced)} untraced</p>",
              "<table><tr><th>#</th><th>check</th><th>status</th><th>findings</th></tr>"]
     for r in result.results:
-        cls = {"pass": "pass", "fail": "fail", "n.a.": "na"}[r.status]
+        cls = {"pass": "pass", "warn": "warning", "fail": "fail", "n.a.": "na"}[r.status]
         parts.append(f"<tr><td>{e(r.check)}</td><td>{e(r.name)}: {e(r.title)}</td><td class='{cls}'>{e(r.status)}"
                      f"{' (' + e(r.reason) + ')' if r.reason else ''}</td><td>{len(r.findings) or ''}</td></tr>")
     parts.append("</table>")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 
+from audit.findings import WARNING
 from prereg.records import TRAIN_TRACE
 
 
@@ -39,4 +40,6 @@ def run(ctx, out) -> None:
                     "runs with different seeds share one training trace (generation not seeded from the run seed)")
         elif len(arms) > 1:
             out.add(where, "different completions for different arms", f"identical training traces: {names}",
-                    "different arms produced identical training traces (treatment had no effect)")
+                    "different arms produced identical training traces with the same seed: the treatment "
+                    "changed no sampled completion (a flag never wired, or updates that coincide, e.g. "
+                    "loss normalisations that Adam's scale invariance cancels)", WARNING)

@@ -25,6 +25,11 @@ def _flat(obj, prefix=""):
     return out
 
 
+def _short(v) -> str:
+    t = repr(v)
+    return t if len(t) <= 24 else t[:20] + "...'"
+
+
 def _pins_violated(pins: dict, comps: dict) -> list[str]:
     try:
         from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -78,7 +83,8 @@ def run(ctx, out) -> None:
         for h, rs in ordered[1:]:
             f = comps_of[str(rs[0].path)]
             keys = diff_components(ref.manifest["fingerprint"], rs[0].manifest["fingerprint"])
-            diffs = "; ".join(f"{k}: {ref_flat.get(k)!r} -> {f.get(k)!r}" for k in keys) or "(components equal, hash differs)"
+            diffs = "; ".join(f"{k}: {_short(ref_flat.get(k))} -> {_short(f.get(k))}" for k in keys[:8])
+            diffs = (diffs + (f"; +{len(keys) - 8} more" if len(keys) > 8 else "")) or "(components equal, hash differs)"
             where = ", ".join(ctx.rel(r.path) for r in rs[:5]) + (f" (+{len(rs) - 5} more)" if len(rs) > 5 else "")
             out.add(ctx.rel(rs[0].path / MANIFEST) + "#$.fingerprint",
                     f"fingerprint {str(ordered[0][0])[:12]}... (as {len(ordered[0][1])} runs)",
