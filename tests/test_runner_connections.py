@@ -52,6 +52,7 @@ def test_board_file_loads_with_chronological_split(task):
     assert len(train) == 16 and len(held) == 8
     assert max(b["date"] for b in train) < min(b["date"] for b in held)
     assert task.max_reward == pytest.approx(1.6) == MAX_REWARD
+    assert task.min_reward == pytest.approx(-0.1)
 
 
 def test_reward_rules_on_hand_made_answers(task, item):
@@ -225,6 +226,8 @@ def test_real_run_records_connections_outcomes_and_one_prompt_path(tmp_path):
     train_prompts = {sha256_text(it["prompt"]) for it in task.train_items()}
     assert {t["prompt_sha256"] for t in r.train_trace()} <= train_prompts
     assert r.manifest["fingerprint"]["components"]["dataset"]["shortcut_probe"]["n_items"] == 16
+    # every completion of the untrained model is invalid (-0.1, the task's minimum): all groups all-fail
+    assert [row["frac_all_fail"] for row in r.telemetry()] == [1.0]
 
 
 def test_runner_run_refuses_a_leaky_board_file_before_writing_anything(tmp_path, capsys):

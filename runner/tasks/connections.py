@@ -236,6 +236,7 @@ def score(guess: list[list[str]] | None, board_groups: list[list[str]], board_wo
 class ConnectionsTask(Task):
     name = "connections"
     max_reward = MAX_REWARD
+    min_reward = INVALID_PENALTY
     reward_name = "connections_v1"
     parser_name = "last_answer_block"
 
