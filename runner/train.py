@@ -112,6 +112,7 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
     task = get_task(prereg["task"], prereg["dataset"])
     if hasattr(task, "preflight"):  # cheap load-time checks (e.g. connections: split dates, shortcut probe)
         task.preflight()
+    task.heldout_items(prereg["dataset"]["heldout_n"])  # refuses a held-out split shorter than heldout_n now
     run_dir = unit_dir(out, lock.study_id, arm, seed)
     cfg = resolve(prereg, arm, seed, device=device, output_dir=str(run_dir / "checkpoints"),
                   exploratory=exploratory)

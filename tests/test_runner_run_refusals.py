@@ -133,3 +133,11 @@ def test_exploratory_runs_the_unregistered_but_says_so(tmp_path):
     m = read_json(d / "manifest.json")
     assert m["status"] == "complete" and m["evidence_class"] == "exploratory" and m["seed"] == 9
     assert m["settings"]["env"] == {"ACCELERATE_MIXED_PRECISION": "no"} and m["settings"]["exploratory"] is True
+
+
+def test_heldout_split_shorter_than_locked_n_is_refused_before_training(capsys, tmp_path):
+    p = prereg()
+    p["dataset"]["heldout_n"] = 100000
+    lk = write_lock(tmp_path / "locks", p)
+    line = _cli(capsys, "--lock", str(lk), "--arm", "grpo", "--seed", "1", "--out", str(tmp_path / "runs"))
+    assert "dataset.heldout_n" in line and _no_runs(tmp_path)
