@@ -201,3 +201,23 @@ def test_dapo_preset_fills_clip_higher_and_refuses_bad_locks():
                                                                       "dynamic_sampling_max_batches": 2}}})
     with pytest.raises(UserError, match="dynamic_sampling"):
         resolve(grpo_ds, "grpo", 1, device="cpu", output_dir="/tmp/x")
+
+
+def test_select_rows_merges_generation_outputs_with_trl_padding():
+    import torch
+
+    from runner.rollouts import select_rows
+
+    a = {"prompt_ids": torch.tensor([[9, 1, 2], [3, 4, 5]]), "prompt_mask": torch.tensor([[0, 1, 1], [1, 1, 1]]),
+         "completion_ids": torch.tensor([[7, 9], [8, 8]]), "completion_mask": torch.tensor([[1, 0], [1, 1]]),
+         "advantages": torch.tensor([0.5, -0.5]), "num_items_in_batch": torch.tensor(3)}
+    b = {"prompt_ids": torch.tensor([[6, 6]]), "prompt_mask": torch.tensor([[1, 1]]),
+         "completion_ids": torch.tensor([[5, 5, 5]]), "completion_mask": torch.tensor([[1, 1, 1]]),
+         "advantages": torch.tensor([1.0]), "num_items_in_batch": torch.tensor(3)}
+    out = select_rows([a, b], [(1, 0), (0, 0)], pad_token_id=9)
+    assert out["prompt_ids"].tolist() == [[9, 6, 6], [9, 1, 2]]  # left-padded like TRL's prompts
+    assert out["prompt_mask"].tolist() == [[0, 1, 1], [0, 1, 1]]
+    assert out["completion_ids"].tolist() == [[5, 5, 5], [7, 9, 9]]  # right-padded completions
+    assert out["completion_mask"].tolist() == [[1, 1, 1], [1, 0, 0]]
+    assert out["advantages"].tolist() == [1.0, 0.5]
+    assert int(out["num_items_in_batch"]) == 4
