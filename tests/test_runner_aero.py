@@ -206,3 +206,18 @@ def test_aero_preset_refuses_locks_it_cannot_run():
     with pytest.raises(UserError, match="aero_rescue_budget"):
         resolve(prereg(arms={"grpo": {"algorithm": "grpo", "changes": {"aero_rescue_budget": 2}}}), "grpo", 1,
                 device="cpu", output_dir="/tmp/x")
+
+
+def test_example_e1_dapo_and_aero_arms_resolve_with_their_extensions():
+    import json
+    from pathlib import Path
+
+    from runner.config import resolve
+
+    p = json.loads((Path(__file__).resolve().parent.parent / "examples" / "e1.json").read_text())
+    dapo = resolve(p, "dapo", 11, device="cpu", output_dir="/tmp/x")
+    assert dapo.grpo_config.loss_type == "dapo" and dapo.grpo_config.epsilon_high == 0.28
+    assert dapo.runner_fields["dynamic_sampling_max_batches"] == 8 and dapo.preset.trainer_hook is not None
+    aero = resolve(p, "aero", 11, device="cpu", output_dir="/tmp/x")
+    assert {k: aero.runner_fields[k] for k in AERO_CHANGES} == {**AERO_CHANGES, "aero_rescue_budget": 8}
+    assert aero.preset.trainer_hook is not None
