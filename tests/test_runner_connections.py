@@ -85,6 +85,8 @@ def test_parser_takes_last_answer_block_and_ignores_labels(task, item):
     assert parse_answer(labelled) == [[w.upper() for w in x] for x in g]
     assert task.reward(wrong + "\nactually:\n" + labelled, item) == pytest.approx(1.6)
     assert task.reward(labelled + "\nactually:\n" + wrong, item) == pytest.approx(0.1)
+    # a last block that is never closed (truncated) is no answer, even after a correct one
+    assert task.reward(labelled + "\n<answer>\n" + ", ".join(g[0]), item) == pytest.approx(-0.1)
 
 
 def test_item_record_keeps_category_strata(task, item):

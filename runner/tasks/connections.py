@@ -30,8 +30,8 @@ Why the checks live here and run at load time (DESIGN failure 12):
 
 Reward (``reward: connections_v1``, ``parser: last_answer_block``), as in the Connections
 study this toolkit is modelled on: an answer is the LAST ``<answer>...</answer>`` block of
-the completion, four lines of four comma-separated words (a ``label:`` before the words is
-ignored). It is valid when the four lines partition the board's 16 words. A valid answer
+the completion (an unclosed last block, e.g. a truncated one, is no answer), four lines of
+four comma-separated words (a ``label:`` before the words is ignored). It is valid when the four lines partition the board's 16 words. A valid answer
 earns 0.1 (format) + 1.0 x correct_groups/4 + 0.5 if all four are correct (solved) + 0.05
 if not solved but some guessed group shares exactly three words with a true group (one
 away); an invalid answer earns -0.1. Range [-0.1, 1.6]; ``correct`` means solved.
@@ -42,7 +42,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import random
-import re
 from pathlib import Path
 
 from prereg.canonical import sha256_file, sha256_text
@@ -66,7 +65,6 @@ DEFAULT_OPTIONS = {
                     "Answer with four lines of four comma-separated words inside <answer></answer>."),
 }
 
-_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 _WORDS_LINE = "Words: "
 
 
@@ -189,10 +187,13 @@ def parse_answer(completion: str) -> list[list[str]] | None:
 
     Whether the words are on the board is checked by ``score``.
     """
-    blocks = _ANSWER.findall(completion or "")
-    if not blocks:
+    text = completion or ""
+    lower = text.lower()
+    start = lower.rfind("<answer>")
+    end = lower.find("</answer>", start + 1) if start >= 0 else -1
+    if start < 0 or end < 0:  # no block, or the last one was never closed (e.g. truncated): no answer
         return None
-    lines = [ln.strip() for ln in blocks[-1].strip().splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in text[start + len("<answer>"):end].strip().splitlines() if ln.strip()]
     if len(lines) != 4:
         return None
     groups = []
