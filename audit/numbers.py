@@ -48,6 +48,7 @@ class Mention:
     line_text: str = ""
     section: str = ""
     table_caption: str = ""
+    window: str = ""            # the words around the number, numbers blanked (prose context)
 
     @property
     def where(self) -> str:
@@ -118,6 +119,14 @@ def numbers_in(text: str) -> list[tuple[re.Match, float, int, int, bool]]:
     return out
 
 
+def _window(text: str, start: int, end: int) -> str:
+    """The clause around a number: back to the previous sentence break, on to the next."""
+    lo = max(text.rfind(". ", 0, start), text.rfind("; ", 0, start), text.rfind("|", 0, start), -1) + 1
+    nxt = [i for i in (text.find(". ", end), text.find("; ", end), text.find("|", end)) if i >= 0]
+    hi = min(nxt) if nxt else len(text)
+    return _NUM.sub(" ", text[lo:start] + " " + text[end:hi])
+
+
 class _Builder:
     def __init__(self, path: str):
         self.path = path
@@ -143,7 +152,7 @@ class _Builder:
                 role = "pm"
             mention = Mention(file=self.path, line=line, text=m.group(0).strip(), value=value, decimals=decimals,
                               exponent=exp, percent=pct, comparator=cmp_m.group(1) if cmp_m else None,
-                              role=role, interval=iv, **ctx)
+                              role=role, interval=iv, window=_window(text, start, m.end()), **ctx)
             made.append((m.end(), mention))
         self.out.extend(mn for _, mn in made)
         return made

@@ -108,7 +108,32 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str]) -> Traced:
         cands = _candidates(idx, ent, toks, m)
         if cands:
             return _decide(idx, m, cands, want, other)
-    return _by_value(idx, m, want, other)
+    res = _by_value(idx, m, want, other)
+    if res.status == "untraced" and m.kind in ("prose", "heading") and m.window and not m.comparator:
+        near = _near_miss(idx, m, arms, want)
+        if near is not None:
+            return near
+    return res
+
+
+def _near_miss(idx, m, arms, want) -> Traced | None:
+    """A prose number that equals nothing, but is within two units of its last digit of the one
+    source its sentence names (an arm and a metric, or a metric alone): a typed-by-hand slip
+    such as 1,078 items when the data hold 1,077."""
+    ent, rest = entity_from_text(m.window, arms)
+    toks = set(rest)
+    if not toks:
+        return None
+    cands = _candidates(idx, ent, toks, m)
+    if len(cands) != 1:
+        return None
+    s = cands[0]
+    scale = want if (want == 1 or s.percentable) else 1
+    unit = 2 * m.half_width
+    if abs(s.value * scale - m.value) <= 2 * unit + 1e-12:
+        return Traced(m, "error", [s], f"{_fmt(m, s, scale)} ({s.id} = {s.value!r})",
+                      "number differs in its last digits from the value its sentence names", False)
+    return None
 
 
 def _decide(idx, m, cands, want, other) -> Traced:

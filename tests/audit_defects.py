@@ -246,6 +246,11 @@ def report_count_off_by_one(c: Campaign):
     edit_report(c, "| Held-out items per run | 50 |", "| Held-out items per run | 51 |")
 
 
+def report_prose_count_off_by_one(c: Campaign):
+    with open(c.notes, "a") as fh:
+        fh.write("\nEach run was scored on 51 held-out items.\n")
+
+
 def report_latex_macro_edited(c: Campaign):
     p = c.report / "results.tex"
     lines = p.read_text().splitlines()
@@ -500,6 +505,7 @@ DEFECTS = {
     "report_percent_as_fraction": (report_percent_as_fraction, {"10"}, [10]),
     "report_ci_swapped": (report_ci_swapped, {"10"}, [10]),
     "report_count_off_by_one": (report_count_off_by_one, {"10"}, [10]),
+    "report_prose_count_off_by_one": (report_prose_count_off_by_one, {"10"}, [10]),
     "report_latex_macro_edited": (report_latex_macro_edited, {"10"}, [10]),
     "report_exploratory_unlabelled": (report_exploratory_unlabelled, {"11"}, []),
     "dropped_seed": (dropped_seed, {"3"}, []),
