@@ -210,9 +210,9 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
             extra={"runner_sources": runner_source_hashes()})
         if point is not None:
             manifest["resumes"][-1]["fingerprint_hash_after"] = manifest["fingerprint"]["hash"]
-        if m.get("quantization"):
-            from runner.gpu import prepare_qlora
+        from runner.gpu import prepare_qlora, qlora_settings
 
+        if qlora_settings(m) is not None:  # 4-bit base: PEFT's k-bit preparation before LoRA
             model = prepare_qlora(model, gradient_checkpointing=bool(cfg.grpo_config.gradient_checkpointing))
         write_manifest(run_dir, manifest)
 
