@@ -78,6 +78,7 @@ def test_bnb_settings_come_from_the_lock():
 @needs_no_cuda
 def test_gpu_paths_refuse_without_cuda_naming_the_field():
     assert gpu.check_gpu_requirements({"use_vllm": False}, {"name": "m"}, "cpu") == []
+    assert gpu.check_gpu_requirements({}, {"quantization": {"load_in_4bit": False}}, "cpu") == []
     with pytest.raises(UserError, match="training.use_vllm: .*CUDA"):
         gpu.check_gpu_requirements({"use_vllm": True}, {"name": "m"}, "cpu")
     with pytest.raises(UserError, match="training.use_vllm: .*CUDA"):
