@@ -23,7 +23,14 @@ from prereg.errors import Refusal, UserError
 from prereg.jsonio import read_json, read_jsonl, write_atomic
 from prereg.lock import Lock, latest_lock, utc_now, verify_lock
 from prereg.records import HELDOUT_TRACE, TELEMETRY, artifact_digests, unit_dir, write_manifest
-from runner.config import ResolvedConfig, arm_view, check_environment, resolve
+from runner.config import (
+    ALLOWED_ENV,
+    FORBIDDEN_ENV_PREFIXES,
+    ResolvedConfig,
+    arm_view,
+    check_environment,
+    resolve,
+)
 from runner.evaluate import check_backend, evaluate_heldout
 from runner.telemetry import Recorder, RewardRecorder, make_callback, stderr_progress, telemetry_sources
 from runner.unit import UnitGuard
@@ -90,7 +97,8 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
     if seed < 0:
         raise UserError(f"--seed {seed}: must be a non-negative integer")
     env = check_environment(environ, exploratory=exploratory)
-    notes = []
+    notes = [f"environment override allowed (exploratory): {k}={v}" for k, v in env.items()
+             if k.startswith(FORBIDDEN_ENV_PREFIXES) and k not in ALLOWED_ENV]
     if device == "cuda":
         import torch
 

@@ -133,6 +133,7 @@ def test_exploratory_runs_the_unregistered_but_says_so(tmp_path):
     m = read_json(d / "manifest.json")
     assert m["status"] == "complete" and m["evidence_class"] == "exploratory" and m["seed"] == 9
     assert m["settings"]["env"] == {"ACCELERATE_MIXED_PRECISION": "no"} and m["settings"]["exploratory"] is True
+    assert any("ACCELERATE_MIXED_PRECISION" in n for n in m["notes"])
 
 
 def test_heldout_split_shorter_than_locked_n_is_refused_before_training(capsys, tmp_path):
