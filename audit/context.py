@@ -7,6 +7,7 @@ that is not there (a missing report folder or analysis file is bad usage, exit 2
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +17,23 @@ from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, TRAIN_TRACE, Run
 from prereg.schema import schema_errors
 
 ANALYSIS = "analysis.json"
+
+
+def _reject_constant(name):
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def fast_jsonl(path: Path, what: str) -> list[dict]:
+    """``prereg.jsonio.read_jsonl`` with one shared decoder (a decoder per line is a third of the
+    audit's time at 1,000 runs); on any problem the foundation reader names the file and line."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return [_DECODER.decode(line) for line in fh if line.strip()]
+    except (OSError, ValueError, UnicodeDecodeError):
+        return read_jsonl(path, what)
 
 
 def _first_existing(cands: list[Path]) -> Path | None:
@@ -112,7 +130,7 @@ class AuditContext:
     # every later allocation pay for garbage-collector scans (audit time grows quadratically).
     def _rows(self, run: Run, rel: str, what: str):
         try:
-            return read_jsonl(run.path / rel, what), None
+            return fast_jsonl(run.path / rel, what), None
         except UserError as exc:
             return None, str(exc)
 
