@@ -180,6 +180,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="audit_scale_"))
     rows = []
+    import audit.engine  # noqa: F401  (imports, incl. scipy via stats, are not part of the timed audits)
+    import stats.analyze  # noqa: F401
     try:
         for size in args.sizes:
             r = one(size, work, args.generator)
@@ -192,6 +194,10 @@ def main(argv=None) -> int:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     base = rows[0]
+    for prev, r in zip(rows, rows[1:], strict=False):
+        x = r["audit_cpu_s"] / prev["audit_cpu_s"]
+        print(f"step {prev['runs']} -> {r['runs']} runs (cpu): x{x:.2f} for x{r['runs'] / prev['runs']:.2f} runs "
+              f"(per-run ratio {x / (r['runs'] / prev['runs']):.2f})")
     for r in rows[1:]:
         for key, what in (("audit_s", "wall"), ("audit_cpu_s", "cpu")):
             x = r[key] / base[key]
