@@ -421,6 +421,22 @@ def fingerprint_label(c: Campaign):
     reanalyze(c)
 
 
+def task_shortcut(c: Campaign):
+    """The task's shortcut probe (recorded in the fingerprint) says the answer order leaks."""
+    probe = {"n_items": 50, "max_reward": 4.0, "max_fraction": 0.25,
+             "policies": {"in_order": {"mean_reward": 3.6, "fraction_of_max": 0.9, "solved_rate": 0.8},
+                          "random": {"mean_reward": 0.2, "fraction_of_max": 0.05, "solved_rate": 0.0}}}
+
+    def f(m):
+        m["fingerprint"]["components"]["dataset"] = {"name": "connections", "shortcut_probe": probe}
+        m["fingerprint"]["hash"] = sha256_json(m["fingerprint"]["components"])
+
+    for arm in ARMS:
+        for s in SEEDS:
+            edit_manifest(c.run_dir(arm, s), f)
+    reanalyze(c)
+
+
 def run_other_lock_version(c: Campaign):
     edit_manifest(c.run_dir("gspo", 11), lambda m: m["lock"].update(version=2))
 
@@ -531,6 +547,7 @@ DEFECTS = {
     "mixed_stack": (mixed_stack, {"6"}, []),
     "fingerprint_label": (fingerprint_label, {"6"}, [4]),
     "run_other_lock_version": (run_other_lock_version, {"5"}, []),
+    "task_shortcut": (task_shortcut, {"7"}, [12]),
     "lock_tampered": (lock_tampered, {"1"}, []),
     "lock_wrong_key": (lock_wrong_key, {"1"}, []),
     "amendment_other_key": (amendment_other_key, {"1"}, []),
@@ -543,7 +560,5 @@ DEFECTS = {
 
 # DESIGN failures an audit of records and report cannot see, and why (the rest are covered above).
 NOT_AUDITABLE = {
-    12: "prompt construction is not in the records (only prompt hashes); the runner's shortcut probe and "
-        "prereg lint own it",
     13: "a check that cannot fail: guarded by the corpus test itself (every check fires on some defect)",
 }

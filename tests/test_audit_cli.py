@@ -177,7 +177,7 @@ def test_imported_study_record_checks_not_applicable(clean, tmp_path):
     import shutil
 
     shutil.rmtree(camp.report)
-    rows = ["arm,seed,heldout_accuracy"] + [f"{a},{s},{0.5 + 0.01 * i + 0.002 * s}"
+    rows = ["arm,seed,heldout_accuracy"] + [f"{a},{s},{(25 + 2 * i + (s * i) % 5) / 50}"
                                             for i, a in enumerate(("grpo", "dapo", "gspo")) for s in (11, 23, 37)]
     (camp.root / "results.csv").write_text("\n".join(rows) + "\n")
     with chdir(camp.root):
@@ -197,6 +197,23 @@ def test_imported_study_record_checks_not_applicable(clean, tmp_path):
     with open(camp.root / "results.csv", "a") as fh:
         fh.write("\n")
     assert "9" in {f.check for f in run_audit(camp.report).findings}
+
+
+def test_imported_proportions_must_be_possible_k_of_n(clean, tmp_path):
+    from stats.analyze import analyze, write
+
+    camp = copy_campaign(clean, tmp_path / "imp")
+    rows = ["arm,seed,heldout_accuracy"] + [f"{a},{s},{0.5 + 0.01 * i + 0.002 * s}"
+                                            for i, a in enumerate(("grpo", "dapo", "gspo")) for s in (11, 23, 37)]
+    (camp.root / "results.csv").write_text("\n".join(rows) + "\n")
+    with chdir(camp.root):
+        write(analyze(LOCK_REL, "results.csv"), "report/analysis.json", overwrite=True)
+    (camp.report / "notes.md").unlink()
+    (camp.report / "report.md").unlink()
+    (camp.report / "results.tex").unlink()
+    res = run_audit(camp.report)
+    grim = [f for f in res.findings if "GRIM" in f.message]
+    assert {f.check for f in res.findings} == {"9"} and len(grim) == 9
 
 
 def test_campaign_helper_paths(clean):

@@ -91,6 +91,21 @@ def _consistency(ctx, out, ap) -> None:
                             else "adjusted p differs from the declared correction")
 
 
+def _grim(ctx, out, ap) -> None:
+    """Imported per-seed proportions must be possible k/n at the locked held-out n (GRIM)."""
+    n = ((ctx.prereg or {}).get("dataset") or {}).get("heldout_n")
+    metric = _plan(ctx).get("primary_metric")
+    if not isinstance(n, int) or n <= 0 or metric != "heldout_accuracy":
+        return
+    for vid, rec in sorted((ctx.analysis.get("values") or {}).items()):
+        parts = vid.split(".")
+        v = rec.get("value")
+        if (len(parts) == 4 and parts[0] == "runs" and parts[3] == metric and isinstance(v, (int, float))
+                and not isinstance(v, bool) and abs(round(v * n) / n - v) > 1e-9):
+            out.add(f"{ap}#$.values['{vid}'].value", f"a possible k/{n} (locked heldout_n)", repr(v),
+                    f"proportion impossible with n = {n} (GRIM)")
+
+
 def _seals(ctx, out, ap) -> None:
     current = {r.manifest.get("seal") for r in ctx.runs}
     by_unit = {(r.manifest.get("arm"), r.manifest.get("seed")): r for r in ctx.runs}
@@ -140,6 +155,7 @@ def _compare(out, ap, stored: dict, fresh: dict) -> None:
 def run(ctx, out) -> None:
     ap = ctx.rel(ctx.analysis_path)
     _consistency(ctx, out, ap)
+    _grim(ctx, out, ap)
     if not ctx.imported:
         _seals(ctx, out, ap)
     else:

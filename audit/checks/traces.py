@@ -151,6 +151,31 @@ def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps):
             out.add(f"{mp}#$.summaries.{k}", "a finite number", repr(v), "non-finite summary")
 
 
+def _probes(obj, path="$"):
+    """Every ``shortcut_probe`` report recorded in a fingerprint (the connections task writes one)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == "shortcut_probe" and isinstance(v, dict):
+                yield f"{path}.{k}", v
+            else:
+                yield from _probes(v, f"{path}.{k}")
+
+
+def _check_probe(out, where, probe) -> None:
+    """DESIGN failure 12: a trivial policy (answer order as shown) must not earn real reward."""
+    limit, top = probe.get("max_fraction"), probe.get("max_reward")
+    for name, pol in sorted((probe.get("policies") or {}).items()):
+        frac = pol.get("fraction_of_max") if isinstance(pol, dict) else None
+        if not _finite(frac):
+            continue
+        if _finite(top) and top and _finite(pol.get("mean_reward")) and abs(pol["mean_reward"] / top - frac) > 1e-6:
+            out.add(f"{where}.policies.{name}", f"fraction_of_max = mean_reward / max_reward = {pol['mean_reward'] / top!r}",
+                    repr(frac), "shortcut probe report is inconsistent")
+        if _finite(limit) and frac > limit:
+            out.add(f"{where}.policies.{name}", f"at most {limit} of the maximum reward", repr(frac),
+                    f"a trivial policy ({name}) earns real reward: the prompts leak the answer")
+
+
 def run(ctx, out) -> None:
     prereg = ctx.prereg or {}
     heldout_n = (prereg.get("dataset") or {}).get("heldout_n")
@@ -167,3 +192,9 @@ def run(ctx, out) -> None:
             if view.get("overlong_penalty_factor") or view.get("overlong_filtering"):
                 train_bounds = None  # a length penalty moves training rewards outside the task range
         _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps)
+        seen = set()
+        for where, probe in _probes((r.manifest.get("fingerprint") or {}).get("components"), "$.fingerprint.components"):
+            key = repr(sorted(probe.items(), key=str))
+            if key not in seen:
+                seen.add(key)
+                _check_probe(out, f"{ctx.rel(r.path / 'manifest.json')}#{where}", probe)
