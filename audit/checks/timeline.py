@@ -44,12 +44,14 @@ def run(ctx, out) -> None:
                     "run started before its lock was made")
         if started is not None and ended is not None and ended < started:
             out.add(f"{mp}#$.ended_at", f"after {m.get('started_at')}", m.get("ended_at"), "run ended before it started")
-        if (m.get("status") == "complete" and ended is not None and claim.get("hash") == ctx.lock.hash
+        if (m.get("status") == "complete" and ended is not None
                 and (first_result is None or ended < first_result[0])):
             first_result = (ended, mp)
-    root = ctx.chain.get(ctx.lock.hash)
-    locked = _time((root.data if root else ctx.lock.data).get("locked_at"))
+    # The registration is the first lock of the chain; an amendment is dated after results by nature.
+    versions = [r for r in ctx.chain.values() if isinstance(r.version, int)]
+    first = min(versions, key=lambda r: r.version) if versions else ctx.lock
+    locked = _time(first.data.get("locked_at"))
     if first_result is not None and locked is not None and locked.date() == first_result[0].date():
-        out.add(f"{ctx.rel(ctx.lock_path)}#$.locked_at", f"a lock dated before the day of the first result "
-                f"({first_result[0].date()}, {first_result[1]})", ctx.lock.data.get("locked_at"),
+        out.add(f"{ctx.rel(first.path)}#$.locked_at", f"a lock dated before the day of the first result "
+                f"({first_result[0].date()}, {first_result[1]})", first.data.get("locked_at"),
                 "lock dated the same UTC day as the first result", WARNING)
