@@ -24,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--runs", help="runs folder (default: from analysis.json $.inputs)")
     c.add_argument("--json", dest="json_out", help="write machine-readable findings here")
     c.add_argument("--html", dest="html_out", help="write a self-contained HTML page here")
-    c.add_argument("--strict", action="store_true", help="untraced report numbers are findings")
+    c.add_argument("--strict", action="store_true",
+                   help="untraced report numbers are findings, and warnings fail the audit")
     c.add_argument("--trusted-key", action="append", default=None, metavar="PUB",
                    help="Ed25519 public key (PEM) the lock must be signed with; repeatable")
     c.add_argument("--only", action="append", default=None, metavar="CHECK", help="run only this check id or name")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from audit_defects import DEFECTS, NOT_AUDITABLE, build_clean, copy_campaign
+from audit_defects import DEFECTS, EXPECTED_MESSAGE, NOT_AUDITABLE, build_clean, copy_campaign
 
 from audit.engine import run_audit
 from audit.registry import CHECKS
@@ -51,6 +51,12 @@ def test_planted_defect_is_caught(name, defect_results):
     _fn, checks, _failures = DEFECTS[name]
     fired = _fired(defect_results[name])
     assert checks <= fired, f"{name}: expected checks {sorted(checks)} to fire, fired {sorted(fired)}"
+    said = [f.message for f in defect_results[name].findings if f.check in checks]
+    assert any(EXPECTED_MESSAGE[name] in m for m in said), f"{name}: no finding says {EXPECTED_MESSAGE[name]!r}: {said}"
+
+
+def test_every_defect_names_its_message():
+    assert set(EXPECTED_MESSAGE) == set(DEFECTS)
 
 
 def test_every_check_can_fail_and_passes_clean(defect_results, clean_result):
