@@ -251,6 +251,16 @@ def report_prose_count_off_by_one(c: Campaign):
         fh.write("\nEach run was scored on 51 held-out items.\n")
 
 
+def report_verdict_edited(c: Campaign):
+    p = c.report / "report.md"
+    text = p.read_text()
+    tag = "<!-- verdict:contrasts.gspo-grpo -->"
+    i = text.index(tag)
+    j = text.rindex("| ", 0, i) + 2
+    word = text[j:i]
+    p.write_text(text[:j] + ("SURVIVES" if word != "SURVIVES" else "REVERSES") + text[i:])
+
+
 def report_latex_macro_edited(c: Campaign):
     p = c.report / "results.tex"
     lines = p.read_text().splitlines()
@@ -523,6 +533,7 @@ DEFECTS = {
     "report_count_off_by_one": (report_count_off_by_one, {"10"}, [10]),
     "report_prose_count_off_by_one": (report_prose_count_off_by_one, {"10"}, [10]),
     "report_latex_macro_edited": (report_latex_macro_edited, {"10"}, [10]),
+    "report_verdict_edited": (report_verdict_edited, {"10"}, []),
     "report_exploratory_unlabelled": (report_exploratory_unlabelled, {"11"}, []),
     "dropped_seed": (dropped_seed, {"3"}, []),
     "extra_seed": (extra_seed, {"3"}, []),
@@ -572,6 +583,7 @@ EXPECTED_MESSAGE = {
     "report_count_off_by_one": "rounded to the digits shown",
     "report_prose_count_off_by_one": "last digits",
     "report_latex_macro_edited": "rounded to the digits shown",
+    "report_verdict_edited": "verdict differs from the analysis",
     "report_exploratory_unlabelled": "not labelled as exploratory",
     "dropped_seed": "has no complete confirmatory run",
     "extra_seed": "unregistered arm or seed",

@@ -2,7 +2,36 @@
 
 from __future__ import annotations
 
+import re
+
 from audit.trace import swapped_intervals, traced_report
+
+_MD_VERDICT = re.compile(r"([A-Z][A-Z_]*)\s*<!--\s*verdict\s*:\s*([A-Za-z0-9_.\-]+)\s*-->")
+_TEX_VERDICT = re.compile(r"\\newcommand\*?\{?\\[A-Za-z@]+\}?\{([A-Z\\_]+)\}\s*%\s*verdict\s*:\s*([A-Za-z0-9_.\-]+)")
+
+
+def _verdict_of(analysis: dict, ref: str):
+    v = analysis.get("verdicts") or {}
+    if ref == "study":
+        return (v.get("study") or {}).get("verdict")
+    if ref.startswith("contrasts."):
+        return ((v.get("contrasts") or {}).get(ref[len("contrasts."):]) or {}).get("verdict")
+    return None
+
+
+def _check_verdicts(ctx, out, files) -> None:
+    """Verdict words pinned to the analysis (``WORD<!-- verdict:contrasts.a-b -->``) must be its verdicts."""
+    for f in files:
+        pat = _TEX_VERDICT if f.path.endswith(".tex") else _MD_VERDICT
+        for i, line in enumerate(f.lines, 1):
+            for m in pat.finditer(line):
+                word, ref = m.group(1).replace("\\_", "_"), m.group(2)
+                want = _verdict_of(ctx.analysis, ref)
+                if want is None:
+                    out.add(f"{f.path}:{i}", f"a verdict of the analysis named {ref}", word,
+                            "pinned verdict names nothing in analysis.json")
+                elif want != word:
+                    out.add(f"{f.path}:{i}", want, word, f"verdict differs from the analysis ({ref})")
 
 
 def run(ctx, out) -> None:
@@ -20,6 +49,7 @@ def run(ctx, out) -> None:
             if ctx.strict:
                 out.add(m.where, "a number traced to the analysis, a manifest or the lock", m.text,
                         "untraced number (--strict)")
+    _check_verdicts(ctx, out, files)
     for lo, hi in swapped_intervals([t.mention for t in results]):
         out.add(lo.where, f"[{hi.text}, {lo.text}] (low end first)", f"[{lo.text}, {hi.text}]", "interval with swapped ends")
     ctx._cache["untraced"] = untraced
