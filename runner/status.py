@@ -110,7 +110,7 @@ def unit_status(run_dir: str | Path, arm: str, seed: int, *, lock: Lock | None =
             notes.append(f"ran under another lock (v{m['lock']['version']}, {m['lock']['hash'][:12]})")
         if m["arm"] != arm or m["seed"] != seed:
             notes.append(f"manifest names {m['arm']}/s{m['seed']}")
-        if m["status"] == "failed" and m.get("error"):
+        if m["status"] != "complete" and m.get("error"):
             notes.append(str(m["error"]).splitlines()[0][:200])
         if held:
             st.state = "running"

@@ -56,7 +56,7 @@ SUPERSEDED = "_superseded"
 # Environment a remote worker needs from the driver to run a unit the same way offline.
 PASS_ENV_PREFIXES = ("HF_", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "PYTHONHASHSEED",
                      "CUBLAS_WORKSPACE_CONFIG", "RLPREREG_TINY_CACHE")
-OUTCOMES = ("complete", "skipped", "failed", "lost", "busy", "interrupted")
+OUTCOMES = ("complete", "skipped", "failed", "lost", "busy", "interrupted", "not_started")
 
 
 @dataclass
@@ -373,18 +373,26 @@ def run_sweep(opts: SweepOptions, console=None) -> SweepResult:
                             "lock_hash": lock.hash, "lock_version": lock.version, "host": socket.gethostname(),
                             "units": [[s["arm"], s["seed"]] for s in specs], "options": settings})
     board = _Board(lock.study_id, specs, outcomes, max_steps)
+    todo = []
+    for spec in specs:  # complete units are skipped here, before any worker is asked for
+        if unit_status(Path(spec["run_dir"]), spec["arm"], spec["seed"]).state == "complete":
+            u = outcomes[(spec["arm"], spec["seed"])]
+            u.outcome = "skipped"
+            _record_end(log_path, sweep_id, u)
+        else:
+            todo.append(spec)
     interrupted = False
     try:
         with _live(board, console, opts.live):
             if opts.executor == "local":
-                _run_local(opts, specs, outcomes, board, log_path, sweep_id)
-            else:
-                _run_ray(opts, specs, outcomes, board, log_path, sweep_id)
+                _run_local(opts, todo, outcomes, board, log_path, sweep_id)
+            elif todo:
+                _run_ray(opts, todo, outcomes, board, log_path, sweep_id)
     except KeyboardInterrupt:
         interrupted = True
         for u in outcomes.values():
             if u.outcome in ("queued", "running"):
-                u.outcome = "interrupted"
+                u.outcome = "interrupted" if u.outcome == "running" else "not_started"
     result = SweepResult(sweep_id, lock.study_id, log_path, list(outcomes.values()))
     append_event(log_path, {"event": "sweep_end", "sweep": sweep_id, "counts": result.counts(),
                             "ok": result.ok, "interrupted": interrupted})
@@ -503,6 +511,18 @@ def _run_local(opts, specs, outcomes, board, log_path, sweep_id) -> None:
         raise
 
 
+def _probe_address(address: str, timeout: float = 5.0) -> None:
+    """Fail fast on a host:port where nothing listens (ray.init would retry for minutes)."""
+    target = address.split("://", 1)[-1]
+    host, sep, port = target.rpartition(":")
+    if not sep or not port.isdigit():
+        return  # "auto" and other forms Ray resolves itself
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise UserError(f"--address {address}: no Ray cluster answers there ({exc.strerror or exc})") from None
+
+
 def _ray_task(spec: dict) -> dict:
     return execute_unit(spec)
 
@@ -518,13 +538,17 @@ def _run_ray(opts, specs, outcomes, board, log_path, sweep_id) -> None:
         kwargs = {"include_dashboard": False, "log_to_driver": False}
         if opts.address:
             kwargs["address"] = opts.address
-        else:
-            kwargs.update(opts.ray_init)
+        else:  # "local": a fresh cluster for this sweep, never one found lying around
+            kwargs.update({"address": "local", **opts.ray_init})
+        if opts.address:
+            _probe_address(opts.address)
         try:
             ray.init(**kwargs)
-        except Exception as exc:  # a wrong address, no cluster there
+        except Exception as exc:  # a wrong address, no cluster there, a token mismatch
+            hint = ("; if the cluster uses token authentication, set RAY_AUTH_MODE=token (and its token) here too"
+                    if opts.address and os.environ.get("RAY_AUTH_MODE") != "token" else "")
             raise UserError(f"--address {opts.address or '(local)'}: cannot start or reach Ray: "
-                            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+                            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}{hint}") from None
         started_here = True
     try:
         task = ray.remote(_ray_task)

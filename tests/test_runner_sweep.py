@@ -227,6 +227,7 @@ def test_sweep_refuses_units_outside_the_lock(study, flag, capsys, tmp_path):
 
 
 def test_ray_sweep_survives_a_killed_worker_and_matches_single_runs(study, single):
+    """Two units on a local 2-CPU Ray cluster, one CPU each; the first unit's worker is SIGKILLed."""
     pytest.importorskip("ray")
     from prereg.errors import UserError
 
@@ -235,7 +236,7 @@ def test_ray_sweep_survives_a_killed_worker_and_matches_single_runs(study, singl
     killer.start()
     try:
         res = run_sweep(SweepOptions(
-            lock_path=str(study["lock"]), out=str(out), executor="ray", max_parallel=2, cpus_per_run=1,
+            lock_path=str(study["lock"]), out=str(out), arms=["grpo"], executor="ray", max_parallel=2, cpus_per_run=1,
             retries=2, live=False, ray_init={"num_cpus": 2, "object_store_memory": 100 * 1024**2}))
     except UserError as exc:
         if "cannot start or reach Ray" in str(exc):
@@ -245,8 +246,8 @@ def test_ray_sweep_survives_a_killed_worker_and_matches_single_runs(study, singl
     assert killer.killed, "the test never caught a unit mid-run"
     assert events(out, "retry", res.sweep_id) == [], "Ray itself retried the task lost with its worker"
     assert_interrupted_unit_recovered(out, res, killer.killed)
-    assert {u.state for u in study_status(_lock(study), out)} == {"complete"}
-    assert_same_as_single(out, single)
+    assert {u.state for u in study_status(_lock(study), out, arms=["grpo"])} == {"complete"}
+    assert_same_as_single(out, single, [("grpo", 1), ("grpo", 2)])
 
 
 def _lock(study):
