@@ -71,7 +71,7 @@ class SweepOptions:
     address: str | None = None
     gpus_per_run: float = 0
     cpus_per_run: float | None = None
-    max_parallel: int = 1
+    max_parallel: int | None = None  # local: 1; ray: as many as the cluster's resources fit
     retries: int = 2
     runner_args: list[str] = field(default_factory=list)
     busy_wait_s: float = 60.0
@@ -345,7 +345,7 @@ def run_sweep(opts: SweepOptions, console=None) -> SweepResult:
     """Run the selected units of the lock; never raises for a unit's failure (see the result)."""
     if opts.executor not in ("local", "ray"):
         raise UserError(f"--executor: {opts.executor!r} is not one of local, ray")
-    if opts.max_parallel < 1:
+    if opts.max_parallel is not None and opts.max_parallel < 1:
         raise UserError("--max-parallel: must be at least 1")
     if opts.retries < 0:
         raise UserError("--retries: must be 0 or more")
@@ -355,6 +355,7 @@ def run_sweep(opts: SweepOptions, console=None) -> SweepResult:
         raise UserError("--address: only meaningful with --executor ray")
     lock = verify_lock(opts.lock_path)
     registered_units(lock, opts.arms, opts.seeds)  # refuses filters outside the lock
+    slots = local_slots(opts) if opts.executor == "local" else []
     if opts.gpus_per_run and "--device" not in opts.runner_args:
         opts.runner_args = [*opts.runner_args, "--device", "cuda"]
     from rich.console import Console
@@ -385,7 +386,7 @@ def run_sweep(opts: SweepOptions, console=None) -> SweepResult:
     try:
         with _live(board, console, opts.live):
             if opts.executor == "local":
-                _run_local(opts, todo, outcomes, board, log_path, sweep_id)
+                _run_local(opts, todo, outcomes, board, log_path, sweep_id, slots)
             elif todo:
                 _run_ray(opts, todo, outcomes, board, log_path, sweep_id)
     except KeyboardInterrupt:
@@ -435,8 +436,8 @@ def _apply(u: UnitOutcome, res: dict) -> None:
     u.host = res.get("host") or u.host
 
 
-def _visible_gpus() -> list[str]:
-    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+def _visible_gpus(environ) -> list[str]:
+    env = environ.get("CUDA_VISIBLE_DEVICES")
     if env is not None:
         return [d for d in env.split(",") if d.strip()]
     try:
@@ -446,22 +447,34 @@ def _visible_gpus() -> list[str]:
     return [str(i) for i, ln in enumerate(ln for ln in out.splitlines() if ln.startswith("GPU "))]
 
 
-def _run_local(opts, specs, outcomes, board, log_path, sweep_id) -> None:
-    """K slots; each slot owns ``gpus_per_run`` devices (CUDA_VISIBLE_DEVICES) when GPUs are asked for."""
-    slots: list[dict] = [{} for _ in range(opts.max_parallel)]
+def local_slots(opts: SweepOptions, environ: dict | None = None) -> list[dict]:
+    """The local executor's K slots, each the environment its units run with.
+
+    With ``gpus_per_run`` n, slot i owns visible devices [i*n, (i+1)*n) through
+    CUDA_VISIBLE_DEVICES (default: as many slots as the visible GPUs fill); with
+    ``cpus_per_run`` the slot's thread count is set (OMP/MKL_NUM_THREADS).
+    """
+    environ = os.environ if environ is None else environ
+    k = opts.max_parallel or 1
+    slots: list[dict] = [{} for _ in range(k)]
     if opts.gpus_per_run:
         n = int(opts.gpus_per_run)
         if n != opts.gpus_per_run:
-            raise UserError("--gpus-per-run: the local executor takes whole devices")
-        gpus = _visible_gpus()
+            raise UserError("--gpus-per-run: the local executor takes whole devices (fractions need --executor ray)")
+        gpus = _visible_gpus(environ)
         if len(gpus) < n:
             raise UserError(f"--gpus-per-run {n}: only {len(gpus)} GPU(s) visible here")
-        k = min(opts.max_parallel, len(gpus) // n)
+        k = min(opts.max_parallel or len(gpus) // n, len(gpus) // n)  # default: every visible GPU busy
         slots = [{"CUDA_VISIBLE_DEVICES": ",".join(gpus[i * n:(i + 1) * n])} for i in range(k)]
     if opts.cpus_per_run:
         threads = str(max(1, int(opts.cpus_per_run)))
         for s in slots:
             s.update(OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+    return slots
+
+
+def _run_local(opts, specs, outcomes, board, log_path, sweep_id, slots) -> None:
+    """Units in K slots, as child processes polled here; a unit lost to a signal is requeued."""
     queue = list(specs)
     running: dict[int, tuple] = {}  # slot -> (spec, proc, log_file, t0)
     try:
@@ -566,7 +579,7 @@ def _run_ray(opts, specs, outcomes, board, log_path, sweep_id) -> None:
             board.started.setdefault(key, time.monotonic())
 
         while queue or pending:
-            while queue and len(pending) < opts.max_parallel:
+            while queue and len(pending) < (opts.max_parallel or len(specs)):
                 submit(queue.pop(0))
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
             for key in (k for k, u in outcomes.items() if u.outcome == "running"):
@@ -609,7 +622,8 @@ def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--address", help="Ray cluster address (default: start a local Ray for this sweep)")
     p.add_argument("--gpus-per-run", type=float, default=0, help="GPUs per unit (implies runner --device cuda)")
     p.add_argument("--cpus-per-run", type=float, default=None, help="CPUs per unit (Ray resources; threads locally)")
-    p.add_argument("--max-parallel", type=int, default=1, help="units at once (default 1)")
+    p.add_argument("--max-parallel", type=int, default=None,
+                   help="units at once (default: 1 locally; on Ray as many as the cluster's resources fit)")
     p.add_argument("--out", default="runs", help="runs root, shared storage for Ray (default: runs)")
     p.add_argument("--retries", type=int, default=2,
                    help="retries of a unit lost to a killed worker/process (default 2); failures are not retried")

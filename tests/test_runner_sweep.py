@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 
 from prereg.canonical import sha256_file
+from prereg.errors import UserError
 from prereg.fields import FREE_PATHS, flatten
 from prereg.jsonio import read_jsonl
 from prereg.records import TELEMETRY, artifact_digests, read_run, unit_dir, write_manifest
 from runner.status import study_status
-from runner.sweep import SUPERSEDED, SweepOptions, read_events, run_sweep, runner_resumes
+from runner.sweep import SUPERSEDED, SweepOptions, local_slots, read_events, run_sweep, runner_resumes
 from tests.runner_run_support import prereg, write_lock
 
 ARMS = {"grpo": {"algorithm": "grpo", "changes": {}},
@@ -229,7 +230,6 @@ def test_sweep_refuses_units_outside_the_lock(study, flag, capsys, tmp_path):
 def test_ray_sweep_survives_a_killed_worker_and_matches_single_runs(study, single):
     """Two units on a local 2-CPU Ray cluster, one CPU each; the first unit's worker is SIGKILLed."""
     pytest.importorskip("ray")
-    from prereg.errors import UserError
 
     out = study["root"] / "ray"
     killer = KillMidUnit(out, "worker_pid")
@@ -254,3 +254,18 @@ def _lock(study):
     from prereg.lock import verify_lock
 
     return verify_lock(study["lock"])
+
+
+def test_local_slots_give_each_parallel_unit_its_own_devices():
+    opts = lambda **kw: SweepOptions(lock_path="x", **kw)  # noqa: E731
+    env = {"CUDA_VISIBLE_DEVICES": "3,5,7,9,11"}
+    assert local_slots(opts(gpus_per_run=2), env) == [{"CUDA_VISIBLE_DEVICES": "3,5"},
+                                                      {"CUDA_VISIBLE_DEVICES": "7,9"}]
+    assert local_slots(opts(gpus_per_run=1, max_parallel=2, cpus_per_run=4), env) == [
+        {"CUDA_VISIBLE_DEVICES": "3", "OMP_NUM_THREADS": "4", "MKL_NUM_THREADS": "4"},
+        {"CUDA_VISIBLE_DEVICES": "5", "OMP_NUM_THREADS": "4", "MKL_NUM_THREADS": "4"}]
+    assert local_slots(opts(max_parallel=3), env) == [{}, {}, {}]
+    with pytest.raises(UserError, match="only 5 GPU"):
+        local_slots(opts(gpus_per_run=6), env)
+    with pytest.raises(UserError, match="whole devices"):
+        local_slots(opts(gpus_per_run=0.5), env)
