@@ -55,7 +55,7 @@ LOG_DIR = "sweep-logs"
 SUPERSEDED = "_superseded"
 # Environment a remote worker needs from the driver to run a unit the same way offline.
 PASS_ENV_PREFIXES = ("HF_", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "PYTHONHASHSEED",
-                     "CUBLAS_WORKSPACE_CONFIG", "RLPREREG_TINY_CACHE")
+                     "CUBLAS_WORKSPACE_CONFIG", "RLPREREG_CACHE")
 OUTCOMES = ("complete", "skipped", "failed", "lost", "busy", "interrupted", "not_started")
 
 
@@ -243,8 +243,9 @@ def start_unit(spec: dict) -> tuple[subprocess.Popen, Path]:
         proc = subprocess.Popen(unit_command(spec, os.getpid()), stdout=fh, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=env, cwd=cwd,
                                 start_new_session=True)  # Ctrl-C reaches the sweep, which forwards one SIGINT
+    n = attempts_of(spec["log_path"], spec["sweep_id"], spec["arm"], spec["seed"]) + 1
     append_event(spec["log_path"], {"event": "attempt", "sweep": spec["sweep_id"], "arm": spec["arm"],
-                                    "seed": spec["seed"], "host": host, "worker_pid": os.getpid(),
+                                    "seed": spec["seed"], "attempt": n, "host": host, "worker_pid": os.getpid(),
                                     "child_pid": proc.pid, "log": str(log_file),
                                     "cuda_visible_devices": env.get("CUDA_VISIBLE_DEVICES")})
     return proc, log_file

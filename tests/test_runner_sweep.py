@@ -144,6 +144,7 @@ def assert_interrupted_unit_recovered(out: Path, res, killed: dict):
     assert res.ok, [(u.arm, u.seed, u.outcome, u.error) for u in res.units]
     attempts = {(u.arm, u.seed): u.attempts for u in res.units}
     assert attempts[unit] == 2
+    assert [e["attempt"] for e in events(out, "attempt", res.sweep_id) if (e["arm"], e["seed"]) == unit] == [1, 2]
     assert all(n == 1 for u, n in attempts.items() if u != unit)
     manifest = read_run(unit_dir(out, "sw", *unit)).manifest
     if runner_resumes():  # `runner run` resumed it in place; the record says so
