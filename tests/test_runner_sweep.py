@@ -159,6 +159,7 @@ def assert_interrupted_unit_recovered(out: Path, res, killed: dict):
     assert all(read_run(unit_dir(out, "sw", *u)).manifest["resumes"] == [] for u in others)
 
 
+@pytest.mark.slow
 def test_local_sweep_runs_every_unit_like_single_runs_retrying_a_killed_one(study, single):
     """Two units at a time; the first unit's `runner run` is SIGKILLed mid-run and recovered."""
     out = study["root"] / "local"
@@ -187,6 +188,7 @@ def test_local_sweep_runs_every_unit_like_single_runs_retrying_a_killed_one(stud
     assert before == {u: sha256_file(unit_dir(out, "sw", *u) / "manifest.json") for u in UNITS}
 
 
+@pytest.mark.slow
 def test_failed_unit_is_recorded_the_rest_go_on_and_an_old_failure_is_kept_aside(study, single, capsys):
     """grpo/s1 holds an earlier failed run (moved aside, rerun); grpo/s2 cannot be written (fails)."""
     out = study["root"] / "fail"
@@ -228,6 +230,7 @@ def test_sweep_refuses_units_outside_the_lock(study, flag, capsys, tmp_path):
     assert not any(tmp_path.iterdir()), "a refused sweep writes nothing"
 
 
+@pytest.mark.slow
 def test_ray_sweep_survives_a_killed_worker_and_matches_single_runs(study, single):
     """Two units on a local 2-CPU Ray cluster, one CPU each; the first unit's worker is SIGKILLed."""
     pytest.importorskip("ray")
