@@ -31,6 +31,7 @@ ALTERNATIVES = {"two-sided": "two-sided", "greater": "greater", "larger": "great
 DESIGNS = ("paired", "independent")
 METHODS = ("exact_noncentral_t", "normal_approximation")
 _N_MAX = 1_000_000
+_NC_LIMIT = 1e6
 
 
 # ----------------------------------------------------------------------------- checks
@@ -82,9 +83,13 @@ def _power_exact(d: float, df: float, n_eff: float, alpha: float, alt: str) -> f
 
     # Both tails as upper tails (P(T < -c | nc) = P(T > c | -nc)): scipy's nct.cdf returns
     # NaN far in the lower tail (e.g. df=2, nc=17), while nct.sf stays accurate there.
+    # Beyond |nc| ~ 3e9 scipy returns NaN; from |nc| = 1e6 on the tail is already 0 or 1 to
+    # double precision for every df >= 1, so the limit is returned there (a tiny but non-zero SD).
     def upper(c: float, ncp: float) -> float:
         v = float(stats.nct.sf(c, df, ncp))
         if not math.isfinite(v):
+            if abs(ncp) >= _NC_LIMIT:
+                return 1.0 if ncp > 0 else 0.0
             raise UserError(f"power: noncentral t failed numerically (df={df:g}, nc={ncp:g})")
         return v
 

@@ -25,6 +25,7 @@ from stats import tests as ht
 from stats.load import DESCRIPTIVE, ITEM_FIELD, RUN_COUNTS, Data, load, metric_unit, needed_metrics
 
 ANALYSIS_FORMAT = 1
+ZERO_SD = "all paired differences equal (SD 0): t-based quantity undefined"
 SIG_DIGITS = 12
 
 
@@ -110,7 +111,7 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
     for metric in needed_metrics(plan):
         mu = metric_unit(metric)
         have = [u for u in units if u.metrics.get(metric) is not None]
-        x = np.asarray([u.metrics[metric] for u in have], dtype=float)
+        x = iv.rs.snap_constant(np.asarray([u.metrics[metric] for u in have], dtype=float))
         ins = [u.input_id for u in have]
         for u in have:
             V.add(f"runs.{arm}.s{u.seed}.{metric}", u.metrics[metric],
@@ -186,7 +187,10 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
     ins = [u.input_id for u in ua + ub]
     a = np.asarray([u.metrics[metric] for u in ua], dtype=float)
     b = np.asarray([u.metrics[metric] for u in ub], dtype=float)
-    d = a - b
+    # equal-by-construction differences (identical arms, or a constant offset) are exactly
+    # constant, not 1e-17 apart: zero variance takes its stated branches below
+    d = iv.rs.snap_constant(a - b, scale=float(np.max(np.abs(np.concatenate([a, b])))) if a.size else None)
+    a, b = iv.rs.snap_constant(a), iv.rs.snap_constant(b)
     n = d.size
     bp = {"metric": metric, "arm": arm, "baseline": base, "seeds": seeds, "metric_unit": mu}
     none_note = "no paired seeds: undefined" if n == 0 else None
@@ -198,7 +202,8 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
           note=None if n > 1 else "fewer than two pairs: undefined")
     dz = (float(d.mean()) / sd) if sd else None
     V.add(f"{pre}.effect_size_dz", dz, "standardized paired effect: mean / SD of differences", "statistic",
-          params=bp, inputs=ins, note=None if dz is not None else "SD zero or undefined: effect size undefined")
+          params=bp, inputs=ins, note=None if dz is not None else
+          ZERO_SD if sd == 0 else "fewer than two pairs: effect size undefined")
 
     # intervals (planned specs; all levels of one method share one stream)
     ints: dict[float, tuple] = {}
@@ -274,7 +279,9 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
         mde = d_std * sd if (d_std is not None and sd) else None
         V.add(f"{pre}.mde", mde, "minimum detectable paired effect in metric units (mde_d x observed SD of differences)",
               "difference", params={**pparams, "sd": sd}, inputs=ins,
-              note=None if mde is not None else "SD of differences zero or undefined: MDE undefined")
+              note=None if mde is not None else
+              ZERO_SD + "; MDE null by convention (no verdict rests on a zero-variance power analysis)"
+              if sd == 0 else "fewer than two pairs: MDE undefined")
         if pplan.get("pilot_sd") and n >= 2:
             V.add(f"{pre}.mde_pilot", d_std * pplan["pilot_sd"], "minimum detectable paired effect at the plan's pilot SD",
                   "difference", params={**pparams, "sd": pplan["pilot_sd"]}, inputs=ins)
@@ -291,7 +298,8 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
         pa_paired = pw.power(obs, sd, n, pa, alt, design="paired", method=pm) if (sd and n >= 2) else None
         V.add(f"{pre}.power_achieved", pa_paired, "power of the paired t test at the observed mean difference and SD",
               "probability", params={**pparams, "effect": obs, "sd": sd}, inputs=ins,
-              note=None if pa_paired is not None else "SD zero or undefined: power undefined")
+              note=None if pa_paired is not None else
+              ZERO_SD + "; power undefined" if sd == 0 else "fewer than two pairs: power undefined")
         pa_ind = pw.power(obs, pooled, n, pa, alt, design="independent", method=pm) if (pooled and n >= 2) else None
         V.add(f"{pre}.power_achieved_independent", pa_ind,
               "power of the two-sample t test at the observed difference and pooled SD", "probability",
@@ -311,7 +319,9 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
     if item_level != "none":
         _item_contrast(V, plan, pre, bp, ua, ub, metric, item_level, specs, tags, ins)
 
-    return {"p": planned.p, "intervals": ints, "mde": clean(mde), "tost_p": clean(tost), "margin": margin,
+    mde_note = V.v[f"{pre}.mde"].get("note") if f"{pre}.mde" in V.v else None
+    return {"p": planned.p, "p_note": planned.note if planned.p is None else None, "mde_note": mde_note,
+            "intervals": ints, "mde": clean(mde), "tost_p": clean(tost), "margin": margin,
             "published": _published(prereg, arm, base, metric), "n": n}
 
 
@@ -501,7 +511,8 @@ def _facts(f: dict, plan: dict):
     from stats.verdicts import ContrastFacts
 
     return ContrastFacts(intervals=f["intervals"], p=f["p"], reject=f["reject"], mde=f["mde"], tost_p=f["tost_p"],
-                         margin=f["margin"], alpha=plan["multiplicity"]["alpha"], published_effect=f["published"])
+                         margin=f["margin"], alpha=plan["multiplicity"]["alpha"], published_effect=f["published"],
+                         mde_note=f.get("mde_note"), p_note=f.get("p_note"))
 
 
 def _verdict(plan: dict, facts) -> dict:

@@ -82,6 +82,7 @@ def compute(x, stat: str, method: str, levels: list[float], *, resamples: int, r
         return const(None, None, "no data: interval undefined")
     if n == 1:
         return const(None, None, "one seed: interval undefined (no replication)")
+    x = rs.snap_constant(x)  # a round-off-sized spread is no spread (else t/BCa/bootstrap-t blow up)
     theta = float(rs.statistic(stat)(x))
     if method == "hierarchical_bootstrap":
         if items is None:

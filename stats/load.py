@@ -275,11 +275,24 @@ def _rows(path: Path) -> list[tuple[int, dict]]:
                 return out
         except UnicodeDecodeError as exc:
             raise UserError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    rows = read_jsonl(path, "results table")
-    for i, r in enumerate(rows, 1):
+    # NaN/Infinity literals are read as floats so the check of each cell names the column too
+    # (read_jsonl would refuse them naming only the line)
+    out = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line, parse_constant=float)
+        except ValueError as exc:
+            raise UserError(f"{path}: line {i}: not valid JSON ({exc})") from None
         if not isinstance(r, dict):
             raise UserError(f"{path}: line {i}: not a JSON object")
-    return list(enumerate(rows, 1))
+        out.append((i, r))
+    return out
 
 
 def _num(path, line, col, v) -> float:

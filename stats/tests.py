@@ -1,8 +1,10 @@
 """Hypothesis tests for paired seed-level and item-level comparisons, and TOST.
 
 Each returns a :class:`TestResult` whose ``p`` is never a silent NaN: undefined cases
-(fewer than two pairs, zero variance) return ``p=None`` with a note, except where the
-answer is well defined (all differences exactly zero -> p = 1).
+(fewer than two pairs, zero variance) return ``p=None`` with a note, except where a
+convention is stated (all differences zero -> p = 1; zero-variance TOST is decided
+exactly: equivalent iff |difference| < margin). Spreads at round-off size count as zero
+(``resample.snap_constant``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,12 @@ from scipy import stats as _st
 from stats import resample as rs
 
 EXACT_MAX_N = 20  # sign-flip tests enumerate all 2**n sign vectors up to this n
+
+# Zero-variance conventions of the t-based tests (README "Degenerate data").
+ZERO_DIFFS = ("all paired differences zero: t statistic undefined (0/0); p = 1 by convention "
+              "(no observed difference)")
+EQUAL_DIFFS = ("all paired differences equal and non-zero (SD 0): t statistic and p undefined; "
+               "the exact sign-flip p (2/2^n two-sided) is defined")
 
 
 @dataclass
@@ -42,11 +50,12 @@ def paired_t(diff, alternative: str = "two-sided") -> TestResult:
     params = {"n": int(n), "alternative": alternative}
     if n < 2:
         return TestResult(None, None, "paired_t", params, "fewer than two pairs: test undefined")
-    sd = 0.0 if np.ptp(d) == 0 else float(np.std(d, ddof=1))
-    if sd == 0:
+    d = rs.snap_constant(d)
+    if np.ptp(d) == 0:
         if np.all(d == 0):
-            return TestResult(1.0, 0.0, "paired_t", params, "all differences zero")
-        return TestResult(None, None, "paired_t", params, "all differences equal and non-zero: t is infinite")
+            return TestResult(1.0, None, "paired_t", params, ZERO_DIFFS)
+        return TestResult(None, None, "paired_t", params, EQUAL_DIFFS)
+    sd = float(np.std(d, ddof=1))
     t = float(np.mean(d) / (sd / np.sqrt(n)))
     return TestResult(_tail(t, n - 1, alternative), t, "paired_t", {**params, "df": n - 1})
 
@@ -57,12 +66,16 @@ def welch_t(a, b, alternative: str = "two-sided") -> TestResult:
     params = {"n_arm": int(a.size), "n_baseline": int(b.size), "alternative": alternative}
     if a.size < 2 or b.size < 2:
         return TestResult(None, None, "welch_t", params, "fewer than two seeds in an arm: test undefined")
+    a, b = rs.snap_constant(a), rs.snap_constant(b)
     va = 0.0 if np.ptp(a) == 0 else np.var(a, ddof=1) / a.size
     vb = 0.0 if np.ptp(b) == 0 else np.var(b, ddof=1) / b.size
     if va + vb == 0:
-        if a.mean() == b.mean():
-            return TestResult(1.0, 0.0, "welch_t", params, "no variance and equal means")
-        return TestResult(None, None, "welch_t", params, "no variance and different means: t is infinite")
+        if abs(a.mean() - b.mean()) <= rs.ROUNDOFF_REL * max(abs(a.mean()), abs(b.mean())):
+            return TestResult(1.0, None, "welch_t", params,
+                              "no variance in either arm and equal means: t statistic undefined (0/0); "
+                              "p = 1 by convention (no observed difference)")
+        return TestResult(None, None, "welch_t", params,
+                          "no variance in either arm and different means: t statistic undefined (SD 0)")
     t = float((a.mean() - b.mean()) / np.sqrt(va + vb))
     df = float((va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1)))
     return TestResult(_tail(t, df, alternative), t, "welch_t", {**params, "df": df})
@@ -167,11 +180,15 @@ def tost_paired(diff, margin: float) -> TestResult:
     params = {"n": int(n), "margin": float(margin), "bounds": [-float(margin), float(margin)]}
     if n < 2:
         return TestResult(None, None, "tost_paired_t", params, "fewer than two pairs: TOST undefined")
-    sd = 0.0 if np.ptp(d) == 0 else float(np.std(d, ddof=1))
+    d = rs.snap_constant(d)
     m = float(d.mean())
-    if sd == 0:
+    if np.ptp(d) == 0:
         p = 0.0 if abs(m) < margin else 1.0
-        return TestResult(p, None, "tost_paired_t", params, "all differences equal: equivalence decided exactly")
+        return TestResult(p, None, "tost_paired_t", params,
+                          "all paired differences equal (SD 0): t undefined, equivalence decided exactly by "
+                          f"convention: |difference| {abs(m):.6g} {'<' if p == 0 else '>='} margin {margin:g} "
+                          f"-> p = {p:g}")
+    sd = float(np.std(d, ddof=1))
     se = sd / np.sqrt(n)
     p_lower = float(_st.t.sf((m + margin) / se, n - 1))
     p_upper = float(_st.t.cdf((m - margin) / se, n - 1))

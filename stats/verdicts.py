@@ -21,6 +21,8 @@ class ContrastFacts:
     margin: float | None
     alpha: float
     published_effect: float | None
+    mde_note: str | None = None  # why the MDE is undefined, quoted in the verdict trail
+    p_note: str | None = None  # why the planned p is undefined
 
 
 def _ci(f: ContrastFacts, level):
@@ -63,9 +65,12 @@ def check(cond: dict, f: ContrastFacts) -> tuple[bool, str]:
         if f.margin is None:
             return False, "no equivalence_margin in the plan"
         if f.mde is None:
-            return False, "MDE undefined"
+            return False, "MDE undefined" + (f" ({f.mde_note})" if f.mde_note else "")
         return f.mde <= f.margin, f"MDE {f.mde:.6g} {'<=' if f.mde <= f.margin else '>'} margin {f.margin:g}"
     if kind == "multiplicity_rejects":
+        if f.p is None:
+            return False, ("planned test p undefined" + (f" ({f.p_note})" if f.p_note else "")
+                           + "; counted as p = 1 in the family: not rejected")
         return f.reject, "rejected after multiplicity adjustment" if f.reject else "not rejected after adjustment"
     if kind == "published_effect_exists":
         return f.published_effect is not None, ("published effect " + (f"{f.published_effect:g}" if f.published_effect is not None else "absent"))
@@ -77,7 +82,7 @@ def check(cond: dict, f: ContrastFacts) -> tuple[bool, str]:
     if kind == "p_below":
         v = cond.get("value", f.alpha)
         if f.p is None:
-            return False, "p undefined"
+            return False, "p undefined" + (f" ({f.p_note})" if f.p_note else "")
         return f.p < v, f"p {f.p:.6g} {'<' if f.p < v else '>='} {v:g}"
     return False, f"unknown check {kind!r}"
 

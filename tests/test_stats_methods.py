@@ -124,12 +124,114 @@ def test_nan_input_is_an_error():
 def test_degenerate_tests_never_nan():
     assert ht.paired_t([0.0, 0.0, 0.0]).p == 1.0
     r = ht.paired_t([0.1, 0.1, 0.1])
-    assert r.p is None and "infinite" in r.note
+    assert r.p is None and r.statistic is None and "t statistic and p undefined" in r.note
     assert ht.paired_t([0.2]).p is None
     assert ht.wilcoxon([0.0, 0.0]).p == 1.0
     assert ht.mcnemar_exact([True, False], [True, False]).p == 1.0
     assert ht.tost_paired([0.001, 0.001, 0.001], 0.01).p == 0.0
     assert ht.tost_paired([0.05, 0.05], 0.01).p == 1.0
+
+
+# Equal-by-construction arms: accuracies k/64 whose per-seed differences are 0, or a constant
+# offset that floating point makes ~1e-17 apart (0.4 - 0.3 != 0.2 - 0.1).
+_BASE = np.array([0.3, 0.1, 0.7, 0.5])
+_CONST = np.array([0.4, 0.2, 0.8, 0.6]) - _BASE
+
+
+def test_roundoff_spread_is_snapped_to_constant():
+    assert np.ptp(_CONST) > 0  # the premise: raw differences are not exactly equal
+    snapped = rs.snap_constant(_CONST, scale=0.8)
+    assert np.ptp(snapped) == 0 and snapped[0] == pytest.approx(0.1)
+    assert np.all(rs.snap_constant(np.array([1e-17, 0.0, -1e-17]), scale=0.7) == 0.0)
+    real = np.array([0.1, 0.1 + 1e-6, 0.1])
+    assert np.array_equal(rs.snap_constant(real), real)  # a real (if tiny) spread is kept
+
+
+@pytest.mark.parametrize("d,zero", [(np.zeros(4), True), (_CONST, False)])
+def test_zero_variance_differences_against_scipy(d, zero):
+    import warnings
+
+    from statsmodels.stats.weightstats import ttost_paired
+
+    # paired t: scipy gives NaN (all zero) or a round-off t of ~1e15 (constant); ours is stated
+    t = ht.paired_t(d)
+    assert t.statistic is None and t.note
+    assert (t.p == 1.0) if zero else (t.p is None and "undefined" in t.note)
+    # the exact sign-flip test is defined: 1 with all zeros, 2/2^n with a constant offset
+    ref = st.permutation_test((d,), np.mean, permutation_type="samples", n_resamples=np.inf).pvalue
+    sf = ht.sign_flip(d)
+    assert sf.p == pytest.approx(ref) and sf.p == (1.0 if zero else 2 / 2 ** d.size)
+    assert ht.sign_flip(d, "greater").p == (1.0 if zero else 1 / 2 ** d.size)
+    # Wilcoxon: scipy defines both (p = 1 with all zeros dropped; exact 2/2^n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = st.wilcoxon(d, method="exact").pvalue if not zero else st.wilcoxon(d).pvalue
+    assert ht.wilcoxon(d).p == pytest.approx(ref)
+    # TOST with zero variance: equivalent iff |difference| < margin (statsmodels agrees)
+    for margin in (0.01, 0.5):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = ttost_paired(_BASE + d, _BASE, -margin, margin)[0]
+        r = ht.tost_paired(d, margin)
+        assert r.p == (0.0 if abs(d.mean()) < margin else 1.0) and "convention" in r.note
+        assert r.p == pytest.approx(ref, abs=1e-12)  # statsmodels: the same up to round-off
+    # every interval method degenerates to [d, d] with a note (scipy's percentile agrees)
+    for m in ("percentile", "paired_bootstrap", "bca", "bootstrap_t", "t"):
+        r = iv.compute(d, "mean", m, [0.95], resamples=200, rng_seed=1, stream="x")[0.95]
+        assert r.low == r.high == pytest.approx(d.mean()) and "equal" in r.note
+    ci = st.bootstrap((d,), np.mean, method="percentile", n_resamples=200, random_state=1).confidence_interval
+    assert (ci.low, ci.high) == pytest.approx((d.mean(), d.mean()))
+
+
+def test_zero_variance_welch():
+    a = np.full(3, 0.5)
+    assert ht.welch_t(a, a).p == 1.0 and ht.welch_t(a, a).statistic is None
+    r = ht.welch_t(a + 0.1, a)
+    assert r.p is None and "undefined" in r.note
+
+
+def test_power_with_roundoff_sd_is_the_limit_not_an_error():
+    from prereg import power as pw
+
+    sd = float(np.std(_CONST, ddof=1))  # ~1e-17: nc ~ 1e16, where scipy's nct returns NaN
+    assert 0 < sd < 1e-15
+    assert pw.power_paired(0.1, sd, 4) == 1.0
+    assert pw.power_paired(0.1, sd, 4, alternative="less") == 0.0
+    with pytest.raises(Exception, match="sd"):
+        pw.power_paired(0.1, 0.0, 4)  # exactly zero SD stays a stated error of the power API
+
+
+def test_multiplicity_null_p_counts_as_one_like_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    for method, sm in (("holm", "holm"), ("bh", "fdr_bh")):
+        out = multiplicity.apply_family({"a-b": 0.01, "c-b": None, "d-b": 0.03}, ["a-b", "c-b", "d-b"], method, 0.05)
+        rej, adj, *_ = multipletests([0.01, 1.0, 0.03], alpha=0.05, method=sm)
+        assert out["a-b"]["p_adjusted"] == pytest.approx(adj[0]) and out["d-b"]["p_adjusted"] == pytest.approx(adj[2])
+        assert out["c-b"]["missing"] is True and out["c-b"]["reject"] is False
+        assert out["a-b"]["reject"] == bool(rej[0])
+
+
+def test_verdict_conditions_with_null_inputs_fall_through():
+    from stats.verdicts import ContrastFacts, evaluate
+
+    rules = [{"verdict": "SURVIVES", "when": [{"check": "lower_above", "level": 0.95, "value": 0},
+                                              {"check": "multiplicity_rejects"}]},
+             {"verdict": "DISAPPEARS", "when": [{"check": "interval_within_margin", "level": 0.95},
+                                                {"check": "mde_at_most_margin"}]},
+             {"verdict": "SIG", "when": [{"check": "p_below"}]},
+             {"verdict": "EQ", "when": [{"check": "tost_equivalent"}]},
+             {"verdict": "INCONCLUSIVE", "when": []}]
+    f = ContrastFacts(intervals={0.95: (0.1, 0.1)}, p=None, reject=False, mde=None, tost_p=None, margin=0.01,
+                      alpha=0.05, published_effect=None, mde_note="SD 0", p_note="t undefined")
+    res = evaluate(rules, f)
+    assert res["verdict"] == "INCONCLUSIVE" and res["rule"] == 4
+    details = {c["check"]: c["detail"] for r in res["trail"] for c in r["checks"]}
+    assert "p undefined (t undefined)" in details["multiplicity_rejects"]
+    assert details["mde_at_most_margin"] == "MDE undefined (SD 0)"
+    assert details["p_below"].startswith("p undefined") and details["tost_equivalent"] == "TOST undefined"
+    f.intervals = {0.95: (None, None)}
+    assert evaluate(rules, f)["trail"][0]["checks"][0]["detail"] == "the 0.95 interval is undefined"
 
 
 # ----------------------------------------------------------------------------- tests
