@@ -171,7 +171,8 @@ def counts(units: list[UnitStatus]) -> dict[str, int]:
 
 
 STATE_STYLE = {"complete": "green", "running": "cyan", "failed": "red", "incomplete": "yellow",
-               "missing": "dim", "queued": "dim", "skipped": "green", "lost": "magenta"}
+               "missing": "dim", "queued": "dim", "skipped": "green", "lost": "magenta", "other_lock": "yellow",
+               "busy": "cyan", "interrupted": "yellow", "not_started": "dim"}
 
 
 def status_table(units: list[UnitStatus], title: str | None = None):

@@ -56,7 +56,7 @@ SUPERSEDED = "_superseded"
 # Environment a remote worker needs from the driver to run a unit the same way offline.
 PASS_ENV_PREFIXES = ("HF_", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "PYTHONHASHSEED",
                      "CUBLAS_WORKSPACE_CONFIG", "RLPREREG_CACHE")
-OUTCOMES = ("complete", "skipped", "failed", "lost", "busy", "interrupted", "not_started")
+OUTCOMES = ("complete", "skipped", "failed", "lost", "busy", "other_lock", "interrupted", "not_started")
 
 
 @dataclass
@@ -377,9 +377,17 @@ def run_sweep(opts: SweepOptions, console=None) -> SweepResult:
     board = _Board(lock.study_id, specs, outcomes, max_steps)
     todo = []
     for spec in specs:  # complete units are skipped here, before any worker is asked for
-        if unit_status(Path(spec["run_dir"]), spec["arm"], spec["seed"]).state == "complete":
+        st = unit_status(Path(spec["run_dir"]), spec["arm"], spec["seed"], lock=lock)
+        if st.state == "complete":
             u = outcomes[(spec["arm"], spec["seed"])]
             u.outcome = "skipped"
+            if st.lock_hash_matches is False:  # the runner will not overwrite it; this lock lacks the unit
+                u.outcome = "other_lock"
+                u.error = f"complete, but {st.detail}; move it aside to rerun it under this lock"
+            _record_end(log_path, sweep_id, u)
+        elif st.state == "running":  # another process (another sweep, a single run) holds it now
+            u = outcomes[(spec["arm"], spec["seed"])]
+            u.outcome, u.error = "busy", f"{spec['run_dir']}: another process holds the unit"
             _record_end(log_path, sweep_id, u)
         else:
             todo.append(spec)

@@ -273,3 +273,20 @@ def test_local_slots_give_each_parallel_unit_its_own_devices():
         local_slots(opts(gpus_per_run=6), env)
     with pytest.raises(UserError, match="whole devices"):
         local_slots(opts(gpus_per_run=0.5), env)
+
+
+def test_units_held_elsewhere_or_done_under_another_lock_are_not_run(study, single, tmp_path):
+    """No worker is started: grpo/s1 is complete under the first lock, grpo/s2 is held by a process."""
+    from runner.unit import UnitGuard
+
+    relock = write_lock(tmp_path, prereg(id="sw", arms=ARMS, seeds=[1, 2]))  # same study, another lock
+    out = tmp_path / "runs"
+    shutil.copytree(unit_dir(single, "sw", "grpo", 1), unit_dir(out, "sw", "grpo", 1))
+    with UnitGuard(unit_dir(out, "sw", "grpo", 2)):
+        res = run_sweep(SweepOptions(lock_path=str(relock), out=str(out), arms=["grpo"], live=False))
+    got = {(u.arm, u.seed): u for u in res.units}
+    assert not res.ok
+    assert got[("grpo", 1)].outcome == "other_lock" and "another lock" in got[("grpo", 1)].error
+    assert got[("grpo", 2)].outcome == "busy"
+    assert events(out, "attempt", res.sweep_id) == []
+    assert read_run(unit_dir(out, "sw", "grpo", 1)).seal_ok()
