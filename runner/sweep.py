@@ -6,9 +6,11 @@ its run folders are the same as those of single runs. The child dies with its pa
 (``PR_SET_PDEATHSIG``), so a killed sweep driver or Ray worker leaves an interrupted unit,
 never an orphan still holding the unit's file lock.
 
-What a sweep does with a unit is decided from disk at the moment it starts it (see
-``runner.status``): complete -> skipped; running (lock held) -> waits briefly, then skipped
-as busy; interrupted (a manifest that says running/incomplete, no process on it) -> resumed
+What a sweep does with a unit is decided from disk (see ``runner.status``), once before the
+sweep starts and again when the unit's turn comes: complete -> skipped (reported, and not
+counted as done, when it was run under another lock); running (lock held by another process)
+-> busy, not started (at the unit's turn, e.g. on a retry, it first waits briefly for a
+killed attempt to let go); interrupted (a manifest that says running/incomplete, no process on it) -> resumed
 by ``runner run`` itself (``runner.resume``: from its last checkpoint, recorded in the
 manifest's ``resumes``); failed, or a folder the runner cannot resume -> moved aside, whole,
 to ``<out>/<study>/_superseded/<arm>/s<seed>/<UTC stamp>-<state>/`` (nothing written is
