@@ -285,20 +285,23 @@ def test_diff_preregistrations_and_locks(tmp_path, locked, capsys):
     assert "no differences" in capsys.readouterr().out
     assert main(["diff", str(DEMO), str(locked)]) == 0  # a lock compared with its own source
     capsys.readouterr()
-    doc = read_json(DEMO)
+    base_doc = read_json(DEMO)
+    base_doc["training"]["learning_rate"] = 1e-4
+    base = write(tmp_path, "base.json", base_doc)
+    doc = read_json(base)
     doc["training"]["learning_rate"] = 2e-4
     doc["seeds"].append(4)
     del doc["stack_pins"]
     doc["training"]["beta"] = 0  # 0 and 0.0 are the same number
     other = write(tmp_path, "other.json", doc)
-    diffs = diff_files(DEMO, other)
+    diffs = diff_files(base, other)
     assert [tuple(d) for d in diffs] == [
         ("$.seeds[3]", ABSENT, 4), ("$.stack_pins", {}, ABSENT), ("$.training.learning_rate", 1e-4, 2e-4)]
-    assert main(["diff", str(DEMO), str(other)]) == 1
+    assert main(["diff", str(base), str(other)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out == ["$.seeds[3]: (absent) -> 4", "$.stack_pins: {} -> (absent)",
                    "$.training.learning_rate: 0.0001 -> 0.0002"]
-    assert main(["diff", "--json", str(DEMO), str(other)]) == 1
+    assert main(["diff", "--json", str(base), str(other)]) == 1
     assert json.loads(capsys.readouterr().out)[0] == {"path": "$.seeds[3]", "new": 4}
     # two lock versions: preregistration fields plus lock metadata
     assert main(["amend", str(other), "--reason", "r", "--lock-dir", str(locked.parent)]) == 0
