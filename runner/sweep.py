@@ -395,7 +395,9 @@ def run_sweep(opts: SweepOptions, console=None) -> SweepResult:
             todo.append(spec)
     interrupted = False
     try:
-        with _live(board, console, opts.live):
+        plain = opts.live and not console.is_terminal
+        _PLAIN_PROGRESS[:] = [console, len(todo)] if plain else []
+        with _live(board, console, opts.live and not plain):
             if opts.executor == "local":
                 _run_local(opts, todo, outcomes, board, log_path, sweep_id, slots)
             elif todo:
@@ -435,7 +437,19 @@ def _print_summary(result: SweepResult, console) -> None:
             console.print(f"  {u.arm}/s{u.seed}: {u.outcome}" + (f" - {u.error}" if u.error else ""))
 
 
+# Outside a terminal a live table only appears at the end; print one line per finished unit
+# instead, so a long sweep shows progress in logs and CI. [console, number of units] or [].
+_PLAIN_PROGRESS: list = []
+
+
 def _record_end(log_path, sweep_id, u: UnitOutcome) -> None:
+    if _PLAIN_PROGRESS:
+        console, total = _PLAIN_PROGRESS
+        _PLAIN_PROGRESS.append(u)
+        done = len(_PLAIN_PROGRESS) - 2
+        secs = f" in {u.seconds:.0f}s" if u.seconds else ""
+        console.print(f"[{done}/{total}] {u.arm}/s{u.seed}: {u.outcome}{secs}" + (f" - {u.error}" if u.error else ""),
+                      highlight=False, markup=False)
     append_event(log_path, {"event": "unit_end", "sweep": sweep_id, "arm": u.arm, "seed": u.seed,
                             "outcome": u.outcome, "rc": u.rc, "error": u.error, "attempts": u.attempts,
                             "seconds": round(u.seconds, 3), "host": u.host})

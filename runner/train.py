@@ -250,6 +250,7 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
             trainer.train(resume_from_checkpoint=str(point.checkpoint) if point and point.checkpoint else None)
         recorder.close()
 
+        _stable_target_modules(trainer.model)
         trainer.model.save_pretrained(str(run_dir / "adapter"))
         _say(quiet, f"runner: evaluating {prereg['dataset']['heldout_n']} held-out items")
         tmp_eval = Path(tempfile.mkdtemp(prefix="rlprereg-eval-"))
@@ -348,3 +349,12 @@ def _remove_empty(path: Path) -> None:
 def _fmt(v):
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
 
+
+
+def _stable_target_modules(model) -> None:
+    """PEFT keeps resolved target modules in a set, written in hash order; sort them so the
+    adapter_config.json digest is the same for the same run (seed-identical reruns, sweeps)."""
+    for cfg in getattr(model, "peft_config", {}).values():
+        tm = getattr(cfg, "target_modules", None)
+        if isinstance(tm, (set, frozenset)):
+            cfg.target_modules = sorted(tm)

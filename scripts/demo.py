@@ -27,20 +27,24 @@ def step(title: str) -> None:
     print(f"\n=== {title}", flush=True)
 
 
-def sh(*args: str, expect: int | tuple[int, ...] = 0, cwd: Path) -> subprocess.CompletedProcess:
+def sh(*args: str, expect: int | tuple[int, ...] = 0, cwd: Path) -> str:
+    """Run a console script, streaming its output (indented) so long steps show progress."""
     cmd = [str(BIN / args[0]), *args[1:]]
     print("$ " + " ".join(args), flush=True)
     t0 = time.time()
-    proc = subprocess.run(cmd, cwd=cwd, text=True, capture_output=True)
-    out = (proc.stdout + proc.stderr).rstrip()
-    if out:
-        print("\n".join("  " + line for line in out.splitlines()[-40:]))
+    proc = subprocess.Popen(cmd, cwd=cwd, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    lines = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append(line)
+        print("  " + line.rstrip(), flush=True)
+    rc = proc.wait()
     expected = (expect,) if isinstance(expect, int) else expect
-    print(f"  -> exit {proc.returncode} in {time.time() - t0:.1f}s", flush=True)
-    if proc.returncode not in expected:
-        print(f"demo: step failed (expected exit {expected}, got {proc.returncode})", file=sys.stderr)
+    print(f"  -> exit {rc} in {time.time() - t0:.1f}s", flush=True)
+    if rc not in expected:
+        print(f"demo: step failed (expected exit {expected}, got {rc})", file=sys.stderr)
         sys.exit(1)
-    return proc
+    return "".join(lines)
 
 
 def main() -> int:
@@ -74,14 +78,15 @@ def main() -> int:
     shutil.copytree(work, planted, ignore=shutil.ignore_patterns("planted-*"))
     md = planted / "report" / "report.md"
     text = md.read_text()
-    m = re.search(r"(?<![\d.])0\.(\d{3})(?!\d)", text)
+    # a pinned number: an arm's mean held-out accuracy, changed by one unit in its last digit
+    m = re.search(r"(\d+\.\d+)(<!-- id:arms\.[a-z0-9_]+\.heldout_accuracy\.mean -->)", text)
     if m is None:
-        print("demo: no 3-digit fraction found in report.md to perturb", file=sys.stderr)
+        print("demo: no pinned arm mean found in report.md to perturb", file=sys.stderr)
         return 1
-    old = m.group(0)
+    old = m.group(1)
     last = int(old[-1])
-    new = old[:-1] + str((last + 1) % 10 if last != 9 else 8)
-    md.write_text(text[: m.start()] + new + text[m.end():])
+    new = old[:-1] + str(last + 1 if last < 9 else last - 1)
+    md.write_text(text[: m.start(1)] + new + text[m.end(1):])
     print(f"planted: report.md number {old} -> {new}")
     sh("audit", "check", "report", cwd=planted, expect=1)
 
