@@ -444,7 +444,7 @@ _PLAIN_PROGRESS: list = []
 
 def _record_end(log_path, sweep_id, u: UnitOutcome) -> None:
     if _PLAIN_PROGRESS:
-        console, total = _PLAIN_PROGRESS
+        console, total = _PLAIN_PROGRESS[:2]
         _PLAIN_PROGRESS.append(u)
         done = len(_PLAIN_PROGRESS) - 2
         secs = f" in {u.seconds:.0f}s" if u.seconds else ""
