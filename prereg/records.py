@@ -52,8 +52,9 @@ def write_manifest(run_dir: str | Path, manifest: dict) -> dict:
     return sealed
 
 
-def artifact_digests(run_dir: str | Path) -> dict:
-    """Digest every file in a run folder except the manifest and non-artifacts."""
+def artifact_files(run_dir: str | Path) -> dict[str, Path]:
+    """Every artifact file of a run folder (relative POSIX path -> path): all files except the
+    manifest, non-artifacts and hidden files. The runner digests these; the audit compares them."""
     run_dir = Path(run_dir)
     out = {}
     for p in sorted(run_dir.rglob("*")):
@@ -62,8 +63,13 @@ def artifact_digests(run_dir: str | Path) -> dict:
         rel = p.relative_to(run_dir).as_posix()
         if rel == MANIFEST or rel.startswith(NON_ARTIFACTS) or "/." in "/" + rel:
             continue
-        out[rel] = {"sha256": sha256_file(p), "bytes": p.stat().st_size}
+        out[rel] = p
     return out
+
+
+def artifact_digests(run_dir: str | Path) -> dict:
+    """Digest every artifact file of a run folder (see :func:`artifact_files`)."""
+    return {rel: {"sha256": sha256_file(p), "bytes": p.stat().st_size} for rel, p in artifact_files(run_dir).items()}
 
 
 @dataclass

@@ -8,17 +8,9 @@ from prereg.records import MANIFEST, seal_of
 
 
 def _files_on_disk(run_dir):
-    from prereg.records import NON_ARTIFACTS
+    from prereg.records import artifact_files
 
-    out = {}
-    for p in sorted(run_dir.rglob("*")):
-        if not p.is_file():
-            continue
-        rel = p.relative_to(run_dir).as_posix()
-        if rel == MANIFEST or rel.startswith(NON_ARTIFACTS) or "/." in "/" + rel:
-            continue
-        out[rel] = p
-    return out
+    return artifact_files(run_dir)
 
 
 def run(ctx, out) -> None:
