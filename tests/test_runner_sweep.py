@@ -8,8 +8,10 @@ a manifest equal to the single run's but for times, the free settings and the se
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import shutil
 import signal
 import threading
@@ -165,9 +167,15 @@ def test_local_sweep_runs_every_unit_like_single_runs_retrying_a_killed_one(stud
     out = study["root"] / "local"
     killer = KillMidUnit(out, "child_pid")
     killer.start()
+    from rich.console import Console
+
+    plain = io.StringIO()  # not a terminal: the sweep prints one progress line per finished unit
     res = run_sweep(SweepOptions(lock_path=str(study["lock"]), out=str(out), max_parallel=2, retries=1,
-                                 live=False))
+                                 live=True), console=Console(file=plain, force_terminal=False, width=200))
     killer.join(timeout=5)
+    progress = [line for line in plain.getvalue().splitlines() if re.match(r"\[\d+/\d+\] ", line)]
+    for arm, seed in UNITS:
+        assert any(f"] {arm}/s{seed}: complete" in line for line in progress), plain.getvalue()
     assert killer.killed, "the test never caught a unit mid-run"
     assert_interrupted_unit_recovered(out, res, killer.killed)
     (retry,) = events(out, "retry", res.sweep_id)
