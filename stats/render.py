@@ -188,7 +188,10 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     L.append("")
 
     tests = ["paired_t", "wilcoxon", "sign_flip", "welch_t", "paired_bootstrap"]
-    L += ["## All seed-level tests (p-values, probability)", "",
+    planned = a["plan"]["contrasts"]["test"] if isinstance(a.get("plan"), dict) and "contrasts" in a["plan"] else None
+    L += ["## Sensitivity: every seed-level test (p-values, probability)", "",
+          f"Only the planned test ({planned or 'see plan'}) enters multiplicity and verdicts; the others are "
+          "shown so a reader can see whether the conclusion depends on the choice of test.", "",
           "| Contrast | " + " | ".join(f"{t} p (probability)" for t in tests) + " |", "|" + "---|" * (len(tests) + 1)]
     for c in a["contrasts"]:
         L.append(f"| `{c}` | " + " | ".join(d.cell(f"contrasts.{c}.tests.{t}.p") for t in tests) + " |")
@@ -334,6 +337,7 @@ def _curves(tel, key: str, ylabel: str, path: Path) -> bool:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.ticker import MaxNLocator
 
     mats = {}
     for arm in sorted(tel):
@@ -362,6 +366,7 @@ def _curves(tel, key: str, ylabel: str, path: Path) -> bool:
         ax.plot(steps, mean, color=color, linewidth=2)
         ax.set_title(f"{arm} ({mat.shape[0]} seeds)", fontsize=9)
         ax.set_xlabel("step", fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.tick_params(labelsize=7)
     axes[0][0].set_ylabel(ylabel, fontsize=8)
     fig.suptitle(f"{ylabel}: per seed (thin), mean over seeds (bold), min–max band", fontsize=9)
