@@ -28,6 +28,7 @@ demo: install
 	$(BIN)/python scripts/demo.py
 
 test: install-test
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 lint:
