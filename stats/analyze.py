@@ -9,6 +9,7 @@ stream is named in the value's params — and :func:`recompute_value` reruns it 
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -22,11 +23,21 @@ from stats import coverage, rliable
 from stats import intervals as iv
 from stats import multiplicity as mult
 from stats import tests as ht
-from stats.load import DESCRIPTIVE, ITEM_FIELD, RUN_COUNTS, Data, load, metric_unit, needed_metrics
+from stats.load import (
+    DESCRIPTIVE,
+    ITEM_FIELD,
+    RUN_COUNTS,
+    Data,
+    load,
+    metric_unit,
+    needed_metrics,
+    secondary_contrast_metrics,
+)
 
 ANALYSIS_FORMAT = 1
 ZERO_SD = "all paired differences equal (SD 0): t-based quantity undefined"
 SIG_DIGITS = 12
+SECONDARY_SCOPE = "secondary (not in the multiplicity family)"
 
 
 def clean(x):
@@ -169,13 +180,23 @@ def _published(prereg: dict, arm: str, base: str, metric: str):
     return None
 
 
-def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, warnings: list[str]) -> dict:
+def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, warnings: list[str],
+                     metric: str | None = None) -> dict:
+    """The contrast block of one (arm, baseline) pair on one metric.
+
+    The primary metric keeps the ids ``contrasts.<arm>-<base>.*``; any other metric gets
+    ``contrasts.<arm>-<base>.<metric>.*`` with the same plan (test, intervals, resamples,
+    power), streams named by those ids, ``confirmatory: false`` in params, and no item-level
+    comparison (the plan's item_level is about the primary metric's items).
+    """
     plan = prereg["analysis"]
     cp = plan["contrasts"]
-    metric = plan["primary_metric"]
+    primary = metric is None or metric == plan["primary_metric"]
+    metric = plan["primary_metric"] if primary else metric
     mu = metric_unit(metric)
     cid = f"{arm}-{base}"
-    pre = f"contrasts.{cid}"
+    pre = f"contrasts.{cid}" if primary else f"contrasts.{cid}.{metric}"
+    wkey = "contrasts.*" if primary else f"contrasts.*.{metric}"
     alt = cp.get("alternative", "two-sided")
     B, seed = plan["resamples"], plan["rng_seed"]
     alpha = plan["multiplicity"]["alpha"]
@@ -193,6 +214,18 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
     a, b = iv.rs.snap_constant(a), iv.rs.snap_constant(b)
     n = d.size
     bp = {"metric": metric, "arm": arm, "baseline": base, "seeds": seeds, "metric_unit": mu}
+    margin = plan.get("equivalence_margin")
+    if not primary:
+        bp["confirmatory"] = False
+    margin_note = None
+    if not primary and margin is not None:
+        pu = metric_unit(plan["primary_metric"])
+        if mu != pu or mu == "other":
+            margin_note = (f"the plan's equivalence_margin is declared for {plan['primary_metric']} ({pu}); "
+                           f"{metric} is in {mu}: no margin applies")
+            margin = None
+        else:
+            bp["margin_from"] = f"analysis.equivalence_margin (declared for {plan['primary_metric']}, same unit {mu})"
     none_note = "no paired seeds: undefined" if n == 0 else None
     V.add(f"{pre}.n_pairs", n, "count of seeds with both arms", "seeds", params=bp, inputs=ins)
     V.add(f"{pre}.diff_mean", float(d.mean()) if n else None, "mean of per-seed paired differences (arm - baseline)",
@@ -228,8 +261,8 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
         if lv not in ints:
             ints[lv] = (clean(r.low), clean(r.high))
         w = coverage.warning_for("percentile" if m == "paired_bootstrap" else m, n, lv, metric)
-        if w and f"contrasts.*: {w}" not in warnings:
-            warnings.append(f"contrasts.*: {w}")
+        if w and f"{wkey}: {w}" not in warnings:
+            warnings.append(f"{wkey}: {w}")
 
     # tests: every seed-level paired test, the planned one also as `.p`
     results = {
@@ -262,7 +295,6 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
           note=planned.note)
 
     # power
-    margin = plan.get("equivalence_margin")
     mde = None
     pplan = plan.get("power")
     if pplan:
@@ -282,7 +314,7 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
               note=None if mde is not None else
               ZERO_SD + "; MDE null by convention (no verdict rests on a zero-variance power analysis)"
               if sd == 0 else "fewer than two pairs: MDE undefined")
-        if pplan.get("pilot_sd") and n >= 2:
+        if primary and pplan.get("pilot_sd") and n >= 2:  # pilot SD is in primary-metric units
             V.add(f"{pre}.mde_pilot", d_std * pplan["pilot_sd"], "minimum detectable paired effect at the plan's pilot SD",
                   "difference", params={**pparams, "sd": pplan["pilot_sd"]}, inputs=ins)
         sda = (0.0 if np.ptp(a) == 0 else float(np.std(a, ddof=1))) if a.size > 1 else None
@@ -314,15 +346,20 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
               params={**bp, **tr.params}, inputs=ins, note=tr.note)
         V.add(f"{pre}.tost_equivalent", None if tr.p is None else tr.p < alpha, "TOST p < alpha", "other",
               params={**bp, "alpha": alpha, "margin": margin}, inputs=ins, note=tr.note)
+    elif margin_note:
+        V.add(f"{pre}.tost_p", None, "TOST (two one-sided paired t tests) p-value", "probability", params=bp,
+              inputs=ins, note=margin_note)
+        V.add(f"{pre}.tost_equivalent", None, "TOST p < alpha", "other", params={**bp, "alpha": alpha},
+              inputs=ins, note=margin_note)
 
     item_level = cp.get("item_level", "none")
-    if item_level != "none":
+    if primary and item_level != "none":
         _item_contrast(V, plan, pre, bp, ua, ub, metric, item_level, specs, tags, ins)
 
     mde_note = V.v[f"{pre}.mde"].get("note") if f"{pre}.mde" in V.v else None
     return {"p": planned.p, "p_note": planned.note if planned.p is None else None, "mde_note": mde_note,
             "intervals": ints, "mde": clean(mde), "tost_p": clean(tost), "margin": margin,
-            "published": _published(prereg, arm, base, metric), "n": n}
+            "published": _published(prereg, arm, base, metric), "n": n, "margin_note": margin_note}
 
 
 def _item_contrast(V, plan, pre, bp, ua, ub, metric, kind, specs, tags, ins) -> None:
@@ -459,20 +496,46 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
               inputs=ins, note=note)
         f["reject"] = a["reject"]
 
+    # secondary metrics: the same contrast block, outside the confirmatory family (unadjusted p)
+    sec_metrics = _secondary_metrics(prereg)
+    sec_facts: dict[tuple[str, str], dict] = {}
+    for m in sec_metrics:
+        for arm, base in contrast_pairs(prereg):
+            f = _contrast_values(V, prereg, data, arm, base, warnings, m)
+            f["reject"] = f["p"] is not None and f["p"] < mp["alpha"]
+            f["reject_basis"] = "unadjusted"
+            sec_facts[(f"{arm}-{base}", m)] = f
+
     verdicts = {"contrasts": {}, "study": {}}
     for c, f in facts.items():
         cf = _facts(f, plan)
         res = _verdict(plan, cf)
         res["estimable"] = f["n"] >= 2
         verdicts["contrasts"][c] = res
+    if sec_facts:
+        verdicts["secondary"] = {}
+        for (c, m), f in sec_facts.items():
+            res = _verdict(plan, _facts(f, plan))
+            res.update({"contrast": c, "metric": m, "estimable": f["n"] >= 2, "confirmatory": False,
+                        "scope": SECONDARY_SCOPE})
+            verdicts["secondary"][f"{c}.{m}"] = res
     metric = plan["primary_metric"]
-    verdicts["hypotheses"] = {
-        h["id"]: {"contrast": f"{h['arm']}-{h['baseline']}",
-                  "verdict": verdicts["contrasts"].get(f"{h['arm']}-{h['baseline']}", {}).get("verdict")
-                  if h["metric"] == metric else None,
-                  **({} if h["metric"] == metric and f"{h['arm']}-{h['baseline']}" in verdicts["contrasts"] else
-                     {"note": "hypothesis is not one of the plan's primary-metric contrasts; no verdict"})}
-        for h in prereg["hypotheses"]}
+    verdicts["hypotheses"] = {}
+    for h in prereg["hypotheses"]:
+        c = f"{h['arm']}-{h['baseline']}"
+        sec = verdicts.get("secondary", {}).get(f"{c}.{h['metric']}")
+        if h["metric"] != metric and sec is not None:
+            verdicts["hypotheses"][h["id"]] = {
+                "contrast": c, "metric": h["metric"], "verdict": sec["verdict"], "confirmatory": False,
+                "scope": SECONDARY_SCOPE, "source": f"verdicts.secondary.{c}.{h['metric']}",
+                "note": "secondary metric: the plan's verdict rules applied as written, with multiplicity_rejects "
+                        "decided by the unadjusted planned-test p < alpha (the declared family adjusts only the "
+                        "primary metric); not a confirmatory verdict"}
+            continue
+        verdicts["hypotheses"][h["id"]] = {
+            "contrast": c, "verdict": verdicts["contrasts"].get(c, {}).get("verdict") if h["metric"] == metric else None,
+            **({} if h["metric"] == metric and c in verdicts["contrasts"] else
+               {"note": "hypothesis is not one of the plan's primary-metric contrasts; no verdict"})}
     kinds = sorted({d["kind"] for d in data.deviations})
     verdicts["study"] = {"verdict": "DEVIATION" if data.deviations else "AS_PLANNED", "deviation_kinds": kinds,
                          "n_deviations": len(data.deviations)}
@@ -512,7 +575,25 @@ def _facts(f: dict, plan: dict):
 
     return ContrastFacts(intervals=f["intervals"], p=f["p"], reject=f["reject"], mde=f["mde"], tost_p=f["tost_p"],
                          margin=f["margin"], alpha=plan["multiplicity"]["alpha"], published_effect=f["published"],
-                         mde_note=f.get("mde_note"), p_note=f.get("p_note"))
+                         mde_note=f.get("mde_note"), p_note=f.get("p_note"), reject_basis=f.get("reject_basis"),
+                         margin_note=f.get("margin_note"))
+
+
+# first segments of the primary contrast ids: a secondary metric named like one would collide
+_CONTRAST_TAILS = {"n_pairs", "diff_mean", "diff_sd", "effect_size_dz", "tests", "p", "p_adjusted", "reject", "mde",
+                   "mde_d", "mde_pilot", "mde_independent", "power_achieved", "power_achieved_independent", "tost_p",
+                   "tost_equivalent", "item"}
+
+
+def _secondary_metrics(prereg: dict) -> list[str]:
+    out = secondary_contrast_metrics(prereg)
+    for m in out:
+        if not re.fullmatch(r"[A-Za-z0-9_]+", m) or m in _CONTRAST_TAILS or re.fullmatch(r"h?ci\d.*", m):
+            where = ("$.analysis.secondary_metrics" if m in prereg["analysis"].get("secondary_metrics", [])
+                     else "$.hypotheses[].metric")
+            raise UserError(f"{where}: metric name {m!r} cannot name contrast values "
+                            "(letters, digits and '_' only, not a contrast value name such as 'p' or 'tests')")
+    return out
 
 
 def _verdict(plan: dict, facts) -> dict:

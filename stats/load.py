@@ -78,6 +78,17 @@ def needed_metrics(plan: dict) -> list[str]:
     return out
 
 
+def secondary_contrast_metrics(prereg: dict) -> list[str]:
+    """Non-primary metrics that get a full (non-confirmatory) contrast block: the plan's
+    secondary_metrics, then any other metric a hypothesis names, in declaration order."""
+    plan = prereg["analysis"]
+    out: list[str] = []
+    for m in list(plan.get("secondary_metrics", [])) + [h["metric"] for h in prereg.get("hypotheses", [])]:
+        if m != plan["primary_metric"] and m not in out:
+            out.append(m)
+    return out
+
+
 def needs_items(plan: dict) -> bool:
     return (plan["primary_metric"] in ITEM_FIELD or plan["contrasts"].get("item_level", "none") != "none"
             or bool(plan.get("tasks")))
@@ -187,7 +198,8 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
             exclude(rel, "unreadable started_at", "malformed_run", a, s, sl)
             continue
         summ = m.get("summaries", {})
-        unit = Unit(a, s, sl, rel, {k: _finite(summ.get(k)) for k in set(metrics) | set(DESCRIPTIVE) | set(RUN_COUNTS)},
+        unit = Unit(a, s, sl, rel, {k: _finite(summ.get(k)) for k in set(metrics) | set(DESCRIPTIVE) | set(RUN_COUNTS)
+                                  | set(secondary_contrast_metrics(prereg))},
                     fingerprint=m["fingerprint"]["hash"])
         if want_items:
             digest = m["artifacts"].get(HELDOUT_TRACE, {}).get("sha256")
@@ -368,7 +380,8 @@ def load_table(lock: Lock, path: str | Path) -> Data:
             per_unit[(arm, seed)].append((str(r["item"]), out, task))
         else:
             vals = {m: _num(path, line, m, r[m]) for m in cols
-                    if m not in ("arm", "seed", "task") and m in set(needed_metrics(plan)) | set(DESCRIPTIVE)}
+                    if m not in ("arm", "seed", "task")
+                    and m in set(needed_metrics(plan)) | set(DESCRIPTIVE) | set(secondary_contrast_metrics(prereg))}
             per_unit[(arm, seed)].append((task, vals))
 
     units: dict[tuple[str, int], Unit] = {}

@@ -21,11 +21,14 @@ Rendering convention (parsed by the audit):
   TEXT being the value formatted per its unit: fixed 4 decimals for fraction/probability/difference/reward/statistic/
   other numbers (scientific `1.23e-05` for probabilities below 1e-4), integers for count/seeds/items, `true`/`false`
   for booleans, `n/a` for null. An interval cell is `[LOW<!-- id:...low -->, HIGH<!-- id:...high -->]`.
-- Verdicts are written as `VERDICT<!-- verdict:contrasts.<arm>-<baseline> -->` and `VERDICT<!-- verdict:study -->`.
+- Verdicts are written as `VERDICT<!-- verdict:contrasts.<arm>-<baseline> -->` and `VERDICT<!-- verdict:study -->`;
+  a secondary-metric contrast's (not in the confirmatory family) as
+  `VERDICT<!-- verdict:secondary.<arm>-<baseline>.<metric> -->` (analysis.json verdicts.secondary).
 - Every table column has exactly one unit, named in its header in parentheses.
 - results.tex: line 1 is `% rlprereg-analysis sha256=... study=... lock=...`; each value is one line
   `\\newcommand{\\NAME}{TEXT} % id: VALUE_ID` (TEXT formatted as in markdown), each verdict one line
-  `\\newcommand{\\NAME}{VERDICT} % verdict: contrasts.<arm>-<baseline>`; the tables use only these macros.
+  `\\newcommand{\\NAME}{VERDICT} % verdict: contrasts.<arm>-<baseline>` (`% verdict: secondary.<arm>-<baseline>.<metric>`
+  for a secondary metric, NAME from `verdict.secondary.<arm>-<baseline>.<metric>`); the tables use only these macros.
   NAME is the id split at '.', '_' and '-', each part capitalised (first part lower-case), '-' spelled 'Vs',
   digits spelled out (0 -> Zero ... 9 -> Nine): arms.gspo.heldout_accuracy.mean.ci95.low ->
   \\armsGspoHeldoutAccuracyMeanCiNineFiveLow; contrasts.gspo-grpo.p_adjusted -> \\contrastsGspoVsGrpoPAdjusted.
@@ -187,6 +190,8 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
         L.append("| " + " | ".join(row) + " |")
     L.append("")
 
+    L += _secondary_markdown(a, d)
+
     tests = ["paired_t", "wilcoxon", "sign_flip", "welch_t", "paired_bootstrap"]
     planned = a["plan"]["contrasts"]["test"] if isinstance(a.get("plan"), dict) and "contrasts" in a["plan"] else None
     L += ["## Sensitivity: every seed-level test (p-values, probability)", "",
@@ -233,6 +238,12 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
         why = ("conditions met: " + ", ".join(x["check"] for x in last["checks"])) if last and last["checks"] \
             else "fallback rule: no earlier rule held"
         L.append(f"- `{c}`: **{res.get('verdict')}** ({why})")
+    for key, res in (a["verdicts"].get("secondary") or {}).items():
+        last = res.get("trail", [])[-1] if res.get("trail") else None
+        why = ("conditions met: " + ", ".join(x["check"] for x in last["checks"])) if last and last["checks"] \
+            else "fallback rule: no earlier rule held"
+        L.append(f"- `{key}` (secondary, not in the multiplicity family; multiplicity_rejects on the unadjusted p): "
+                 f"**{res.get('verdict')}** ({why})")
     L.append("")
     L += ["## Deviations from the plan", ""]
     L += [f"- **{x['kind']}**: {x['detail']}" for x in a["deviations"]] or ["None."]
@@ -244,6 +255,63 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     if figures:
         L += ["## Figures", ""] + [f"![{Path(f).stem}]({f})" for f in figures] + [""]
     return "\n".join(L)
+
+
+def _secondary_keys(a: dict) -> dict[str, list[tuple[str, str]]]:
+    """metric -> [(contrast, verdict key)] of the secondary-metric contrasts, in analysis order."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for key, res in (a["verdicts"].get("secondary") or {}).items():
+        out.setdefault(res["metric"], []).append((res["contrast"], key))
+    return out
+
+
+def _secondary_markdown(a: dict, d: _Doc) -> list[str]:
+    """One table per secondary metric (each its own unit), contrasts with unadjusted p and their verdicts."""
+    groups = _secondary_keys(a)
+    if not groups:
+        return []
+    plan = a["plan"]
+    cp = plan["contrasts"]
+    ctags = _contrast_tags(plan)
+    L = ["## Secondary metrics (not in the confirmatory family)", "",
+         "Same paired analysis as the primary contrasts (planned test, intervals, resamples, power, TOST), on other "
+         "metrics. These contrasts are outside the declared multiplicity family: their p-values are unadjusted "
+         "and their verdicts (rules applied with multiplicity_rejects on the unadjusted p) are not confirmatory.", ""]
+    for metric, items in groups.items():
+        pre0 = f"contrasts.{items[0][0]}.{metric}"
+        mu = (a["values"].get(f"{pre0}.n_pairs") or {}).get("params", {}).get("metric_unit", "other")
+        has_power = any(f"contrasts.{c}.{metric}.mde" in a["values"] for c, _ in items)
+        has_tost = any(f"contrasts.{c}.{metric}.tost_p" in a["values"] for c, _ in items)
+        head = ["Contrast", "Pairs (seeds)", f"Δ mean (difference, {mu})"]
+        head += [f"{s['level'] * 100:g}% {s['method']} CI (difference, {mu})" for _, s in ctags]
+        head += [f"p, {cp['test']}, unadjusted (probability)"]
+        if has_power:
+            head += [f"MDE (difference, {mu})", "Power at observed effect (probability)"]
+        if has_tost:
+            head += ["TOST p (probability)"]
+        head.append("Verdict (secondary)")
+        L += [f"### `{metric}` ({mu})", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for c, key in items:
+            pre = f"contrasts.{c}.{metric}"
+            row = [f"`{c}`", d.cell(f"{pre}.n_pairs"), d.cell(f"{pre}.diff_mean")]
+            row += [d.interval(f"{pre}.{t}") for t, _ in ctags]
+            row.append(d.cell(f"{pre}.p"))
+            if has_power:
+                row += [d.cell(f"{pre}.mde"), d.cell(f"{pre}.power_achieved")]
+            if has_tost:
+                row.append(d.cell(f"{pre}.tost_p"))
+            v = a["verdicts"]["secondary"][key].get("verdict")
+            row.append(f"{v or 'NONE'}<!-- verdict:secondary.{key} -->")
+            L.append("| " + " | ".join(row) + " |")
+        L.append("")
+    hyps = [(hid, h) for hid, h in (a["verdicts"].get("hypotheses") or {}).items() if h.get("confirmatory") is False]
+    if hyps:
+        L += ["Hypotheses on secondary metrics:", ""]
+        for hid, h in hyps:
+            L.append(f"- `{hid}` (`{h['metric']}`, `{h['contrast']}`): {h.get('verdict') or 'NONE'}"
+                     f"<!-- verdict:secondary.{h['contrast']}.{h['metric']} --> — {h['scope']}")
+        L.append("")
+    return L
 
 
 def latex(a: dict, digest: str) -> str:
@@ -262,6 +330,11 @@ def latex(a: dict, digest: str) -> str:
     for c, res in sorted(a["verdicts"]["contrasts"].items()):
         name = macro_name(f"verdict.{c}")
         lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(res.get('verdict') or 'NONE')}}} % verdict: contrasts.{c}")
+    for key, res in sorted((a["verdicts"].get("secondary") or {}).items()):
+        name = macro_name(f"verdict.secondary.{key}")
+        if name in names:
+            raise UserError(f"verdict secondary.{key} and value {names[name]!r} map to the same LaTeX macro \\{name}")
+        lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(res.get('verdict') or 'NONE')}}} % verdict: secondary.{key}")
     lines.append(f"\\newcommand{{\\{macro_name('verdict.study')}}}{{{_tex_escape(a['verdicts']['study']['verdict'])}}}"
                  " % verdict: study")
 
@@ -295,6 +368,21 @@ def latex(a: dict, digest: str) -> str:
         lines.append(f"{_tex_escape(c)} & {m(pre + '.diff_mean')} & {ci} & {m(pre + '.p')} & {m(pre + '.p_adjusted')} "
                      f"& \\{macro_name('verdict.' + c)} \\\\")
     lines += ["\\hline", "\\end{tabular}", "\\end{table}", ""]
+    for metric, items in _secondary_keys(a).items():
+        pre0 = f"contrasts.{items[0][0]}.{metric}"
+        mu = (a["values"].get(f"{pre0}.n_pairs") or {}).get("params", {}).get("metric_unit", "other")
+        lines += ["\\begin{table}[t]", "\\centering",
+                  f"\\caption{{Secondary metric {_tex_escape(metric)} (not in the confirmatory family): paired contrasts "
+                  f"(arm $-$ baseline, difference in {mu}); p unadjusted.}}",
+                  "\\begin{tabular}{lrrrl}", "\\hline",
+                  f"Contrast & $\\Delta$ ({mu}) & {ctags[0][1]['level'] * 100:g}\\% CI & p (unadj.) & Verdict \\\\"
+                  if ctags else "Contrast & $\\Delta$ & CI & p (unadj.) & Verdict \\\\", "\\hline"]
+        for c, key in items:
+            pre = f"contrasts.{c}.{metric}"
+            ci = f"[{m(pre + '.' + t0 + '.low')}, {m(pre + '.' + t0 + '.high')}]" if t0 else "--"
+            lines.append(f"{_tex_escape(c)} & {m(pre + '.diff_mean')} & {ci} & {m(pre + '.p')} "
+                         f"& \\{macro_name('verdict.secondary.' + key)} \\\\")
+        lines += ["\\hline", "\\end{tabular}", "\\end{table}", ""]
     return "\n".join(lines)
 
 

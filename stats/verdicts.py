@@ -23,6 +23,10 @@ class ContrastFacts:
     published_effect: float | None
     mde_note: str | None = None  # why the MDE is undefined, quoted in the verdict trail
     p_note: str | None = None  # why the planned p is undefined
+    # "unadjusted": a secondary-metric contrast outside the multiplicity family; multiplicity_rejects
+    # is then decided by the unadjusted planned p < alpha and says so in the trail
+    reject_basis: str | None = None
+    margin_note: str | None = None  # why no equivalence margin applies (e.g. a secondary metric in other units)
 
 
 def _ci(f: ContrastFacts, level):
@@ -51,7 +55,7 @@ def check(cond: dict, f: ContrastFacts) -> tuple[bool, str]:
             return lo > v, f"lower {lo:.6g} {'>' if lo > v else '<='} {v:g}"
         if kind == "interval_within_margin":
             if f.margin is None:
-                return False, "no equivalence_margin in the plan"
+                return False, f.margin_note or "no equivalence_margin in the plan"
             ok = -f.margin < lo and hi < f.margin
             return ok, f"[{lo:.6g}, {hi:.6g}] {'within' if ok else 'not within'} (-{f.margin:g}, {f.margin:g})"
         if f.published_effect is None:
@@ -63,10 +67,16 @@ def check(cond: dict, f: ContrastFacts) -> tuple[bool, str]:
         return hi <= target, f"upper {hi:.6g} {'<=' if hi <= target else '>'} {frac:g} x published {f.published_effect:g}"
     if kind == "mde_at_most_margin":
         if f.margin is None:
-            return False, "no equivalence_margin in the plan"
+            return False, f.margin_note or "no equivalence_margin in the plan"
         if f.mde is None:
             return False, "MDE undefined" + (f" ({f.mde_note})" if f.mde_note else "")
         return f.mde <= f.margin, f"MDE {f.mde:.6g} {'<=' if f.mde <= f.margin else '>'} margin {f.margin:g}"
+    if kind == "multiplicity_rejects" and f.reject_basis == "unadjusted":
+        why = "secondary metric: not in the multiplicity family, no adjustment applied"
+        if f.p is None:
+            return False, "planned test p undefined" + (f" ({f.p_note})" if f.p_note else "") + f"; not rejected ({why})"
+        ok = f.p < f.alpha
+        return ok, f"unadjusted p {f.p:.6g} {'<' if ok else '>='} alpha {f.alpha:g} ({why})"
     if kind == "multiplicity_rejects":
         if f.p is None:
             return False, ("planned test p undefined" + (f" ({f.p_note})" if f.p_note else "")

@@ -16,6 +16,8 @@ def _verdict_of(analysis: dict, ref: str):
         return (v.get("study") or {}).get("verdict")
     if ref.startswith("contrasts."):
         return ((v.get("contrasts") or {}).get(ref[len("contrasts."):]) or {}).get("verdict")
+    if ref.startswith("secondary."):  # a secondary-metric contrast: secondary.<arm>-<baseline>.<metric>
+        return ((v.get("secondary") or {}).get(ref[len("secondary."):]) or {}).get("verdict")
     return None
 
 
