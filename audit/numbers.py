@@ -23,6 +23,26 @@ _HTML_COMMENT = re.compile(r"<!--.*?-->")
 _INTERVAL = re.compile(r"[\[(]\s*(?P<a>[-−–+]?[\d.,]+(?:[eE][-+−]?\d+)?\s?\\?%?)\s*[,;]\s*"
                        r"(?P<b>[-−–+]?[\d.,]+(?:[eE][-+−]?\d+)?\s?\\?%?)\s*[\])]")
 _PM = re.compile(r"(?:±|\+/-|\\pm)\s*\$?\s*$")
+# Words that name the scale of a number: a count (of items, of the 4 groups of a board) or a
+# fraction. A header "(fraction)" or "share" wins over "groups" in "share of groups".
+_FRACTION_WORDS = re.compile(r"\bfractions?\b|\bproportions?\b|\bshare\b|\b0\s*[–-]\s*1\b", re.I)
+_COUNT_WORDS = re.compile(r"\(\s*(?:counts?|n|number|items|seeds|runs|groups)\s*\)|\bcounts?\b|\bgroups?\b"
+                          r"|\bof\s+4\b|/\s*4\b|\b0\s*[–-]\s*4\b|\bnumber of\b|\bhow many\b", re.I)
+# After a prose number: "2.75 groups", "2.75 of 4", "32 of 50 items", "32 items correct", "3 (count)".
+_COUNT_AFTER = re.compile(r"\s*(?:\(\s*count\s*\)|groups?\b|(?:out\s+)?of\s+4\b|/\s*4\b"
+                          r"|(?:out\s+)?of\s+\d[\d,]*\s+(?:held[- ]out\s+)?(?:items|groups|boards)\b"
+                          r"|(?:held[- ]out\s+)?items?\s+correct\b|correct\s+(?:items|groups|answers)\b)", re.I)
+
+
+def scale_word(text: str) -> str | None:
+    """"fraction" or "count" when a header or unit phrase names the scale of its numbers."""
+    if _FRACTION_WORDS.search(text):
+        return "fraction"
+    if _COUNT_WORDS.search(text):
+        return "count"
+    return None
+
+
 EXPLORATORY_WORDS = ("exploratory", "post hoc", "post-hoc", "not preregistered", "unregistered", "not registered")
 
 
@@ -49,6 +69,7 @@ class Mention:
     section: str = ""
     table_caption: str = ""
     window: str = ""            # the words around the number, numbers blanked (prose context)
+    scale: str | None = None    # count | fraction: what the column header or the words after it say
 
     @property
     def where(self) -> str:
@@ -153,6 +174,8 @@ class _Builder:
             mention = Mention(file=self.path, line=line, text=m.group(0).strip(), value=value, decimals=decimals,
                               exponent=exp, percent=pct, comparator=cmp_m.group(1) if cmp_m else None,
                               role=role, interval=iv, window=_window(text, start, m.end()), **ctx)
+            if mention.scale is None and not pct and _COUNT_AFTER.match(text, m.end()):
+                mention.scale = "count"
             made.append((m.end(), mention))
         self.out.extend(mn for _, mn in made)
         return made
@@ -204,7 +227,8 @@ def _table_cells(b: _Builder, header: list[str], rows: list[tuple[int, str, list
             pct_col = bool(re.search(r"(?<![\d\\])%|\bpercent(age)?s?\b|\bpp\b|\bpct\b", col, re.I))
             text, pins = cell_pins(cell)
             made = b.span(text, lineno, kind="table", row=label, column=col, identity=identity,
-                          column_percent=pct_col, line_text=raw, section=section, table_caption=caption)
+                          column_percent=pct_col, line_text=raw, section=section, table_caption=caption,
+                          scale=None if ci in ident_cols else scale_word(col))
             _pins_to_last_number(made, pins)
 
 

@@ -8,13 +8,18 @@ its id (what table context is matched against), and whether it is exploratory.
 from __future__ import annotations
 
 import bisect
+import json
 import math
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from audit.numbers import numbers_in
+from prereg.records import HELDOUT_TRACE
 
 PERCENTABLE = {"fraction", "probability", "difference"}
+COUNT_UNITS = {"count", "items", "seeds"}
+GROUPS_MAX = 4.0   # a Connections board has 4 groups: per-item groups_correct is a 0-4 count
 _PREFIXES = {"arms", "arm", "contrasts", "contrast", "runs", "run", "manifest", "lock", "values", "summaries",
              "preregistration", "training", "changes"}
 _SYNONYMS = {"acc": "accuracy", "accuracies": "accuracy", "lo": "low", "lower": "low", "hi": "high", "upper": "high",
@@ -52,10 +57,25 @@ class Source:
     tokens: frozenset
     exploratory: bool = False
     origin: str = "analysis"
+    # The scale a count is out of (heldout_correct of heldout_n, groups_correct of 4), or for a
+    # fraction the count it is a fraction of: what lets the audit name a count/fraction mix-up.
+    max: float | None = None
 
     @property
     def percentable(self) -> bool:
         return self.unit in PERCENTABLE
+
+    @property
+    def is_count(self) -> bool:
+        return self.unit in COUNT_UNITS
+
+    def as_fraction(self) -> float | None:
+        """A count as the fraction of its maximum (None when no maximum is known)."""
+        return self.value / self.max if self.is_count and self.max else None
+
+    def as_count(self) -> float | None:
+        """A fraction as the count it stands for (None when it is not a fraction of a known count)."""
+        return self.value * self.max if self.unit == "fraction" and self.max else None
 
 
 def find_arms(tokens: list[str], arms: list[str]) -> list[tuple[int, int, str]]:
@@ -144,17 +164,25 @@ class SourceIndex:
         self.by_id: dict[str, Source] = {}
         self.by_entity: dict = {}
         self._sorted: dict[int, tuple[list[float], list[Source]]] = {}
+        self._scaled: list[Source] | None = None
 
-    def add(self, vid: str, value, unit: str, *, exploratory=False, origin="analysis") -> None:
+    def add(self, vid: str, value, unit: str, *, exploratory=False, origin="analysis", max=None) -> None:
         v = _num(value)
         if v is None or vid in self.by_id:
             return
         ent, toks = _id_entity(vid, self.arms)
-        s = Source(vid, v, unit, ent, toks, exploratory, origin)
+        s = Source(vid, v, unit, ent, toks, exploratory, origin, _num(max) or None)
         self.sources.append(s)
         self.by_id[vid] = s
         self.by_entity.setdefault(ent, []).append(s)
         self._sorted.clear()
+        self._scaled = None
+
+    def scaled(self) -> list[Source]:
+        """Sources whose scale is known (a count and its maximum, a fraction and its count)."""
+        if self._scaled is None:
+            self._scaled = [s for s in self.sources if s.max]
+        return self._scaled
 
     def _table(self, scale: int):
         if scale not in self._sorted:
@@ -203,7 +231,73 @@ def build_index(ctx) -> SourceIndex:
     conf = [r for r in ctx.runs if _registered_confirmatory(ctx, r)]
     idx.add("records.runs.count", len(ctx.runs), "count", origin="manifest")
     idx.add("records.confirmatory.runs.count", len(conf), "count", origin="manifest")
+    _add_groups_correct(idx, ctx)
+    attach_scales(idx)
     return idx
+
+
+_OUT_OF = {"heldout_correct": ("heldout_n", "count"), "heldout_accuracy": ("heldout_n", "fraction")}
+
+
+def attach_scales(idx: SourceIndex) -> None:
+    """Give each per-run held-out count (and accuracy) the n it is out of, from its sibling value."""
+    for s in idx.sources:
+        if s.max is not None:
+            continue
+        head, _, leaf = s.id.rpartition(".")
+        rule = _OUT_OF.get(leaf)
+        if rule is None or s.unit != rule[1]:
+            continue
+        n = idx.by_id.get(f"{head}.{rule[0]}")
+        if n is not None and n.value > 0:
+            s.max = n.value
+    idx._scaled = None
+
+
+def _first_row(path: Path) -> dict | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    row = json.loads(line)
+                    return row if isinstance(row, dict) else None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return None
+
+
+def _add_groups_correct(idx: SourceIndex, ctx) -> None:
+    """Per-item 0-4 counts (the Connections task's ``groups_correct``), where the held-out trace has
+    them: each run's mean over items and each arm's mean over its confirmatory runs, out of 4.
+    Only the first line of a trace is read unless it carries the field."""
+    per_arm: dict[str, list[float]] = {}
+    found = False
+    for r in ctx.runs:
+        path = r.path / HELDOUT_TRACE
+        first = _first_row(path)
+        if not first or "groups_correct" not in first:
+            continue
+        rows, _err = ctx.heldout(r)
+        vals = [_num(row.get("groups_correct")) for row in rows or [] if isinstance(row, dict)]
+        if not vals or any(v is None for v in vals):
+            continue
+        m, found = r.manifest, True
+        mean = math.fsum(vals) / len(vals)
+        idx.add(f"manifest.{m.get('arm')}.s{m.get('seed')}.groups_correct.mean", mean, "count",
+                exploratory=not _registered_confirmatory(ctx, r), origin="trace", max=GROUPS_MAX)
+        if _registered_confirmatory(ctx, r):
+            per_arm.setdefault(m["arm"], []).append(mean)
+    if found:
+        idx.add("task.groups_per_board", GROUPS_MAX, "count", origin="trace")   # the "4" of "of 4"
+    n_conf = {}
+    for r in ctx.runs:
+        if _registered_confirmatory(ctx, r):
+            n_conf[r.manifest["arm"]] = n_conf.get(r.manifest["arm"], 0) + 1
+    for arm, means in sorted(per_arm.items()):
+        if len(means) != n_conf.get(arm):
+            continue   # an arm mean only when every confirmatory run of the arm has the field
+        idx.add(f"arms.{arm}.groups_correct.mean", math.fsum(means) / len(means), "count", origin="trace",
+                max=GROUPS_MAX)
 
 
 def _registered_confirmatory(ctx, r) -> bool:

@@ -5,6 +5,13 @@ contrast, or a run) and the column names a metric, the number is checked against
 source and a mismatch is an error even if the number happens to equal some other value.
 Without decisive context a number is traced when any source, rounded to the digits
 shown, equals it; otherwise it is untraced.
+
+Units: a number must be on the scale its source is on. A fraction written where the column says
+percent (or the reverse) is an error, and so is a count written as the fraction or percent of its
+maximum (heldout_correct of heldout_n, a 0-4 groups_correct mean of 4), or a fraction written as
+the count it stands for, when the context or the column's unit word ("(count)", "groups", "of 4",
+"(fraction)") says which scale was meant: "unit mix-up: count quoted as fraction/percent" and
+"unit mix-up: fraction quoted as count".
 """
 
 from __future__ import annotations
@@ -28,7 +35,10 @@ class Traced:
 
 
 def _in(m: Mention, s: Source, scale: int) -> bool:
-    v = s.value * scale
+    return _in_value(m, s.value * scale)
+
+
+def _in_value(m: Mention, v: float) -> bool:
     if m.comparator:
         c = m.comparator
         bound = abs(m.value) if m.value >= 0 else m.value
@@ -109,6 +119,10 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str]) -> Traced:
         if cands:
             return _decide(idx, m, cands, want, other)
     res = _by_value(idx, m, want, other)
+    if res.status == "untraced" and m.scale and not m.comparator:
+        mix = _mixup_by_value(idx, m)
+        if mix is not None:
+            return mix
     if res.status == "untraced" and m.kind in ("prose", "heading") and m.window and not m.comparator:
         near = _near_miss(idx, m, arms, want)
         if near is not None:
@@ -136,11 +150,80 @@ def _near_miss(idx, m, arms, want) -> Traced | None:
     return None
 
 
+def _num_text(v: float, decimals: int) -> str:
+    return f"{v:.{decimals}f}" if decimals or abs(v - round(v)) > 1e-9 else f"{round(v)}"
+
+
+def _count_text(s: Source) -> str:
+    return f"{s.value:g}" if abs(s.value - round(s.value)) < 1e-9 else f"{s.value:.4g}"
+
+
+def _of(s: Source) -> str:
+    return f"{s.id} = {s.value!r} of {s.max:g}"
+
+
+def _mixup(m: Mention, cands: list[Source], traced_to: Source | None = None) -> Traced | None:
+    """A count written on a fraction or percent scale, or a fraction written as a count.
+
+    Only sources whose scale is known (a count out of its maximum, a fraction of a known count)
+    can say so; ``traced_to`` is a source the number already equals, kept only when the column
+    names the other scale (a "(fraction)" column holding heldout_correct, a "(count)" column
+    holding heldout_accuracy)."""
+    if m.comparator:
+        return None
+    if traced_to is not None:
+        s = traced_to
+        if m.scale == "fraction" and s.as_fraction() is not None and s.max != 1:
+            return Traced(m, "error", [s], f"{_num_text(s.as_fraction(), max(m.decimals, 3))} ({_of(s)})",
+                          f"unit mix-up: fraction quoted as count (the column says fraction; {m.text} is the "
+                          f"count {s.id}, out of {s.max:g})", True)
+        if m.scale == "count" and s.as_count() is not None and s.max != 1 and not m.percent:
+            return Traced(m, "error", [s], f"{_num_text(s.as_count(), 0)} (count: {s.id} = {s.value!r} x {s.max:g})",
+                          f"unit mix-up: count quoted as fraction (the column says count; {m.text} is the "
+                          f"fraction {s.id})", True)
+        return None
+    for s in cands:
+        f = s.as_fraction()
+        if f is None:
+            continue
+        if not (m.percent or m.column_percent) and _in_value(m, f):
+            return Traced(m, "error", [s], f"{_count_text(s)} ({_of(s)})",
+                          f"unit mix-up: count quoted as fraction ({m.text} = {s.value:g}/{s.max:g}; "
+                          f"write the count {_count_text(s)})", True)
+        if _in_value(m, 100 * f):
+            return Traced(m, "error", [s], f"{_count_text(s)} ({_of(s)})",
+                          f"unit mix-up: count quoted as percent ({m.text} = 100 x {s.value:g}/{s.max:g}; "
+                          f"write the count {_count_text(s)})", True)
+    for s in cands:
+        c = s.as_count()
+        if c is None or m.percent or not _in_value(m, c):
+            continue
+        pct = m.column_percent
+        exp = (f"{100 * s.value:.1f}%" if pct else _num_text(s.value, max(3, m.decimals))) + f" ({s.id} = {s.value!r})"
+        return Traced(m, "error", [s], exp,
+                      f"unit mix-up: fraction quoted as count ({m.text} = {s.value:g} x {s.max:g}; the "
+                      f"{'column says percent' if pct else 'unit is a fraction'})", True)
+    return None
+
+
+def _mixup_by_value(idx: SourceIndex, m: Mention) -> Traced | None:
+    """An otherwise untraced number whose column or words name a scale, equal to a source on the other one."""
+    if m.scale == "count":
+        return _mixup(m, [s for s in idx.scaled() if s.is_count])
+    if m.scale == "fraction":
+        return _mixup(m, [s for s in idx.scaled() if s.unit == "fraction"])
+    return None
+
+
 def _decide(idx, m, cands, want, other) -> Traced:
     usable = [s for s in cands if want == 1 or s.percentable or s.unit == "percent"]
     for s in cands:
         scale = 1 if s.unit == "percent" else want
         if (scale == 1 or s.percentable) and _in(m, s, scale):
+            if m.scale and s.max:
+                mix = _mixup(m, cands, traced_to=s)
+                if mix is not None:
+                    return mix
             return Traced(m, "traced", [s], decisive=True)
     if want == 100 and any(_in(m, s, 1) for s in cands if s.percentable):
         s = next(s for s in cands if s.percentable and _in(m, s, 1))
@@ -151,6 +234,9 @@ def _decide(idx, m, cands, want, other) -> Traced:
         s = next(s for s in cands if s.percentable and _in(m, s, 100))
         return Traced(m, "error", [s], _fmt(m, s, 1), f"a percentage written where the unit is a fraction "
                       f"(source {s.id}; add %, or write the fraction)", True)
+    mix = _mixup(m, cands)
+    if mix is not None:
+        return mix
     s = (usable or cands)[0]
     scale = 1 if s.unit == "percent" else (want if (want == 1 or s.percentable) else 1)
     others = [o for o in idx.matching(*m.bounds, scale=1) if o not in cands][:1]

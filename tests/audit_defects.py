@@ -148,6 +148,12 @@ def notes_report(a: dict) -> str:
     for arm in arms:
         for s in SEEDS:
             lines.append(f"| {arm} | s{s} | {_f(100 * v[f'runs.{arm}.s{s}.heldout_accuracy'], 1)} |")
+    lines += ["", "Held-out items correct per seed (count, out of the 50 items), and the same as a fraction.", "",
+              "| Arm | Seed | Held-out correct (count) | Held-out accuracy (fraction) |", "|---|---|---|---|"]
+    for arm in arms:
+        for s in SEEDS:
+            lines.append(f"| {arm} | seed {s} | {round(v[f'runs.{arm}.s{s}.heldout_correct'])} | "
+                         f"{_f(v[f'runs.{arm}.s{s}.heldout_accuracy'], 3)} |")
     g = v["contrasts.gspo-grpo.diff_mean"]
     lines += ["", f"GSPO minus GRPO was {_f(100 * g, 1)}%<!-- id: contrasts.gspo-grpo.diff_mean --> "
               f"(fraction {_f(g, 4)}), with mean accuracy {_f(v['arms.gspo.heldout_accuracy.mean'], 3)} "
@@ -233,6 +239,47 @@ def report_percent_as_fraction(c: Campaign):
     cell = row.split("|")[2].strip()
     frac = f"{float(cell.replace('−', '-')) / 100:.3f}"
     edit_report(c, row, row.replace(f"| {cell} |", f"| {frac} |", 1))
+
+
+def _count_row(c: Campaign) -> tuple[str, list[str]]:
+    row = _notes_row(c, "| gspo | seed 37 |")
+    return row, [x.strip() for x in row.split("|")]
+
+
+def report_count_as_fraction(c: Campaign):
+    """The count column holds heldout_correct / heldout_n."""
+    row, cells = _count_row(c)
+    edit_report(c, row, row.replace(f"| {cells[3]} |", f"| {cells[4]} |", 1))
+
+
+def report_count_as_percent(c: Campaign):
+    """The count column holds 100 x heldout_correct / heldout_n, with a % sign."""
+    row, cells = _count_row(c)
+    pct = f"{100 * float(cells[4]):.1f}%"
+    edit_report(c, row, row.replace(f"| {cells[3]} |", f"| {pct} |", 1))
+
+
+def report_fraction_as_count(c: Campaign):
+    """The fraction column holds the count of correct items."""
+    row, cells = _count_row(c)
+    edit_report(c, row, row.replace(f"| {cells[4]} |", f"| {cells[3]} |", 1))
+
+
+def report_groups_mean_as_fraction(c: Campaign):
+    """Connections-style traces (groups_correct 0-4 per item); a table quotes the mean over items
+    of one run as a fraction of the 4 groups where its column says "(of 4)"."""
+    def f(rows):
+        for i, r in enumerate(rows):
+            r["groups_correct"] = 4 if r.get("correct") else (i % 3)
+        return rows
+
+    edit_rows(c.run_dir("gspo", 37), HELDOUT_TRACE, f)
+    reanalyze(c)
+    rows = _rows(c.run_dir("gspo", 37) / HELDOUT_TRACE)
+    mean = sum(r["groups_correct"] for r in rows) / len(rows)
+    with open(c.notes, "a") as fh:
+        fh.write("\nConnections boards solved per run.\n\n| Arm | Seed | Groups correct (of 4, mean) |\n|---|---|---|\n"
+                 f"| gspo | seed 37 | {mean / 4:.4f} |\n")
 
 
 def report_ci_swapped(c: Campaign):
@@ -530,6 +577,10 @@ DEFECTS = {
     "report_rendered_last_digit": (report_rendered_last_digit, {"10"}, [10]),
     "report_percent_as_fraction": (report_percent_as_fraction, {"10"}, [10]),
     "report_ci_swapped": (report_ci_swapped, {"10"}, [10]),
+    "report_count_as_fraction": (report_count_as_fraction, {"10"}, [10]),
+    "report_count_as_percent": (report_count_as_percent, {"10"}, [10]),
+    "report_fraction_as_count": (report_fraction_as_count, {"10"}, [10]),
+    "report_groups_mean_as_fraction": (report_groups_mean_as_fraction, {"10"}, [10]),
     "report_count_off_by_one": (report_count_off_by_one, {"10"}, [10]),
     "report_prose_count_off_by_one": (report_prose_count_off_by_one, {"10"}, [10]),
     "report_latex_macro_edited": (report_latex_macro_edited, {"10"}, [10]),
@@ -580,6 +631,10 @@ EXPECTED_MESSAGE = {
     "report_rendered_last_digit": "rounded to the digits shown",
     "report_percent_as_fraction": "fraction written where the column says percent",
     "report_ci_swapped": "interval with swapped ends",
+    "report_count_as_fraction": "unit mix-up: count quoted as fraction",
+    "report_count_as_percent": "unit mix-up: count quoted as percent",
+    "report_fraction_as_count": "unit mix-up: fraction quoted as count",
+    "report_groups_mean_as_fraction": "unit mix-up: count quoted as fraction",
     "report_count_off_by_one": "rounded to the digits shown",
     "report_prose_count_off_by_one": "last digits",
     "report_latex_macro_edited": "rounded to the digits shown",

@@ -113,3 +113,79 @@ def test_latex_macros_with_id_comment_and_tabular_context():
     idx = index()
     got = [(m.text, trace_mention(idx, m, ARMS).status) for m in ms]
     assert got == [("0.613", "traced"), ("0.612", "error"), ("61.3", "traced"), ("61.3", "error")]
+
+
+# ---- count scales: a count of its maximum vs the fraction or percent it would be
+def scaled_index():
+    from audit.sources import attach_scales
+
+    idx = index()
+    idx.add("runs.gspo.s37.heldout_correct", 32, "count")
+    idx.add("runs.gspo.s37.heldout_n", 50, "items")
+    idx.add("runs.gspo.s37.heldout_accuracy", 0.64, "fraction")
+    idx.add("manifest.gspo.s11.groups_correct.mean", 2.75, "count", origin="trace", max=4)
+    attach_scales(idx)
+    return idx
+
+
+def trace_scaled(text):
+    idx = scaled_index()
+    return [(m, trace_mention(idx, m, ARMS)) for m in md(text)]
+
+
+def test_count_sources_carry_their_maximum_and_fractions_their_count():
+    idx = scaled_index()
+    assert idx.by_id["runs.gspo.s37.heldout_correct"].as_fraction() == pytest.approx(0.64)
+    assert idx.by_id["runs.gspo.s37.heldout_accuracy"].as_count() == pytest.approx(32)
+    assert idx.by_id["manifest.gspo.s11.groups_correct.mean"].as_fraction() == pytest.approx(0.6875)
+    assert idx.by_id["manifest.gspo.s37.heldout_correct"].max is None   # no sibling n: no scale claimed
+
+
+TABLE = "| Arm | Seed | Held-out correct (count) | Held-out accuracy (fraction) |\n|---|---|---|---|\n"
+
+
+@pytest.mark.parametrize("cells, column, message, expected", [
+    ("32 | 0.640", None, None, None),
+    ("0.640 | 0.640", "count", "count quoted as fraction", "32"),
+    ("64% | 0.640", "count", "count quoted as percent", "32"),
+    ("64.0 | 0.640", "count", "count quoted as percent", "32"),
+    ("32 | 32", "fraction", "fraction quoted as count", "0.640"),
+])
+def test_count_and_fraction_columns_name_the_mix_up(cells, column, message, expected):
+    rows = [(m, t) for m, t in trace_scaled(TABLE + f"| GSPO | seed 37 | {cells} |\n") if m.kind == "table"
+            and m.column and "(" in m.column]
+    bad = [(m, t) for m, t in rows if t.status != "traced"]
+    if message is None:
+        assert bad == [] and len(rows) == 2
+        return
+    assert len(bad) == 1
+    m, t = bad[0]
+    assert m.scale == column and t.status == "error"
+    assert t.message.startswith(f"unit mix-up: {message}") and t.expected.startswith(expected)
+
+
+def last_cell(text):
+    return trace_scaled(text)[-1]
+
+
+def test_percent_column_holding_a_count():
+    (_, t) = last_cell("| Arm | Seed | Held-out accuracy (%) |\n|---|---|---|\n| GSPO | seed 37 | 32 |\n")
+    assert t.status == "error" and "fraction quoted as count" in t.message and t.expected.startswith("64.0%")
+
+
+def test_column_naming_one_scale_holding_a_value_of_the_other_that_context_traces():
+    (_, t) = last_cell("| Arm | Seed | Held-out correct (fraction) |\n|---|---|---|\n| GSPO | seed 37 | 32 |\n")
+    assert t.status == "error" and "fraction quoted as count" in t.message and t.expected.startswith("0.640")
+    (_, t) = last_cell("| Arm | Seed | Held-out accuracy (count) |\n|---|---|---|\n| GSPO | seed 37 | 0.64 |\n")
+    assert t.status == "error" and "count quoted as fraction" in t.message and t.expected.startswith("32")
+
+
+def test_zero_to_four_mean_in_prose():
+    (_, ok) = last_cell("The first GSPO run found 2.75 groups on average.")
+    assert ok.status == "traced"
+    (m, bad) = last_cell("The first GSPO run found 0.6875 groups on average.")
+    assert m.scale == "count" and bad.status == "error" and "count quoted as fraction" in bad.message
+    assert bad.expected.startswith("2.75")
+    # a fraction said as a fraction ("of the groups") is not a count
+    (m, t) = last_cell("The first GSPO run found 0.6875 of the groups.")
+    assert m.scale is None and t.status == "untraced"
