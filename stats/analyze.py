@@ -532,9 +532,15 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
                         "decided by the unadjusted planned-test p < alpha (the declared family adjusts only the "
                         "primary metric); not a confirmatory verdict"}
             continue
+        if h["metric"] != metric:  # a secondary metric on a pair that is not a contrast of the plan
+            verdicts["hypotheses"][h["id"]] = {
+                "contrast": c, "verdict": None,
+                "note": f"hypothesis compares {c} on secondary metric {h['metric']}, but {c} is not a contrast of "
+                        "the plan (each arm against the plan's baseline); no verdict"}
+            continue
         verdicts["hypotheses"][h["id"]] = {
-            "contrast": c, "verdict": verdicts["contrasts"].get(c, {}).get("verdict") if h["metric"] == metric else None,
-            **({} if h["metric"] == metric and c in verdicts["contrasts"] else
+            "contrast": c, "verdict": verdicts["contrasts"].get(c, {}).get("verdict"),
+            **({} if c in verdicts["contrasts"] else
                {"note": "hypothesis is not one of the plan's primary-metric contrasts; no verdict"})}
     kinds = sorted({d["kind"] for d in data.deviations})
     verdicts["study"] = {"verdict": "DEVIATION" if data.deviations else "AS_PLANNED", "deviation_kinds": kinds,

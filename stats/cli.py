@@ -38,6 +38,10 @@ def _summary(a: dict, out: Path) -> None:
     for c in a["contrasts"]:
         t.add_row(c, f(f"contrasts.{c}.diff_mean"), f(f"contrasts.{c}.p"), f(f"contrasts.{c}.p_adjusted"),
                   str(a["verdicts"]["contrasts"][c]["verdict"]))
+    for key, res in (a["verdicts"].get("secondary") or {}).items():  # outside the family: no adjusted p
+        pre = f"contrasts.{key}"
+        t.add_row(f"{res['contrast']} ({res['metric']}, secondary)", f(f"{pre}.diff_mean"), f(f"{pre}.p"),
+                  "not in family", str(res["verdict"]))
     con.print(t)
     con.print(f"study verdict: {a['verdicts']['study']['verdict']} ({len(a['deviations'])} deviations, "
               f"{len(a['inputs']['excluded'])} excluded runs)")

@@ -223,3 +223,41 @@ def test_render_passes_the_audit_strictly_and_tampering_is_found(rendered, tmp_p
     assert not res.passed
     assert any("does not equal its source" in m for m in msgs), msgs
     assert any("verdict differs from the analysis (secondary.gspo-grpo.reward_last10)" in m for m in msgs), msgs
+
+
+def test_secondary_tables_one_unit_per_column(rendered):
+    out, _, a = rendered
+    sec = (out / "report.md").read_text().split("## Secondary metrics")[1].split("\n## ")[0]
+    tables = re.findall(r"((?:^\|.*\|\n)+)", sec, flags=re.M)
+    assert len(tables) == 2
+    for table in tables:
+        rows = [r.strip().strip("|").split(" | ") for r in table.strip().splitlines()]
+        head, body = rows[0], rows[2:]
+        for j, h in enumerate(head):
+            units = set()
+            metric_units = set()
+            for r in body:
+                for _, vid in CELL.findall(r[j]):
+                    units.add(a["values"][vid]["unit"])
+                    metric_units.add(a["values"][vid]["params"]["metric_unit"])
+            assert len(units) <= 1 and len(metric_units) <= 1, (h, units, metric_units)
+            if units:
+                assert "(" in h and ")" in h, h
+
+
+def test_hypothesis_only_metric_and_non_plan_pair(tmp_path):
+    """A hypothesis metric missing from secondary_metrics still gets its block; a pair that is no
+    plan contrast gets no verdict, with a note saying why."""
+    pre = _prereg(secondary=(), hyp_metric="gu_mean")
+    pre["hypotheses"].append({"id": "H6", "metric": "gu_mean", "arm": "gspo", "baseline": "dapo",
+                              "direction": "two-sided"})
+    write_json_atomic(tmp_path / "l.json", build_lock(pre, now="2026-01-01T00:00:00.000000Z"))
+    rows = ["arm,seed,heldout_accuracy,gu_mean"] + [f"{a},{s},{0.5 + 0.01 * s},{0.3 + 0.02 * s + (0.1 if a == 'gspo' else 0) + 0.003 * (s % 2)}"
+                                                    for a in pre["arms"] for s in SEEDS]
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    a = analyze(tmp_path / "l.json", tmp_path / "t.csv")
+    assert _v(a, "contrasts.gspo-grpo.gu_mean.n_pairs") == len(SEEDS)
+    assert _v(a, "contrasts.gspo-grpo.gu_mean.diff_mean") == pytest.approx(0.1, abs=1e-9)
+    assert a["verdicts"]["hypotheses"]["H5"]["confirmatory"] is False
+    h6 = a["verdicts"]["hypotheses"]["H6"]
+    assert h6["verdict"] is None and "not a contrast of the plan" in h6["note"]
