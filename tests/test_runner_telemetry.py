@@ -28,7 +28,7 @@ def test_group_stats_hand_example():
     # partial credit: equal-but-not-zero rewards are zero-variance, neither all-fail nor all-max
     s = group_stats([0.1, 0.1, 0.1, 0.1], 4, max_reward=1.0)
     assert (s["zvf"], s["frac_all_fail"], s["frac_all_max"]) == (1.0, 0.0, 0.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="3 rewards do not form groups of 2"):
         group_stats([1.0, 0.0, 1.0], 2, max_reward=1.0)
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
+from prereg.errors import UserError
 from stats import intervals as iv
 from stats import multiplicity, rliable
 from stats import resample as rs
@@ -197,7 +198,7 @@ def test_power_with_roundoff_sd_is_the_limit_not_an_error():
     assert 0 < sd < 1e-15
     assert pw.power_paired(0.1, sd, 4) == 1.0
     assert pw.power_paired(0.1, sd, 4, alternative="less") == 0.0
-    with pytest.raises(Exception, match="sd"):
+    with pytest.raises(UserError, match="sd: must be a positive"):
         pw.power_paired(0.1, 0.0, 4)  # exactly zero SD stays a stated error of the power API
 
 
