@@ -145,7 +145,8 @@ def test_missing_file(tmp_path, capsys, command):
 
 
 def test_directory_instead_of_file(tmp_path, capsys):
-    one_line_error(capsys, main(["lock", str(tmp_path)]))
+    err = one_line_error(capsys, main(["lock", str(tmp_path)]))
+    assert f"{tmp_path}: is a directory" in err
 
 
 def test_usage_errors_are_one_line(capsys):
