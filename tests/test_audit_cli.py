@@ -9,7 +9,6 @@ import sys
 import pytest
 from audit_defects import (
     LOCK_REL,
-    Campaign,
     _add_run,
     build_clean,
     chdir,
@@ -110,8 +109,15 @@ def test_trusted_key_option(clean, tmp_path, capsys):
     assert f["check"] == "1" and "untrusted key" in f["found"]
 
 
-def test_explicit_lock_and_runs_options(clean, capsys):
-    assert main(["check", str(clean.report), "--lock", str(clean.lock), "--runs", str(clean.runs)]) == 0
+def test_explicit_lock_and_runs_options(clean, tmp_path, capsys):
+    camp = copy_campaign(clean, tmp_path / "c")
+    lock, runs = camp.root / "elsewhere.lock.json", camp.root / "moved-runs"
+    camp.lock.rename(lock)
+    camp.runs.rename(runs)
+    assert main(["check", str(camp.report)]) == 2  # the defaults from analysis.json no longer resolve
+    capsys.readouterr()
+    assert main(["check", str(camp.report), "--lock", str(lock), "--runs", str(runs)]) == 0
+    assert "audit passed" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("make", ["missing_dir", "no_analysis", "bad_json", "missing_lock", "missing_runs_opt"])
@@ -214,7 +220,3 @@ def test_imported_proportions_must_be_possible_k_of_n(clean, tmp_path):
     res = run_audit(camp.report)
     grim = [f for f in res.findings if "GRIM" in f.message]
     assert {f.check for f in res.findings} == {"9"} and len(grim) == 9
-
-
-def test_campaign_helper_paths(clean):
-    assert isinstance(clean, Campaign) and clean.lock.exists() and (clean.report / "analysis.json").exists()

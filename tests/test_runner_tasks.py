@@ -54,7 +54,8 @@ def test_locked_reward_name_must_match_the_task():
         get_task({"name": "arith", "reward": "something_else"}, ARITH)
     with pytest.raises(UserError, match="task.parser"):
         get_task({"name": "gsm8k", "parser": "first_integer"}, GSM)
-    assert get_task({"name": "arith", "reward": "exact_or_format_credit", "parser": "first_integer"}, ARITH)
+    task = get_task({"name": "arith", "reward": "exact_or_format_credit", "parser": "first_integer"}, ARITH)
+    assert (task.name, task.reward_name, task.parser_name) == ("arith", "exact_or_format_credit", "first_integer")
 
 
 def test_unknown_option_is_named():
