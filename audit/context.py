@@ -31,9 +31,12 @@ def fast_jsonl(path: Path, what: str) -> list[dict]:
     audit's time at 1,000 runs); on any problem the foundation reader names the file and line."""
     try:
         with open(path, encoding="utf-8") as fh:
-            return [_DECODER.decode(line) for line in fh if line.strip()]
+            rows = [_DECODER.decode(line) for line in fh if line.strip()]
+        if all(isinstance(r, dict) for r in rows):
+            return rows
     except (OSError, ValueError, UnicodeDecodeError):
-        return read_jsonl(path, what)
+        pass
+    return read_jsonl(path, what)
 
 
 def _first_existing(cands: list[Path]) -> Path | None:

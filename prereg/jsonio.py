@@ -43,15 +43,25 @@ def read_jsonl(path: str | Path, what: str = "JSON-lines file") -> list[dict]:
     p = Path(path)
     if not p.exists():
         raise UserError(f"{p}: {what} not found")
+    if p.is_dir():
+        raise UserError(f"{p}: is a directory, expected a {what}")
     rows = []
-    with open(p, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line, parse_constant=_reject_constant))
-            except (json.JSONDecodeError, ValueError) as exc:
-                raise UserError(f"{p}:{n}: not valid JSON ({exc})") from None
+    try:
+        with open(p, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line, parse_constant=_reject_constant)
+                except (json.JSONDecodeError, ValueError) as exc:
+                    raise UserError(f"{p}:{n}: not valid JSON ({exc})") from None
+                if not isinstance(row, dict):  # every reader indexes rows by field name
+                    raise UserError(f"{p}:{n}: expected a JSON object, got {type(row).__name__}")
+                rows.append(row)
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise UserError(f"{p}: cannot read ({exc.strerror})") from None
     return rows
 
 

@@ -403,7 +403,12 @@ def _telemetry(a: dict, root: Path, notes: list[str]) -> dict[str, dict[int, lis
         rdir = root / r["path"]
         try:
             man = read_json(rdir / MANIFEST, "run manifest")
-            digest = man.get("artifacts", {}).get(TELEMETRY, {}).get("sha256")
+            if not isinstance(man, dict):
+                notes.append(f"figures: {r['path']}: manifest is not a JSON object; not plotted")
+                continue
+            entry = man.get("artifacts") if isinstance(man.get("artifacts"), dict) else {}
+            entry = entry.get(TELEMETRY) if isinstance(entry.get(TELEMETRY), dict) else {}
+            digest = entry.get("sha256")
             if digest is None or sha256_file(rdir / TELEMETRY) != digest:
                 notes.append(f"figures: {r['path']}: telemetry does not match its manifest digest; not plotted")
                 continue

@@ -220,3 +220,12 @@ def test_imported_proportions_must_be_possible_k_of_n(clean, tmp_path):
     res = run_audit(camp.report)
     grim = [f for f in res.findings if "GRIM" in f.message]
     assert {f.check for f in res.findings} == {"9"} and len(grim) == 9
+
+
+def test_telemetry_line_that_is_not_an_object_is_a_finding(clean, tmp_path):
+    camp = copy_campaign(clean, tmp_path / "c")
+    with open(camp.run_dir("grpo", 11) / "telemetry.jsonl", "a") as fh:
+        fh.write("[1]\n")
+    res = run_audit(camp.report)
+    (f,) = [f for f in res.findings if f.check == "7"]
+    assert f.message == "trace cannot be read" and "expected a JSON object, got list" in f.found

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from prereg.canonical import canonical_bytes, sha256_json
 from prereg.errors import UserError
-from prereg.jsonio import read_json
+from prereg.jsonio import read_json, read_jsonl
 from prereg.lock import amend_file, build_lock, lock_file, verify_lock
 from prereg.signing import keygen
 
@@ -295,3 +295,16 @@ def test_byte_flips_through_the_cli_exit_2_without_traceback(signed_lock, capsys
         assert canonical_bytes(json.loads(bytes(flipped))) == canonical_bytes(json.loads(raw))
     else:
         assert rc == 2 and err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_read_jsonl_names_the_file_for_every_bad_input(tmp_path):
+    (tmp_path / "dir.jsonl").mkdir()
+    (tmp_path / "list.jsonl").write_text('{"step": 1}\n[1]\n')
+    (tmp_path / "latin1.jsonl").write_bytes(b'{"x": "\xe9"}\n')
+    for name, pattern in (("dir.jsonl", r"dir\.jsonl: is a directory"),
+                          ("list.jsonl", r"list\.jsonl:2: expected a JSON object, got list"),
+                          ("latin1.jsonl", r"latin1\.jsonl: not UTF-8 text")):
+        with pytest.raises(UserError, match=pattern):
+            read_jsonl(tmp_path / name, "telemetry")
+    (tmp_path / "ok.jsonl").write_text('{"a": 1}\n\n{"a": 2}\n')
+    assert read_jsonl(tmp_path / "ok.jsonl") == [{"a": 1}, {"a": 2}]

@@ -152,3 +152,14 @@ def test_rendered_report_passes_the_audit_strictly(rendered):
     lock = Path(a["lock"]["path"])
     runs = Path(a["inputs"]["root"])
     assert audit_cli.main(["check", str(out), "--lock", str(lock), "--runs", str(runs), "--strict"]) == 0
+
+
+def test_manifest_that_is_not_an_object_is_a_note_not_a_traceback(tmp_path, capsys):
+    pre = small_prereg(E1, heldout_n=50, steps=5, seeds=[1, 2, 3])
+    c = make_campaign(tmp_path, pre)
+    apath = write(analyze(c.lock_path, c.runs_dir), tmp_path / "report" / "analysis.json")
+    unit = next(iter(sorted(Path(c.runs_dir).rglob("manifest.json")))).parent
+    (unit / "manifest.json").write_text("[1]")  # damaged after the analysis
+    assert main(["render", str(apath), "-o", str(tmp_path / "r")]) == 0
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert f"{unit.name}: manifest is not a JSON object; not plotted" in md
