@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from prereg.errors import UserError
+from prereg.errors import UserError, run_cli
 from prereg.jsonio import write_atomic
 
 
@@ -49,34 +49,33 @@ def _may_write(out_path: str, marker: str) -> None:
             raise UserError(f"{out_path}: exists and is not an earlier audit output; refusing to overwrite")
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        from audit.engine import run_audit
-        from audit.output import plain_text, rich_print, to_html, to_json
+def _check(args: argparse.Namespace) -> int:
+    from audit.engine import run_audit
+    from audit.output import plain_text, rich_print, to_html, to_json
 
-        keys = None
-        if args.trusted_key:
-            from prereg.signing import load_public_key_b64
+    keys = None
+    if args.trusted_key:
+        from prereg.signing import load_public_key_b64
 
-            keys = [load_public_key_b64(k) for k in args.trusted_key]
-        for out_path, marker in ((args.json_out, '"audit_format"'), (args.html_out, "<!-- rlprereg-audit -->")):
-            if out_path:
-                _may_write(out_path, marker)
-        result = run_audit(args.report_dir, lock=args.lock, runs=args.runs, strict=args.strict,
-                           trusted_keys=keys, only=args.only)
-        if args.json_out:
-            write_atomic(args.json_out, to_json(result))
-        if args.html_out:
-            write_atomic(args.html_out, to_html(result))
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        keys = [load_public_key_b64(k) for k in args.trusted_key]
+    for out_path, marker in ((args.json_out, '"audit_format"'), (args.html_out, "<!-- rlprereg-audit -->")):
+        if out_path:
+            _may_write(out_path, marker)
+    result = run_audit(args.report_dir, lock=args.lock, runs=args.runs, strict=args.strict,
+                       trusted_keys=keys, only=args.only)
+    if args.json_out:
+        write_atomic(args.json_out, to_json(result))
+    if args.html_out:
+        write_atomic(args.html_out, to_html(result))
     if sys.stdout.isatty() and not args.plain:
         rich_print(result)
     else:
         sys.stdout.write(plain_text(result))
     return result.exit_code
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(_check, build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

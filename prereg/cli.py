@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from prereg import __version__
-from prereg.errors import UserError
+from prereg.errors import UserError, run_cli
 
 TEMPLATES = ("e1", "demo")
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
@@ -330,29 +330,28 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv: list[str] | None = None) -> int:
+def _dispatch(argv: list[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return args.fn(args)
-    except UserError as exc:
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
-        return EXIT_ERROR
+    except UserError:
+        raise
     except BrokenPipeError:  # output piped into `head`: not an error of the input
         sys.stderr.close()
         return EXIT_OK
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+        raise UserError(f"{where}{_one_line(exc.strerror or exc)}") from None
     except Exception as exc:  # a bug; still no traceback for the user unless asked for
         if os.environ.get("PREREG_DEBUG"):
             raise
         print(f"error: internal error ({type(exc).__name__}: {_one_line(exc)}); "
               "rerun with PREREG_DEBUG=1 for the traceback and please report it", file=sys.stderr)
         return EXIT_ERROR
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(_dispatch, argv, format_error=_one_line)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@ input is wrong"; anything else escaping is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+
 
 class UserError(Exception):
     """Bad input or a refused action; the message must name the field or file."""
@@ -15,3 +18,23 @@ class UserError(Exception):
 
 class Refusal(UserError):
     """An action the lock forbids (unregistered arm, changed locked field, ...)."""
+
+
+INTERRUPTED_EXIT = 130  # the shell's status for a process ended by Ctrl-C (128 + SIGINT)
+
+
+def run_cli(fn: Callable[..., int], *args, interrupted: str = "interrupted",
+            format_error: Callable[[UserError], str] = str) -> int:
+    """Every CLI's outer layer, so the bad-input contract is kept in one place.
+
+    A ``UserError`` becomes one ``error: ...`` line on stderr and its exit code; Ctrl-C becomes
+    ``error: <interrupted>`` and 130 instead of a traceback. Anything else is a bug and escapes.
+    """
+    try:
+        return fn(*args)
+    except UserError as exc:
+        print(f"error: {format_error(exc)}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"error: {interrupted}", file=sys.stderr)
+        return INTERRUPTED_EXIT

@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from prereg.errors import UserError
+from prereg.errors import run_cli
 
 
 def _add_run(p: argparse.ArgumentParser) -> None:
@@ -111,14 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # usage errors (one line, 2) and --help (0)
         return exc.code if isinstance(exc.code, int) else 2
-    try:
-        return SUBCOMMANDS[args.command][1](args)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("error: interrupted; the unit's manifest is marked incomplete", file=sys.stderr)
-        return 130
+    return run_cli(SUBCOMMANDS[args.command][1], args,
+                   interrupted="interrupted; the unit's manifest is marked incomplete")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from prereg.errors import UserError
+from prereg.errors import UserError, run_cli
 from prereg.fields import merged_fields
 from prereg.lock import Lock, verify_lock
 from prereg.records import MANIFEST, TELEMETRY, read_run, seal_of, unit_dir
@@ -231,11 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="runner status", description="Which units of a locked study are done.")
     add_status_arguments(p)
     args = p.parse_args(argv)
-    try:
-        return status_command(args)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
+    return run_cli(status_command, args)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from prereg.errors import UserError
+from prereg.errors import UserError, run_cli
 from prereg.lock import Lock, utc_now, verify_lock
 from prereg.records import TELEMETRY, unit_dir
 from runner.status import (
@@ -688,14 +688,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="runner sweep", description="Run every registered unit of a locked study.")
     add_sweep_arguments(p)
     args = p.parse_args(argv)
-    try:
-        return sweep_command(args)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("error: sweep interrupted; running units are marked incomplete", file=sys.stderr)
-        return 130
+    return run_cli(sweep_command, args, interrupted="sweep interrupted; running units are marked incomplete")
 
 
 if __name__ == "__main__":

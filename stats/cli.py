@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from prereg.errors import UserError
+from prereg.errors import UserError, run_cli
 
 
 def _cmd_analyze(args) -> int:
@@ -149,14 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return args.fn(args)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+    return run_cli(args.fn, args)
 
 
 if __name__ == "__main__":

@@ -329,3 +329,34 @@ def test_unexpected_exception_is_one_line(monkeypatch, capsys):
     rc = main(["validate", str(DEMO)])
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "internal error" in err and "kaboom second line" in err
+
+
+def test_run_cli_is_the_one_bad_input_and_ctrl_c_contract(capsys):
+    from prereg.errors import Refusal, run_cli
+
+    def refuse(field):
+        raise Refusal(f"{field}: not registered\n  (second line)")
+
+    def interrupt():
+        raise KeyboardInterrupt
+
+    assert run_cli(lambda a, b: a + b, 1, 2) == 3
+    assert run_cli(refuse, "arms.x") == 2
+    assert capsys.readouterr().err == "error: arms.x: not registered\n  (second line)\n"
+    assert run_cli(refuse, "arms.x", format_error=lambda e: " ".join(str(e).split())) == 2
+    assert capsys.readouterr().err == "error: arms.x: not registered (second line)\n"
+    assert run_cli(interrupt, interrupted="sweep interrupted") == 130
+    assert capsys.readouterr().err == "error: sweep interrupted\n"
+    with pytest.raises(ZeroDivisionError):  # a bug is not dressed up as bad input
+        run_cli(lambda: 1 / 0)
+
+
+def test_ctrl_c_is_one_line_and_130(monkeypatch, capsys):
+    import prereg.cli as cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "cmd_validate", interrupted)
+    assert main(["validate", str(DEMO)]) == 130
+    assert capsys.readouterr().err == "error: interrupted\n"
