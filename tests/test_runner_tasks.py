@@ -277,3 +277,10 @@ def test_readme_task_example_runs(tmp_path, monkeypatch):
     assert item["prompt"] == "The capital of Peru is"
     assert task.correct(" thinking...\nLima", item) and task.reward("Paris", item) == 0.0
     assert "readme_capitals_task" in task.source_fingerprint()["modules"]
+
+
+def test_gsm8k_train_n_names_the_split():
+    full = get_task({"name": "gsm8k"}, GSM).train_items()
+    assert get_task({"name": "gsm8k"}, {**GSM, "train_n": 2}).train_items() == full[:2]
+    with pytest.raises(UserError, match=r"dataset.train_n: 7 requested but split 'train' has 6 training items"):
+        get_task({"name": "gsm8k"}, {**GSM, "train_n": 7}).train_items()

@@ -97,12 +97,7 @@ class ArithTask(Task):
         heldout.sort(key=lambda it: it["_key"])
         for it in train + heldout:
             del it["_key"]
-        train_n = self.dataset_spec.get("train_n")
-        if train_n is not None:
-            if train_n > len(train):
-                raise UserError(f"dataset.train_n: {train_n} requested but arith has {len(train)} training items")
-            train = train[:train_n]
-        return train, heldout
+        return self.first_train_n(train, "arith"), heldout
 
     def build_prompt(self, item: dict) -> str:
         return f"{item['question']}="

@@ -124,6 +124,16 @@ class Task:
                             f"has only {len(heldout)}")
         return [dict(it) for it in heldout[:n]]
 
+    def first_train_n(self, train: list[dict], source: str) -> list[dict]:
+        """The first ``dataset.train_n`` training items (all when it is unset); more than
+        ``source`` holds is refused, never silently trained on fewer."""
+        train_n = self.dataset_spec.get("train_n")
+        if train_n is None:
+            return train
+        if train_n > len(train):
+            raise UserError(f"dataset.train_n: {train_n} requested but {source} has {len(train)} training items")
+        return train[:train_n]
+
     def _source_modules(self) -> list[str]:
         mods = [c.__module__ for c in type(self).__mro__ if c is not object]
         return mods + list(self.source_modules)

@@ -120,12 +120,7 @@ class Gsm8kTask(Task):
         if train_split == held_split:
             raise UserError(f"dataset.heldout_split: {held_split!r} is also the train split")
         train, heldout = self._items(train_split), self._items(held_split)
-        train_n = self.dataset_spec.get("train_n")
-        if train_n is not None:
-            if train_n > len(train):
-                raise UserError(f"dataset.train_n: {train_n} requested but split {train_split!r} has {len(train)}")
-            train = train[:train_n]
-        return train, heldout
+        return self.first_train_n(train, f"split {train_split!r}"), heldout
 
     def build_prompt(self, item: dict) -> str:
         return f"{item['question'].strip()}\n{self.options['instruction']}\n"
