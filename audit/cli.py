@@ -5,19 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from prereg.errors import UserError, run_cli
+from prereg.errors import OneLineParser, UserError, run_cli
 from prereg.jsonio import write_atomic
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2, like every other rlprereg CLI
-        print(f"error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="audit", description="Check a study's records and report against its lock.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    p = OneLineParser(prog="audit", description="Check a study's records and report against its lock.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=OneLineParser)
     c = sub.add_parser("check", help="run every check over a report folder")
     c.add_argument("report_dir", help="folder holding analysis.json and report .md/.tex files")
     c.add_argument("--lock", help="lock file (default: analysis.json $.lock.path)")

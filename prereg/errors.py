@@ -6,6 +6,7 @@ input is wrong"; anything else escaping is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 
@@ -18,6 +19,14 @@ class UserError(Exception):
 
 class Refusal(UserError):
     """An action the lock forbids (unregistered arm, changed locked field, ...)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose usage mistakes are one ``error: ...`` line and exit status 2, like any bad input."""
+
+    def error(self, message: str):
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
 
 
 INTERRUPTED_EXIT = 130  # the shell's status for a process ended by Ctrl-C (128 + SIGINT)

@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from prereg.errors import run_cli
+from prereg.errors import OneLineParser, run_cli
 
 
 def _add_run(p: argparse.ArgumentParser) -> None:
@@ -89,16 +89,8 @@ SUBCOMMANDS["sweep"] = (_add_sweep, _sweep, "run every registered unit of a lock
 SUBCOMMANDS["status"] = (_add_status, _status, "which units of a locked study are complete, running, failed, missing")
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with the project's one-line error and exit status 2."""
-
-    def error(self, message: str):
-        print(f"error: {message}", file=sys.stderr)
-        sys.exit(2)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="runner", description="Run registered units of a locked RL study.")
+    parser = OneLineParser(prog="runner", description="Run registered units of a locked RL study.")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (add, _, help_text) in SUBCOMMANDS.items():
         add(sub.add_parser(name, help=help_text, description=help_text))

@@ -360,3 +360,14 @@ def test_ctrl_c_is_one_line_and_130(monkeypatch, capsys):
     monkeypatch.setattr(cli, "cmd_validate", interrupted)
     assert main(["validate", str(DEMO)]) == 130
     assert capsys.readouterr().err == "error: interrupted\n"
+
+
+def test_one_line_parser_usage_errors(capsys):
+    from prereg.errors import OneLineParser
+
+    p = OneLineParser(prog="x")
+    p.add_argument("--n", type=int, required=True)
+    with pytest.raises(SystemExit) as exc:
+        p.parse_args(["--n", "many"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == "error: argument --n: invalid int value: 'many'\n"
