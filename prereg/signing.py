@@ -32,12 +32,22 @@ def keygen(private_path: str | Path) -> tuple[Path, Path]:
     return p, pub
 
 
+def _key_bytes(p: Path, what: str) -> bytes:
+    if not p.exists():
+        raise UserError(f"{p}: {what} not found")
+    if p.is_dir():
+        raise UserError(f"{p}: is a directory, expected a {what}")
+    try:
+        return p.read_bytes()
+    except OSError as exc:
+        raise UserError(f"{p}: cannot read ({exc.strerror})") from None
+
+
 def load_private_key(path: str | Path) -> Ed25519PrivateKey:
     p = Path(path)
-    if not p.exists():
-        raise UserError(f"{p}: signing key not found")
+    data = _key_bytes(p, "signing key")
     try:
-        key = serialization.load_pem_private_key(p.read_bytes(), password=None)
+        key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as exc:
         raise UserError(f"{p}: not a PEM private key ({exc})") from None
     if not isinstance(key, Ed25519PrivateKey):
@@ -53,9 +63,7 @@ def public_key_b64(key: Ed25519PrivateKey) -> str:
 def load_public_key_b64(path: str | Path) -> str:
     """Accept either a ``.pub`` PEM or a private key file; return the raw public key in base64."""
     p = Path(path)
-    if not p.exists():
-        raise UserError(f"{p}: public key not found")
-    data = p.read_bytes()
+    data = _key_bytes(p, "public key")
     try:
         pub = serialization.load_pem_public_key(data)
     except ValueError:

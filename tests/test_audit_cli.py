@@ -120,7 +120,8 @@ def test_explicit_lock_and_runs_options(clean, tmp_path, capsys):
     assert "audit passed" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("make", ["missing_dir", "no_analysis", "bad_json", "missing_lock", "missing_runs_opt"])
+@pytest.mark.parametrize("make", ["missing_dir", "no_analysis", "bad_json", "missing_lock", "missing_runs_opt",
+                                  "key_is_a_folder"])
 def test_bad_usage_exit_2_one_line(make, clean, tmp_path, capsys):
     if make == "missing_dir":
         args = ["check", str(tmp_path / "nope")]
@@ -135,6 +136,8 @@ def test_bad_usage_exit_2_one_line(make, clean, tmp_path, capsys):
         camp = copy_campaign(clean, tmp_path / "c")
         (camp.root / LOCK_REL).unlink()
         args = ["check", str(camp.report)]
+    elif make == "key_is_a_folder":
+        args = ["check", str(clean.report), "--trusted-key", str(tmp_path)]
     else:
         args = ["check", str(clean.report), "--runs", str(tmp_path / "no_runs")]
     assert main(args) == 2
