@@ -69,10 +69,23 @@ def dumps_pretty(obj: Any) -> str:
     return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def make_dirs(path: str | Path) -> Path:
+    """``mkdir -p`` whose failure (a file where a folder must be, no permission) names the path."""
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocker = next((a for a in (p, *p.parents) if a.exists() and not a.is_dir()), None)
+        if blocker is not None:
+            raise UserError(f"{blocker}: is a file, expected a folder") from None
+        raise UserError(f"{p}: cannot create folder ({exc.strerror})") from None
+    return p
+
+
 def write_atomic(path: str | Path, data: bytes | str, overwrite: bool = True) -> Path:
     """Write via a temp file in the same folder and rename; refuse to replace when asked."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(p.parent)
     if isinstance(data, str):
         data = data.encode("utf-8")
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)

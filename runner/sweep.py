@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from prereg.errors import UserError, run_cli
+from prereg.jsonio import make_dirs
 from prereg.lock import Lock, utc_now, verify_lock
 from prereg.records import TELEMETRY, unit_dir
 from runner.status import (
@@ -119,7 +120,7 @@ def append_event(log_path: str | Path, event: dict) -> None:
     from filelock import FileLock
 
     log_path = Path(log_path)
-    log_path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(log_path.parent)
     line = json.dumps({"t": utc_now(), **event}, sort_keys=True, allow_nan=False) + "\n"
     with FileLock(str(log_path) + ".lock"), open(log_path, "a", encoding="utf-8") as fh:
         fh.write(line)
@@ -232,7 +233,7 @@ def prepare_unit(spec: dict) -> dict | None:
 def start_unit(spec: dict) -> tuple[subprocess.Popen, Path]:
     """Launch the child ``runner run``; its output goes to a log outside the unit folder."""
     logs = Path(spec["study_root"]) / LOG_DIR
-    logs.mkdir(parents=True, exist_ok=True)
+    make_dirs(logs)
     host = socket.gethostname()
     log_file = logs / f"{spec['arm']}_s{spec['seed']}.{spec['sweep_id']}.{host}.{os.getpid()}.{time.time_ns()}.log"
     env = dict(os.environ)

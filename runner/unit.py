@@ -13,7 +13,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from prereg.errors import Refusal
-from prereg.jsonio import read_json
+from prereg.jsonio import make_dirs, read_json
 from prereg.records import MANIFEST
 
 LOCK_NAME = ".unit.lock"
@@ -32,7 +32,7 @@ class UnitGuard:
         self.resumable: str | None = None
 
     def __enter__(self) -> UnitGuard:
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.run_dir)
         lock = FileLock(str(self.run_dir / LOCK_NAME), timeout=0)
         try:
             lock.acquire(timeout=0, blocking=False)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from prereg.canonical import sha256_bytes, sha256_file
 from prereg.errors import UserError
-from prereg.jsonio import read_json, read_jsonl, write_atomic
+from prereg.jsonio import make_dirs, read_json, read_jsonl, write_atomic
 from prereg.records import MANIFEST, TELEMETRY
 
 RENDERING = """\
@@ -545,7 +545,7 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
         for p in targets.values():
             if p.exists():
                 raise UserError(f"{p}: already exists; refusing to overwrite (choose another -o)")
-    (out / "figures").mkdir(parents=True, exist_ok=True)
+    make_dirs(out / "figures")
     notes: list[str] = []
     figures = []
     written = []

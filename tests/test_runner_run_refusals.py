@@ -142,3 +142,11 @@ def test_heldout_split_shorter_than_locked_n_is_refused_before_training(capsys, 
     lk = write_lock(tmp_path / "locks", p)
     line = _cli(capsys, "--lock", str(lk), "--arm", "grpo", "--seed", "1", "--out", str(tmp_path / "runs"))
     assert "dataset.heldout_n" in line and _no_runs(tmp_path)
+
+
+def test_out_that_is_a_file_is_named(capsys, tmp_path, lock):
+    blocker = tmp_path / "runs"
+    blocker.write_text("not a folder")
+    line = _cli(capsys, "--lock", str(lock), "--arm", "grpo", "--seed", "1", "--out", str(blocker))
+    assert line == f"error: {blocker}: is a file, expected a folder"
+    assert blocker.read_text() == "not a folder"

@@ -217,7 +217,8 @@ def test_failed_unit_is_recorded_the_rest_go_on_and_an_old_failure_is_kept_aside
     (sweep,) = events(out, "sweep_start")
     ends = {(e["arm"], e["seed"]): e for e in events(out, "unit_end")}
     assert ends[("grpo", 1)]["outcome"] == "complete"
-    assert ends[("grpo", 2)]["outcome"] == "failed" and ends[("grpo", 2)]["rc"] == 1
+    assert ends[("grpo", 2)]["outcome"] == "failed" and ends[("grpo", 2)]["rc"] == 2
+    assert ends[("grpo", 2)]["error"] == f"{blocked}: is a file, expected a folder"  # the runner's one line
     assert ends[("grpo", 2)]["attempts"] == 1, "a failure is not retried"
     assert sweep["units"] == [["grpo", 1], ["grpo", 2]]
     (moved,) = events(out, "superseded")
@@ -298,3 +299,13 @@ def test_units_held_elsewhere_or_done_under_another_lock_are_not_run(study, sing
     assert got[("grpo", 2)].outcome == "busy"
     assert events(out, "attempt", res.sweep_id) == []
     assert read_run(unit_dir(out, "sw", "grpo", 1)).seal_ok()
+
+
+def test_sweep_out_that_is_a_file_is_one_line(study, capsys, tmp_path):
+    from runner.cli import main
+
+    blocker = tmp_path / "runs"
+    blocker.write_text("keep me")
+    assert main(["sweep", str(study["lock"]), "--out", str(blocker), "--no-live"]) == 2
+    assert capsys.readouterr().err == f"error: {blocker}: is a file, expected a folder\n"
+    assert blocker.read_text() == "keep me"

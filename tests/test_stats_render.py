@@ -163,3 +163,12 @@ def test_manifest_that_is_not_an_object_is_a_note_not_a_traceback(tmp_path, caps
     assert main(["render", str(apath), "-o", str(tmp_path / "r")]) == 0
     md = (tmp_path / "r" / "report.md").read_text()
     assert f"{unit.name}: manifest is not a JSON object; not plotted" in md
+
+
+def test_output_folder_that_is_a_file_is_one_line(rendered, tmp_path, capsys):
+    _, _, apath = rendered
+    blocker = tmp_path / "report"
+    blocker.write_text("keep me")
+    assert main(["render", str(apath), "-o", str(blocker)]) == 2
+    assert capsys.readouterr().err == f"error: {blocker}: is a file, expected a folder\n"
+    assert blocker.read_text() == "keep me"
