@@ -300,7 +300,8 @@ def test_imported_per_item_jsonl_mcnemar(tmp_path):
     assert n == 200
     assert _v(a, "contrasts.gspo-grpo.item.mcnemar.p") == pytest.approx(
         mcnemar([[0, b01], [b10, 0]], exact=True).pvalue)
-    assert a["values"]["arms.gspo.heldout_accuracy.mean.hci95.low"]["value"] is not None
+    mean, lo, hi = (_v(a, f"arms.gspo.heldout_accuracy.mean{s}") for s in ("", ".hci95.low", ".hci95.high"))
+    assert lo < mean < hi  # items present: the hierarchical interval is computed, around the mean
 
 
 @pytest.mark.parametrize("body,needle", [
