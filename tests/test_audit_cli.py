@@ -13,6 +13,7 @@ from audit_defects import (
     build_clean,
     chdir,
     copy_campaign,
+    edit_manifest,
     lock_same_day,
     reanalyze,
     report_last_digit,
@@ -232,3 +233,12 @@ def test_telemetry_line_that_is_not_an_object_is_a_finding(clean, tmp_path):
     res = run_audit(camp.report)
     (f,) = [f for f in res.findings if f.check == "7"]
     assert f.message == "trace cannot be read" and "expected a JSON object, got list" in f.found
+
+
+def test_fingerprint_that_is_not_an_object_is_a_finding(clean, tmp_path):
+    camp = copy_campaign(clean, tmp_path / "c")
+    edit_manifest(camp.run_dir("grpo", 11), lambda m: m.update(fingerprint=3))  # re-sealed: only the type is wrong
+    res = run_audit(camp.report)
+    stack = [f for f in res.findings if f.check == "6"]
+    assert any(f.message == "fingerprint hash is not the hash of its components" for f in stack), stack
+    assert any("$.fingerprint: 3 is not of type 'object'" in f.found for f in res.findings if f.check == "2")

@@ -55,9 +55,10 @@ def run(ctx, out) -> None:
             and (r.manifest.get("lock") or {}).get("hash") == ctx.lock.hash]
     groups = defaultdict(list)
     comps_of = {}
+    fp_of = {}  # each run's fingerprint as an object ({} when the manifest holds something else)
     pins = (ctx.prereg or {}).get("stack_pins") or {}
     for r in conf:
-        fp = r.manifest.get("fingerprint") or {}
+        fp = r.manifest.get("fingerprint") if isinstance(r.manifest.get("fingerprint"), dict) else {}
         mp = ctx.rel(r.path / MANIFEST)
         comps = fp.get("components") if isinstance(fp.get("components"), dict) else {}
         try:
@@ -76,13 +77,14 @@ def run(ctx, out) -> None:
                     "stack contradicts a locked pin")
         groups[fp.get("hash")].append(r)
         comps_of[str(r.path)] = flat
+        fp_of[str(r.path)] = fp
     if len(groups) > 1:
         ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))
         ref = ordered[0][1][0]
         ref_flat = comps_of[str(ref.path)]
         for h, rs in ordered[1:]:
             f = comps_of[str(rs[0].path)]
-            keys = diff_components(ref.manifest["fingerprint"], rs[0].manifest["fingerprint"])
+            keys = diff_components(fp_of[str(ref.path)], fp_of[str(rs[0].path)])
             diffs = "; ".join(f"{k}: {_short(ref_flat.get(k))} -> {_short(f.get(k))}" for k in keys[:8])
             diffs = (diffs + (f"; +{len(keys) - 8} more" if len(keys) > 8 else "")) or "(components equal, hash differs)"
             where = ", ".join(ctx.rel(r.path) for r in rs[:5]) + (f" (+{len(rs) - 5} more)" if len(rs) > 5 else "")

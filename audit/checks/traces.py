@@ -193,7 +193,8 @@ def run(ctx, out) -> None:
                 train_bounds = None  # a length penalty moves training rewards outside the task range
         _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps)
         seen = set()
-        for where, probe in _probes((r.manifest.get("fingerprint") or {}).get("components"), "$.fingerprint.components"):
+        fp = r.manifest.get("fingerprint") if isinstance(r.manifest.get("fingerprint"), dict) else {}
+        for where, probe in _probes(fp.get("components"), "$.fingerprint.components"):
             key = repr(sorted(probe.items(), key=str))
             if key not in seen:
                 seen.add(key)
