@@ -8,6 +8,7 @@ from pathlib import Path
 from audit.context import load_context
 from audit.findings import ERROR, AuditResult, CheckResult
 from audit.registry import CHECKS
+from prereg.errors import UserError
 
 
 def run_audit(report_dir: str | Path, *, lock: str | Path | None = None, runs: str | Path | None = None,
@@ -18,6 +19,11 @@ def run_audit(report_dir: str | Path, *, lock: str | Path | None = None, runs: s
     Raises :class:`prereg.errors.UserError` for bad usage (missing folder or file,
     malformed JSON); every problem in the records or the report is a finding instead.
     """
+    known = {c.id for c in CHECKS} | {c.name for c in CHECKS}
+    unknown = [o for o in (only or []) if o not in known]
+    if unknown:  # selecting nothing would pass with no check run
+        raise UserError(f"--only: {unknown[0]!r} is not a check id or name (known: "
+                        f"{', '.join(f'{c.id} {c.name}' for c in CHECKS)})")
     ctx = load_context(report_dir, lock=lock, runs=runs, strict=strict, trusted_keys=trusted_keys)
     results = []
     for check in CHECKS:

@@ -122,7 +122,7 @@ def test_explicit_lock_and_runs_options(clean, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("make", ["missing_dir", "no_analysis", "bad_json", "missing_lock", "missing_runs_opt",
-                                  "key_is_a_folder"])
+                                  "key_is_a_folder", "unknown_check"])
 def test_bad_usage_exit_2_one_line(make, clean, tmp_path, capsys):
     if make == "missing_dir":
         args = ["check", str(tmp_path / "nope")]
@@ -137,6 +137,8 @@ def test_bad_usage_exit_2_one_line(make, clean, tmp_path, capsys):
         camp = copy_campaign(clean, tmp_path / "c")
         (camp.root / LOCK_REL).unlink()
         args = ["check", str(camp.report)]
+    elif make == "unknown_check":  # selecting no check would pass with nothing checked
+        args = ["check", str(clean.report), "--only", "stack", "--only", "99"]
     elif make == "key_is_a_folder":
         args = ["check", str(clean.report), "--trusted-key", str(tmp_path)]
     else:
@@ -242,3 +244,9 @@ def test_fingerprint_that_is_not_an_object_is_a_finding(clean, tmp_path):
     stack = [f for f in res.findings if f.check == "6"]
     assert any(f.message == "fingerprint hash is not the hash of its components" for f in stack), stack
     assert any("$.fingerprint: 3 is not of type 'object'" in f.found for f in res.findings if f.check == "2")
+
+
+def test_only_runs_the_named_checks(clean):
+    res = run_audit(clean.report, only=["stack", "1"])
+    assert {r.check: r.status for r in res.results if r.status != "n.a."} == {"1": "pass", "6": "pass"}
+    assert {r.reason for r in res.results if r.status == "n.a."} == {"not selected"}
