@@ -23,7 +23,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from prereg.errors import UserError, run_cli
+from prereg.errors import OneLineParser, UserError, run_cli
 from prereg.fields import merged_fields
 from prereg.lock import Lock, verify_lock
 from prereg.records import MANIFEST, TELEMETRY, read_run, seal_of, unit_dir
@@ -228,7 +228,7 @@ def status_command(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Standalone entry (``python -m runner.status``) until ``runner status`` is wired into runner.cli."""
-    p = argparse.ArgumentParser(prog="runner status", description="Which units of a locked study are done.")
+    p = OneLineParser(prog="runner status", description="Which units of a locked study are done.")
     add_status_arguments(p)
     args = p.parse_args(argv)
     return run_cli(status_command, args)

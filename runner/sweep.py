@@ -41,7 +41,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from prereg.errors import UserError, run_cli
+from prereg.errors import OneLineParser, UserError, run_cli
 from prereg.jsonio import make_dirs
 from prereg.lock import Lock, utc_now, verify_lock
 from prereg.records import TELEMETRY, unit_dir
@@ -686,7 +686,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
         return child_main(argv[1:])
-    p = argparse.ArgumentParser(prog="runner sweep", description="Run every registered unit of a locked study.")
+    p = OneLineParser(prog="runner sweep", description="Run every registered unit of a locked study.")
     add_sweep_arguments(p)
     args = p.parse_args(argv)
     return run_cli(sweep_command, args, interrupted="sweep interrupted; running units are marked incomplete")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from prereg.errors import UserError, run_cli
+from prereg.errors import OneLineParser, UserError, run_cli
 
 
 def _cmd_analyze(args) -> int:
@@ -119,7 +119,7 @@ def _cmd_coverage(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="stats", description="Execute exactly the locked analysis plan.")
+    ap = OneLineParser(prog="stats", description="Execute exactly the locked analysis plan.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     a = sub.add_parser("analyze", help="run the locked analysis over run folders or an imported table")
     a.add_argument("lock", help="lock file (locks/<study>.lock.json)")

@@ -172,3 +172,11 @@ def test_output_folder_that_is_a_file_is_one_line(rendered, tmp_path, capsys):
     assert main(["render", str(apath), "-o", str(blocker)]) == 2
     assert capsys.readouterr().err == f"error: {blocker}: is a file, expected a folder\n"
     assert blocker.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("argv", [["bogus"], ["analyze"], ["render", "a.json", "--bogus"]])
+def test_usage_errors_are_one_line(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
