@@ -287,6 +287,8 @@ def _rows(path: Path) -> list[tuple[int, dict]]:
                 return out
         except UnicodeDecodeError as exc:
             raise UserError(f"{path}: not UTF-8 text ({exc.reason})") from None
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read ({exc.strerror})") from None
     # NaN/Infinity literals are read as floats so the check of each cell names the column too
     # (read_jsonl would refuse them naming only the line)
     out = []
@@ -294,6 +296,8 @@ def _rows(path: Path) -> list[tuple[int, dict]]:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue

@@ -324,6 +324,29 @@ def test_imported_table_errors_name_line_and_column(tmp_path, capsys, body, need
     assert not (tmp_path / "o.json").exists()
 
 
+@pytest.mark.parametrize("name", ["t.csv", "t.jsonl"])
+def test_unreadable_table_is_one_line(tmp_path, capsys, monkeypatch, name):
+    import builtins
+    import pathlib
+
+    lock = _lock_only(tmp_path, _prereg())
+    table = tmp_path / name
+    table.write_text("arm,seed,heldout_accuracy\n")
+    # chmod 000 does not stop root; refuse the read itself, for this file only
+    real_open, real_read = builtins.open, pathlib.Path.read_text
+
+    def no_read(f, *a, **k):
+        if pathlib.Path(f) == table:
+            raise PermissionError(13, "Permission denied", str(table))
+        return real_open(f, *a, **k)
+
+    monkeypatch.setattr(builtins, "open", no_read)
+    monkeypatch.setattr(pathlib.Path, "read_text",
+                        lambda p, *a, **k: no_read(p) if p == table else real_read(p, *a, **k))
+    assert main(["analyze", str(lock), str(table), "-o", str(tmp_path / "o.json")]) == 2
+    assert capsys.readouterr().err == f"error: {table}: cannot read (Permission denied)\n"
+
+
 def test_degenerate_tables(tmp_path):
     pre = _prereg()
     lock = _lock_only(tmp_path, pre)
