@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from prereg.errors import UserError
+
 _NUM = re.compile(
     r"(?P<sign>[-−–+])?(?P<body>\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?P<exp>[eE][-+−]?\d+)?(?P<pct>\s?\\?%)?"
@@ -388,7 +390,10 @@ def parse_report(report_dir: Path, rel_of) -> list[ParsedFile]:
     for p in sorted(report_dir.rglob("*")):
         if not p.is_file() or p.suffix not in (".md", ".tex"):
             continue
-        text = p.read_text(encoding="utf-8", errors="replace")
+        try:
+            text = p.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise UserError(f"{p}: cannot read ({exc.strerror})") from None
         rel = rel_of(p)
         files.append(parse_markdown(p, text, rel) if p.suffix == ".md" else parse_latex(p, text, rel))
     return files

@@ -529,8 +529,8 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
            overwrite: bool = False) -> list[Path]:
     """Write report.md, results.tex and figures/*.png; refuses to replace existing files."""
     analysis_path = Path(analysis_path)
-    raw = analysis_path.read_bytes() if analysis_path.is_file() else None
-    a = read_json(analysis_path, "analysis")
+    a = read_json(analysis_path, "analysis")  # names the file for every way it cannot be read
+    raw = analysis_path.read_bytes()
     from prereg.schema import require_valid
 
     require_valid(a, "analysis", str(analysis_path))

@@ -250,3 +250,20 @@ def test_only_runs_the_named_checks(clean):
     res = run_audit(clean.report, only=["stack", "1"])
     assert {r.check: r.status for r in res.results if r.status != "n.a."} == {"1": "pass", "6": "pass"}
     assert {r.reason for r in res.results if r.status == "n.a."} == {"not selected"}
+
+
+def test_unreadable_report_file_is_one_line(clean, tmp_path, capsys, monkeypatch):
+    import pathlib
+
+    camp = copy_campaign(clean, tmp_path / "c")
+    notes = camp.notes
+    real = pathlib.Path.read_text
+
+    def read_text(p, *a, **k):  # chmod 000 does not stop root; refuse this one read instead
+        if p == notes:
+            raise PermissionError(13, "Permission denied", str(p))
+        return real(p, *a, **k)
+
+    monkeypatch.setattr(pathlib.Path, "read_text", read_text)
+    assert main(["check", str(camp.report), "--plain"]) == 2
+    assert capsys.readouterr().err == f"error: {notes}: cannot read (Permission denied)\n"

@@ -180,3 +180,21 @@ def test_usage_errors_are_one_line(argv, capsys):
         main(argv)
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+
+
+def test_unreadable_analysis_is_one_line(rendered, tmp_path, capsys, monkeypatch):
+    import pathlib
+
+    _, _, apath = rendered
+
+    def refusing(real):  # chmod 000 does not stop root; refuse reads of this one file instead
+        def read(p, *a, **k):
+            if p == pathlib.Path(apath):
+                raise PermissionError(13, "Permission denied", str(p))
+            return real(p, *a, **k)
+        return read
+
+    monkeypatch.setattr(pathlib.Path, "read_text", refusing(pathlib.Path.read_text))
+    monkeypatch.setattr(pathlib.Path, "read_bytes", refusing(pathlib.Path.read_bytes))
+    assert main(["render", str(apath), "-o", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err == f"error: {apath}: cannot read (Permission denied)\n"
