@@ -56,7 +56,7 @@ def test_prereg_stats_audit_clis_without_torch(campaign):
         f"assert s(['analyze', {str(camp.lock_path)!r}, {str(camp.runs_dir)!r}, '-o', 'report/analysis.json']) == 0\n"
         "assert s(['render', 'report/analysis.json', '-o', 'report']) == 0\n"
         "rc = a(['check', 'report', '--plain'])\n"
-        "assert rc in (0, 1), rc\n"
+        "assert rc == 0, rc  # a clean synthetic campaign: every check passes without torch\n"
         "assert not BLOCKED & set(sys.modules), BLOCKED & set(sys.modules)\n"
         "print('OK', rc)\n"
     )
