@@ -15,18 +15,24 @@ from typing import Any
 from prereg.errors import UserError
 
 
-def read_json(path: str | Path, what: str = "file") -> Any:
+def read_text(path: str | Path, what: str = "file") -> str:
+    """A UTF-8 file's text; missing, a folder, unreadable or not UTF-8 is one error naming it."""
     p = Path(path)
     if not p.exists():
         raise UserError(f"{p}: {what} not found")
     if p.is_dir():
         raise UserError(f"{p}: is a directory, expected a {what}")
     try:
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise UserError(f"{p}: cannot read ({exc.strerror})") from None
+
+
+def read_json(path: str | Path, what: str = "file") -> Any:
+    p = Path(path)
+    text = read_text(p, what)
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
@@ -41,27 +47,17 @@ def _reject_constant(name: str) -> Any:
 
 def read_jsonl(path: str | Path, what: str = "JSON-lines file") -> list[dict]:
     p = Path(path)
-    if not p.exists():
-        raise UserError(f"{p}: {what} not found")
-    if p.is_dir():
-        raise UserError(f"{p}: is a directory, expected a {what}")
     rows = []
-    try:
-        with open(p, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line, parse_constant=_reject_constant)
-                except (json.JSONDecodeError, ValueError) as exc:
-                    raise UserError(f"{p}:{n}: not valid JSON ({exc})") from None
-                if not isinstance(row, dict):  # every reader indexes rows by field name
-                    raise UserError(f"{p}:{n}: expected a JSON object, got {type(row).__name__}")
-                rows.append(row)
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise UserError(f"{p}: cannot read ({exc.strerror})") from None
+    for n, line in enumerate(read_text(p, what).split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line, parse_constant=_reject_constant)
+        except (json.JSONDecodeError, ValueError) as exc:
+            raise UserError(f"{p}:{n}: not valid JSON ({exc})") from None
+        if not isinstance(row, dict):  # every reader indexes rows by field name
+            raise UserError(f"{p}:{n}: expected a JSON object, got {type(row).__name__}")
+        rows.append(row)
     return rows
 
 

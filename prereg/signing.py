@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from prereg.errors import UserError
-from prereg.jsonio import write_atomic
+from prereg.jsonio import read_text, write_atomic
 
 
 def keygen(private_path: str | Path) -> tuple[Path, Path]:
@@ -32,20 +32,9 @@ def keygen(private_path: str | Path) -> tuple[Path, Path]:
     return p, pub
 
 
-def _key_bytes(p: Path, what: str) -> bytes:
-    if not p.exists():
-        raise UserError(f"{p}: {what} not found")
-    if p.is_dir():
-        raise UserError(f"{p}: is a directory, expected a {what}")
-    try:
-        return p.read_bytes()
-    except OSError as exc:
-        raise UserError(f"{p}: cannot read ({exc.strerror})") from None
-
-
 def load_private_key(path: str | Path) -> Ed25519PrivateKey:
     p = Path(path)
-    data = _key_bytes(p, "signing key")
+    data = read_text(p, "signing key").encode()
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as exc:
@@ -63,7 +52,7 @@ def public_key_b64(key: Ed25519PrivateKey) -> str:
 def load_public_key_b64(path: str | Path) -> str:
     """Accept either a ``.pub`` PEM or a private key file; return the raw public key in base64."""
     p = Path(path)
-    data = _key_bytes(p, "public key")
+    data = read_text(p, "public key").encode()
     try:
         pub = serialization.load_pem_public_key(data)
     except ValueError:

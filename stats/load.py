@@ -18,7 +18,7 @@ import numpy as np
 
 from prereg.canonical import sha256_file
 from prereg.errors import UserError
-from prereg.jsonio import read_jsonl
+from prereg.jsonio import read_jsonl, read_text
 from prereg.lock import Lock, parse_time
 from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, read_run
 
@@ -292,12 +292,7 @@ def _rows(path: Path) -> list[tuple[int, dict]]:
     # NaN/Infinity literals are read as floats so the check of each cell names the column too
     # (read_jsonl would refuse them naming only the line)
     out = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
+    text = read_text(path, "results table")
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
