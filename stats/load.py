@@ -109,25 +109,8 @@ def _deviation(kind: str, detail: str, **kw) -> dict:
     return {"kind": kind, "detail": detail, **kw}
 
 
-def _fast_jsonl(path: Path) -> list[dict]:
-    """All lines in one json.loads call (10x faster than per line); per-line errors on failure."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        rows = json.loads("[" + ",".join(ln for ln in text.splitlines() if ln.strip()) + "]",
-                          parse_constant=_no_constant)
-        if all(isinstance(r, dict) for r in rows):
-            return rows
-    except (ValueError, UnicodeDecodeError, OSError):
-        pass
-    return read_jsonl(path, "held-out trace")
-
-
-def _no_constant(name):
-    raise ValueError(name)
-
-
 def _read_items(run, plan: dict) -> tuple[list[str], dict[str, np.ndarray], list[str] | None]:
-    rows = _fast_jsonl(run.path / HELDOUT_TRACE)
+    rows = read_jsonl(run.path / HELDOUT_TRACE, "held-out trace")
     rows = sorted(rows, key=lambda r: (str(r.get("item_id", r.get("index"))), r.get("index", 0)))
     ids = [str(r.get("item_id", r.get("index"))) for r in rows]
     items = {}
