@@ -56,6 +56,8 @@ def load_public_key_b64(path: str | Path) -> str:
     try:
         pub = serialization.load_pem_public_key(data)
     except ValueError:
+        if b"PRIVATE KEY" not in data:  # neither kind: say so, not "not a private key"
+            raise UserError(f"{p}: not a PEM public key (nor a private key)") from None
         return public_key_b64(load_private_key(p))
     if not isinstance(pub, Ed25519PublicKey):
         raise UserError(f"{p}: not an Ed25519 public key")

@@ -371,3 +371,9 @@ def test_one_line_parser_usage_errors(capsys):
         p.parse_args(["--n", "many"])
     assert exc.value.code == 2
     assert capsys.readouterr().err == "error: argument --n: invalid int value: 'many'\n"
+
+
+def test_trusted_key_that_is_no_key_says_so(locked, tmp_path, capsys):
+    bogus = write(tmp_path, "bogus.pub", "[1]")
+    err = one_line_error(capsys, main(["verify", str(locked), "--trusted-key", str(bogus)]))
+    assert err == f"error: {bogus}: not a PEM public key (nor a private key)\n"
