@@ -72,6 +72,14 @@ class Mention:
     table_caption: str = ""
     window: str = ""            # the words around the number, numbers blanked (prose context)
     scale: str | None = None    # count | fraction: what the column header or the words after it say
+    # Context for the tracer (agreed interface with audit/trace.py):
+    scope: tuple[str, ...] = ()         # texts of the enclosing headings, outermost (document title) first
+    status_hint: str = "value"          # value | label | code | front_matter | comment
+    label_fact: tuple[str, float] | None = None   # ("n", 500) for "n=500", ("seed", 1), ("pass@k", 16)
+    header: tuple[str, ...] = ()        # every header cell of the table the number sits in
+    row_cells: tuple[str, ...] = ()     # every cell of its row (transposed tables: seeds/arms as columns)
+    sentence: str = ""                  # the whole sentence of a prose number
+    in_code: bool = False               # inside a code span or a code block
 
     @property
     def where(self) -> str:
@@ -93,6 +101,7 @@ class ParsedFile:
     path: str
     mentions: list[Mention] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    front_matter: str = ""      # the YAML front matter of a Markdown file (model-index values), without fences
 
 
 def _parse_literal(m: re.Match) -> tuple[float, int, int, bool] | None:
