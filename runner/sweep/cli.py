@@ -1,0 +1,68 @@
+"""``runner sweep`` on the command line: arguments -> SweepOptions -> run_sweep, and the child entry."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from prereg.errors import OneLineParser, run_cli
+from runner.status import parse_list
+from runner.sweep.child import child_main
+from runner.sweep.driver import run_sweep
+from runner.sweep.model import SweepOptions
+
+
+def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("lock", help="the study's lock file (locks/<id>.lock.json)")
+    p.add_argument("--arms", help="comma-separated subset of the registered arms (default: all)")
+    p.add_argument("--seeds", help="comma-separated subset of the registered seeds (default: all)")
+    p.add_argument("--executor", default="local", choices=["local", "ray"])
+    p.add_argument("--address", help="Ray cluster address (default: start a local Ray for this sweep)")
+    p.add_argument("--gpus-per-run", type=float, default=0, help="GPUs per unit (implies runner --device cuda)")
+    p.add_argument("--cpus-per-run", type=float, default=None, help="CPUs per unit (Ray resources; threads locally)")
+    p.add_argument("--max-parallel", type=int, default=None,
+                   help="units at once (default: 1 locally; on Ray as many as the cluster's resources fit)")
+    p.add_argument("--out", default="runs", help="runs root, shared storage for Ray (default: runs)")
+    p.add_argument("--retries", type=int, default=2,
+                   help="retries of a unit lost to a killed worker/process (default 2); failures are not retried")
+    p.add_argument("--no-live", action="store_true", help="no live table (summary only)")
+    g = p.add_argument_group("passed to every `runner run` (free settings, recorded in each manifest)")
+    g.add_argument("--device", choices=["cpu", "cuda"], default=None,
+                   help="default: cuda when --gpus-per-run > 0, else the runner's default (cpu)")
+    g.add_argument("--store-text", action="store_true")
+    g.add_argument("--require-signature", action="store_true")
+    g.add_argument("--trusted-key", action="append", default=None, metavar="PUBKEY")
+
+
+def sweep_command(args: argparse.Namespace) -> int:
+    """``runner sweep``: exit 0 when every selected unit is complete, 1 otherwise."""
+    runner_args: list[str] = []
+    if args.device:
+        runner_args += ["--device", args.device]
+    if args.store_text:
+        runner_args.append("--store-text")
+    if args.require_signature:
+        runner_args.append("--require-signature")
+    for key in args.trusted_key or []:
+        runner_args += ["--trusted-key", key]
+    opts = SweepOptions(
+        lock_path=args.lock, out=args.out, arms=parse_list(args.arms, "--arms"),
+        seeds=parse_list(args.seeds, "--seeds", int), executor=args.executor, address=args.address,
+        gpus_per_run=args.gpus_per_run, cpus_per_run=args.cpus_per_run, max_parallel=args.max_parallel,
+        retries=args.retries, runner_args=runner_args, live=not args.no_live)
+    result = run_sweep(opts)
+    return 0 if result.ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        return child_main(argv[1:])
+    p = OneLineParser(prog="runner sweep", description="Run every registered unit of a locked study.")
+    add_sweep_arguments(p)
+    args = p.parse_args(argv)
+    return run_cli(sweep_command, args, interrupted="sweep interrupted; running units are marked incomplete")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
