@@ -354,7 +354,7 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
 
     item_level = cp.get("item_level", "none")
     if primary and item_level != "none":
-        _item_contrast(V, plan, pre, bp, ua, ub, metric, item_level, specs, tags, ins)
+        _item_contrast(V, plan, pre, bp, ua, ub, metric, item_level, specs, ins, warnings)
 
     mde_note = V.v[f"{pre}.mde"].get("note") if f"{pre}.mde" in V.v else None
     return {"p": planned.p, "p_note": planned.note if planned.p is None else None, "mde_note": mde_note,
@@ -362,41 +362,17 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
             "published": _published(prereg, arm, base, metric), "n": n, "margin_note": margin_note}
 
 
-def _item_contrast(V, plan, pre, bp, ua, ub, metric, kind, specs, tags, ins) -> None:
+def _item_contrast(V, plan, pre, bp, ua, ub, metric, kind, specs, ins, warnings) -> None:
+    """Item-level block (stats.analyze_items): cluster-robust tests always, the planned method too."""
+    from stats import analyze_items
+
     ia, ib = _item_matrix(ua, metric), _item_matrix(ub, metric)
     if ia is None or ib is None or ua[0].item_ids != ub[0].item_ids:
-        V.add(f"{pre}.item.n_pairs", None, "paired items", "items", params=bp, inputs=ins,
+        V.add(f"{pre}.item.n_pairs", None, "(seed, item) outcome pairs", "count", params=bp, inputs=ins,
               note="per-item data missing or item sets differ: item-level comparison undefined")
         return
-    V.add(f"{pre}.item.n_pairs", int(ia.size), "paired (seed, item) outcomes", "items", params=bp, inputs=ins)
-    per_item = (ia - ib).mean(axis=0)  # per-item difference averaged over paired seeds
-    V.add(f"{pre}.item.diff_mean", float(per_item.mean()), "mean over items of the per-item difference (mean over seeds)",
-          "difference", params=bp, inputs=ins)
-    if kind == "mcnemar":
-        if not (np.all((ia == 0) | (ia == 1)) and np.all((ib == 0) | (ib == 1))):
-            V.add(f"{pre}.item.mcnemar.p", None, "mcnemar_exact", "probability", params=bp, inputs=ins,
-                  note="outcomes are not binary: McNemar undefined")
-            return
-        r = ht.mcnemar_exact(ia.ravel().astype(bool), ib.ravel().astype(bool))
-        prm = {**bp, **r.params, "pairing": "(seed, item) pairs pooled over seeds; ignores clustering by seed"}
-        V.add(f"{pre}.item.mcnemar.p", r.p, "exact McNemar test p-value", "probability", params=prm, inputs=ins,
-              note=r.note)
-        V.add(f"{pre}.item.mcnemar.arm_only", r.params["arm_only"], "discordant pairs: arm right, baseline wrong",
-              "count", params=prm, inputs=ins)
-        V.add(f"{pre}.item.mcnemar.baseline_only", r.params["baseline_only"],
-              "discordant pairs: baseline right, arm wrong", "count", params=prm, inputs=ins)
-        return
     levels = sorted({s["level"] for s in specs}) or [0.95]
-    stream = f"{pre}.item.paired_bootstrap"
-    res = iv.compute(per_item, "mean", "percentile", levels, resamples=plan["resamples"],
-                     rng_seed=plan["rng_seed"], stream=stream)
-    for lv in levels:
-        t = "ci" + iv.level_tag(lv)
-        for end in ("low", "high"):
-            r = res[lv]
-            V.add(f"{pre}.item.{t}.{end}", getattr(r, end), "paired bootstrap over items of per-item differences",
-                  "difference", params={**bp, **r.params, "level": lv}, inputs=ins, random=r.low is not None,
-                  note=r.note)
+    analyze_items.add_values(V, plan, pre, bp, ia, ib, kind, levels, ins, warnings)
 
 
 # ----------------------------------------------------------------------------- rliable

@@ -203,14 +203,7 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     L.append("")
 
     if any(f"contrasts.{c}.item.n_pairs" in a["values"] for c in a["contrasts"]):
-        L += ["## Item-level comparisons", "",
-              f"| Contrast | Item pairs (items) | Δ per item (difference, {munit}) | McNemar p (probability) | "
-              "Arm-only correct (count) | Baseline-only correct (count) |", "|---|---|---|---|---|---|"]
-        for c in a["contrasts"]:
-            pre = f"contrasts.{c}.item"
-            L.append(f"| `{c}` | {d.cell(pre + '.n_pairs')} | {d.cell(pre + '.diff_mean')} | {d.cell(pre + '.mcnemar.p')} | "
-                     f"{d.cell(pre + '.mcnemar.arm_only')} | {d.cell(pre + '.mcnemar.baseline_only')} |")
-        L.append("")
+        L += _item_section(a, d, munit)
 
     if any(k.startswith("rliable.") for k in a["values"]):
         from stats.rliable import AGGREGATES
@@ -570,3 +563,45 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
     write_atomic(targets["md"], markdown(a, digest, figures, notes), overwrite=overwrite)
     write_atomic(targets["tex"], latex(a, digest), overwrite=overwrite)
     return [targets["md"], targets["tex"]] + written
+
+
+def _item_section(a: dict, d, munit: str) -> list[str]:
+    """Item-level table: cluster-robust tests first; pooled McNemar only with its caveat (README failure 17)."""
+    from stats.items import POOLED_CAVEAT
+
+    kind = (a.get("plan") or {}).get("contrasts", {}).get("item_level", "")
+    L = ["## Item-level comparisons (seeds as clusters)", "",
+         "Every seed scores the same held-out items, so the (seed, item) outcome pairs are clustered by seed "
+         "and are not independent items. The cluster-robust t (CR1, t with G-1 df) and the wild cluster "
+         "bootstrap keep that clustering.", "",
+         f"| Contrast | Items (items) | (seed, item) pairs (count) | Δ per item (difference, {munit}) | "
+         "Cluster-robust t p (probability) | Wild cluster bootstrap p (probability) |", "|---|---|---|---|---|---|"]
+    for c in a["contrasts"]:
+        pre = f"contrasts.{c}.item"
+        L.append(f"| `{c}` | {d.cell(pre + '.n_items')} | {d.cell(pre + '.n_pairs')} | {d.cell(pre + '.diff_mean')} | "
+                 f"{d.cell(pre + '.cluster_t.p')} | {d.cell(pre + '.cluster_sign_flip.p')} |")
+    L.append("")
+    if kind == "mcnemar":
+        L += [f"**Caveat:** pooled McNemar {POOLED_CAVEAT}.", "",
+              "| Contrast | Pooled McNemar p (probability) | Arm-only correct pairs (count) | "
+              "Baseline-only correct pairs (count) |", "|---|---|---|---|"]
+        for c in a["contrasts"]:
+            pre = f"contrasts.{c}.item"
+            L.append(f"| `{c}` | {d.cell(pre + '.mcnemar.p')} | {d.cell(pre + '.mcnemar.arm_only')} | "
+                     f"{d.cell(pre + '.mcnemar.baseline_only')} |")
+        L.append("")
+    elif kind == "paired_bootstrap":
+        L += [f"**Caveat:** the pooled item bootstrap interval {POOLED_CAVEAT}.", ""]
+    elif kind == "crossed_bootstrap":
+        tags = sorted({k.split(".")[-2] for k in a["values"] if ".item.crossed_t.ci" in k})
+        L += ["Crossed (seed x item) bootstrap: seeds resampled, one item resample shared by every drawn seed "
+              "(generalises to new seeds and new items).", "",
+              "| Contrast | " + " | ".join(f"{t} crossed-t (difference)" for t in tags) + " | "
+              + " | ".join(f"{t} crossed percentile (difference)" for t in tags) + " |",
+              "|" + "---|" * (1 + 2 * len(tags))]
+        for c in a["contrasts"]:
+            pre = f"contrasts.{c}.item"
+            L.append(f"| `{c}` | " + " | ".join(d.interval(f"{pre}.crossed_t.{t}") for t in tags) + " | "
+                     + " | ".join(d.interval(f"{pre}.crossed_bootstrap.{t}") for t in tags) + " |")
+        L.append("")
+    return L
