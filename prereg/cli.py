@@ -51,12 +51,13 @@ def cmd_init(args) -> int:
 
 def validate_file(path: str | Path) -> list[str]:
     """Every schema error of a preregistration (or of a lock and the preregistration inside it)."""
+    from prereg.crossfield import task_errors
     from prereg.diff import read_document
     from prereg.schema import schema_errors
 
     doc = read_document(path)
     if doc.lock is None:
-        return schema_errors(doc.prereg, "preregistration")
+        return sorted(set(schema_errors(doc.prereg, "preregistration") + task_errors(doc.prereg)))
     errs = schema_errors(doc.lock, "lock")
     errs += [e.replace("$", "$.preregistration", 1) for e in schema_errors(doc.prereg, "preregistration")]
     return sorted(set(errs))

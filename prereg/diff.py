@@ -55,18 +55,12 @@ class Document:
         return "lock" if self.lock is not None else "preregistration"
 
 
-def read_document(path: str | Path, *, strict: bool = True) -> Document:
+def read_document(path: str | Path) -> Document:
     """Read a preregistration or a lock file (shape-checked, not verified).
 
-    ``strict`` refuses duplicate keys (an ambiguous file); ``diff`` reads leniently so a
-    damaged file can still be compared.
+    Duplicate keys are refused, by ``diff`` too: a file that means two things cannot be compared.
     """
-    if strict:
-        from prereg.lock import read_json_strict
-
-        data = read_json_strict(path, "preregistration or lock")
-    else:
-        data = read_json(path, "preregistration or lock")
+    data = read_json(path, "preregistration or lock")
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected a JSON object (preregistration or lock), got {type(data).__name__}")
     if "lock_format" in data:
@@ -122,7 +116,7 @@ def diff_documents(a: Document, b: Document) -> list[Difference]:
 
 def diff_files(a: str | Path, b: str | Path) -> list[Difference]:
     """Differences between two files, each a preregistration or a lock."""
-    return diff_documents(read_document(a, strict=False), read_document(b, strict=False))
+    return diff_documents(read_document(a), read_document(b))
 
 
 def format_value(v: Any) -> str:

@@ -37,25 +37,84 @@ def read_text(path: str | Path, what: str = "file") -> str:
         return p.read_text(encoding="utf-8")
 
 
+MAX_DEPTH = 64  # no record of the project nests deeper than ~8; deeper is damage or an attack
+MAX_INT_DIGITS = 400  # far above any count or seed; below Python's own 4,300-digit limit
+
+
+class RecordError(ValueError):
+    """A JSON text that parses but cannot be one unambiguous record (repeated key, huge number)."""
+
+
+def _pairs(items: list) -> dict:
+    """``object_pairs_hook`` that refuses a repeated key (README failure 5: one record, one meaning).
+
+    With a repeated key a reader of the file sees one value while ``json`` keeps the last one,
+    so a manifest could show ``"heldout_accuracy": 0.9`` above the value its seal covers.
+    """
+    d = dict(items)
+    if len(d) != len(items):
+        seen: set = set()
+        for k, _ in items:
+            if k in seen:
+                raise RecordError(f"key {k!r} appears twice in one object; the record is ambiguous")
+            seen.add(k)
+    return d
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise RecordError(f"an integer of {len(text.lstrip('-'))} digits (more than {MAX_INT_DIGITS})")
+    return int(text)
+
+
+def _reject_constant(name: str) -> Any:
+    raise RecordError(f"non-standard JSON constant {name}")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_pairs, parse_int=_parse_int)
+
+
+def _too_deep(obj: Any) -> bool:
+    """Iterative depth test: deeper than MAX_DEPTH would crash recursive readers later."""
+    stack = [(obj, 1)]
+    while stack:
+        cur, d = stack.pop()
+        if isinstance(cur, (dict, list)):
+            if d > MAX_DEPTH:
+                return True
+            stack.extend((v, d + 1) for v in (cur.values() if isinstance(cur, dict) else cur))
+    return False
+
+
+def loads_record(text: str) -> Any:
+    """Parse one JSON record the strict way every reader shares; raises ``ValueError`` with a reason.
+
+    Refused: repeated keys, NaN/Infinity, integers over MAX_INT_DIGITS digits and nesting deeper
+    than MAX_DEPTH. Example: ``loads_record('{"a": 1}') == {"a": 1}``.
+    """
+    try:
+        doc = _DECODER.decode(text)
+    except RecursionError:
+        raise RecordError(f"nested more than {MAX_DEPTH} levels deep") from None
+    if _too_deep(doc):
+        raise RecordError(f"nested more than {MAX_DEPTH} levels deep")
+    return doc
+
+
 def read_json(path: str | Path, what: str = "file") -> Any:
+    """Read one JSON record; every problem is one ``UserError`` naming the file (and line)."""
     p = Path(path)
     text = read_text(p, what)
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return loads_record(text)
     except json.JSONDecodeError as exc:
         raise UserError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except ValueError as exc:
         raise UserError(f"{p}: {exc}") from None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"non-standard JSON constant {name}")
-
-
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
 def read_jsonl(path: str | Path, what: str = "JSON-lines file") -> list[dict]:
+    """Read JSON lines (one object a line) with the same refusals as :func:`read_json`."""
     p = Path(path)
     with _reading(p, what), open(p, encoding="utf-8") as fh:
         lines = fh.readlines()
@@ -63,15 +122,17 @@ def read_jsonl(path: str | Path, what: str = "JSON-lines file") -> list[dict]:
     # the time spent on a large trace (the audit reads ~1M rows at 1,000 runs).
     try:
         rows = [_DECODER.decode(line) for line in lines if line.strip()]
-        if all(isinstance(r, dict) for r in rows):
+        if all(isinstance(r, dict) for r in rows):  # depth: the C decoder's RecursionError suffices
             return rows
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     for n, line in enumerate(lines, 1):  # name the first bad line
         if not line.strip():
             continue
         try:
-            row = _DECODER.decode(line)
+            row = loads_record(line)
+        except RecordError as exc:
+            raise UserError(f"{p}:{n}: {exc}") from None
         except ValueError as exc:
             raise UserError(f"{p}:{n}: not valid JSON ({exc})") from None
         if not isinstance(row, dict):  # every reader indexes rows by field name
@@ -96,14 +157,41 @@ def make_dirs(path: str | Path) -> Path:
     return p
 
 
-def write_atomic(path: str | Path, data: bytes | str, overwrite: bool = True) -> Path:
-    """Write via a temp file in the same folder and rename; refuse to replace when asked."""
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _cannot_write(p: Path, exc: OSError) -> UserError:
+    return UserError(f"{p}: cannot write ({exc.strerror or exc})")
+
+
+def write_atomic(path: str | Path, data: bytes | str, overwrite: bool = True, *,
+                 mode: int | None = None, make_parents: bool = True) -> Path:
+    """Write via a temp file in the same folder and rename; refuse to replace when asked.
+
+    The file gets ``mode`` (default ``0o666`` less the umask, as ``open`` would give it; README
+    "Record guarantees": a shared run folder stays readable by collaborators). A folder that
+    cannot be written (read-only, full disk) is one ``UserError`` naming the file. With
+    ``make_parents=False`` a missing parent folder is refused instead of created, for outputs
+    whose path the user typed (nothing is written outside the paths the user named).
+
+    Example: ``write_atomic("out/a.json", "{}", overwrite=False)``.
+    """
     p = Path(path)
-    make_dirs(p.parent)
+    if make_parents:
+        make_dirs(p.parent)
+    elif not p.parent.is_dir():
+        raise UserError(f"{p}: folder {p.parent} does not exist (create it first)")
     if isinstance(data, str):
         data = data.encode("utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as exc:
+        raise _cannot_write(p, exc) from None
+    try:
+        os.fchmod(fd, (0o666 & ~_umask()) if mode is None else mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -116,12 +204,21 @@ def write_atomic(path: str | Path, data: bytes | str, overwrite: bool = True) ->
             except FileExistsError:
                 raise UserError(f"{p}: already exists; refusing to overwrite") from None
             os.unlink(tmp)
+    except OSError as exc:
+        _remove(tmp)
+        raise _cannot_write(p, exc) from None
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _remove(tmp)
         raise
     return p
 
 
-def write_json_atomic(path: str | Path, obj: Any, overwrite: bool = True) -> Path:
-    return write_atomic(path, dumps_pretty(obj), overwrite=overwrite)
+def _remove(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def write_json_atomic(path: str | Path, obj: Any, overwrite: bool = True, **kwargs) -> Path:
+    return write_atomic(path, dumps_pretty(obj), overwrite=overwrite, **kwargs)

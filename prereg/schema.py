@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError, validators
 
 from prereg.errors import UserError
+from prereg.values import value_problems
 
 SCHEMAS = {
     "preregistration": "preregistration.schema.json",
@@ -29,11 +31,37 @@ def load_schema(name: str) -> dict:
     return json.loads(text)
 
 
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+@cache
+def _ecma(pattern: str) -> re.Pattern:
+    # ECMA-262 (the schema dialect) ends input at ``$``; Python's ``$`` also matches before a
+    # final newline, so "demo\n" would pass ``^[a-z0-9]+$`` and name a lock file with a newline.
+    return re.compile(_DOLLAR.sub(r"\\Z", pattern))
+
+
+def _pattern(validator, pattern, instance, schema):
+    if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _is_integer(checker, instance) -> bool:
+    # JSON Schema's "integer" admits 1.0; a seed, count or step read as 1.0 is not the seed 1
+    # (README "Record guarantees"), so an integer here is a JSON number without fraction or exponent.
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+StrictValidator = validators.extend(
+    Draft202012Validator, validators={"pattern": _pattern},
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
 @cache
 def _validator(name: str) -> Draft202012Validator:
     schema = load_schema(name)
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    return StrictValidator(schema)
 
 
 def json_path(parts) -> str:
@@ -44,13 +72,23 @@ def json_path(parts) -> str:
 
 
 def schema_errors(doc: Any, name: str) -> list[str]:
-    """Every schema violation as ``path: message``, sorted by path for stable output."""
-    errs = []
+    """Every violation as ``path: message``, sorted by path for stable output.
+
+    Three layers, so validate, lint, lock, verify and the audit refuse the same things: values a
+    canonical record cannot hold (:func:`prereg.values.value_problems`), the JSON Schema (strict
+    integers, ECMA ``$``), and for a preregistration the cross-field rules of
+    :func:`prereg.crossfield.prereg_errors` (a baseline that is not an arm).
+    """
+    errs = value_problems(doc)
     for e in _validator(name).iter_errors(doc):
         msg = e.message
         if len(msg) > 200:
             msg = msg[:197] + "..."
         errs.append(f"{json_path(e.absolute_path)}: {msg}")
+    if name == "preregistration":
+        from prereg.crossfield import prereg_errors
+
+        errs += prereg_errors(doc)
     return sorted(set(errs))
 
 

@@ -26,9 +26,8 @@ def keygen(private_path: str | Path) -> tuple[Path, Path]:
     )
     if pub.exists():
         raise UserError(f"{pub}: already exists; refusing to overwrite")
-    write_atomic(p, pem, overwrite=False)
+    write_atomic(p, pem, overwrite=False, mode=0o600)  # never readable by others, not even briefly
     write_atomic(pub, pub_pem, overwrite=False)
-    p.chmod(0o600)
     return p, pub
 
 

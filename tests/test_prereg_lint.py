@@ -95,10 +95,8 @@ FIRING = {
         _set(("arms", "grpo", "changes"), {"importance_sampling_level": "sequence", "num_iterations": 2}),
     ],
     "arm-identical-to-baseline": [_set(("arms", "bnpo", "changes"), {"loss_type": "grpo"})],
-    "baseline-unknown": [
-        _both(_set(("baseline_arm",), "nope"), _set(("analysis", "contrasts", "baseline"), "nope")),
-        _set(("analysis", "contrasts", "baseline"), "bnpo"),
-    ],
+    # a baseline that is not an arm is a validation error now (prereg.crossfield), not a lint
+    "baseline-unknown": [_set(("analysis", "contrasts", "baseline"), "bnpo")],
     "hypothesis-unknown-arm": [
         _set(("hypotheses", 0, "arm"), "dapo"),
         _set(("hypotheses", 0, "baseline"), "ghost"),

@@ -37,17 +37,21 @@ json_docs = st.recursive(
 )
 
 
-def spell(obj, rnd: random.Random) -> str:
-    """Serialize with random key order, whitespace, unicode escaping and float spelling."""
+def spell(obj, rnd: random.Random, ints_as_floats: bool = True) -> str:
+    """Serialize with random key order, whitespace, unicode escaping and float spelling.
+
+    ``ints_as_floats=False`` keeps integers integral: a preregistration refuses ``2000.0``
+    where an integer (a seed, a count) is required (README "Record guarantees").
+    """
     ws = lambda: rnd.choice(["", " ", "\n", "\t", "  \n "])  # noqa: E731
     if isinstance(obj, dict):
         items = list(obj.items())
         rnd.shuffle(items)
-        inner = ",".join(f"{ws()}{json.dumps(k, ensure_ascii=rnd.random() < 0.5)}{ws()}:{ws()}{spell(v, rnd)}{ws()}"
+        inner = ",".join(f"{ws()}{json.dumps(k, ensure_ascii=rnd.random() < 0.5)}{ws()}:{ws()}{spell(v, rnd, ints_as_floats)}{ws()}"
                          for k, v in items)
         return "{" + inner + ws() + "}"
     if isinstance(obj, list):
-        return "[" + ",".join(ws() + spell(v, rnd) + ws() for v in obj) + ws() + "]"
+        return "[" + ",".join(ws() + spell(v, rnd, ints_as_floats) + ws() for v in obj) + ws() + "]"
     if isinstance(obj, bool) or obj is None:
         return json.dumps(obj)
     if isinstance(obj, float):
@@ -60,7 +64,7 @@ def spell(obj, rnd: random.Random) -> str:
         text = rnd.choice(choices)
         return text.replace("inf", "1e999") if "inf" in text else text
     if isinstance(obj, int):
-        return rnd.choice([str(obj), f"{obj}.0"]) if abs(obj) < 2**52 else str(obj)
+        return rnd.choice([str(obj), f"{obj}.0"]) if abs(obj) < 2**52 and ints_as_floats else str(obj)
     return json.dumps(obj, ensure_ascii=rnd.random() < 0.5)
 
 
@@ -79,7 +83,7 @@ def test_locking_respelled_preregistration_gives_same_content_hash(tmp_path, see
     original = read_json(DEMO)
     ref = build_lock(original, now="2026-01-01T00:00:00Z")["content_hash"]
     src = tmp_path / f"demo-{seed}.json"
-    src.write_text(spell(original, random.Random(seed)), encoding="utf-8")
+    src.write_text(spell(original, random.Random(seed), ints_as_floats=False), encoding="utf-8")
     out = lock_file(src, lock_dir=tmp_path / f"locks-{seed}")
     assert read_json(out)["content_hash"] == ref
 

@@ -26,8 +26,11 @@ def load_user_task(ref: str, task_spec: dict, dataset_spec: dict) -> Task:
         factory = getattr(factory, part, None)
         if factory is None:
             raise UserError(f"task.name: module {module_name!r} has no attribute {attr!r}")
-    if not callable(factory):
-        raise UserError(f"task.name: {ref!r} is not callable")
+    from prereg.crossfield import factory_problem
+
+    problem = factory_problem(ref, factory)  # the same rule `prereg lock` applied
+    if problem:
+        raise UserError(f"task.name: {problem}")
     task = factory(task_spec, dataset_spec)
     if not isinstance(task, Task):
         raise UserError(f"task.name: {ref!r} returned {type(task).__name__}, not a runner.tasks.base.Task")
