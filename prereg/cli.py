@@ -199,8 +199,12 @@ def cmd_show(args) -> int:
     arms.add_column("algorithm")
     arms.add_column("declared changes")
     for name, spec in p["arms"].items():
-        changes = ", ".join(f"{k}={_fmt(v)}" for k, v in sorted(spec["changes"].items())) or "(none)"
         label = f"{name} (baseline)" if name == p["baseline_arm"] else name
+        if spec.get("kind") == "reference":
+            arms.add_row(label, f"reference, evaluated {spec.get('evaluated', 'once')}",
+                         f"not trained: {spec.get('checkpoint', spec.get('description', 'checkpoint not named'))}")
+            continue
+        changes = ", ".join(f"{k}={_fmt(v)}" for k, v in sorted(spec["changes"].items())) or "(none)"
         arms.add_row(label, spec["algorithm"], changes)
     con.print(arms)
     con.print("[bold]shared training[/bold]: " + ", ".join(f"{k}={_fmt(v)}" for k, v in p["training"].items()))
@@ -214,10 +218,16 @@ def cmd_show(args) -> int:
     plan.add_column()
     c = a["contrasts"]
     mult = a["multiplicity"]
-    plan.add_row("primary metric", f"{a['primary_metric']} (unit: {a['unit']})")
+    from prereg.declarations import contrast_decls, metric_decls
+
+    md = metric_decls(p).get(a["primary_metric"])
+    plan.add_row("primary metric", f"{a['primary_metric']} ({md.unit if md else 'unit not declared'}; "
+                                   f"inferential unit: {a['unit']})")
     s = a["arm_summary"]
     plan.add_row("per arm", f"{'/'.join(s['statistics'])} with {s['level']:g} {s['interval']} interval")
-    plan.add_row("contrasts", f"each arm vs {c.get('baseline', p['baseline_arm'])}: {c['test']} "
+    pairs = ", ".join(("" if d.confirmatory else "exploratory ") + f"{d.arm} vs {d.baseline}"
+                      for d in contrast_decls(p))
+    plan.add_row("contrasts", f"{pairs}: {c['test']} "
                               f"({c.get('alternative', 'two-sided')}); intervals "
                               + ", ".join(f"{iv['level']:g} {iv['method']}" for iv in c["intervals"]))
     plan.add_row("resampling", f"{a['resamples']} resamples, rng seed {a['rng_seed']}")

@@ -42,7 +42,7 @@ def resolved_path(field: str) -> str:
 def merged_fields(prereg: dict, arm: str) -> dict:
     """Shared training settings overlaid with the arm's declared changes (the arm's locked view)."""
     out = dict(prereg["training"])
-    out.update(prereg["arms"][arm]["changes"])
+    out.update(prereg["arms"][arm].get("changes", {}))  # a reference arm declares none
     return out
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from prereg.declarations import contrast_decls
 from prereg.errors import UserError
 from prereg.fields import merged_fields
 from prereg.schema import require_valid
@@ -56,7 +57,8 @@ def rule(rule_id: str):
 
 
 def _arms(p: dict) -> dict:
-    return p["arms"]
+    """The trained arms: training rules never look at reference arms (README failure 16)."""
+    return {a: spec for a, spec in p["arms"].items() if spec.get("kind", "trained") == "trained"}
 
 
 def _view(p: dict, arm: str) -> dict:
@@ -151,13 +153,17 @@ def arm_algorithm_mismatch(p: dict) -> list[Finding]:
 
 @rule("arm-identical-to-baseline")
 def arm_identical_to_baseline(p: dict) -> list[Finding]:
-    base = p["baseline_arm"]
-    if base not in _arms(p):
+    """A trained arm resolving to the settings of the trained baseline (or, when the baseline is a
+    reference arm, of the first trained arm): its treatment is not wired. Reference arms are
+    not trained, so they have no treatment to wire."""
+    trained = list(_arms(p))
+    base = p["baseline_arm"] if p["baseline_arm"] in trained else (trained[0] if trained else None)
+    if base is None:
         return []
     ref = _view(p, base)
     return [Finding("arm-identical-to-baseline", f"$.arms.{arm}.changes",
-                    f"arm {arm!r} resolves to exactly the baseline's settings; its treatment is not wired")
-            for arm in _arms(p) if arm != base and _view(p, arm) == ref]
+                    f"arm {arm!r} resolves to exactly the settings of {base!r}; its treatment is not wired")
+            for arm in trained if arm != base and _view(p, arm) == ref]
 
 
 # ----------------------------------------------------------------------------- structure
@@ -176,15 +182,17 @@ def baseline_unknown(p: dict) -> list[Finding]:
 @rule("hypothesis-unknown-arm")
 def hypothesis_unknown_arm(p: dict) -> list[Finding]:
     out = []
+    pairs = {(c.arm, c.baseline) for c in contrast_decls(p)}
     for i, h in enumerate(p["hypotheses"]):
         for key in ("arm", "baseline"):
-            if h[key] not in _arms(p):
+            if h[key] not in p["arms"]:
                 out.append(Finding("hypothesis-unknown-arm", f"$.hypotheses[{i}].{key}",
                                    f"hypothesis {h['id']} names arm {h[key]!r}, which is not registered"))
-        if h["baseline"] != p["baseline_arm"] and h["baseline"] in _arms(p):
+        if (h["arm"], h["baseline"]) not in pairs and h["baseline"] in p["arms"] and h["arm"] != h["baseline"]:
+            planned = ", ".join(f"{a} vs {b}" for a, b in sorted(pairs)) or "none"
             out.append(Finding("hypothesis-unknown-arm", f"$.hypotheses[{i}].baseline",
-                               f"hypothesis {h['id']} compares against {h['baseline']!r}, but the planned "
-                               f"contrasts are against baseline_arm {p['baseline_arm']!r}"))
+                               f"hypothesis {h['id']} compares {h['arm']} against {h['baseline']!r}, which is not a "
+                               f"planned contrast (planned: {planned}); declare it in analysis.contrasts.pairs"))
         if h["arm"] == h["baseline"]:
             out.append(Finding("hypothesis-unknown-arm", f"$.hypotheses[{i}]",
                                f"hypothesis {h['id']} compares arm {h['arm']!r} with itself"))
@@ -201,8 +209,7 @@ def hypothesis_direction(p: dict) -> list[Finding]:
 
 
 def _contrasts(p: dict) -> set[str]:
-    base = p["baseline_arm"]
-    return {f"{a}-{base}" for a in _arms(p) if a != base}
+    return {c.id for c in contrast_decls(p)}
 
 
 @rule("multiplicity-family")
@@ -222,8 +229,9 @@ def multiplicity_family(p: dict) -> list[Finding]:
         if not m["family"]:
             out.append(Finding("multiplicity-family", "$.analysis.multiplicity.family",
                                f"method {m['method']} declared over an empty family; the correction would not apply"))
+        by_h = {c.hypothesis: c.id for c in contrast_decls(p) if c.hypothesis}
         for i, h in enumerate(p["hypotheses"]):
-            c = f"{h['arm']}-{h['baseline']}"
+            c = by_h.get(h["id"], f"{h['arm']}-{h['baseline']}")
             if m["family"] and c in known and c not in m["family"]:
                 out.append(Finding("multiplicity-family", f"$.hypotheses[{i}]",
                                    f"hypothesis {h['id']} ({c}) is outside the {m['method']} family; "
@@ -373,7 +381,7 @@ def eval_decoding(p: dict) -> list[Finding]:
 @rule("eval-shorter-than-training")
 def eval_shorter_than_training(p: dict) -> list[Finding]:
     e = p["evaluation"]
-    longest = max((_view(p, a).get("max_completion_length") or 0) for a in _arms(p))
+    longest = max([(_view(p, a).get("max_completion_length") or 0) for a in _arms(p)] or [0])
     if longest and e["max_new_tokens"] < longest:
         return [Finding("eval-shorter-than-training", "$.evaluation.max_new_tokens",
                         f"held-out answers are cut at {e['max_new_tokens']} tokens but training allows {longest}; "
@@ -404,3 +412,7 @@ def lint_file(path: str | Path) -> list[Finding]:
     if errs:
         raise UserError(f"{where}: {errs[0]}")
     return lint(doc.prereg)
+
+
+# rules kept in their own modules register themselves on import (after rule/Finding exist)
+import prereg.lint_declarations  # noqa: E402,F401

@@ -139,6 +139,9 @@ def arm_view(prereg: dict, arm: str, *, exploratory: bool = False) -> tuple[str,
     """
     if arm in prereg["arms"]:
         spec = prereg["arms"][arm]
+        if spec.get("kind") == "reference":
+            raise Refusal(f"--arm {arm!r} is a reference arm (kind: reference): the runner does not train "
+                          "reference arms; import their evaluation as a table (README failure 16)")
         return spec["algorithm"], merged_fields(prereg, arm), dict(spec["changes"])
     if exploratory:
         get_preset(arm)

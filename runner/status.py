@@ -133,9 +133,21 @@ def unit_status(run_dir: str | Path, arm: str, seed: int, *, lock: Lock | None =
 
 def registered_units(lock: Lock, arms: list[str] | None = None,
                      seeds: list[int] | None = None) -> list[tuple[str, int]]:
-    """(arm, seed) pairs of the lock, optionally filtered; a filter outside the lock is refused."""
+    """(arm, seed) pairs the runner trains, optionally filtered; a filter outside the lock is refused.
+
+    Reference arms (a base model, an SFT checkpoint; README failure 16) are never run: the
+    runner does not train them, so they are not units of a sweep, and naming one is refused.
+    """
+    from prereg.declarations import arm_decls
+
     prereg = lock.prereg
-    reg_arms = list(prereg["arms"])
+    decls = arm_decls(prereg)
+    if arms is not None:
+        ref = [a for a in arms if a in decls and decls[a].is_reference]
+        if ref:
+            raise UserError(f"--arms: {ref[0]!r} is a reference arm of {lock.path}: the runner does not train "
+                            "reference arms (import their evaluation as a table)")
+    reg_arms = [a for a, d in decls.items() if not d.is_reference]
     reg_seeds = list(prereg["seeds"])
     if arms is not None:
         bad = [a for a in arms if a not in reg_arms]

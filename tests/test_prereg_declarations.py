@@ -84,6 +84,8 @@ def test_study_validates_and_old_forms_still_do():
     (lambda p: p["analysis"]["contrasts"]["pairs"][0].pop("baseline"), "'baseline' is a required property"),
     (lambda p: p["analysis"]["contrasts"]["pairs"][0].update(sign="minus"), "pairs[0].sign"),
     (lambda p: p["analysis"]["contrasts"].update(pairs=[]), "contrasts.pairs"),
+    (lambda p: p["analysis"]["contrasts"]["pairs"][1].update(baseline="sft2"),  # prereg.crossfield
+     "pairs[1].baseline: 'sft2' is not one of the arms"),
 ])
 def test_schema_refuses_inconsistent_declarations(edit, fragment):
     p = study()

@@ -150,6 +150,46 @@ FIRING = {
 }
 
 
+REF = {"kind": "reference", "checkpoint": "base", "labels": ["Base model"]}
+PAIRS = ("analysis", "contrasts", "pairs")
+FIRING["declarations"] = [
+    _set(("metrics",), {"heldout_accuracy": {"unit": "fraction", "range": [0, 2]}}),  # wider than a fraction
+    _set(("metrics",), {"heldout_accuracy": {"unit": "real", "range": [1, 1]}}),  # empty range
+    _set(("metrics",), {"gc": {"unit": "count", "max": 4, "range": [0, 5]}}),
+    _set(("metrics",), {"pk": {"unit": "fraction", "kind": "pass_at_k", "k": 16, "n_samples": 8}}),
+    _set(("metrics",), {"pk": {"unit": "count", "max": 1, "kind": "pass_at_k", "k": 1, "n_samples": 8}}),
+    _set(("analysis", "secondary_metrics"), ["groups_correct"]),  # planned, unit unknown
+    _both(_set(("arms", "grpo", "labels"), ["GRPO"]), _set(("arms", "bnpo", "labels"), ["g-r-p-o"])),
+    _set(("metrics",), {"a": {"unit": "real", "labels": ["Acc"]}, "b": {"unit": "real", "labels": ["acc."]}}),
+    _set(("arms", "base"), {"kind": "reference"}),  # does not say what was evaluated
+]
+FIRING["contrast-plan"] = [
+    _set(PAIRS, [{"arm": "grpo", "baseline": "grpo"}]),
+    _set(PAIRS, [{"arm": "gspo", "baseline": "grpo", "hypothesis": "H9"}]),
+    _set(PAIRS, [{"arm": "gspo", "baseline": "grpo", "hypothesis": "H1"}]),  # H1 is dr_grpo vs grpo
+    _set(PAIRS, [{"arm": "gspo", "baseline": "grpo"}, {"arm": "gspo", "baseline": "grpo"}]),
+    _set(PAIRS, [{"arm": "dr_grpo", "baseline": "grpo", "confirmatory": False}]),  # exploratory in the family
+    _both(_set(("arms", "base"), REF), _set(PAIRS, [{"arm": "grpo", "baseline": "base"}])),  # unit seed, no seeds
+]
+
+
+def test_reference_arms_are_not_training_arms():
+    """A base model and an SFT checkpoint declared as reference arms: no 'treatment not wired',
+    no algorithm rules, and contrasts against them are planned (README failure 16)."""
+    doc = mutate(_both(_set(("arms", "base"), REF),
+                       _set(("arms", "sft"), {"kind": "reference", "checkpoint": "ckpt/sft-500"}),
+                       _set(("analysis", "unit"), "seed_item"),
+                       _set(PAIRS, [{"arm": "grpo", "baseline": "base"}, {"arm": "grpo", "baseline": "sft"},
+                                    {"arm": "dr_grpo", "baseline": "grpo"}, {"arm": "gspo", "baseline": "grpo"},
+                                    {"arm": "bnpo", "baseline": "grpo"}])))
+    assert lint(doc) == []
+    # the old way: the same checkpoints as fake RL arms with no changes are 'not wired'
+    old = mutate(_both(_set(("arms", "base"), {"algorithm": "grpo", "changes": {}}),
+                       _set(("arms", "sft"), {"algorithm": "grpo", "changes": {}})))
+    assert {f.path for f in lint(old) if f.rule == "arm-identical-to-baseline"} == {
+        "$.arms.base.changes", "$.arms.sft.changes"}
+
+
 def test_every_rule_has_firing_cases():
     assert set(FIRING) == set(RULES)
 

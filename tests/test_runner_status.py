@@ -110,6 +110,22 @@ def test_filters_must_be_registered(lock):
         registered_units(lock, None, [7])
 
 
+def test_reference_arms_are_never_run(tmp_path):
+    """A base model / SFT checkpoint declared as a reference arm is not a unit of any sweep, and
+    naming it is refused with its reason (README failure 16)."""
+    from prereg.errors import Refusal
+    from runner.config import arm_view
+
+    arms = {**ARMS, "sft": {"kind": "reference", "checkpoint": "ckpt/sft-500"}}
+    lk = verify_lock(write_lock(tmp_path, prereg(id="ref", arms=arms, seeds=[1, 2])))
+    assert sorted(registered_units(lk)) == [("dr_grpo", 1), ("dr_grpo", 2), ("grpo", 1), ("grpo", 2)]
+    with pytest.raises(UserError, match="'sft' is a reference arm"):
+        registered_units(lk, ["sft"])
+    with pytest.raises(Refusal, match="reference arm"):
+        arm_view(lk.prereg, "sft")
+    assert arm_view(lk.prereg, "grpo")[0] == "grpo"
+
+
 def test_cli_json_and_table(lock, tmp_path, capsys):
     from runner.cli import main
 

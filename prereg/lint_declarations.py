@@ -1,0 +1,105 @@
+"""Lint rules for what a plan declares about metrics, arms and contrasts (README failure 16).
+
+Registered into ``prereg.lint.RULES`` when ``prereg.lint`` is imported. Each rule reads the
+typed view of ``prereg.declarations`` so lint, stats and the audit agree on one meaning.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from prereg.declarations import arm_decls, contrast_decls, label_index, metric_decls, planned_metrics
+from prereg.lint import Finding, rule
+
+_NATURAL = {"fraction": (0.0, 1.0), "percent": (0.0, 100.0)}
+
+
+def _metric_findings(name: str, m, where: str) -> list[Finding]:
+    out = []
+    if m.range is not None and not m.range[0] < m.range[1]:
+        out.append(Finding("declarations", f"{where}.range", f"metric {name!r}: range {list(m.range)} is empty"))
+    nat = _NATURAL.get(m.unit) or ((0.0, m.max) if m.unit == "count" and m.max is not None else None)
+    if m.range is not None and nat is not None and (m.range[0] < nat[0] or m.range[1] > nat[1]):
+        out.append(Finding("declarations", f"{where}.range",
+                           f"metric {name!r}: range {list(m.range)} exceeds what a {m.unit} can take "
+                           f"[{nat[0]:g}, {nat[1]:g}]; values outside it would be accepted (README failure 14)"))
+    if m.kind == "pass_at_k":
+        if m.k is not None and m.n_samples is not None and m.k > m.n_samples:
+            out.append(Finding("declarations", f"{where}.k",
+                               f"metric {name!r}: pass@{m.k} needs at least k samples per item (n_samples "
+                               f"{m.n_samples}); the unbiased estimator is undefined"))
+        if m.unit not in ("fraction", "percent"):
+            out.append(Finding("declarations", f"{where}.unit",
+                               f"metric {name!r}: pass@k is a probability; declare unit fraction or percent"))
+    return out
+
+
+@rule("declarations")
+def declarations(p: dict) -> list[Finding]:
+    """Metric ranges that contradict their unit, pass@k with k > n, undeclared planned metrics,
+    display labels that name two arms or two metrics, and reference arms that do not say what
+    they are."""
+    out: list[Finding] = []
+    decls = metric_decls(p)
+    for name, m in decls.items():
+        if m.declared:
+            out.extend(_metric_findings(name, m, f"$.metrics.{name}"))
+    for name in planned_metrics(p):
+        if name not in decls:
+            out.append(Finding("declarations", "$.metrics",
+                               f"planned metric {name!r} has no declaration: its unit is unknown, so a report's "
+                               "'22.8%' for a 0.228 rate cannot be checked (README failure 10); declare its unit, "
+                               "range, direction and labels under metrics"))
+    for kind, idx in (("arm", label_index(arm_decls(p))), ("metric", label_index(decls))):
+        for key, names in sorted(idx.items()):
+            if len(names) > 1:
+                out.append(Finding("declarations", "$.arms" if kind == "arm" else "$.metrics",
+                                   f"display label {key!r} names {kind}s {', '.join(names)}: a report using it "
+                                   "cannot be traced to one of them"))
+    for name, a in arm_decls(p).items():
+        if a.is_reference and not (a.checkpoint or p["arms"][name].get("description")):
+            out.append(Finding("declarations", f"$.arms.{name}",
+                               f"reference arm {name!r} does not say what was evaluated; set checkpoint "
+                               "(model id@revision, checkpoint path, or 'base')"))
+    return out
+
+
+@rule("contrast-plan")
+def contrast_plan(p: dict) -> list[Finding]:
+    """Declared contrasts naming unknown arms or hypotheses, an arm against itself, repeated
+    ids, an exploratory contrast inside the confirmatory family, and reference contrasts whose
+    planned unit cannot exist (a reference evaluated once has no seeds to pair)."""
+    out: list[Finding] = []
+    arms = arm_decls(p)
+    hyps = {h["id"]: h for h in p["hypotheses"]}
+    cs = contrast_decls(p)
+    for i, c in enumerate(cs):
+        where = f"$.analysis.contrasts.pairs[{i}]" if "pairs" in p["analysis"]["contrasts"] else "$.arms"
+        for side in ("arm", "baseline"):
+            if getattr(c, side) not in arms:
+                out.append(Finding("contrast-plan", f"{where}.{side}",
+                                   f"contrast {c.id} names arm {getattr(c, side)!r}, which is not registered"))
+        if c.arm == c.baseline:
+            out.append(Finding("contrast-plan", where, f"contrast {c.id} compares arm {c.arm!r} with itself"))
+        if c.hypothesis is not None and c.hypothesis not in hyps:
+            out.append(Finding("contrast-plan", f"{where}.hypothesis",
+                               f"contrast {c.id} names hypothesis {c.hypothesis!r}, which is not declared"))
+        h = hyps.get(c.hypothesis)
+        if h is not None and (h["arm"], h["baseline"]) != (c.arm, c.baseline):
+            out.append(Finding("contrast-plan", f"{where}.hypothesis",
+                               f"contrast {c.id} ({c.arm} vs {c.baseline}) names hypothesis {h['id']}, which "
+                               f"compares {h['arm']} with {h['baseline']}"))
+        if c.in_family and not c.confirmatory:
+            out.append(Finding("contrast-plan", where,
+                               f"contrast {c.id} is declared exploratory but listed in the multiplicity family"))
+        b = arms.get(c.baseline)
+        if b is not None and b.is_reference and b.evaluated == "once" and p["analysis"]["unit"] == "seed":
+            out.append(Finding("contrast-plan", where,
+                               f"contrast {c.id}: baseline {c.baseline!r} is a reference evaluated once, so there "
+                               "are no seed pairs; with analysis.unit 'seed' it is analysed as seed_item "
+                               "(seeds and items resampled, the reference's item-level uncertainty kept); "
+                               "plan unit seed_item to say so"))
+    for cid, k in Counter(c.id for c in cs).items():
+        if k > 1:
+            out.append(Finding("contrast-plan", "$.analysis.contrasts.pairs", f"contrast id {cid!r} declared {k} times"))
+    return out
