@@ -204,6 +204,7 @@ class Boundaries:
     binding: bool
     alpha_spent: tuple[float, ...]
     beta_spent: tuple[float, ...] | None = None
+    beta: float | None = None   # the beta actually spent (capped at the design's own type II error)
 
 
 def _solve(fn, lo: float, hi: float) -> float:
@@ -269,7 +270,8 @@ def spending_boundaries(t, alpha: float = 0.05, spec: Spec = Spec(), sides: int 
     At look k the efficacy bound solves P_0(first crossing at k) = alpha(t_k) - alpha(t_{k-1}),
     the spending function applied per side (alpha/2 each side of a two-sided design);
     with futility, the bound a_k solves P_drift(first futility stop at k) = beta(t_k) -
-    beta(t_{k-1}) (beta-spending), and the last look has a_K = b_K. Binding futility lets the
+    beta(t_{k-1}) (beta-spending, beta capped at the efficacy-only design's own type II error at
+    the drift, since the lock fixes the maximum seeds), and the last look has a_K = b_K. Binding futility lets the
     H0 recursion stop at a_k (lower efficacy bounds); non-binding ignores it, so the type I
     error holds even when a futility stop is overruled.
 
@@ -291,6 +293,8 @@ def spending_boundaries(t, alpha: float = 0.05, spec: Spec = Spec(), sides: int 
     if fut and (drift is None or drift == 0):
         raise UserError("futility: beta-spending needs the drift (analysis.power pilot_sd and effect)")
     none_a = 0.0 if sides == 2 else -math.inf
+    if fut:
+        spec = _capped_beta(tt, alpha, spec, sides, drift)
     g0, gd, t_prev, ups, futs, spent, bspent = _START, _START, 0.0, [], [], [], []
     for k, tk in enumerate(tt):
         last = k == len(tt) - 1
@@ -316,7 +320,21 @@ def spending_boundaries(t, alpha: float = 0.05, spec: Spec = Spec(), sides: int 
         futs.append(a)
         t_prev = tk
     return Boundaries(tt, tuple(ups), tuple(futs), sides, alpha, spec.futility == "binding",
-                      tuple(spent), tuple(bspent) if fut else None)
+                      tuple(spent), tuple(bspent) if fut else None,
+                      spec.beta if fut else None)
+
+
+def _capped_beta(t, alpha: float, spec: Spec, sides: int, drift: float) -> Spec:
+    """Spend at most the efficacy-only design's own type II error at the drift.
+
+    With the maximum number of seeds fixed by the lock, spending more beta than the design's
+    own type II error would close the continuation region before the last look.
+    """
+    from dataclasses import replace
+
+    plain = spending_boundaries(t, alpha, replace(spec, futility="none"), sides)
+    own = 1.0 - sum(exit_probabilities(t, plain.upper, plain.futility, sides, drift).efficacy)
+    return replace(spec, beta=min(spec.beta, max(own, 0.0)))
 
 
 def _futility(gd: _Grid, t_prev: float, tk: float, b: float, sides: int, drift: float, spec: Spec,

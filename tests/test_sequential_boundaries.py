@@ -112,8 +112,10 @@ def test_futility_beta_spending_and_binding_lowers_efficacy_bounds():
     assert bd.upper[-1] < nb.upper[-1]  # binding: futility stops free alpha for later looks
     assert nb.futility[-1] == nb.upper[-1] and 0 < nb.futility[0] < nb.upper[0]
     e = exit_probabilities(t, nb.upper, nb.futility, drift=3.0)
+    own_beta = 1 - sum(exit_probabilities(t, plain.upper, plain.futility, drift=3.0).efficacy)
+    assert nb.beta == pytest.approx(min(0.2, own_beta))  # never more than the design's own type II error
     spent = np.cumsum(e.futility[:-1])
-    assert spent == pytest.approx([spend("obrien_fleming", x, 0.2) for x in t[:-1]], abs=1e-7)
+    assert spent == pytest.approx([spend("obrien_fleming", x, nb.beta) for x in t[:-1]], abs=1e-7)
     assert sum(exit_probabilities(t, bd.upper, bd.futility).efficacy) == pytest.approx(0.05, abs=1e-7)
     assert sum(exit_probabilities(t, nb.upper, nb.futility).efficacy) < 0.05  # conservative if obeyed
 

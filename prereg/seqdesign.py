@@ -1,0 +1,162 @@
+"""The sequential design a preregistration fixes: looks, spending, boundaries on the t scale.
+
+Why: ``prereg design``, the lint, ``stats interim``, the runner's look gate and the audit must
+all see the same boundaries (README failure 19), so they are computed here from the lock and
+nowhere else. ``analysis.sequential`` applies to every confirmatory contrast of the
+multiplicity family; each contrast's design spends ``alpha / m`` (Bonferroni split of the
+family's alpha over its m contrasts, ``alpha`` when the method is ``none``), so the family-wise
+error stays controlled whatever each contrast's stopping time.
+
+The small-sample correction moves the normal-theory boundaries to the paired-t scale:
+``t_calibrated`` (default) spends the registered alpha increments on a seeded simulation of the
+joint law of the look t statistics under H0 (scale-free, so exact up to Monte-Carlo error);
+``t_tail`` converts each boundary to the t quantile of equal tail probability with n_k - 1 df;
+``none`` uses the normal boundaries as they are (wrong at 3-8 seeds: benchmarks/sequential_sim.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from prereg.errors import UserError
+from prereg.sequential import Boundaries, Spec, spending_boundaries
+
+SMALL_SAMPLE = ("t_calibrated", "t_tail", "none")
+INFERENCE = ("stagewise", "repeated_ci")
+DEFAULT_DRAWS = 200_000
+CALIBRATION_STREAM = 1701   # rng streams: [rng_seed, stream]
+H0_STREAM, H1_STREAM = 1702, 1703
+
+
+@dataclass(frozen=True)
+class SequentialPlan:
+    """``analysis.sequential`` read once, with what it inherits from the rest of the plan."""
+    looks: tuple[int, ...]
+    spec: Spec
+    small_sample: str
+    draws: int
+    inference: str
+    alpha: float          # per contrast (two-sided total when sides == 2)
+    sides: int
+    direction: int        # +1: larger is the alternative (or two-sided); -1: smaller
+    rng_seed: int
+    contrasts: tuple[str, ...]
+    effect: float | None
+    sd: float | None
+
+    @property
+    def fractions(self) -> tuple[float, ...]:
+        return tuple(n / self.looks[-1] for n in self.looks)
+
+    @property
+    def drift(self) -> float | None:
+        """E[Z_K] under the pilot effect: effect / sd * sqrt(n_K) for a paired t over seeds."""
+        if not self.effect or not self.sd:
+            return None
+        return self.effect / self.sd * math.sqrt(self.looks[-1])
+
+
+def plan_of(prereg: dict) -> SequentialPlan | None:
+    """The study's sequential plan, or None for a fixed design.
+
+    Args:
+        prereg: a schema-valid preregistration.
+    Returns:
+        :class:`SequentialPlan` or None.
+    Example:
+        >>> plan_of({"analysis": {}}) is None
+        True
+    """
+    a = prereg["analysis"]
+    s = a.get("sequential")
+    if not s:
+        return None
+    from prereg.declarations import contrast_decls
+
+    fam = [c.id for c in contrast_decls(prereg) if c.confirmatory and c.in_family]
+    mult = a["multiplicity"]
+    alpha = mult["alpha"] / (1 if mult["method"] == "none" else max(1, len(fam)))
+    alt = a["contrasts"].get("alternative", "two-sided")
+    fut = s.get("futility") or {}
+    spec = Spec(s["spending"], s.get("gamma"), fut.get("type", "none"), fut.get("beta", 0.2),
+                fut.get("spending", "obrien_fleming"), fut.get("gamma"))
+    pw = a.get("power") or {}
+    return SequentialPlan(tuple(s["looks"]), spec, s.get("small_sample", "t_calibrated"),
+                          s.get("calibration_draws", DEFAULT_DRAWS), s.get("inference", "stagewise"),
+                          alpha, 2 if alt == "two-sided" else 1, -1 if alt == "less" else 1, a["rng_seed"],
+                          tuple(fam), pw.get("effect", a.get("equivalence_margin")), pw.get("pilot_sd"))
+
+
+def check(prereg: dict, plan: SequentialPlan) -> list[tuple[str, str]]:
+    """What makes a sequential plan unusable, as (path, message) pairs (lint and design refuse these)."""
+    out, looks, where = [], plan.looks, "$.analysis.sequential"
+    if any(b <= a for a, b in zip(looks[:-1], looks[1:], strict=True)):
+        out.append((f"{where}.looks", f"looks must increase strictly, got {list(looks)}"))
+    if looks[-1] != len(prereg["seeds"]):
+        out.append((f"{where}.looks", f"the last look ({looks[-1]} seeds) must equal the registered seeds "
+                                      f"({len(prereg['seeds'])})"))
+    if looks[0] < 2:
+        out.append((f"{where}.looks", "a paired t needs at least 2 seeds at the first look"))
+    a = prereg["analysis"]
+    if a["contrasts"]["test"] != "paired_t" or a["unit"] != "seed":
+        out.append(("$.analysis.contrasts.test", "a sequential design monitors the paired t over seeds "
+                                                 "(contrasts.test paired_t, unit seed)"))
+    if plan.spec.futility != "none" and plan.drift is None:
+        out.append((f"{where}.futility", "beta-spending futility needs analysis.power.pilot_sd and an effect "
+                                         "(analysis.power.effect or equivalence_margin)"))
+    if not plan.contrasts:
+        out.append(("$.analysis.multiplicity.family", "no confirmatory contrast in the family to monitor"))
+    return out
+
+
+def require_usable(prereg: dict) -> SequentialPlan:
+    """The plan, or a one-line UserError naming the first problem."""
+    plan = plan_of(prereg)
+    if plan is None:
+        raise UserError("analysis.sequential: this preregistration has a fixed design (no looks registered)")
+    problems = check(prereg, plan)
+    if problems:
+        raise UserError(f"{problems[0][0]}: {problems[0][1]}")
+    return plan
+
+
+@dataclass(frozen=True)
+class Design:
+    """Boundaries of one monitored contrast, on the Z scale and on the paired-t scale."""
+    plan: SequentialPlan
+    z: Boundaries
+    t_upper: tuple[float, ...]
+    t_futility: tuple[float, ...]
+
+    def increments(self) -> list[float]:
+        spent = (0.0,) + self.z.alpha_spent
+        return [b - a for a, b in zip(spent[:-1], spent[1:], strict=True)]
+
+
+def design(plan: SequentialPlan) -> Design:
+    """Solve the boundaries of a sequential plan (deterministic: seeded from the plan's rng_seed).
+
+    Args:
+        plan: from :func:`plan_of`.
+    Returns:
+        :class:`Design`.
+    Example:
+        >>> p = SequentialPlan((4, 8), Spec(), "t_tail", 1000, "stagewise", 0.05, 2, 1, 0, ("a-b",), None, None)
+        >>> [round(x, 3) for x in design(p).t_upper]
+        [8.84, 2.378]
+    """
+    from prereg.sequential_sim import calibrate, t_boundaries
+
+    z = spending_boundaries(plan.fractions, plan.alpha, plan.spec, plan.sides, plan.drift)
+    tf = tuple(float(x) for x in t_boundaries(z.futility, plan.looks, "none" if plan.small_sample == "none"
+                                              else "t_tail"))
+    if plan.small_sample == "t_calibrated":
+        spent = (0.0,) + z.alpha_spent
+        inc = [y - x for x, y in zip(spent[:-1], spent[1:], strict=True)]
+        tu = calibrate(plan.looks, inc, tf, sides=plan.sides,
+                       binding=plan.spec.futility == "binding", reps=plan.draws,
+                       seed=[plan.rng_seed, CALIBRATION_STREAM])
+    else:
+        tu = t_boundaries(z.upper, plan.looks, "none" if plan.small_sample == "none" else "t_tail")
+    return Design(plan, z, tuple(float(x) for x in tu), tf)
