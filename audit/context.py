@@ -12,7 +12,8 @@ from pathlib import Path
 
 from prereg.errors import UserError
 from prereg.jsonio import read_json, read_jsonl
-from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, TRAIN_TRACE, Run
+from prereg.records import HELDOUT_TRACE, TELEMETRY, TRAIN_TRACE, Run
+from prereg.rules import lock_files, manifest_paths
 from prereg.schema import schema_errors
 
 ANALYSIS = "analysis.json"
@@ -130,13 +131,10 @@ class AuditContext:
 
 def _load_chain(lock_path: Path, study_id) -> dict[str, LockRecord]:
     chain = {}
-    for cand in sorted(lock_path.parent.glob("*.lock.json")):
-        try:
-            data = read_json(cand, "lock")
-        except UserError:
-            continue
-        if isinstance(data, dict) and data.get("study_id") == study_id and isinstance(data.get("lock_hash"), str):
-            chain.setdefault(data["lock_hash"], LockRecord(cand, data))
+    if not isinstance(study_id, str):
+        return chain
+    for cand, data in lock_files(lock_path.parent, study_id):
+        chain.setdefault(data["lock_hash"], LockRecord(cand, data))
     return chain
 
 
@@ -146,7 +144,7 @@ _RUN_KEYS = ("arm", "seed", "evidence_class", "status", "lock")
 def _load_runs(root: Path, study_id) -> tuple[list[Run], list[tuple[Path, str]], dict[str, list[str]]]:
     """Read every manifest; a schema violation is kept as evidence, not a reason to skip the run."""
     runs, bad, schema_bad = [], [], {}
-    for m in sorted(root.rglob(MANIFEST)):
+    for m in manifest_paths(root):
         try:
             doc = read_json(m, "run manifest")
         except UserError as exc:

@@ -17,6 +17,7 @@ from pathlib import Path
 from prereg.declarations import contrast_decls
 from prereg.errors import UserError
 from prereg.fields import merged_fields
+from prereg.rules import off_policy
 from prereg.schema import require_valid
 
 
@@ -94,12 +95,12 @@ def gspo_on_policy(p: dict) -> list[Finding]:
         seq = v.get("importance_sampling_level") in ("sequence", "sequence_token")
         if not (spec["algorithm"] == "gspo" or seq):
             continue
-        if v.get("num_iterations", 1) == 1 and v.get("steps_per_generation") in (None, 1):
+        if not off_policy(v):
             out.append(Finding(
                 "gspo-on-policy", f"$.arms.{arm}",
                 "sequence-level importance sampling run fully on-policy (num_iterations 1, steps_per_generation "
-                "1 or unset): every ratio is 1, so the arm is the same objective as GRPO; set "
-                "steps_per_generation or num_iterations > 1"))
+                "unset or equal to gradient_accumulation_steps): every ratio is 1, so the arm is the same "
+                "objective as GRPO; set num_iterations > 1 or steps_per_generation > gradient_accumulation_steps"))
     return out
 
 

@@ -20,6 +20,7 @@ from prereg.canonical import canonical_bytes, sha256_json
 from prereg.errors import UserError
 from prereg.gitinfo import git_state
 from prereg.jsonio import read_json, write_json_atomic
+from prereg.rules import lock_files
 from prereg.schema import require_valid, schema_errors
 from prereg.signing import load_private_key, sign, signature_ok
 
@@ -155,14 +156,8 @@ def verify_data(lock: dict, source: str, *, require_signature: bool = False,
 
 
 def find_lock_by_hash(lock_dir: Path, study_id: str, lock_hash: str) -> Path | None:
-    for cand in sorted(lock_dir.glob(f"{study_id}*.lock.json")):
-        try:
-            data = read_json(cand, "lock")
-        except UserError:
-            continue
-        if isinstance(data, dict) and data.get("lock_hash") == lock_hash:
-            return cand
-    return None
+    """The lock of ``study_id`` in ``lock_dir`` whose hash is ``lock_hash`` (found by content, not name)."""
+    return next((p for p, data in lock_files(lock_dir, study_id) if data["lock_hash"] == lock_hash), None)
 
 
 def verify_lock(path: str | Path, *, require_signature: bool = False,
@@ -195,14 +190,12 @@ def verify_lock(path: str | Path, *, require_signature: bool = False,
 
 
 def latest_lock(lock_dir: Path, study_id: str) -> Path | None:
+    """The highest-version lock of ``study_id`` in ``lock_dir`` (None when there is none)."""
     best, best_v = None, 0
-    for cand in lock_dir.glob(f"{study_id}*.lock.json"):
-        try:
-            data = read_json(cand, "lock")
-        except UserError:
-            continue
-        if isinstance(data, dict) and data.get("study_id") == study_id and data.get("version", 0) > best_v:
-            best, best_v = cand, data["version"]
+    for cand, data in lock_files(lock_dir, study_id):
+        v = data.get("version", 0)
+        if isinstance(v, int) and not isinstance(v, bool) and v > best_v:
+            best, best_v = cand, v
     return best
 
 

@@ -20,9 +20,9 @@ from pathlib import Path
 from prereg.canonical import sha256_file, sha256_json
 from prereg.errors import UserError
 from prereg.jsonio import read_json, read_jsonl, write_json_atomic
+from prereg.rules import MANIFEST
 from prereg.schema import schema_errors
 
-MANIFEST = "manifest.json"
 TELEMETRY = "telemetry.jsonl"
 TRAIN_TRACE = "traces/train.jsonl"
 HELDOUT_TRACE = "traces/heldout.jsonl"
@@ -123,19 +123,3 @@ def read_run(run_dir: str | Path) -> Run:
     if errs:
         raise UserError(f"{run_dir / MANIFEST}: malformed manifest: {errs[0]}")
     return Run(path=run_dir, manifest=m)
-
-
-def discover_runs(root: str | Path, study_id: str | None = None) -> list[Run]:
-    """Every run folder (a folder holding manifest.json) below ``root``, sorted by path.
-
-    ``root`` may be ``runs/``, ``runs/<study>/`` or a single run folder.
-    """
-    root = Path(root)
-    if not root.exists():
-        raise UserError(f"{root}: runs folder not found")
-    runs = []
-    for m in sorted(root.rglob(MANIFEST)):
-        run = read_run(m.parent)
-        if study_id is None or run.manifest["study_id"] == study_id:
-            runs.append(run)
-    return runs

@@ -142,8 +142,3 @@ def check_preset(arm: str, preset: ArmPreset, merged: dict) -> dict:
     return filled
 
 
-def off_policy(trainer_fields: dict) -> bool:
-    """True when one generation batch serves more than one optimizer update."""
-    gas = trainer_fields.get("gradient_accumulation_steps") or 1
-    spg = trainer_fields.get("steps_per_generation") or gas
-    return (trainer_fields.get("num_iterations") or 1) > 1 or spg > gas

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 from prereg.errors import Refusal
 from prereg.fields import merged_fields, resolved_path
-from runner.arms import COMMON_EXTENSIONS, ArmPreset, check_preset, get_preset, off_policy
+from prereg.rules import off_policy
+from runner.arms import COMMON_EXTENSIONS, ArmPreset, check_preset, get_preset
 
 # Trainer fields the runner owns; a lock that sets one is refused (they are not science).
 RUNNER_OWNED = frozenset({
@@ -214,7 +215,7 @@ def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
         msg = (f"arms.{arm}: {preset.name} with num_iterations=1 and steps_per_generation=gradient_accumulation_steps "
                f"is fully on-policy, where its objective equals GRPO's")
         if not exploratory:
-            raise Refusal(msg + "; lock num_iterations>1 or steps_per_generation>1")
+            raise Refusal(msg + "; lock num_iterations>1 or steps_per_generation>gradient_accumulation_steps")
         notes.append(msg)
 
     if device not in ("cpu", "cuda"):

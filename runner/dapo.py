@@ -18,27 +18,19 @@ without a model; ``runner.rollouts`` wires it into TRL's GRPOTrainer.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from prereg.errors import UserError
+from prereg.rules import ZERO_VARIANCE_TOL, all_equal
 
 
 class DynamicSamplingExhausted(UserError):
     """The locked generation limit was reached before the batch held enough eligible groups."""
 
 
-def all_equal(rewards: Sequence[float], tol: float = 0.0) -> bool:
-    """True when every reward of the group is the same (within ``tol``): zero advantage."""
-    finite = [r for r in rewards if r is not None and not (isinstance(r, float) and math.isnan(r))]
-    if len(finite) <= 1:
-        return True
-    return max(finite) - min(finite) <= tol
-
-
-def zvf(groups: Sequence[Sequence[float]], tol: float = 0.0) -> float:
+def zvf(groups: Sequence[Sequence[float]], tol: float = ZERO_VARIANCE_TOL) -> float:
     """Fraction of groups whose rewards are all equal (0.0 for no groups)."""
     return sum(all_equal(g, tol) for g in groups) / len(groups) if groups else 0.0
 
@@ -72,7 +64,7 @@ class DynamicSample:
 
 def fill_eligible_groups(generate_batch: Callable[[int], Sequence[Any]], needed_groups: int, max_batches: int,
                          *, rewards_of: Callable[[Any], Sequence[float]] = lambda g: g,
-                         tol: float = 0.0) -> DynamicSample:
+                         tol: float = ZERO_VARIANCE_TOL) -> DynamicSample:
     """Generate batches until ``needed_groups`` groups with unequal rewards are collected.
 
     ``generate_batch(i)`` returns the groups of the i-th generation batch (i = 0, 1, ...);

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from prereg.canonical import sha256_text
+from prereg.rules import all_at, all_equal
 
 # telemetry field -> TRL log key
 TRL_KEYS = {
@@ -76,10 +77,6 @@ def _std(xs):
     return math.sqrt(math.fsum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
 
-def _all_equal(group, tol=1e-9):
-    return max(group) - min(group) <= tol
-
-
 def groups_stats(groups: list[list[float]], *, max_reward: float, min_reward: float = 0.0) -> dict:
     """``group_stats`` for groups of unequal sizes (AERO), given as lists."""
     flat = [r for g in groups for r in g]
@@ -87,11 +84,11 @@ def groups_stats(groups: list[list[float]], *, max_reward: float, min_reward: fl
     if not n:
         return {"groups": 0, "zvf": None, "gu": None, "frac_all_fail": None, "frac_all_max": None,
                 "reward_mean": None, "reward_std": None}
-    zvf = sum(1 for g in groups if _all_equal(g)) / n
+    zvf = sum(1 for g in groups if all_equal(g)) / n
     return {
         "groups": n, "zvf": zvf, "gu": 1.0 - zvf,
-        "frac_all_fail": sum(1 for g in groups if all(abs(r - min_reward) <= 1e-9 for r in g)) / n,
-        "frac_all_max": sum(1 for g in groups if all(abs(r - max_reward) <= 1e-9 for r in g)) / n,
+        "frac_all_fail": sum(1 for g in groups if all_at(g, min_reward)) / n,
+        "frac_all_max": sum(1 for g in groups if all_at(g, max_reward)) / n,
         "reward_mean": _mean(flat), "reward_std": _std(flat),
     }
 
@@ -106,14 +103,14 @@ def group_stats(rewards: list[float], num_generations: int, *, max_reward: float
     if not n:
         return {"groups": 0, "zvf": None, "gu": None, "frac_all_fail": None, "frac_all_max": None,
                 "reward_mean": None, "reward_std": None}
-    zero_var = sum(1 for g in groups if _all_equal(g))
+    zero_var = sum(1 for g in groups if all_equal(g))
     zvf = zero_var / n
     return {
         "groups": n,
         "zvf": zvf,
         "gu": 1.0 - zvf,
-        "frac_all_fail": sum(1 for g in groups if all(abs(r - min_reward) <= 1e-9 for r in g)) / n,
-        "frac_all_max": sum(1 for g in groups if all(abs(r - max_reward) <= 1e-9 for r in g)) / n,
+        "frac_all_fail": sum(1 for g in groups if all_at(g, min_reward)) / n,
+        "frac_all_max": sum(1 for g in groups if all_at(g, max_reward)) / n,
         "reward_mean": _mean(rewards),
         "reward_std": _std(rewards),
     }

@@ -20,9 +20,10 @@ from pathlib import Path
 
 from prereg.canonical import sha256_file, sha256_json
 from prereg.errors import Refusal, UserError
-from prereg.jsonio import read_json, read_jsonl, write_atomic
+from prereg.jsonio import read_jsonl, write_atomic
 from prereg.lock import Lock, latest_lock, utc_now, verify_lock
 from prereg.records import HELDOUT_TRACE, TELEMETRY, artifact_digests, unit_dir, write_manifest
+from prereg.rules import lock_files
 from runner.config import (
     ALLOWED_ENV,
     FORBIDDEN_ENV_PREFIXES,
@@ -43,14 +44,7 @@ PENDING_FINGERPRINT = {"components": {"pending": True}, "hash": sha256_json({"pe
 def find_default_lock(lock_dir: str | Path = "locks") -> Path:
     """The latest version of the only study locked in ``lock_dir``; refuses when ambiguous."""
     lock_dir = Path(lock_dir)
-    studies = set()
-    for cand in sorted(lock_dir.glob("*.lock.json")) if lock_dir.is_dir() else []:
-        try:
-            data = read_json(cand, "lock")
-        except UserError:
-            continue
-        if isinstance(data, dict) and isinstance(data.get("study_id"), str):
-            studies.add(data["study_id"])
+    studies = {data["study_id"] for _, data in lock_files(lock_dir)}
     if len(studies) != 1:
         found = f"locks of {len(studies)} studies ({', '.join(sorted(studies))})" if studies else "no lock"
         raise UserError(f"--lock: not given and {lock_dir}/ holds {found}; pass --lock PATH")

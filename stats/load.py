@@ -20,7 +20,8 @@ from prereg.canonical import sha256_file
 from prereg.errors import UserError
 from prereg.jsonio import read_jsonl, read_text
 from prereg.lock import Lock, parse_time
-from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, read_run
+from prereg.records import HELDOUT_TRACE, TELEMETRY, read_run
+from prereg.rules import manifest_paths
 
 # Held-out metrics and the per-item trace field each is the mean of.
 ITEM_FIELD = {"heldout_accuracy": "correct", "heldout_reward_mean": "reward"}
@@ -140,7 +141,7 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
         if kind:
             deviations.append(_deviation(kind, f"{path}: {reason}", arm=arm, seed=seed))
 
-    for mpath in sorted(root.rglob(MANIFEST)):
+    for mpath in manifest_paths(root):
         rdir = mpath.parent
         rel = rdir.relative_to(root).as_posix() if rdir != root else "."
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from prereg.fields import FREE_PATHS, flatten, merged_fields, resolved_path
 from prereg.records import MANIFEST
+from prereg.rules import off_policy
 
 _MISSING = object()
 
@@ -38,8 +39,8 @@ def _implied(manifest: dict, path: str, algorithm) -> bool:
 
 
 def _on_policy(f: dict) -> bool:
-    spg = f.get("trainer.steps_per_generation") or f.get("trainer.gradient_accumulation_steps") or 1
-    return f.get("trainer.num_iterations", 1) == 1 and spg == 1
+    """Fully on-policy by the one rule (prereg.rules.off_policy) over the flattened resolved config."""
+    return not off_policy(f, prefix="trainer.")
 
 
 def run(ctx, out) -> None:
@@ -92,9 +93,11 @@ def run(ctx, out) -> None:
                 and (arm, "on_policy") not in first_of_arm):
             first_of_arm[(arm, "on_policy")] = r
             out.add(f"{mp}#$.resolved_config.trainer.num_iterations",
-                    "num_iterations > 1 or steps_per_generation > 1 (some off-policy updates)",
+                    "num_iterations > 1 or steps_per_generation > gradient_accumulation_steps "
+                    "(some off-policy updates)",
                     f"num_iterations={f.get('trainer.num_iterations')}, steps_per_generation="
-                    f"{f.get('trainer.steps_per_generation')}",
+                    f"{f.get('trainer.steps_per_generation')}, gradient_accumulation_steps="
+                    f"{f.get('trainer.gradient_accumulation_steps')}",
                     f"{arm} vs {base}: importance-sampling level differs but training is fully on-policy, "
                     "so the two objectives coincide (the contrast cannot show a difference)")
         declared = {p for p in set(view) | set(base_view)

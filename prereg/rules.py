@@ -1,0 +1,152 @@
+"""Domain rules decided in exactly one place, read by the runner, lint, stats and the audit.
+
+Each rule here used to be written out in several packages, and copies drifted apart (issue 15):
+the runner, the audit and lint disagreed on whether 4 gradient-accumulation steps with 4 steps
+per generation and 1 iteration is on-policy. Everything in this module is plain Python (no
+torch), so ``prereg``, ``stats`` and ``audit`` can use it.
+
+- :func:`off_policy`: whether one generation batch serves more than one optimizer update
+  (README failure 8: a GSPO arm run fully on-policy is GRPO under another name).
+- :data:`ZERO_VARIANCE_TOL` and :func:`all_equal`: when a group's rewards count as all equal,
+  for ZVF/GU and for dynamic sampling (README failure 6).
+- :func:`manifest_paths` and :func:`lock_files`: the one way to find run folders below a
+  root and the locks in a lock folder.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from prereg.errors import UserError
+from prereg.jsonio import read_json
+
+MANIFEST = "manifest.json"
+LOCK_SUFFIX = ".lock.json"
+
+# Two rewards closer than this are equal. Rewards are sums of a few float terms (0.1 + 0.2 is
+# not 0.3 exactly), so exact equality would call a zero-advantage group "mixed".
+ZERO_VARIANCE_TOL = 1e-9
+
+
+# ---------------------------------------------------------------- on-policy
+
+def off_policy(fields: Mapping, prefix: str = "") -> bool:
+    """Whether one generation batch serves more than one optimizer update.
+
+    TRL generates ``steps_per_generation`` micro-batches at once (default: the
+    ``gradient_accumulation_steps`` of one update) and reuses them ``num_iterations`` times.
+    The batch is used off-policy exactly when ``num_iterations > 1`` or
+    ``steps_per_generation > gradient_accumulation_steps``; otherwise every importance ratio
+    is 1 and sequence- and token-level sampling give the same objective.
+
+    Args:
+        fields: trainer settings by name: a preregistration arm's merged training view, the
+            runner's GRPOConfig fields, or a flattened resolved config.
+        prefix: prepended to each field name (``"trainer."`` for a flattened manifest config).
+
+    Returns:
+        True when some updates are off-policy; False when training is fully on-policy.
+
+    Example:
+        >>> off_policy({"gradient_accumulation_steps": 4, "steps_per_generation": 4, "num_iterations": 1})
+        False
+        >>> off_policy({"steps_per_generation": 2})
+        True
+    """
+    gas = fields.get(prefix + "gradient_accumulation_steps") or 1
+    spg = fields.get(prefix + "steps_per_generation") or gas
+    return (fields.get(prefix + "num_iterations") or 1) > 1 or spg > gas
+
+
+# ---------------------------------------------------------------- zero variance
+
+def all_equal(rewards: Iterable[float | None], tol: float = ZERO_VARIANCE_TOL) -> bool:
+    """Whether a group's rewards are all the same, so its advantages are all zero.
+
+    Args:
+        rewards: one prompt group's rewards; None and NaN (a reward function that abstained)
+            are ignored.
+        tol: largest spread still counted as equal (default :data:`ZERO_VARIANCE_TOL`).
+
+    Returns:
+        True for a group with at most one finite reward or a spread within ``tol``.
+
+    Example:
+        >>> all_equal([0.1 + 0.2, 0.3]), all_equal([0.0, 1.0])
+        (True, False)
+    """
+    finite = [r for r in rewards if r is not None and not (isinstance(r, float) and math.isnan(r))]
+    if len(finite) <= 1:
+        return True
+    return max(finite) - min(finite) <= tol
+
+
+def all_at(rewards: Iterable[float], value: float, tol: float = ZERO_VARIANCE_TOL) -> bool:
+    """Whether every reward of the group equals ``value`` (all failed, or all at the maximum).
+
+    Example:
+        >>> all_at([1.0, 1.0 + 1e-12], 1.0)
+        True
+    """
+    return all(abs(r - value) <= tol for r in rewards)
+
+
+# ---------------------------------------------------------------- discovery
+
+def manifest_paths(root: str | Path) -> list[Path]:
+    """Every run manifest below ``root``, sorted by path: the one way run folders are found.
+
+    A run folder is any folder holding ``manifest.json``; ``root`` may be ``runs/``,
+    ``runs/<study>/`` or one run folder. Reading and judging each manifest is the caller's
+    business (the runner refuses a bad one, the analysis excludes it, the audit reports it).
+
+    Args:
+        root: the folder to search.
+
+    Returns:
+        Paths of the manifests, sorted.
+
+    Raises:
+        UserError: ``root`` does not exist.
+
+    Example:
+        >>> [p.parent.name for p in manifest_paths("runs/demo")]  # doctest: +SKIP
+        ['s1', 's2']
+    """
+    root = Path(root)
+    if not root.exists():
+        raise UserError(f"{root}: runs folder not found")
+    return sorted(root.rglob(MANIFEST))
+
+
+def lock_files(lock_dir: str | Path, study_id: str | None = None) -> list[tuple[Path, dict]]:
+    """Every readable lock in ``lock_dir`` (of one study when given), sorted by path.
+
+    A file that is not a JSON object with a string ``study_id`` and ``lock_hash`` is not a
+    lock and is passed over; verifying a lock is :func:`prereg.lock.verify_lock`'s job.
+
+    Args:
+        lock_dir: the folder holding ``*.lock.json`` files; a missing folder holds none.
+        study_id: keep only locks of this study.
+
+    Returns:
+        ``(path, lock data)`` pairs.
+
+    Example:
+        >>> [p.name for p, _ in lock_files("locks", "demo")]  # doctest: +SKIP
+        ['demo.lock.json', 'demo.v2.lock.json']
+    """
+    lock_dir = Path(lock_dir)
+    found = []
+    for cand in sorted(lock_dir.glob("*" + LOCK_SUFFIX)) if lock_dir.is_dir() else []:
+        try:
+            data = read_json(cand, "lock")
+        except UserError:
+            continue
+        if (isinstance(data, dict) and isinstance(data.get("study_id"), str)
+                and isinstance(data.get("lock_hash"), str)
+                and (study_id is None or data["study_id"] == study_id)):
+            found.append((cand, data))
+    return found

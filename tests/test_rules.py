@@ -1,0 +1,95 @@
+"""One rule in one place (prereg.rules): the runner, lint and the audit decide alike.
+
+Issue 15: with 4 gradient-accumulation steps, 4 steps per generation and 1 iteration the
+runner called a GSPO arm on-policy, the audit called it off-policy and lint did not flag it.
+Here the three consumers are asked about the same arm over a grid of batch geometries.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from runner_run_support import prereg
+
+from audit.checks.treatment import _on_policy as audit_on_policy
+from prereg.errors import UserError
+from prereg.fields import flatten
+from prereg.lint import lint
+from prereg.rules import ZERO_VARIANCE_TOL, all_at, all_equal, lock_files, manifest_paths, off_policy
+
+GRID = list(itertools.product([1, 2, 4], [None, 1, 2, 4, 8], [1, 2]))  # gas, spg, iterations
+
+
+def _gspo(gas, spg, iters) -> dict:
+    p = prereg()
+    p["training"]["gradient_accumulation_steps"] = gas
+    changes = p["arms"]["gspo"]["changes"]
+    changes.pop("steps_per_generation", None)
+    if spg is not None:
+        changes["steps_per_generation"] = spg
+    changes["num_iterations"] = iters
+    return p
+
+
+def test_runner_lint_and_audit_agree_on_every_geometry():
+    from runner.config import resolve
+
+    judged = 0
+    for gas, spg, iters in GRID:
+        p = _gspo(gas, spg, iters)
+        try:  # exploratory: the runner notes an on-policy GSPO arm instead of refusing it
+            cfg = resolve(p, "gspo", 1, device="cpu", output_dir="/tmp/unused", exploratory=True)
+        except (ValueError, UserError):
+            continue  # a geometry TRL itself rejects (generation batch not a multiple of the group)
+        runner_on = any("fully on-policy" in n for n in cfg.notes)
+        lint_on = any(f.rule == "gspo-on-policy" for f in lint(p, ["gspo-on-policy"]))
+        audit_on = audit_on_policy(flatten(cfg.resolved()))
+        expect_on = iters == 1 and (spg or gas) <= gas
+        assert runner_on == lint_on == audit_on == expect_on, (gas, spg, iters, runner_on, lint_on, audit_on)
+        judged += 1
+    assert judged >= 12, "the grid must exercise real geometries, not only rejected ones"
+
+
+def test_the_case_the_copies_disagreed_on_is_on_policy_for_all_three():
+    from runner.config import resolve
+
+    p = _gspo(4, 4, 1)
+    cfg = resolve(p, "gspo", 1, device="cpu", output_dir="/tmp/unused", exploratory=True)
+    assert cfg.grpo_config.steps_per_generation == 4 and cfg.grpo_config.gradient_accumulation_steps == 4
+    assert any("fully on-policy" in n for n in cfg.notes)
+    assert [f.rule for f in lint(p, ["gspo-on-policy"])] == ["gspo-on-policy"]
+    assert audit_on_policy(flatten(cfg.resolved())) is True
+    assert off_policy({"gradient_accumulation_steps": 4, "steps_per_generation": 8}) is True
+
+
+def test_zero_variance_tolerance_is_one_number_used_by_telemetry_and_dynamic_sampling():
+    from runner.dapo import zvf
+    from runner.telemetry import group_stats
+
+    near = [0.1 + 0.2, 0.3, 0.3, 0.3]  # equal up to float rounding: zero advantage
+    mixed = [0.3, 0.3, 0.3, 0.3 + 10 * ZERO_VARIANCE_TOL]
+    assert all_equal(near) and not all_equal(mixed) and all_equal([1.0, math.nan, None])
+    assert group_stats(near + mixed, 4, max_reward=1.0)["zvf"] == 0.5
+    assert zvf([near, mixed]) == 0.5
+    assert all_at([1.0, 1.0 + ZERO_VARIANCE_TOL / 2], 1.0) and not all_at([1.0, 0.9], 1.0)
+
+
+def test_lock_and_manifest_discovery(tmp_path):
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    (locks / "a.lock.json").write_text('{"study_id": "a", "lock_hash": "h1"}')
+    (locks / "renamed.lock.json").write_text('{"study_id": "a", "lock_hash": "h2"}')  # found by content
+    (locks / "b.lock.json").write_text('{"study_id": "b", "lock_hash": "h3"}')
+    (locks / "junk.lock.json").write_text("[1, 2]")  # not a lock: passed over
+    (locks / "notes.json").write_text('{"study_id": "a", "lock_hash": "h4"}')  # not *.lock.json
+    assert [d["lock_hash"] for _, d in lock_files(locks, "a")] == ["h1", "h2"]
+    assert len(lock_files(locks)) == 3 and lock_files(tmp_path / "none") == []
+    for rel in ("s/arm/s2", "s/arm/s1", "t/x/s1"):
+        (tmp_path / "runs" / rel).mkdir(parents=True)
+        (tmp_path / "runs" / rel / "manifest.json").write_text("{}")
+    assert [p.parent.relative_to(tmp_path / "runs").as_posix() for p in manifest_paths(tmp_path / "runs")] == [
+        "s/arm/s1", "s/arm/s2", "t/x/s1"]
+    with pytest.raises(UserError, match="runs folder not found"):
+        manifest_paths(tmp_path / "nope")
