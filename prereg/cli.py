@@ -262,6 +262,25 @@ def _cond(c: dict) -> str:
     return "(" + " ".join(parts) + ")"
 
 
+def cmd_design(args) -> int:
+    import json
+
+    from prereg.design_table import design_dict, print_design
+    from prereg.diff import read_document
+    from prereg.schema import require_valid
+    from prereg.seqdesign import design, operating, require_usable
+
+    doc = read_document(args.file)
+    require_valid(doc.prereg, "preregistration", str(args.file))
+    d = design(require_usable(doc.prereg))
+    oc = operating(d)
+    if args.json:
+        print(json.dumps(design_dict(d, oc), indent=2))
+    else:
+        print_design(d, oc, doc.prereg["id"])
+    return EXIT_OK
+
+
 def cmd_diff(args) -> int:
     import json
 
@@ -332,6 +351,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("keygen", help="write an Ed25519 key pair PATH and PATH.pub")
     s.add_argument("path")
     s.set_defaults(fn=cmd_keygen)
+
+    s = sub.add_parser("design", help="boundaries, power and expected seeds of the sequential design")
+    s.add_argument("file", help="a preregistration or lock with analysis.sequential")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_design)
 
     s = sub.add_parser("diff", help="field-level differences (exit 1 when they differ)")
     s.add_argument("a")

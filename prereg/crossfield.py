@@ -63,6 +63,35 @@ def prereg_errors(doc: Any) -> list[str]:
         problem = _not_an_arm(path, value, arms)
         if problem:
             out.append(problem)
+    return out + sequential_errors(doc)
+
+
+def sequential_errors(doc: dict) -> list[str]:
+    """A group-sequential design whose looks cannot be run (README failure 19).
+
+    Looks are cumulative seeds per arm: they must increase strictly and the last one must be
+    the registered seed count, or the study could never reach (or would overrun) its final look.
+
+    Example:
+        >>> sequential_errors({"seeds": [1, 2, 3], "analysis": {"sequential": {"looks": [2, 2], "spending": "pocock"}}})[0]
+        '$.analysis.sequential.looks: looks must increase strictly, got [2, 2]'
+    """
+    a = doc.get("analysis")
+    s = a.get("sequential") if isinstance(a, dict) else None
+    if not isinstance(s, dict) or not isinstance(s.get("looks"), list) or not s["looks"]:
+        return []
+    looks, seeds, where, out = s["looks"], doc.get("seeds"), "$.analysis.sequential", []
+    if not all(isinstance(n, int) for n in looks):
+        return []
+    if any(b <= a for a, b in zip(looks[:-1], looks[1:], strict=True)):
+        out.append(f"{where}.looks: looks must increase strictly, got {looks}")
+    if isinstance(seeds, list) and looks[-1] != len(seeds):
+        out.append(f"{where}.looks: the last look ({looks[-1]} seeds) must equal the registered seeds ({len(seeds)})")
+    if s.get("spending") == "hsd" and "gamma" not in s:
+        out.append(f"{where}.gamma: the hsd spending function needs gamma")
+    fut = s.get("futility")
+    if isinstance(fut, dict) and fut.get("spending") == "hsd" and "gamma" not in fut:
+        out.append(f"{where}.futility.gamma: the hsd beta-spending function needs gamma")
     return out
 
 

@@ -417,3 +417,4 @@ def lint_file(path: str | Path) -> list[Finding]:
 
 # rules kept in their own modules register themselves on import (after rule/Finding exist)
 import prereg.lint_declarations  # noqa: E402,F401
+import prereg.lint_sequential  # noqa: E402,F401

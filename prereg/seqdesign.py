@@ -24,7 +24,7 @@ from prereg.sequential import Boundaries, Spec, spending_boundaries
 
 SMALL_SAMPLE = ("t_calibrated", "t_tail", "none")
 INFERENCE = ("stagewise", "repeated_ci")
-DEFAULT_DRAWS = 200_000
+DEFAULT_DRAWS = 1_000_000
 CALIBRATION_STREAM = 1701   # rng streams: [rng_seed, stream]
 H0_STREAM, H1_STREAM = 1702, 1703
 
@@ -90,14 +90,10 @@ def plan_of(prereg: dict) -> SequentialPlan | None:
 
 def check(prereg: dict, plan: SequentialPlan) -> list[tuple[str, str]]:
     """What makes a sequential plan unusable, as (path, message) pairs (lint and design refuse these)."""
-    out, looks, where = [], plan.looks, "$.analysis.sequential"
-    if any(b <= a for a, b in zip(looks[:-1], looks[1:], strict=True)):
-        out.append((f"{where}.looks", f"looks must increase strictly, got {list(looks)}"))
-    if looks[-1] != len(prereg["seeds"]):
-        out.append((f"{where}.looks", f"the last look ({looks[-1]} seeds) must equal the registered seeds "
-                                      f"({len(prereg['seeds'])})"))
-    if looks[0] < 2:
-        out.append((f"{where}.looks", "a paired t needs at least 2 seeds at the first look"))
+    from prereg.crossfield import sequential_errors
+
+    where = "$.analysis.sequential"
+    out = [tuple(e.split(": ", 1)) for e in sequential_errors(prereg)]
     a = prereg["analysis"]
     if a["contrasts"]["test"] != "paired_t" or a["unit"] != "seed":
         out.append(("$.analysis.contrasts.test", "a sequential design monitors the paired t over seeds "
@@ -160,3 +156,49 @@ def design(plan: SequentialPlan) -> Design:
     else:
         tu = t_boundaries(z.upper, plan.looks, "none" if plan.small_sample == "none" else "t_tail")
     return Design(plan, z, tuple(float(x) for x in tu), tf)
+
+
+@dataclass(frozen=True)
+class Operating:
+    """Operating characteristics of a design: simulated paired-t studies, next to the fixed design.
+
+    ``stop_h0``/``stop_h1`` are per-look stopping probabilities; ``power`` is the probability of
+    rejecting in the registered direction at the pilot effect (None without a pilot); ``fixed_power``
+    the exact noncentral-t power of testing once at all seeds at the same alpha.
+    """
+    reps: int
+    level: float
+    stop_h0: tuple[float, ...]
+    seeds_h0: float
+    power: float | None = None
+    power_normal: float | None = None
+    stop_h1: tuple[float, ...] | None = None
+    seeds_h1: float | None = None
+    fixed_power: float | None = None
+
+
+def operating(d: Design, reps: int | None = None) -> Operating:
+    """Level, power and expected seeds of a design by seeded simulation (streams H0/H1 of rng_seed).
+
+    Args:
+        d: a solved :class:`Design`.
+        reps: simulated studies (default: the plan's calibration draws).
+    Returns:
+        :class:`Operating`.
+    """
+    from prereg import power as pw
+    from prereg.sequential import exit_probabilities
+    from prereg.sequential_sim import simulate
+
+    p = d.plan
+    reps = reps or p.draws
+    h0 = simulate(p.looks, d.t_upper, d.t_futility, sides=p.sides, reps=reps, seed=[p.rng_seed, H0_STREAM])
+    if p.drift is None:
+        return Operating(reps, h0.reject, h0.stop_at, h0.expected_seeds)
+    es = p.effect / p.sd
+    h1 = simulate(p.looks, d.t_upper, d.t_futility, sides=p.sides, d=es, reps=reps, seed=[p.rng_seed, H1_STREAM])
+    normal = exit_probabilities(d.z.t, d.z.upper, d.z.futility, p.sides, p.drift)
+    alt = "two-sided" if p.sides == 2 else "greater"
+    fixed = pw.power_paired(es, 1.0, p.looks[-1], p.alpha, alt)
+    return Operating(reps, h0.reject, h0.stop_at, h0.expected_seeds, h1.reject_upper, sum(normal.upper),
+                     h1.stop_at, h1.expected_seeds, fixed)

@@ -96,7 +96,8 @@ def calibrate(looks, increments, futility_t, *, sides: int = 2, binding: bool = 
 
     Under H0 the joint law of the paired t statistics does not depend on the SD (they are
     scale-free), so spending the registered alpha increments on a seeded simulation of that law
-    gives boundaries exact up to Monte-Carlo error, where the equal-tail conversion is not.
+    gives boundaries exact up to Monte-Carlo error, where the equal-tail conversion is not. The
+    first look needs no simulation: its statistic is exactly t with n_1 - 1 df.
 
     Args:
         looks: cumulative seeds per arm.
@@ -112,7 +113,12 @@ def calibrate(looks, increments, futility_t, *, sides: int = 2, binding: bool = 
         v = np.abs(T[:, k]) if sides == 2 else T[:, k]
         v = np.where(alive, v, -np.inf)
         m = int(round(inc * reps))
-        c = math.inf if m <= 0 else float(np.partition(-v, m - 1)[m - 1] * -1)
+        if k == 0:  # the first look's t statistic is exactly t(n_1 - 1) under H0: no simulation needed
+            from scipy import stats
+
+            c = math.inf if inc <= 0 else float(stats.t.isf(inc / sides, looks[0] - 1))
+        else:
+            c = math.inf if m <= 0 else float(np.partition(-v, m - 1)[m - 1] * -1)
         out.append(c)
         alive &= v < c
         if binding:

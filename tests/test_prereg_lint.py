@@ -172,6 +172,17 @@ FIRING["contrast-plan"] = [
     _both(_set(("arms", "base"), REF), _set(PAIRS, [{"arm": "grpo", "baseline": "base"}])),  # unit seed, no seeds
 ]
 
+SEQ = ("analysis", "sequential")
+_SEQ23 = {"looks": [2, 3], "spending": "pocock", "calibration_draws": 20_000}
+FIRING["sequential-plan"] = [
+    _both(_set(SEQ, _SEQ23), _set(("analysis", "contrasts", "test"), "wilcoxon")),
+    _set(SEQ, {**_SEQ23, "futility": {"type": "binding"}}),  # beta-spending without a pilot SD
+]
+FIRING["sequential-underpowered"] = [
+    _both(_set(SEQ, _SEQ23), _set(("analysis", "power", "pilot_sd"), 0.03),
+          _set(("analysis", "power", "effect"), 0.01)),
+]
+
 
 def test_reference_arms_are_not_training_arms():
     """A base model and an SFT checkpoint declared as reference arms: no 'treatment not wired',

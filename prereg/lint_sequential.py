@@ -1,0 +1,36 @@
+"""Lint rules for a group-sequential design (README failure 19); registered from prereg.lint."""
+
+from __future__ import annotations
+
+from prereg.lint import Finding, rule
+
+
+@rule("sequential-plan")
+def sequential_plan(p: dict) -> list[Finding]:
+    """A sequential plan the design, the interim analysis or the runner would refuse."""
+    if not p["analysis"].get("sequential"):
+        return []
+    from prereg.seqdesign import check, plan_of
+
+    return [Finding("sequential-plan", path, msg) for path, msg in check(p, plan_of(p))]
+
+
+@rule("sequential-underpowered")
+def sequential_underpowered(p: dict) -> list[Finding]:
+    """Power of the sequential design (simulated paired t, from the pilot SD) below the power target."""
+    a = p["analysis"]
+    if not a.get("sequential") or not (a.get("power") or {}).get("pilot_sd"):
+        return []
+    from prereg.seqdesign import check, design, operating, plan_of
+
+    plan = plan_of(p)
+    if check(p, plan) or plan.drift is None:
+        return []
+    oc = operating(design(plan))
+    target = a["power"]["target"]
+    if oc.power >= target:
+        return []
+    return [Finding("sequential-underpowered", "$.analysis.sequential",
+                    f"the sequential design has power {oc.power:.2f} (fixed design at {plan.looks[-1]} seeds: "
+                    f"{oc.fixed_power:.2f}) for effect {plan.effect:g} at pilot SD {plan.sd:g}, alpha "
+                    f"{plan.alpha:.4g} per contrast; the target is {target:g} (`prereg design` shows the looks)")]
