@@ -22,7 +22,7 @@ install: $(BIN)/python
 
 install-test: $(BIN)/python
 	$(BIN)/pip install -q $(TORCH)
-	$(BIN)/pip install -q -e '.[train,ray,test]'
+	$(BIN)/pip install -q -e '.[train,ray,trackers,test]'
 
 demo: install
 	$(BIN)/python scripts/demo.py

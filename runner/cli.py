@@ -29,6 +29,16 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trusted-key", action="append", default=None, metavar="PUBKEY",
                    help="accept only signatures by this public key (repeatable)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_tracker_arguments(p)
+
+
+def add_tracker_arguments(p: argparse.ArgumentParser) -> None:
+    """``--report-to`` and ``--tensorboard-dir``: free settings shared by ``runner run`` and ``runner sweep``."""
+    p.add_argument("--report-to", action="append", default=None, metavar="TRACKER",
+                   help="experiment tracker(s): none (default), wandb, mlflow, trackio, tensorboard; repeatable or "
+                        "comma-separated. A free setting: recorded in the manifest, never in the config or traces")
+    p.add_argument("--tensorboard-dir", default=None, metavar="DIR",
+                   help="root of TensorBoard event folders (default ./tensorboard; <DIR>/<study>/<arm>/s<seed>)")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -37,7 +47,8 @@ def _run(args: argparse.Namespace) -> int:
 
     run_dir = run_unit(args.lock, args.arm, args.seed, args.out, device=args.device, store_text=args.store_text,
                        exploratory=args.exploratory, quiet=args.quiet, require_signature=args.require_signature,
-                       trusted_keys=args.trusted_key)
+                       trusted_keys=args.trusted_key, report_to=args.report_to,
+                       tensorboard_dir=args.tensorboard_dir)
     print(run_dir)
     return 0
 

@@ -156,6 +156,7 @@ class Recorder:
         self.next_layout = None
         self.step_extra: dict = {}
         self.step_groups = None
+        self.last_row: dict | None = None  # the newest telemetry row (runner.trackers forwards it)
 
     # -- from the reward function -------------------------------------------------------
     def record_batch(self, step: int, prompts: list, completions: list, completion_ids: list | None,
@@ -213,6 +214,7 @@ class Recorder:
         self.telemetry_fh.write(json.dumps(row, allow_nan=False) + "\n")
         self.telemetry_fh.flush()
         self.last_step_written = step
+        self.last_row = row
         if self.progress is not None:
             total = f"/{self.total_steps}" if self.total_steps else ""
             self.progress(

@@ -125,22 +125,39 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
 def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path = "runs", *,
              device: str = "cpu", store_text: bool = False, exploratory: bool = False, quiet: bool = False,
              require_signature: bool = False, trusted_keys: list[str] | None = None,
-             environ: dict | None = None, lock_dir: str | Path = "locks") -> Path:
+             environ: dict | None = None, lock_dir: str | Path = "locks", report_to=None,
+             tensorboard_dir: str | Path | None = None) -> Path:
     """Train, evaluate and seal one unit; returns its run folder ``out/<study>/<arm>/s<seed>``.
+
+    ``report_to`` names experiment trackers (``runner.trackers``): a free setting, recorded in
+    ``settings.report_to`` and ``trackers`` of the manifest, never in the resolved config.
 
     Raises ``UserError``/``Refusal`` (one line) for anything refused; any other exception is
     recorded in a ``failed`` manifest and re-raised.
     """
+    from runner.trackers import check_clients, parse_report_to
+
+    report_to = parse_report_to(report_to)
+    check_clients(report_to)  # a missing client is refused before anything is written
     lock, cfg, env, _ = preflight(lock_path, arm, seed, out, device=device, exploratory=exploratory,
                                   require_signature=require_signature, trusted_keys=trusted_keys,
                                   environ=environ, lock_dir=lock_dir)
     run_dir = unit_dir(out, lock.study_id, arm, seed)
     settings = {"out": str(out), "device": device, "store_text": store_text, "quiet": quiet,
                 "exploratory": exploratory, "require_signature": require_signature,
-                "lock_path": str(lock.path), "env": env}
+                "lock_path": str(lock.path), "env": env, "report_to": list(report_to)}
     with UnitGuard(run_dir, allow_resume=True) as guard:
+        trackers = _start_trackers(report_to, lock, cfg, exploratory, tensorboard_dir)
         return _run(lock, cfg, run_dir, settings, exploratory=exploratory, store_text=store_text, quiet=quiet,
-                    resume=guard.resumable)
+                    resume=guard.resumable, trackers=trackers)
+
+
+def _start_trackers(names, lock: Lock, cfg: ResolvedConfig, exploratory: bool, tensorboard_dir):
+    from runner.trackers import RunIdentity, start_trackers
+
+    ident = RunIdentity(study_id=lock.study_id, lock_hash=lock.hash, lock_version=lock.version, arm=cfg.arm,
+                        seed=cfg.seed, evidence_class=evidence_class(lock, exploratory))
+    return start_trackers(names, ident, cfg.resolved(), tensorboard_dir=tensorboard_dir)
 
 
 def _base_manifest(lock: Lock, cfg: ResolvedConfig, settings: dict, exploratory: bool) -> dict:
@@ -179,8 +196,12 @@ def _summaries(run_dir: Path) -> dict:
 
 
 def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, exploratory: bool,
-         store_text: bool, quiet: bool, resume: str | None = None) -> Path:
+         store_text: bool, quiet: bool, resume: str | None = None, trackers=None) -> Path:
     import torch
+
+    from runner.trackers import Trackers
+
+    trackers = trackers if trackers is not None else Trackers([], [])
 
     prereg = lock.prereg
     settings = {**settings, "torch_threads": torch.get_num_threads()}  # CPU reductions depend on it
@@ -191,6 +212,8 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
 
         manifest, point = begin_resume(run_dir, manifest, now=utc_now())
         _say(quiet, f"runner: resuming interrupted unit from step {point.step}")
+    if trackers.records:  # a resumed unit keeps the tracker runs of its earlier attempts
+        manifest["trackers"] = [*manifest.get("trackers", []), *trackers.records]
     write_manifest(run_dir, manifest)
     _say(quiet, f"runner: {lock.study_id}/{cfg.arm}/s{cfg.seed} ({cfg.algorithm}, {manifest['evidence_class']}) "
                 f"-> {run_dir}")
@@ -233,6 +256,8 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
             from runner.resume import make_checkpoint_callback
 
             extra_callbacks.append(make_checkpoint_callback(run_dir, recorder))
+        if trackers.backends:  # after the telemetry callback, whose row it forwards
+            extra_callbacks.append(trackers.callback(recorder))
         trainer = build_trainer(cfg, model, tokenizer, task, recorder, callbacks=extra_callbacks)
         if getattr(trainer, "rlprereg_vllm_engine_seeds", None):
             manifest["notes"].append(f"vLLM engine seed(s) from the run seed: {trainer.rlprereg_vllm_engine_seeds}")
@@ -255,7 +280,9 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
         _remove_empty(run_dir / "checkpoints")
         manifest.update(status="complete", ended_at=utc_now(), summaries=_summaries(run_dir),
                         artifacts=artifact_digests(run_dir))
+        manifest["notes"] = [*manifest.get("notes", []), *trackers.problems]
         sealed = write_manifest(run_dir, manifest)
+        _finish_trackers(trackers, sealed, quiet)
         s = sealed["summaries"]
         _say(quiet, f"runner: complete  heldout {s['heldout_correct']}/{s['heldout_n']}  "
                     f"zvf_mean {_fmt(s['zvf_mean'])}  rollouts {s['rollouts']}  seal {sealed['seal'][:12]}")
@@ -271,11 +298,19 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
             summaries = {}
         manifest.update(status=status, ended_at=utc_now(), error=f"{type(exc).__name__}: {text}",
                         summaries=summaries, artifacts=artifact_digests(run_dir))
-        write_manifest(run_dir, manifest)
+        manifest["notes"] = [*manifest.get("notes", []), *trackers.problems]
+        _finish_trackers(trackers, write_manifest(run_dir, manifest), quiet)
         raise
     finally:
         if tmp_eval is not None:
             shutil.rmtree(tmp_eval, ignore_errors=True)
+
+
+def _finish_trackers(trackers, sealed: dict, quiet: bool) -> None:
+    """Tag the tracker runs with the seal (known only now); a failure here can only be reported."""
+    steps = (sealed.get("summaries") or {}).get("steps") or 0
+    for problem in trackers.finish(sealed["seal"], sealed["status"], sealed.get("summaries"), step=steps):
+        print(f"runner: warning: {problem}", file=sys.stderr, flush=True)
 
 
 def build_trainer(cfg: ResolvedConfig, model, tokenizer, task, recorder: Recorder, *, callbacks=None):

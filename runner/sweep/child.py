@@ -25,7 +25,8 @@ LOG_DIR = "sweep-logs"
 SUPERSEDED = "_superseded"
 # Environment a remote worker needs from the driver to run a unit the same way offline.
 PASS_ENV_PREFIXES = ("HF_", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "PYTHONHASHSEED",
-                     "CUBLAS_WORKSPACE_CONFIG", "RLPREREG_CACHE")
+                     "CUBLAS_WORKSPACE_CONFIG", "RLPREREG_CACHE",
+                     "MLFLOW_", "WANDB_", "TRACKIO_")  # where --report-to trackers write (runner.trackers)
 
 
 def _die_with_parent() -> None:

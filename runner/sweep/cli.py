@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from prereg.errors import OneLineParser, run_cli
 from runner.status import parse_list
@@ -32,6 +33,9 @@ def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--store-text", action="store_true")
     g.add_argument("--require-signature", action="store_true")
     g.add_argument("--trusted-key", action="append", default=None, metavar="PUBKEY")
+    from runner.cli import add_tracker_arguments
+
+    add_tracker_arguments(g)
 
 
 def sweep_command(args: argparse.Namespace) -> int:
@@ -45,6 +49,14 @@ def sweep_command(args: argparse.Namespace) -> int:
         runner_args.append("--require-signature")
     for key in args.trusted_key or []:
         runner_args += ["--trusted-key", key]
+    from runner.trackers import check_clients, parse_report_to
+
+    trackers = parse_report_to(args.report_to)
+    check_clients(trackers)  # one line before any unit starts, not once per unit
+    if trackers:
+        runner_args += ["--report-to", ",".join(trackers)]
+    if args.tensorboard_dir:
+        runner_args += ["--tensorboard-dir", str(Path(args.tensorboard_dir).resolve())]
     opts = SweepOptions(
         lock_path=args.lock, out=args.out, arms=parse_list(args.arms, "--arms"),
         seeds=parse_list(args.seeds, "--seeds", int), executor=args.executor, address=args.address,
