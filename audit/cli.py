@@ -34,6 +34,8 @@ def _may_write(out_path: str, marker: str) -> None:
     p = Path(out_path)
     if p.is_dir():
         raise UserError(f"{out_path}: is a folder; give a file name")
+    if not p.parent.is_dir():  # create nothing the user did not name as output
+        raise UserError(f"{out_path}: folder {p.parent} does not exist (create it first)")
     if p.exists():
         try:
             head = p.read_text(encoding="utf-8", errors="replace")[:4096]
@@ -58,9 +60,9 @@ def _check(args: argparse.Namespace) -> int:
     result = run_audit(args.report_dir, lock=args.lock, runs=args.runs, strict=args.strict,
                        trusted_keys=keys, only=args.only)
     if args.json_out:
-        write_atomic(args.json_out, to_json(result))
+        write_atomic(args.json_out, to_json(result), make_parents=False)
     if args.html_out:
-        write_atomic(args.html_out, to_html(result))
+        write_atomic(args.html_out, to_html(result), make_parents=False)
     if sys.stdout.isatty() and not args.plain:
         rich_print(result)
     else:

@@ -35,7 +35,6 @@ def _contrast_refs(doc: dict):
     if isinstance(contrasts, dict):
         for key in ("baseline", "baseline_arm"):
             yield f"$.analysis.contrasts.{key}", contrasts.get(key)
-        lists.append(("$.analysis.contrasts.declared", contrasts.get("declared")))
         lists.append(("$.analysis.contrasts.pairs", contrasts.get("pairs")))  # declared (arm, baseline) pairs
     lists.append(("$.analysis.contrasts", contrasts))
     for base, items in lists:

@@ -74,6 +74,38 @@ def _set_seeds(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+def check_seed_range(seed: int) -> None:
+    """The locked seed range (the schema's, one rule) checked before any model is built.
+
+    ``--exploratory --seed 99999999999`` used to fail with numpy's ValueError after loading the model.
+    """
+    from prereg.schema import load_schema
+
+    items = load_schema("preregistration")["properties"]["seeds"]["items"]
+    lo, hi = items["minimum"], items["maximum"]
+    if not lo <= seed <= hi:
+        raise UserError(f"--seed {seed}: must be an integer in {lo}..{hi}")
+
+
+def disk_error(exc: BaseException) -> str | None:
+    """The OS reason when ``exc`` is a failed write (full disk, read-only, quota), else None.
+
+    safetensors reports a full disk as ``SafetensorError: ... IoError(Os { code: 28, ...``, not
+    as an OSError, so both shapes are recognised.
+    """
+    import errno
+    import os
+    import re
+
+    codes = (errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EIO)
+    if isinstance(exc, OSError) and exc.errno in codes:
+        return exc.strerror or os.strerror(exc.errno)
+    m = re.search(r"Os \{ code: (\d+)", str(exc))
+    if type(exc).__name__ == "SafetensorError" and m and int(m.group(1)) in codes:
+        return os.strerror(int(m.group(1)))
+    return None
+
+
 def _say(quiet: bool, line: str) -> None:
     if not quiet:
         print(line, file=sys.stderr, flush=True)
@@ -88,8 +120,7 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
     arm_view(prereg, arm, exploratory=exploratory)  # refuses an unregistered arm
     if seed not in prereg["seeds"] and not exploratory:
         raise Refusal(f"--seed {seed} is not registered in the lock (registered: {', '.join(map(str, prereg['seeds']))})")
-    if seed < 0:
-        raise UserError(f"--seed {seed}: must be a non-negative integer")
+    check_seed_range(seed)
     env = check_environment(environ, exploratory=exploratory)
     notes = [f"environment override allowed (exploratory): {k}={v}" for k, v in env.items()
              if k.startswith(FORBIDDEN_ENV_PREFIXES) and k not in ALLOWED_ENV]
@@ -299,7 +330,17 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
         manifest.update(status=status, ended_at=utc_now(), error=f"{type(exc).__name__}: {text}",
                         summaries=summaries, artifacts=artifact_digests(run_dir))
         manifest["notes"] = [*manifest.get("notes", []), *trackers.problems]
-        _finish_trackers(trackers, write_manifest(run_dir, manifest), quiet)
+        reason = disk_error(exc)
+        try:
+            sealed = write_manifest(run_dir, manifest)
+        except UserError as werr:
+            if reason is None:
+                raise
+            raise UserError(f"{run_dir}: cannot write ({reason}); the failed manifest could not be saved "
+                            f"either ({werr})") from None
+        _finish_trackers(trackers, sealed, quiet)
+        if reason is not None:  # a full or read-only disk is the user's to fix: one line, exit 2
+            raise UserError(f"{run_dir}: cannot write ({reason}); the unit is marked failed") from None
         raise
     finally:
         if tmp_eval is not None:

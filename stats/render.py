@@ -380,6 +380,15 @@ def latex(a: dict, digest: str) -> str:
 
 
 # ----------------------------------------------------------------------------- figures
+def _save(fig, path: Path) -> None:
+    """PNG bytes through the one atomic writer: umask honoured, a read-only folder is one line."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    write_atomic(path, buf.getvalue())
+
+
 def _runs_root(a: dict, analysis_path: Path, override: str | Path | None) -> Path | None:
     if override is not None:
         return Path(override)
@@ -457,7 +466,7 @@ def _curves(tel, key: str, ylabel: str, path: Path) -> bool:
     axes[0][0].set_ylabel(ylabel, fontsize=8)
     fig.suptitle(f"{ylabel}: per seed (thin), mean over seeds (bold), min–max band", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, metadata={"Software": None})
+    _save(fig, path)
     plt.close(fig)
     return True
 
@@ -514,7 +523,7 @@ def _forest(a: dict, path: Path) -> None:
                    fontsize=8)
     ax2.set_title("Contrasts (arm − baseline)")
     fig.tight_layout()
-    fig.savefig(path, metadata={"Software": None})
+    _save(fig, path)
     plt.close(fig)
 
 
