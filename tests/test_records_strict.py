@@ -49,6 +49,8 @@ BAD = {
     "baseline_arm": (_mut(lambda d: d.update(baseline_arm="zzz")), "$.baseline_arm"),
     "contrast baseline_arm": (_mut(lambda d: d["analysis"]["contrasts"].update(baseline_arm="zzz")),
                               "$.analysis.contrasts"),
+    "declared pair baseline": (_mut(lambda d: d["analysis"]["contrasts"].update(
+        pairs=[{"arm": "gspo", "baseline": "zzz"}])), "$.analysis.contrasts.pairs[0].baseline"),
     # item 7: what lock refuses, validate refuses first, naming the field
     "1e400": (DEMO.read_text().replace('"learning_rate": 3e-3', '"learning_rate": 1e400'),
               "$.training.learning_rate"),

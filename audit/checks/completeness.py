@@ -15,16 +15,35 @@ def qualifying(ctx, run) -> bool:
             and m.get("arm") in ctx.arms and m.get("seed") in ctx.seeds)
 
 
+def misplaced(run) -> str | None:
+    """``"<arm>/s<seed>"`` of the record when its folder is not ``.../<arm>/s<seed>``, else None.
+
+    A run moved or copied into another unit's folder keeps its own manifest; ``runner status``
+    names it, and so does the audit (README "Record guarantees").
+    """
+    m = run.manifest
+    arm, seed = m.get("arm"), m.get("seed")
+    if run.path.name == f"s{seed}" and run.path.parent.name == str(arm):
+        return None
+    return f"{arm}/s{seed}"
+
+
 def run(ctx, out) -> None:
     registered = [(a, s) for a in ctx.arms for s in ctx.seeds]
     study = ctx.lock.data.get("study_id")
     base = ctx.runs_path / study if (ctx.runs_path / str(study)).is_dir() else ctx.runs_path
     units = defaultdict(list)
     others = defaultdict(list)
+    squatters = {}
     for r in ctx.runs:
         m = r.manifest
         key = (m.get("arm"), m.get("seed"))
         where = ctx.rel(r.path / MANIFEST)
+        record = misplaced(r)
+        if record is not None:
+            squatters[(r.path.parent.name, r.path.name)] = f"{ctx.rel(r.path)} holds the run of {record}"
+            out.add(where, f"a folder .../{record}", ctx.rel(r.path),
+                    f"run {record} sits in another unit's folder (moved or copied)")
         if key[0] not in ctx.arms or key[1] not in ctx.seeds:
             if m.get("evidence_class") == "confirmatory":
                 out.add(where, f"arms {ctx.arms} x seeds {ctx.seeds}", f"confirmatory run {key[0]}/s{key[1]}",
@@ -47,6 +66,8 @@ def run(ctx, out) -> None:
         found = units.get(key, [])
         if not found:
             extra = f"; present: {'; '.join(others[key])}" if others.get(key) else ""
+            if (key[0], f"s{key[1]}") in squatters:
+                extra += f"; {squatters[(key[0], f's{key[1]}')]}"
             out.add(f"{ctx.rel(base)}/{key[0]}/s{key[1]}", "one complete confirmatory run",
                     f"none{extra}", f"registered unit {key[0]}/s{key[1]} has no complete confirmatory run")
         elif len(found) > 1:

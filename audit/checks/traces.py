@@ -3,6 +3,10 @@
 Summaries come from :func:`prereg.summaries.compute_summaries` (the one definition), so a
 hand-edited summary shows even when the manifest was re-sealed (DESIGN failure 5); ranges
 (ZVF, GU in [0, 1], GU = 1 - ZVF) catch a logger whose definition changed (failures 6, 14).
+Every held-out row is re-scored with the task's own scorer (:mod:`prereg.scoring`): ``correct``
+and ``reward`` must follow from the row's prediction and target, and the reward must lie in the
+task's range (the manifest's record of it when present), so a self-contradicting row cannot
+pass even after its summaries are recomputed and the manifest re-sealed.
 """
 
 from __future__ import annotations
@@ -12,12 +16,66 @@ import re
 
 from prereg.fields import merged_fields
 from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, TRAIN_TRACE
+from prereg.scoring import scorer_for
 from prereg.summaries import compute_summaries
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
-# Reward bounds of the registered tasks; unknown tasks are only checked for finiteness.
-TASK_REWARD_BOUNDS = {"gsm8k": (0.0, 1.0), "arith": (0.0, 1.0), "connections": (0.0, 4.0)}
 TOL = 1e-12
+REWARD_TOL = 1e-9
+
+
+def reward_bounds(manifest: dict, task: str | None) -> tuple[float, float] | None:
+    """The task's reward range: the manifest's own record when the runner wrote one
+    (``task.reward_bounds`` / ``reward_bounds`` as ``[lo, hi]``), else the registered scorer's;
+    None for a user task that recorded none (its rewards are then only checked for finiteness)."""
+    for holder in (manifest.get("task"), manifest):
+        b = holder.get("reward_bounds") if isinstance(holder, dict) else None
+        if isinstance(b, dict):
+            b = [b.get("min"), b.get("max")]
+        if isinstance(b, (list, tuple)) and len(b) == 2 and all(_finite(x) for x in b) and b[0] <= b[1]:
+            return float(b[0]), float(b[1])
+    sc = scorer_for(task)
+    return (sc.min_reward, sc.max_reward) if sc else None
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _rescore_heldout(out, hp, held, scorer, bounds) -> None:
+    """Each row's ``correct`` and ``reward`` must follow from its own prediction and target
+    (the task's scorer, :mod:`prereg.scoring`), and its reward must lie in the task's range."""
+    bad: dict[str, list] = {}
+    for i, row in enumerate(held):
+        rw, ok = row.get("reward"), row.get("correct")
+        if not isinstance(ok, bool):
+            bad.setdefault("outcome", []).append((i, "correct as true/false", repr(ok), "held-out outcome not boolean"))
+            continue
+        if rw is not None and (not _finite(rw) or (bounds and not bounds[0] - REWARD_TOL <= rw <= bounds[1] + REWARD_TOL)):
+            bad.setdefault("range", []).append((i, f"reward in {list(bounds) if bounds else 'finite'}", repr(rw),
+                                                "held-out reward outside the task's range"))
+            continue
+        if scorer is None:
+            continue
+        try:
+            want = scorer.rescore(row.get("prediction"), row.get("target"))
+        except (TypeError, ValueError, AttributeError) as exc:
+            bad.setdefault("score", []).append((i, "a prediction and target the task can score",
+                                                f"{type(exc).__name__}: {exc}", "held-out row cannot be re-scored"))
+            continue
+        if ok != want.correct:
+            bad.setdefault("correct", []).append(
+                (i, f"correct {want.correct} ({scorer.task} scorer: prediction {row.get('prediction')!r}, "
+                    f"target {row.get('target')!r})", f"correct {ok}",
+                 "held-out row's outcome contradicts its own prediction and target"))
+        elif rw is None or abs(rw - want.reward) > REWARD_TOL:
+            bad.setdefault("reward", []).append(
+                (i, f"reward {want.reward} ({scorer.task} scorer)", f"reward {rw!r}",
+                 "held-out row's reward contradicts its own prediction and target"))
+    for rows in bad.values():
+        i, want, got, msg = rows[0]
+        more = f" ({len(rows)} row(s))" if len(rows) > 1 else ""
+        out.add(f"{hp}:{i + 1}", want, got, msg + more)
 
 
 def close(a, b) -> bool:
@@ -49,7 +107,7 @@ def _check_hashes(out, where, rows, field="completion_sha256"):
                 f"malformed completion hash ({len(bad)} line(s))")
 
 
-def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps):
+def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer=None):
     m = r.manifest
     mp = ctx.rel(r.path / MANIFEST)
     s = m.get("summaries") if isinstance(m.get("summaries"), dict) else {}
@@ -65,6 +123,10 @@ def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps):
         if heldout_n is not None and len(held) != heldout_n:
             out.add(hp, f"{heldout_n} items (locked heldout_n)", f"{len(held)} items", "held-out count differs from the lock")
         idx = [row.get("index") for row in held]
+        not_int = [(i + 1, v) for i, v in enumerate(idx) if not _is_int(v)]
+        if not_int:
+            out.add(f"{hp}:{not_int[0][0]}", "index as an integer", repr(not_int[0][1]),
+                    f"held-out item index not an integer ({len(not_int)} line(s))")
         seen, dups = set(), []
         for i, v in enumerate(idx):
             if v in seen:
@@ -79,15 +141,7 @@ def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps):
             out.add(hp, f"indices 0..{len(want) - 1}", f"missing {missing[:5]}{' ...' if len(missing) > 5 else ''}",
                     "held-out item indices incomplete")
         _check_hashes(out, hp, held)
-        for i, row in enumerate(held):
-            rw = row.get("reward")
-            if rw is not None and (not _finite(rw) or (bounds and not bounds[0] <= rw <= bounds[1])):
-                out.add(f"{hp}:{i + 1}", f"reward in {list(bounds) if bounds else 'finite'}", repr(rw),
-                        "held-out reward outside the task's range")
-                break
-            if not isinstance(row.get("correct"), bool):
-                out.add(f"{hp}:{i + 1}", "correct as true/false", repr(row.get("correct")), "held-out outcome not boolean")
-                break
+        _rescore_heldout(out, hp, held, scorer, bounds)
     if train is not None:
         _check_hashes(out, ctx.rel(r.path / TRAIN_TRACE), train)
     # ---- telemetry -----------------------------------------------------------------------
@@ -99,7 +153,7 @@ def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps):
             if start not in (0, 1):
                 out.add(f"{tp}:1", "first step 0 or 1", repr(start), "telemetry does not start at the first step")
             for i, st in enumerate(steps):
-                if st != start + i:
+                if not _is_int(st) or st != start + i:
                     out.add(f"{tp}:{i + 1}", f"step {start + i}", f"step {st!r}",
                             "telemetry steps not contiguous (a line missing or repeated)")
                     break
@@ -180,10 +234,13 @@ def run(ctx, out) -> None:
     prereg = ctx.prereg or {}
     heldout_n = (prereg.get("dataset") or {}).get("heldout_n")
     task = (prereg.get("task") or {}).get("name")
-    bounds = TASK_REWARD_BOUNDS.get(task)
+    scorer = scorer_for(task)
+    if scorer is None and task is not None:
+        out.notes.append(f"task {task!r} has no registered scorer: held-out rows checked for range only, not re-scored")
     for r in ctx.runs:
         if r.manifest.get("status") not in ("complete",):
             continue
+        bounds = reward_bounds(r.manifest, task)
         arm = r.manifest.get("arm")
         max_steps, train_bounds = None, bounds
         if arm in ctx.arms:
@@ -191,7 +248,7 @@ def run(ctx, out) -> None:
             max_steps = view.get("max_steps")
             if view.get("overlong_penalty_factor") or view.get("overlong_filtering"):
                 train_bounds = None  # a length penalty moves training rewards outside the task range
-        _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps)
+        _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer)
         seen = set()
         fp = r.manifest.get("fingerprint") if isinstance(r.manifest.get("fingerprint"), dict) else {}
         for where, probe in _probes(fp.get("components"), "$.fingerprint.components"):

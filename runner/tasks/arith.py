@@ -40,6 +40,7 @@ import itertools
 import re
 
 from prereg.errors import UserError
+from prereg.scoring import ARITH_FORMAT_CREDIT, arith_outcome
 from runner.tasks.base import Task, check_options
 
 _INT = re.compile(r"-?\d+")
@@ -81,7 +82,8 @@ class ArithTask(Task):
     max_reward = 1.0
     reward_name = "exact_or_format_credit"
     parser_name = "first_integer"
-    format_credit = 0.1
+    format_credit = ARITH_FORMAT_CREDIT
+    source_modules = ("prereg.scoring",)
 
     def __init__(self, task_spec: dict, dataset_spec: dict):
         super().__init__(task_spec, dataset_spec)
@@ -107,13 +109,10 @@ class ArithTask(Task):
         return None if match is None else str(int(match.group()))
 
     def reward(self, completion: str, item: dict) -> float:
-        pred = self.parse(completion)
-        if pred is None:
-            return 0.0
-        return 1.0 if pred == item["answer"] else self.format_credit
+        return arith_outcome(self.parse(completion), item["answer"]).reward  # the audit re-scores with it
 
     def correct(self, completion: str, item: dict) -> bool:
-        return self.parse(completion) == item["answer"]
+        return arith_outcome(self.parse(completion), item["answer"]).correct
 
     def dataset_identity(self) -> dict:
         return {"name": self.dataset_spec.get("name"), "config": self.dataset_spec.get("config"),

@@ -46,14 +46,25 @@ from pathlib import Path
 
 from prereg.canonical import sha256_file, sha256_text
 from prereg.errors import UserError
+from prereg.scoring import (
+    CONNECTIONS_FORMAT_CREDIT,
+    CONNECTIONS_GROUP_CREDIT,
+    CONNECTIONS_INVALID_PENALTY,
+    CONNECTIONS_MAX_REWARD,
+    CONNECTIONS_ONE_AWAY_BONUS,
+    CONNECTIONS_SOLVE_BONUS,
+    connections_score,
+)
 from runner.tasks.base import Task, check_options
 
-FORMAT_CREDIT = 0.1
-GROUP_CREDIT = 1.0
-SOLVE_BONUS = 0.5
-ONE_AWAY_BONUS = 0.05
-INVALID_PENALTY = -0.1
-MAX_REWARD = FORMAT_CREDIT + GROUP_CREDIT + SOLVE_BONUS
+# The reward rule lives in prereg.scoring (one rule for the runner and the audit's re-scoring).
+FORMAT_CREDIT = CONNECTIONS_FORMAT_CREDIT
+GROUP_CREDIT = CONNECTIONS_GROUP_CREDIT
+SOLVE_BONUS = CONNECTIONS_SOLVE_BONUS
+ONE_AWAY_BONUS = CONNECTIONS_ONE_AWAY_BONUS
+INVALID_PENALTY = CONNECTIONS_INVALID_PENALTY
+MAX_REWARD = CONNECTIONS_MAX_REWARD
+score = connections_score
 
 DEFAULT_OPTIONS = {
     "shuffle": True,
@@ -212,26 +223,6 @@ def format_answer(groups: list[list[str]]) -> str:
     return "<answer>\n" + "\n".join(", ".join(g) for g in groups) + "\n</answer>"
 
 
-def score(guess: list[list[str]] | None, board_groups: list[list[str]], board_words: list[str]) -> dict:
-    """Per-answer outcome: invalid, groups_correct (0-4), solved, one_away, reward, correct_mask."""
-    truth = [frozenset(g) for g in board_groups]
-    valid = (guess is not None
-             and sorted(w for g in guess for w in g) == sorted(board_words))
-    if not valid:
-        return {"invalid": True, "groups_correct": 0, "solved": False, "one_away": False,
-                "reward": INVALID_PENALTY, "correct_mask": [False] * 4}
-    guessed = [frozenset(g) for g in guess]
-    correct_mask = [t in guessed for t in truth]
-    n_correct = sum(correct_mask)
-    solved = n_correct == 4
-    one_away = (not solved) and any(len(gs & t) == 3 for gs in guessed for t in truth)
-    reward = FORMAT_CREDIT + GROUP_CREDIT * n_correct / 4 + (SOLVE_BONUS if solved else 0.0)
-    if one_away:
-        reward += ONE_AWAY_BONUS
-    return {"invalid": False, "groups_correct": n_correct, "solved": solved, "one_away": one_away,
-            "reward": round(reward, 10), "correct_mask": correct_mask}
-
-
 # -- the task --------------------------------------------------------------------------------
 
 class ConnectionsTask(Task):
@@ -240,6 +231,7 @@ class ConnectionsTask(Task):
     min_reward = INVALID_PENALTY
     reward_name = "connections_v1"
     parser_name = "last_answer_block"
+    source_modules = ("prereg.scoring",)
 
     def __init__(self, task_spec: dict, dataset_spec: dict):
         super().__init__(task_spec, dataset_spec)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from prereg.canonical import sha256_file
 from prereg.errors import UserError
+from prereg.scoring import exact_outcome
 from runner.tasks.base import Task, check_options
 
 _AFTER_HASHES = re.compile(r"^\s*\$?\s*(-?\s*\$?\s*[0-9][0-9,]*(?:\.[0-9]+)?)")
@@ -77,6 +78,7 @@ class Gsm8kTask(Task):
     max_reward = 1.0
     reward_name = "exact_int_after_final_hashes"
     parser_name = "final_hashes_integer"
+    source_modules = ("prereg.scoring",)
 
     def __init__(self, task_spec: dict, dataset_spec: dict):
         super().__init__(task_spec, dataset_spec)
@@ -129,7 +131,7 @@ class Gsm8kTask(Task):
         return final_hashes_integer(completion)
 
     def reward(self, completion: str, item: dict) -> float:
-        return 1.0 if self.parse(completion) == item["answer"] else 0.0
+        return exact_outcome(self.parse(completion), item["answer"]).reward  # the audit re-scores with it
 
     def dataset_identity(self) -> dict:
         self._loaded()

@@ -1,0 +1,142 @@
+"""Audit findings on records that contradict themselves (issue 14, items 1, 2, 11).
+
+Each case is the adversary's move from the issue, applied to a copy of the clean synthetic
+campaign with summaries recomputed, the manifest re-sealed and the analysis rerun, so only
+the new cross-checks can catch it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from audit_defects import (
+    HELDOUT_TRACE,
+    MANIFEST,
+    build_clean,
+    copy_campaign,
+    edit_manifest,
+    edit_rows,
+    reanalyze,
+)
+
+from audit.engine import run_audit
+from prereg.scoring import SCORERS, scorer_for
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    return build_clean(tmp_path_factory.mktemp("rec_clean") / "c")
+
+
+def _audit(clean, tmp_path, fn, *, analyze=True):
+    camp = copy_campaign(clean, tmp_path / "c")
+    fn(camp)
+    if analyze:
+        reanalyze(camp)
+    return run_audit(camp.report)
+
+
+def _said(result, check_id: str) -> list[str]:
+    return [f"{f.location}: {f.message} (expected {f.expected}, found {f.found})"
+            for f in result.findings if f.check == check_id]
+
+
+def test_clean_campaign_passes(clean):
+    res = run_audit(clean.report)
+    assert res.exit_code == 0, [f.message for f in res.findings]
+
+
+def _row(i, **kw):
+    def fn(rows):
+        rows[i].update(kw)
+        return rows
+    return fn
+
+
+@pytest.mark.parametrize("edit, message", [
+    # issue item 1: correct true with prediction 3, target 7, reward 0.1
+    (dict(correct=True, prediction="3", target="7", reward=0.1), "outcome contradicts its own prediction"),
+    # prediction == target but correct false (reward 0 keeps reward and correctness in step)
+    (dict(correct=False, prediction="1", target="1", reward=0.0), "outcome contradicts its own prediction"),
+    # correct and consistent, but the reward says otherwise
+    (dict(correct=True, prediction="1", target="1", reward=0.5), "reward contradicts its own prediction"),
+    # reward outside the task's range
+    (dict(correct=True, prediction="1", target="1", reward=3.0), "outside the task's range"),
+])
+def test_self_contradicting_heldout_row_is_a_finding(clean, tmp_path, edit, message):
+    res = _audit(clean, tmp_path, lambda c: edit_rows(c.run_dir("grpo", 11), HELDOUT_TRACE, _row(3, **edit),
+                                                       resummarize=True))
+    said = _said(res, "7")
+    assert any(message in s and "heldout.jsonl:4" in s for s in said), said
+    assert res.exit_code == 1
+
+
+def test_scorers_agree_with_the_runner_tasks():
+    """prereg.scoring is the tasks' own rule: re-scoring what a task computed gives the same."""
+    from runner.tasks.arith import ArithTask
+    from runner.tasks.connections import format_answer, parse_answer
+
+    t = ArithTask({"name": "arith"}, {})
+    for completion, answer in [("3", "3"), ("12abc", "3"), ("nothing", "3"), ("-4", "-4")]:
+        item = {"answer": answer}
+        want = scorer_for("arith").rescore(t.parse(completion), answer)
+        assert (want.correct, want.reward) == (t.correct(completion, item), t.reward(completion, item))
+    groups = [["A", "B", "C", "D"], ["E", "F", "G", "H"], ["I", "J", "K", "L"], ["M", "N", "O", "P"]]
+    target = " | ".join(sorted(", ".join(sorted(g)) for g in groups))
+    solved = parse_answer(format_answer(groups))
+    assert scorer_for("connections").rescore(solved, target).reward == SCORERS["connections"].max_reward
+    swapped = parse_answer(format_answer([["A", "B", "C", "E"], ["D", "F", "G", "H"], *groups[2:]]))
+    out = scorer_for("connections").rescore(swapped, target)
+    assert out.correct is False and abs(out.reward - (0.1 + 0.5 + 0.05)) < 1e-12
+    assert scorer_for("connections").rescore(None, target).reward == -0.1
+
+
+def test_copied_run_under_another_seed_is_a_finding(clean, tmp_path):
+    """Issue item 2: grpo/s11 copied over grpo/s23, one training hash changed, seed set, resealed."""
+    def copy_run(c):
+        src, dst = c.run_dir("grpo", 11), c.run_dir("grpo", 23)
+        shutil.rmtree(dst)
+        shutil.copytree(src, dst)
+        p = dst / "traces" / "train.jsonl"
+        rows = [json.loads(x) for x in p.read_text().splitlines()]
+        rows[0]["completion_sha256"] = "f" * 64
+        p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        edit_manifest(dst, lambda m: m.update(seed=23))
+
+    said = _said(_audit(clean, tmp_path, copy_run), "8")
+    assert any("two different seeds" in s and "resolved_config.trainer.seed" in s for s in said), said
+    assert any("runner.seed" in s for s in said), said
+    assert any("share one held-out trace" in s for s in said), said
+
+
+def test_run_moved_into_another_arms_folder_is_named(clean, tmp_path):
+    """Issue item 11: the audit names the misplaced run, as `runner status` does."""
+    def move(c):
+        shutil.rmtree(c.run_dir("dapo", 11))
+        shutil.move(str(c.run_dir("grpo", 11)), str(c.run_dir("dapo", 11)))
+
+    said = _said(_audit(clean, tmp_path, move, analyze=False), "3")
+    assert any("run grpo/s11 sits in another unit's folder" in s for s in said), said
+    assert any("dapo/s11 has no complete confirmatory run" in s and "holds the run of grpo/s11" in s
+               for s in said), said
+
+
+def test_float_index_and_step_are_findings(clean, tmp_path):
+    def edit(c):
+        edit_rows(c.run_dir("gspo", 37), HELDOUT_TRACE, _row(0, index=0.0))
+    said = _said(_audit(clean, tmp_path, edit), "7")
+    assert any("index not an integer" in s for s in said), said
+
+
+def test_duplicate_key_in_a_manifest_is_a_finding_not_a_traceback(clean, tmp_path):
+    """Issue item 3: a second heldout_accuracy inserted before the real one."""
+    def dup(c):
+        p = c.run_dir("grpo", 11) / MANIFEST
+        text = p.read_text()
+        p.write_text(text.replace('"summaries": {', '"summaries": {"heldout_accuracy": 0.9, ', 1))
+    res = _audit(clean, tmp_path, dup, analyze=False)
+    said = _said(res, "2")
+    assert any("'heldout_accuracy' appears twice" in s for s in said), said
+    assert res.exit_code == 1
