@@ -15,11 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from prereg import power as pw
+from prereg.declarations import ContrastDecl, arm_decls, contrast_decls, default_baseline
 from prereg.errors import UserError
 from prereg.jsonio import dumps_pretty, write_atomic
 from prereg.lock import Lock, verify_lock
 from prereg.schema import require_valid
-from stats import coverage, rliable
+from stats import coverage, designs, rliable
 from stats import intervals as iv
 from stats import multiplicity as mult
 from stats import tests as ht
@@ -32,6 +33,7 @@ from stats.load import (
     metric_unit,
     needed_metrics,
     secondary_contrast_metrics,
+    seed_tag,
 )
 
 ANALYSIS_FORMAT = 1
@@ -114,20 +116,23 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
     seeds = data.seeds_of(arm)
     units = [data.units[(arm, s)] for s in seeds]
     seals = [u.input_id for u in units]
-    V.add(f"arms.{arm}.n_seeds", len(units), "count of included runs (one per seed)", "seeds",
-          params={"seeds": seeds}, inputs=seals)
+    once = seeds == [None]
+    V.add(f"arms.{arm}.n_seeds", 0 if once else len(units), "count of included runs (one per seed)", "seeds",
+          params={"seeds": seeds, **({"evaluated": "once"} if once else {})}, inputs=seals,
+          note="reference arm evaluated once: no seeds" if once else None)
     summ = plan["arm_summary"]
     method, level, B, seed = summ["interval"], summ["level"], plan["resamples"], plan["rng_seed"]
     tag = "ci" + iv.level_tag(level)
     for metric in needed_metrics(plan):
-        mu = metric_unit(metric)
+        mu = metric_unit(metric, data.decls)
         have = [u for u in units if u.metrics.get(metric) is not None]
         x = iv.rs.snap_constant(np.asarray([u.metrics[metric] for u in have], dtype=float))
         ins = [u.input_id for u in have]
         for u in have:
-            V.add(f"runs.{arm}.s{u.seed}.{metric}", u.metrics[metric],
+            V.add(f"runs.{arm}.{seed_tag(u.seed)}.{metric}", u.metrics[metric],
                   "run summary (manifest summaries)" if data.source == "runs" else "imported table value",
-                  mu, params={"arm": arm, "seed": u.seed, "metric": metric}, inputs=[u.input_id])
+                  mu, params={"arm": arm, "seed": u.seed, "metric": metric,
+                              **({"session": u.session} if u.session is not None else {})}, inputs=[u.input_id])
         if len(have) < len(units):
             warnings.append(f"arms.{arm}.{metric}: {len(units) - len(have)} runs lack the metric; "
                             f"summarised over {len(have)}")
@@ -135,14 +140,14 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
         V.add(f"arms.{arm}.{metric}.sd", (0.0 if np.ptp(x) == 0 else float(np.std(x, ddof=1))) if x.size > 1 else None,
               "sample standard deviation over seeds (ddof=1)", mu, params=base_params, inputs=ins,
               note=None if x.size > 1 else "fewer than two seeds: SD undefined")
-        items = _item_matrix(have, metric) if metric in ITEM_FIELD else None
+        items = _item_matrix(have, metric)
         for stat in summ["statistics"]:
             vid = f"arms.{arm}.{metric}.{stat}"
             val = float(iv.rs.statistic(stat)(x)) if x.size else None
             V.add(vid, val, f"{stat} over seeds", mu, params=base_params, inputs=ins,
                   note=None if x.size else "no seeds: undefined")
             plans = [(tag, method)]
-            if metric in ITEM_FIELD and method != "hierarchical_bootstrap":
+            if (items is not None or metric in ITEM_FIELD) and method != "hierarchical_bootstrap":
                 plans.append(("h" + tag, "hierarchical_bootstrap"))  # additional two-level interval
             for t, m in plans:
                 stream = f"{vid}.{t}"
@@ -153,6 +158,8 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
                     V.add(f"{vid}.{t}.{end}", getattr(res, end), f"{m} interval ({'planned' if planned else 'additional'})",
                           mu, params={**base_params, **res.params, "level": level, "method": m},
                           inputs=ins, random=m != "t" and res.low is not None, note=res.note)
+        if items is not None:
+            _arm_item_interval(V, plan, arm, metric, mu, items, ins, have)
         if metric == plan["primary_metric"]:
             w = coverage.warning_for(method, x.size, level, metric)
             if w and f"arms.*.{metric}: {w}" not in warnings:
@@ -161,7 +168,7 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
         for d in DESCRIPTIVE + RUN_COUNTS:
             if d in needed_metrics(plan) or u.metrics.get(d) is None:
                 continue
-            V.add(f"runs.{arm}.s{u.seed}.{d}", u.metrics[d], "run summary (manifest summaries)", metric_unit(d),
+            V.add(f"runs.{arm}.{seed_tag(u.seed)}.{d}", u.metrics[d], "run summary (manifest summaries)", metric_unit(d),
                   params={"arm": arm, "seed": u.seed, "metric": d}, inputs=[u.input_id])
     for d in DESCRIPTIVE:
         vals = [u.metrics.get(d) for u in units if u.metrics.get(d) is not None]
@@ -172,6 +179,31 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
               params={"summary": d, "n": len(vals)}, inputs=seals)
 
 
+def _arm_item_interval(V: Values, plan: dict, arm: str, metric: str, mu: str, items: np.ndarray, ins: list[str],
+                       have: list) -> None:
+    """Per-arm item-level interval of the mean (``arms.<arm>.<metric>.mean.item.ciNN``): defined
+    with one seed or a reference evaluated once, where every seed-level interval is null.
+    Unit ``item``: items resampled (seeds fixed); otherwise the crossed (seed x item) bootstrap."""
+    from stats import items as it
+
+    level = plan["arm_summary"]["level"]
+    tag = "ci" + iv.level_tag(level)
+    unit = "item" if plan["unit"] == "item" or items.shape[0] == 1 else "seed_item"
+    stream = f"arms.{arm}.{metric}.mean.item.{tag}"
+    g = iv.rs.generator(plan["rng_seed"], stream)
+    dist = (iv.rs.bootstrap(items.mean(axis=0), "mean", plan["resamples"], g) if unit == "item"
+            else it.crossed_bootstrap(items, plan["resamples"], g))
+    lo, hi = np.quantile(dist, [(1 - level) / 2, (1 + level) / 2])
+    prm = {"metric": metric, "seeds": [u.seed for u in have], "items": int(items.shape[1]), "unit": unit,
+           "level": level, "resamples": plan["resamples"], "stream": stream,
+           "resampling": "items with replacement" if unit == "item" else
+           "seeds with replacement, one item resample shared by all drawn seeds"}
+    for end, val in (("low", lo), ("high", hi)):
+        V.add(f"arms.{arm}.{metric}.mean.item.{tag}.{end}", float(val),
+              f"item-level percentile bootstrap interval of the mean (unit {unit})", mu, params=prm, inputs=ins,
+              random=True)
+
+
 # ----------------------------------------------------------------------------- contrasts
 def _published(prereg: dict, arm: str, base: str, metric: str):
     for h in prereg["hypotheses"]:
@@ -180,31 +212,75 @@ def _published(prereg: dict, arm: str, base: str, metric: str):
     return None
 
 
-def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, warnings: list[str],
-                     metric: str | None = None) -> dict:
-    """The contrast block of one (arm, baseline) pair on one metric.
+def _margin(plan: dict, metric: str, mu: str, primary: bool, data: Data, bp: dict) -> tuple[float | None, str | None]:
+    """The equivalence margin that applies to ``metric`` (the plan's, if in the primary metric's unit)."""
+    margin = plan.get("equivalence_margin")
+    if not primary:
+        bp["confirmatory"] = False
+    if primary or margin is None:
+        return margin, None
+    pu = metric_unit(plan["primary_metric"], data.decls)
+    if mu != pu or mu == "other":
+        return None, (f"the plan's equivalence_margin is declared for {plan['primary_metric']} ({pu}); "
+                      f"{metric} is in {mu}: no margin applies")
+    bp["margin_from"] = f"analysis.equivalence_margin (declared for {plan['primary_metric']}, same unit {mu})"
+    return margin, None
 
-    The primary metric keeps the ids ``contrasts.<arm>-<base>.*``; any other metric gets
-    ``contrasts.<arm>-<base>.<metric>.*`` with the same plan (test, intervals, resamples,
+
+def _session_views(data: Data, arm: str, base: str) -> tuple[dict, dict, dict]:
+    """The (arm view, baseline view, session facts) a contrast is formed in: the first session
+    both arms were evaluated in; without one, each arm's first session (a cross-session
+    contrast, which is a deviation stated in its verdict)."""
+    def has(view, a):
+        return any(x == a for x, _ in view)
+
+    shared = [s for s, view in data.sessions.items() if has(view, arm) and has(view, base)]
+    if shared:
+        info = {} if shared[0] is None else {"session": shared[0]}
+        if len(shared) > 1:
+            info["other_shared_sessions"] = shared[1:]
+        return data.sessions[shared[0]], data.sessions[shared[0]], info
+    sa, sb = data.sessions_of(arm), data.sessions_of(base)
+    if not sa or not sb:
+        return data.units, data.units, {}
+    return data.sessions[sa[0]], data.sessions[sb[0]], {"sessions": [sa[0], sb[0]], "cross_session": True}
+
+
+def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warnings: list[str],
+                     metric: str | None = None) -> dict:
+    """The contrast block of one declared (arm, baseline) contrast on one metric.
+
+    The primary metric keeps the ids ``contrasts.<id>.*``; any other metric gets
+    ``contrasts.<id>.<metric>.*`` with the same plan (test, intervals, resamples,
     power), streams named by those ids, ``confirmatory: false`` in params, and no item-level
-    comparison (the plan's item_level is about the primary metric's items).
+    comparison (the plan's item_level is about the primary metric's items). The design and
+    unit (stats.designs) decide the block: per-seed pairs here, item-level units there.
     """
     plan = prereg["analysis"]
     cp = plan["contrasts"]
+    arm, base, cid = c.arm, c.baseline, c.id
     primary = metric is None or metric == plan["primary_metric"]
     metric = plan["primary_metric"] if primary else metric
-    mu = metric_unit(metric)
-    cid = f"{arm}-{base}"
+    mu = metric_unit(metric, data.decls)
     pre = f"contrasts.{cid}" if primary else f"contrasts.{cid}.{metric}"
     wkey = "contrasts.*" if primary else f"contrasts.*.{metric}"
     alt = cp.get("alternative", "two-sided")
     B, seed = plan["resamples"], plan["rng_seed"]
     alpha = plan["multiplicity"]["alpha"]
-    seeds = [s for s in data.seeds_of(arm) if s in data.seeds_of(base)
-             and data.units[(arm, s)].metrics.get(metric) is not None
-             and data.units[(base, s)].metrics.get(metric) is not None]
-    ua = [data.units[(arm, s)] for s in seeds]
-    ub = [data.units[(base, s)] for s in seeds]
+    va, vb, sess = _session_views(data, arm, base)
+    design = designs.choose(data.seeds_of(arm, va), data.seeds_of(base, vb), plan["unit"])
+    dp = {"design": design.kind, "unit": design.unit, "planned_unit": plan["unit"], **sess,
+          **({} if c.sign == "arm_minus_baseline" else {"reported_sign": c.sign})}
+    if design.unit != "seed":
+        extra: dict = {}
+        dp.update(metric_unit=mu, _margin=_margin(plan, metric, mu, primary, data, extra))
+        dp.update(extra)
+        return _unit_contrast(V, prereg, c, metric, primary, va, vb, design, dp, warnings)
+    seeds = [s for s in data.seeds_of(arm, va) if s in data.seeds_of(base, vb)
+             and va[(arm, s)].metrics.get(metric) is not None
+             and vb[(base, s)].metrics.get(metric) is not None]
+    ua = [va[(arm, s)] for s in seeds]
+    ub = [vb[(base, s)] for s in seeds]
     ins = [u.input_id for u in ua + ub]
     a = np.asarray([u.metrics[metric] for u in ua], dtype=float)
     b = np.asarray([u.metrics[metric] for u in ub], dtype=float)
@@ -213,19 +289,8 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
     d = iv.rs.snap_constant(a - b, scale=float(np.max(np.abs(np.concatenate([a, b])))) if a.size else None)
     a, b = iv.rs.snap_constant(a), iv.rs.snap_constant(b)
     n = d.size
-    bp = {"metric": metric, "arm": arm, "baseline": base, "seeds": seeds, "metric_unit": mu}
-    margin = plan.get("equivalence_margin")
-    if not primary:
-        bp["confirmatory"] = False
-    margin_note = None
-    if not primary and margin is not None:
-        pu = metric_unit(plan["primary_metric"])
-        if mu != pu or mu == "other":
-            margin_note = (f"the plan's equivalence_margin is declared for {plan['primary_metric']} ({pu}); "
-                           f"{metric} is in {mu}: no margin applies")
-            margin = None
-        else:
-            bp["margin_from"] = f"analysis.equivalence_margin (declared for {plan['primary_metric']}, same unit {mu})"
+    bp = {"metric": metric, "arm": arm, "baseline": base, "seeds": seeds, "metric_unit": mu, **dp}
+    margin, margin_note = _margin(plan, metric, mu, primary, data, bp)
     none_note = "no paired seeds: undefined" if n == 0 else None
     V.add(f"{pre}.n_pairs", n, "count of seeds with both arms", "seeds", params=bp, inputs=ins)
     V.add(f"{pre}.diff_mean", float(d.mean()) if n else None, "mean of per-seed paired differences (arm - baseline)",
@@ -359,7 +424,53 @@ def _contrast_values(V: Values, prereg: dict, data: Data, arm: str, base: str, w
     mde_note = V.v[f"{pre}.mde"].get("note") if f"{pre}.mde" in V.v else None
     return {"p": planned.p, "p_note": planned.note if planned.p is None else None, "mde_note": mde_note,
             "intervals": ints, "mde": clean(mde), "tost_p": clean(tost), "margin": margin,
-            "published": _published(prereg, arm, base, metric), "n": n, "margin_note": margin_note}
+            "published": _published(prereg, arm, base, metric), "n": n, "margin_note": margin_note,
+            "design": design, "session": sess}
+
+
+def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primary: bool, va: dict, vb: dict,
+                   design, dp: dict, warnings: list[str]) -> dict:
+    """A contrast analysed at the item or crossed (seed x item) unit (stats.designs): the arm's
+    and the baseline's per-item matrices, paired by seed when both have seeds, else the side
+    evaluated once broadcast over the other's seeds."""
+    plan = prereg["analysis"]
+    arm, base, cid = c.arm, c.baseline, c.id
+    pre = f"contrasts.{cid}" if primary else f"contrasts.{cid}.{metric}"
+
+    def usable(view, a):
+        return [view[(x, s)] for (x, s) in sorted(view, key=lambda k: (k[0], -1 if k[1] is None else k[1]))
+                if x == a and view[(x, s)].metrics.get(metric) is not None]
+
+    ua, ub = usable(va, arm), usable(vb, base)
+    if design.kind == "seed_paired":
+        common = sorted({u.seed for u in ua} & {u.seed for u in ub})
+        ua = [u for u in ua if u.seed in common]
+        ub = [u for u in ub if u.seed in common]
+    A, Bm = _item_matrix(ua, metric), _item_matrix(ub, metric)
+    same_items = A is not None and Bm is not None and ua[0].item_ids == ub[0].item_ids
+    mu = dp.pop("metric_unit")
+    bp = {"metric": metric, "arm": arm, "baseline": base, "metric_unit": mu,
+          "seeds_arm": [u.seed for u in ua], "seeds_baseline": [u.seed for u in ub],
+          "method_text": design.describe(), **dp}
+    if design.note:
+        bp["design_note"] = design.note
+    margin, margin_note = dp.pop("_margin")
+    if not primary:
+        bp["confirmatory"] = False
+    ins = [u.input_id for u in ua + ub]
+    if not same_items:
+        why = (f"{design.kind} at unit {design.unit!r} needs per-item data for both sides on the same items "
+               "(a per-item table): undefined")
+        return designs.undefined_block(V, plan, pre, bp, ins, why, margin, margin_note,
+                                       _published(prereg, arm, base, metric), design, dp)
+    d = designs.difference_matrix(A, Bm)
+    facts = designs.add_unit_block(V, plan, pre, bp, d, A, Bm, design, ins, margin, margin_note,
+                                   _interval_tags(plan["contrasts"].get("intervals", [])))
+    facts.update({"published": _published(prereg, arm, base, metric), "design": design, "session": dp})
+    if primary and plan["contrasts"].get("item_level", "none") != "none" and design.kind == "seed_paired":
+        _item_contrast(V, plan, pre, bp, ua, ub, metric, plan["contrasts"]["item_level"],
+                       plan["contrasts"].get("intervals", []), ins, warnings)
+    return facts
 
 
 def _item_contrast(V, plan, pre, bp, ua, ub, metric, kind, specs, ins, warnings) -> None:
@@ -427,31 +538,45 @@ def _rliable_values(V: Values, plan: dict, data: Data, arms: list[str], base: st
 
 # ----------------------------------------------------------------------------- top level
 def contrast_pairs(prereg: dict) -> list[tuple[str, str]]:
-    plan = prereg["analysis"]
-    base = plan["contrasts"].get("baseline") or prereg["baseline_arm"]
-    return [(a, base) for a in prereg["arms"] if a != base]
+    """(arm, baseline) of every declared contrast (prereg.declarations.contrast_decls)."""
+    return [(c.arm, c.baseline) for c in contrast_decls(prereg)]
 
 
-def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
-    prereg = lock.prereg
-    plan = prereg["analysis"]
-    V = Values(plan["rng_seed"])
-    warnings: list[str] = []
+EXPLORATORY_STUDY = "exploratory study (evidence_class exploratory): no confirmatory claim"
+EXPLORATORY_CONTRAST = "exploratory contrast (declared confirmatory: false): outside the multiplicity family"
+
+
+def _cross_session(data: Data, cds: list[ContrastDecl]) -> dict[str, str]:
+    """Contrast id -> the deviation text for contrasts whose arms share no session (added to deviations)."""
+    out = {}
+    for c in cds:
+        _va, _vb, info = _session_views(data, c.arm, c.baseline)
+        if info.get("cross_session"):
+            sa, sb = info["sessions"]
+            out[c.id] = (f"contrast {c.id} compares {c.arm} evaluated in session {sa!r} with {c.baseline} evaluated "
+                         f"in session {sb!r}: no session has both, so evaluation-batch differences are confounded "
+                         "with the arm difference")
+            data.deviations.append({"kind": "cross_session_contrast", "detail": out[c.id], "contrast": c.id,
+                                    "sessions": [sa, sb]})
+    return out
+
+
+def _study_values(V: Values, prereg: dict, data: Data) -> None:
     arms = list(prereg["arms"])
     seal_all = [u.input_id for u in data.units.values()]
-    V.add("study.n_seeds", len({s for (_, s) in data.units}), "distinct registered seeds with an included run",
-          "seeds", inputs=seal_all)
+    V.add("study.n_seeds", len({s for (_, s) in data.units if s is not None}),
+          "distinct registered seeds with an included run", "seeds", inputs=seal_all)
     V.add("study.n_runs", len(data.units), "included runs", "count", inputs=seal_all)
-    V.add("study.n_registered_units", len(arms) * len(prereg["seeds"]), "registered (arm, seed) units", "count")
+    ad = arm_decls(prereg)
+    n_reg = sum(1 if ad[a].evaluated == "once" else len(prereg["seeds"]) for a in arms)
+    V.add("study.n_registered_units", n_reg, "registered evaluations: (arm, seed) units, one per once-evaluated "
+          "reference arm", "count")
     V.add("study.n_excluded", len(data.excluded), "runs found but excluded", "count")
     V.add("study.n_deviations", len(data.deviations), "deviations from the plan", "count")
 
-    for arm in arms:
-        _arm_values(V, plan, data, arm, warnings)
-    facts = {}
-    for arm, base in contrast_pairs(prereg):
-        facts[f"{arm}-{base}"] = _contrast_values(V, prereg, data, arm, base, warnings)
 
+def _adjust(V: Values, plan: dict, facts: dict, warnings: list[str]) -> None:
+    """Multiplicity over the declared family (README failure 9); sets each fact's ``reject``."""
     mp = plan["multiplicity"]
     adj = mult.apply_family({c: f["p"] for c, f in facts.items()}, mp["family"], mp["method"], mp["alpha"])
     for fam_c in mp["family"]:
@@ -472,62 +597,116 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
               inputs=ins, note=note)
         f["reject"] = a["reject"]
 
-    # secondary metrics: the same contrast block, outside the confirmatory family (unadjusted p)
-    sec_metrics = _secondary_metrics(prereg)
-    sec_facts: dict[tuple[str, str], dict] = {}
-    for m in sec_metrics:
-        for arm, base in contrast_pairs(prereg):
-            f = _contrast_values(V, prereg, data, arm, base, warnings, m)
-            f["reject"] = f["p"] is not None and f["p"] < mp["alpha"]
-            f["reject_basis"] = "unadjusted"
-            sec_facts[(f"{arm}-{base}", m)] = f
 
-    verdicts = {"contrasts": {}, "study": {}}
-    for c, f in facts.items():
-        cf = _facts(f, plan)
-        res = _verdict(plan, cf)
-        res["estimable"] = f["n"] >= 2
-        verdicts["contrasts"][c] = res
-    if sec_facts:
-        verdicts["secondary"] = {}
-        for (c, m), f in sec_facts.items():
-            res = _verdict(plan, _facts(f, plan))
-            res.update({"contrast": c, "metric": m, "estimable": f["n"] >= 2, "confirmatory": False,
-                        "scope": SECONDARY_SCOPE})
-            verdicts["secondary"][f"{c}.{m}"] = res
-    metric = plan["primary_metric"]
-    verdicts["hypotheses"] = {}
+def _label(res: dict, c: ContrastDecl, f: dict, exploratory_study: bool, cross: dict[str, str]) -> dict:
+    """Verdict entry with its design, its scope (exploratory study or contrast) and any session deviation."""
+    d = f.get("design")
+    if d is not None:
+        res["design"] = {"kind": d.kind, "unit": d.unit, "planned_unit": d.planned_unit}
+        if d.note:
+            res["design"]["note"] = d.note
+    if exploratory_study or not c.confirmatory:
+        res["confirmatory"] = False
+        res["scope"] = EXPLORATORY_STUDY if exploratory_study else EXPLORATORY_CONTRAST
+    if c.id in cross:
+        res["deviation"] = cross[c.id]
+    if c.sign != "arm_minus_baseline":
+        res["reported_sign"] = c.sign
+    return res
+
+
+def _hypothesis_verdicts(prereg: dict, cds: list[ContrastDecl], verdicts: dict) -> dict:
+    metric = prereg["analysis"]["primary_metric"]
+    by_h = {c.hypothesis: c.id for c in cds if c.hypothesis}
+    ids = {c.id for c in cds}
+    out = {}
     for h in prereg["hypotheses"]:
-        c = f"{h['arm']}-{h['baseline']}"
+        c = by_h.get(h["id"], f"{h['arm']}-{h['baseline']}")
         sec = verdicts.get("secondary", {}).get(f"{c}.{h['metric']}")
         if h["metric"] != metric and sec is not None:
-            verdicts["hypotheses"][h["id"]] = {
+            out[h["id"]] = {
                 "contrast": c, "metric": h["metric"], "verdict": sec["verdict"], "confirmatory": False,
                 "scope": SECONDARY_SCOPE, "source": f"verdicts.secondary.{c}.{h['metric']}",
                 "note": "secondary metric: the plan's verdict rules applied as written, with multiplicity_rejects "
                         "decided by the unadjusted planned-test p < alpha (the declared family adjusts only the "
                         "primary metric); not a confirmatory verdict"}
             continue
-        if h["metric"] != metric:  # a secondary metric on a pair that is not a contrast of the plan
-            verdicts["hypotheses"][h["id"]] = {
-                "contrast": c, "verdict": None,
-                "note": f"hypothesis compares {c} on secondary metric {h['metric']}, but {c} is not a contrast of "
-                        "the plan (each arm against the plan's baseline); no verdict"}
+        if h["metric"] != metric or c not in ids:
+            out[h["id"]] = {"contrast": c, "verdict": None,
+                            "note": f"hypothesis compares {c}, which is not a contrast of the plan (not declared in "
+                                    "analysis.contrasts.pairs, nor an arm against the single baseline); no verdict"}
             continue
-        verdicts["hypotheses"][h["id"]] = {
-            "contrast": c, "verdict": verdicts["contrasts"].get(c, {}).get("verdict"),
-            **({} if c in verdicts["contrasts"] else
-               {"note": "hypothesis is not one of the plan's primary-metric contrasts; no verdict"})}
+        cv = verdicts["contrasts"].get(c, {})
+        out[h["id"]] = {"contrast": c, "verdict": cv.get("verdict")}
+        if cv.get("confirmatory") is False:
+            out[h["id"]].update(confirmatory=False, scope=cv["scope"])
+    return out
+
+
+def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
+    """Every value, verdict and deviation of the locked plan over the loaded data."""
+    prereg = lock.prereg
+    plan = prereg["analysis"]
+    V = Values(plan["rng_seed"])
+    warnings: list[str] = []
+    arms = list(prereg["arms"])
+    cds = contrast_decls(prereg)
+    exploratory = prereg["evidence_class"] == "exploratory"
+    cross = _cross_session(data, cds)
+    _study_values(V, prereg, data)
+    for arm in arms:
+        _arm_values(V, plan, data, arm, warnings)
+    facts = {c.id: _contrast_values(V, prereg, data, c, warnings) for c in cds}
+    _adjust(V, plan, facts, warnings)
+    sec_facts: dict[tuple[str, str], dict] = {}
+    for m in _secondary_metrics(prereg):  # same block, outside the confirmatory family (unadjusted p)
+        for c in cds:
+            f = _contrast_values(V, prereg, data, c, warnings, m)
+            f["reject"] = f["p"] is not None and f["p"] < plan["multiplicity"]["alpha"]
+            f["reject_basis"] = "unadjusted"
+            sec_facts[(c.id, m)] = f
+    by_id = {c.id: c for c in cds}
+    verdicts: dict = {"contrasts": {}, "study": {}}
+    for cid, f in facts.items():
+        res = _verdict(plan, _facts(f, plan))
+        res["estimable"] = f["n"] >= 2
+        verdicts["contrasts"][cid] = _label(res, by_id[cid], f, exploratory, cross)
+    if sec_facts:
+        verdicts["secondary"] = {}
+        for (cid, m), f in sec_facts.items():
+            res = _verdict(plan, _facts(f, plan))
+            res.update({"contrast": cid, "metric": m, "estimable": f["n"] >= 2, "confirmatory": False,
+                        "scope": SECONDARY_SCOPE})
+            res = _label(res, by_id[cid], f, exploratory, cross)
+            res["confirmatory"] = False
+            verdicts["secondary"][f"{cid}.{m}"] = res
+    verdicts["hypotheses"] = _hypothesis_verdicts(prereg, cds, verdicts)
     kinds = sorted({d["kind"] for d in data.deviations})
     verdicts["study"] = {"verdict": "DEVIATION" if data.deviations else "AS_PLANNED", "deviation_kinds": kinds,
-                         "n_deviations": len(data.deviations)}
-
+                         "n_deviations": len(data.deviations), "evidence_class": prereg["evidence_class"]}
+    if exploratory:
+        verdicts["study"].update(confirmatory=False, scope=EXPLORATORY_STUDY)
     if plan.get("tasks"):
-        base = plan["contrasts"].get("baseline") or prereg["baseline_arm"]
-        _rliable_values(V, plan, data, arms, base, warnings)
+        _rliable_values(V, plan, data, arms, default_baseline(prereg), warnings)
+    _mark_exploratory(V, cds, exploratory)
+    out = _document(lock, lock_path, data, plan, V, verdicts, warnings, facts, cds, prereg)
+    require_valid(out, "analysis", "analysis output")
+    return out
 
+
+def _mark_exploratory(V: Values, cds: list[ContrastDecl], study: bool) -> None:
+    """``params.evidence_class: exploratory`` on every value of an exploratory study or contrast,
+    so the audit requires the label wherever the report quotes one (audit check 11)."""
+    prefixes = tuple(f"contrasts.{c.id}." for c in cds if not c.confirmatory)
+    for vid, rec in V.v.items():
+        if study or (prefixes and vid.startswith(prefixes)):
+            rec["params"]["evidence_class"] = "exploratory"
+
+
+def _document(lock, lock_path, data: Data, plan, V, verdicts, warnings, facts, cds, prereg) -> dict:
     runs = [{"arm": u.arm, "seed": u.seed, "seal": u.seal if data.source == "runs" else None, "path": u.path,
-             "fingerprint": u.fingerprint} for _, u in sorted(data.units.items())]
+             "fingerprint": u.fingerprint, **({"session": u.session} if u.session is not None else {})}
+            for _, view in data.sessions.items() for u in view.values()]
     inputs = {"root": data.origin, "runs": runs, "excluded": data.excluded}
     if data.table:
         inputs["table"] = data.table
@@ -536,10 +715,14 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
         "study_id": lock.study_id,
         "lock": {"hash": lock.hash, "version": lock.version, "path": str(lock_path), "locked_at": lock.locked_at},
         "source": data.source,
+        "evidence_class": prereg["evidence_class"],
         "plan": plan,
-        "arms": arms,
-        "baseline": plan["contrasts"].get("baseline") or prereg["baseline_arm"],
+        "arms": list(prereg["arms"]),
+        "baseline": default_baseline(prereg),
         "contrasts": list(facts),
+        "contrast_designs": {c.id: _design_doc(c, facts[c.id]) for c in cds},
+        "metric_units": {m: metric_unit(m, data.decls) for m in needed_metrics(plan)
+                         + [x for x in _secondary_metrics(prereg) if x not in needed_metrics(plan)]},
         "inputs": inputs,
         "values": V.v,
         "verdicts": verdicts,
@@ -548,8 +731,19 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
         "generator": {"package": "rlprereg.stats", "sig_digits": SIG_DIGITS,
                       "rng": "numpy PCG64(SeedSequence([rng_seed, *sha256(stream)[:16] as 4 little-endian u32]))"},
     }
-    require_valid(out, "analysis", "analysis output")
+    if data.named_sessions:
+        out["sessions"] = [s for s in data.sessions if s is not None]
     return out
+
+
+def _design_doc(c: ContrastDecl, f: dict) -> dict:
+    d = f["design"]
+    doc = {"arm": c.arm, "baseline": c.baseline, "design": d.kind, "unit": d.unit, "planned_unit": d.planned_unit,
+           "method": d.describe(), "confirmatory": c.confirmatory, "in_family": c.in_family, "sign": c.sign,
+           "hypothesis": c.hypothesis, **{k: v for k, v in f["session"].items() if k in ("session", "sessions")}}
+    if d.note:
+        doc["note"] = d.note
+    return doc
 
 
 def _facts(f: dict, plan: dict):

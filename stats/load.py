@@ -7,8 +7,6 @@ plan becomes a ``deviation`` (the study-level deviation verdict is built from th
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,11 +15,13 @@ from pathlib import Path
 import numpy as np
 
 from prereg.canonical import sha256_file
+from prereg.declarations import MetricDecl, arm_decls, metric_decls, planned_metrics
 from prereg.errors import UserError
-from prereg.jsonio import read_jsonl, read_text
+from prereg.jsonio import read_jsonl
 from prereg.lock import Lock, parse_time
 from prereg.records import HELDOUT_TRACE, TELEMETRY, read_run
 from prereg.rules import manifest_paths
+from stats import table as tbl
 
 # Held-out metrics and the per-item trace field each is the mean of.
 ITEM_FIELD = {"heldout_accuracy": "correct", "heldout_reward_mean": "reward"}
@@ -34,16 +34,31 @@ UNITS = {"heldout_accuracy": "fraction", "zvf_mean": "fraction", "gu_mean": "fra
          "rollouts": "count", "steps": "count", "heldout_correct": "count", "heldout_n": "items"}
 
 
-def metric_unit(metric: str) -> str:
+# Declared metric unit -> the unit of its values in analysis.json.
+_DECLARED_UNIT = {"fraction": "fraction", "percent": "percent", "count": "count", "real": "real"}
+
+
+def metric_unit(metric: str, decls: dict[str, MetricDecl] | None = None) -> str:
+    """The analysis.json unit of a metric's values: its declaration's unit (prereg.declarations),
+    else the run-folder default; "other" only for a metric nobody declared."""
+    d = (decls or {}).get(metric)
+    if d is not None and d.declared:
+        return _DECLARED_UNIT[d.unit]
     return UNITS.get(metric, "other")
+
+
+def seed_tag(seed: int | None) -> str:
+    """``s7`` for seed 7; ``once`` for a reference arm evaluated once (no seed)."""
+    return "once" if seed is None else f"s{seed}"
 
 
 @dataclass
 class Unit:
-    """One (arm, seed) of the analysis: its seed-level metrics and, when needed, its items."""
+    """One evaluation in the analysis: (arm, seed or None for a once-evaluated reference,
+    session), its seed-level metrics and, when needed, its items."""
 
     arm: str
-    seed: int
+    seed: int | None
     seal: str | None
     path: str | None
     metrics: dict[str, float | None]
@@ -52,6 +67,7 @@ class Unit:
     item_tasks: list[str] | None = None
     task_metrics: dict[str, float] = field(default_factory=dict)  # task -> primary metric
     fingerprint: str | None = None
+    session: str | None = None
 
     @property
     def input_id(self) -> str:
@@ -60,15 +76,40 @@ class Unit:
 
 @dataclass
 class Data:
+    """The included evaluations. ``units`` is the primary view, (arm, seed) -> unit, each arm
+    in the first session it was evaluated in; ``sessions`` holds every session's view (the
+    key ``None`` when the data name no session), in order of first appearance."""
+
     source: str  # "runs" | "imported"
-    units: dict[tuple[str, int], Unit]
+    units: dict[tuple[str, int | None], Unit]
     excluded: list[dict]
     deviations: list[dict]
     origin: str
     table: dict | None = None
+    decls: dict[str, MetricDecl] = field(default_factory=dict)
+    sessions: dict[str | None, dict[tuple[str, int | None], Unit]] = field(default_factory=dict)
 
-    def seeds_of(self, arm: str) -> list[int]:
-        return sorted(s for a, s in self.units if a == arm)
+    def add_units(self, units: list[Unit]) -> None:
+        """Index evaluations by session, and the primary view by each arm's first session."""
+        for u in units:
+            self.sessions.setdefault(u.session, {})[(u.arm, u.seed)] = u
+        first: dict[str, str | None] = {}
+        for sess, view in self.sessions.items():
+            for (arm, _s) in view:
+                first.setdefault(arm, sess)
+        self.units = {k: u for sess, view in self.sessions.items() for k, u in view.items() if first[k[0]] == sess}
+
+    def seeds_of(self, arm: str, view: dict | None = None) -> list[int | None]:
+        """Seeds of ``arm`` in a view (the primary one by default); ``[None]`` for a once-evaluated reference."""
+        keys = [s for a, s in (self.units if view is None else view) if a == arm]
+        return sorted(keys, key=lambda s: -1 if s is None else s)
+
+    def sessions_of(self, arm: str) -> list[str | None]:
+        return [s for s, view in self.sessions.items() if any(a == arm for a, _ in view)]
+
+    @property
+    def named_sessions(self) -> bool:
+        return any(s is not None for s in self.sessions)
 
 
 def needed_metrics(plan: dict) -> list[str]:
@@ -213,8 +254,10 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
                                          arm=key[0], seed=key[1]))
             continue
         units[key] = group[0]
-    data = Data("runs", units, excluded, deviations, str(root))
-    _missing(data, arms, seeds)
+    data = Data("runs", {}, excluded, deviations, str(root), decls=metric_decls(prereg))
+    data.add_units(list(units.values()))
+    _missing(data, prereg)
+    _missing_metrics(data, prereg)
     fps = defaultdict(list)
     for u in units.values():
         fps[u.fingerprint].append(f"{u.arm}/s{u.seed}")
@@ -237,16 +280,59 @@ def _task_means(unit: Unit, plan: dict, exclude, rel) -> None:
             unit.task_metrics[t] = float(arr[mask].mean())
 
 
-def _missing(data: Data, arms: list[str], seeds: list[int]) -> None:
-    for a in arms:
-        present = data.seeds_of(a)
+def _missing(data: Data, prereg: dict) -> None:
+    """Registered evaluations absent from the data: an arm, or a seed of an arm evaluated per seed."""
+    for a, decl in arm_decls(prereg).items():
+        present = {s for view in data.sessions.values() for (arm, s) in view if arm == a}
         if not present:
-            data.deviations.append(_deviation("missing_arm", f"arm {a!r} has no included run", arm=a))
+            what = "evaluation" if decl.is_reference else "run"
+            data.deviations.append(_deviation("missing_arm", f"arm {a!r} has no included {what}", arm=a))
             continue
-        for s in seeds:
+        if decl.evaluated == "once":
+            continue
+        for s in prereg["seeds"]:
             if s not in present:
                 data.deviations.append(_deviation("missing_seed", f"registered seed {s} of arm {a!r} has no included run",
                                                   arm=a, seed=s))
+
+
+def _missing_metrics(data: Data, prereg: dict) -> None:
+    """A planned metric absent from the data is a deviation, not a warning (README failure 16):
+    from every evaluation, or from every evaluation of some arm."""
+    units = [u for view in data.sessions.values() for u in view.values()]
+    for m in planned_metrics(prereg):
+        if not units or prereg["analysis"].get("tasks") and m == prereg["analysis"]["primary_metric"]:
+            continue
+        have = {u.arm for u in units if u.metrics.get(m) is not None}
+        if not have:
+            data.deviations.append(_deviation("missing_metric", f"planned metric {m!r} is in none of the data",
+                                              metric=m))
+            continue
+        for a in sorted({u.arm for u in units} - have):
+            data.deviations.append(_deviation("missing_metric", f"planned metric {m!r} is missing for arm {a!r}",
+                                              metric=m, arm=a))
+
+
+def _copied(data: Data, metric: str, min_items: int = 10) -> None:
+    """Two seeds of one arm with identical per-item outcomes in one session: one evaluation
+    copied to several seeds, which a seed-level analysis would count as replication."""
+    for sess, view in data.sessions.items():
+        by_arm = defaultdict(list)
+        for (arm, seed), u in view.items():
+            if seed is not None and metric in u.items and u.items[metric].size >= min_items:
+                by_arm[arm].append(u)
+        for arm, us in sorted(by_arm.items()):
+            seen: dict[bytes, int] = {}
+            for u in sorted(us, key=lambda x: x.seed):
+                key = np.asarray(u.items[metric]).tobytes()
+                if key in seen:
+                    where = f" in session {sess!r}" if sess is not None else ""
+                    data.deviations.append(_deviation(
+                        "copied_evaluation", f"arm {arm!r}: seeds {seen[key]} and {u.seed} have identical per-item "
+                        f"{metric}{where}: one evaluation copied to seeds is not replication; declare the arm a "
+                        "reference evaluated once", arm=arm, seed=u.seed))
+                else:
+                    seen[key] = u.seed
 
 
 # ----------------------------------------------------------------------------- imported tables
@@ -255,155 +341,52 @@ def is_table(path: str | Path) -> bool:
     return p.is_file() and p.suffix.lower() in (".csv", ".jsonl", ".ndjson", ".json")
 
 
-def _rows(path: Path) -> list[tuple[int, dict]]:
-    if path.suffix.lower() == ".csv":
-        try:
-            with open(path, newline="", encoding="utf-8-sig") as fh:
-                reader = csv.DictReader(fh)
-                if not reader.fieldnames:
-                    raise UserError(f"{path}: empty table (no header row)")
-                out = []
-                for row in reader:
-                    if None in row:
-                        raise UserError(f"{path}: line {reader.line_num}: more cells than header columns")
-                    out.append((reader.line_num, {k.strip(): (v.strip() if isinstance(v, str) else v)
-                                                  for k, v in row.items()}))
-                return out
-        except UnicodeDecodeError as exc:
-            raise UserError(f"{path}: not UTF-8 text ({exc.reason})") from None
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read ({exc.strerror})") from None
-    # NaN/Infinity literals are read as floats so the check of each cell names the column too
-    # (read_jsonl would refuse them naming only the line)
-    out = []
-    text = read_text(path, "results table")
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            r = json.loads(line, parse_constant=float)
-        except ValueError as exc:
-            raise UserError(f"{path}: line {i}: not valid JSON ({exc})") from None
-        if not isinstance(r, dict):
-            raise UserError(f"{path}: line {i}: not a JSON object")
-        out.append((i, r))
-    return out
-
-
-def _num(path, line, col, v) -> float:
-    if v is None or v == "":
-        raise UserError(f"{path}: line {line}: column {col!r}: empty value")
-    if isinstance(v, bool):
-        return float(v)
-    if isinstance(v, str) and v.lower() in ("true", "false"):
-        return 1.0 if v.lower() == "true" else 0.0
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        raise UserError(f"{path}: line {line}: column {col!r}: {v!r} is not a number") from None
-    if not math.isfinite(f):
-        raise UserError(f"{path}: line {line}: column {col!r}: non-finite value {v!r}")
-    return f
-
-
 def load_table(lock: Lock, path: str | Path) -> Data:
-    """Per-seed (arm, seed, <metric>...[, task]) or per-item (arm, seed, item, outcome[, task]) table."""
+    """Per-seed or per-item table (stats.table), one unit per (arm, seed or once, session)."""
     path = Path(path)
     prereg = lock.prereg
     plan = prereg["analysis"]
-    arms, seeds = list(prereg["arms"]), list(prereg["seeds"])
-    rows = _rows(path)
-    if not rows:
-        raise UserError(f"{path}: table has no rows")
-    cols = set(rows[0][1])
-    for c in ("arm", "seed"):
-        if c not in cols:
-            raise UserError(f"{path}: missing column {c!r} (need arm, seed and metric or item/outcome columns)")
-    per_item = "item" in cols
-    metric = plan["primary_metric"]
+    decls = metric_decls(prereg)
+    wanted = list(dict.fromkeys([*planned_metrics(prereg), *DESCRIPTIVE, *decls]))
+    t = tbl.read(path, prereg, decls, wanted)
+    seal = f"table:sha256:{t['sha256']}"
     tasks_planned = plan.get("tasks") or []
-    if per_item and "outcome" not in cols:
-        raise UserError(f"{path}: per-item table (column 'item') needs an 'outcome' column")
-    if not per_item and metric not in cols and not tasks_planned:
-        raise UserError(f"{path}: missing column {metric!r} (the plan's primary metric)")
-    if tasks_planned and "task" not in cols:
-        raise UserError(f"{path}: the plan has tasks; the table needs a 'task' column")
-    digest = sha256_file(path)
-    seal = f"table:sha256:{digest}"
-    seen = set()
-    per_unit: dict[tuple[str, int], list] = defaultdict(list)
-    for line, r in rows:
-        missing = [c for c in cols if c not in r]
-        if missing:
-            raise UserError(f"{path}: line {line}: missing column {missing[0]!r}")
-        arm = str(r["arm"])
-        if arm not in arms:
-            raise UserError(f"{path}: line {line}: column 'arm': {arm!r} is not an arm of the lock ({', '.join(arms)})")
-        sv = r["seed"]
-        try:
-            seed = int(sv) if not isinstance(sv, float) or sv.is_integer() else None
-        except (TypeError, ValueError):
-            seed = None
-        if seed is None or isinstance(sv, bool):
-            raise UserError(f"{path}: line {line}: column 'seed': {sv!r} is not an integer")
-        if seed not in seeds:
-            raise UserError(f"{path}: line {line}: column 'seed': {seed} is not a registered seed of the lock")
-        task = str(r["task"]) if "task" in cols else None
-        if tasks_planned and task not in tasks_planned:
-            raise UserError(f"{path}: line {line}: column 'task': {task!r} is not a planned task")
-        key = (arm, seed, task, str(r["item"]) if per_item else None)
-        if key in seen:
-            what = f"item {key[3]!r} of " if per_item else ""
-            raise UserError(f"{path}: line {line}: duplicate row for {what}{arm}/s{seed}" + (f" task {task}" if task else ""))
-        seen.add(key)
-        if per_item:
-            out = _num(path, line, "outcome", r["outcome"])
-            if metric == "heldout_accuracy" and out not in (0.0, 1.0):
-                raise UserError(f"{path}: line {line}: column 'outcome': {r['outcome']!r} is not 0/1 (accuracy items)")
-            per_unit[(arm, seed)].append((str(r["item"]), out, task))
-        else:
-            vals = {m: _num(path, line, m, r[m]) for m in cols
-                    if m not in ("arm", "seed", "task")
-                    and m in set(needed_metrics(plan)) | set(DESCRIPTIVE) | set(secondary_contrast_metrics(prereg))}
-            per_unit[(arm, seed)].append((task, vals))
-
-    units: dict[tuple[str, int], Unit] = {}
-    for (arm, seed), entries in sorted(per_unit.items()):
-        u = Unit(arm, seed, seal, f"{path.name}#{arm}/s{seed}", {})
-        if per_item:
-            entries.sort(key=lambda e: e[0])
-            u.item_ids = [e[0] for e in entries]
-            arr = np.asarray([e[1] for e in entries], dtype=float)
-            u.items = {metric: arr}
-            u.item_tasks = [e[2] for e in entries] if tasks_planned else None
-            u.metrics[metric] = float(arr.mean())
+    metric = plan["primary_metric"]
+    all_units: list[Unit] = []
+    for (arm, seed, sess), entries in t["entries"].items():
+        where = f"{path.name}#{arm}/{seed_tag(seed)}" + (f"@{sess}" if sess is not None else "")
+        u = Unit(arm, seed, seal, where, {}, session=sess)
+        if t["per_item"]:
+            u.item_ids, u.items, tks = tbl.item_vectors(entries, list(dict.fromkeys(t["columns"].values())))
+            u.metrics.update({m: float(v.mean()) for m, v in u.items.items()})
             if tasks_planned:
-                tk = np.asarray(u.item_tasks)
-                for t in tasks_planned:
-                    if (tk == t).any():
-                        u.task_metrics[t] = float(arr[tk == t].mean())
+                u.item_tasks = tks
+                _task_means(u, plan, None, None)
+        elif tasks_planned:
+            for _item, task, vals in entries:
+                if metric not in vals:
+                    raise UserError(f"{path}: missing column {metric!r} (the plan's primary metric)")
+                u.task_metrics[task] = vals[metric]
+            u.metrics[metric] = float(np.mean([u.task_metrics[k] for k in sorted(u.task_metrics)]))
         else:
-            if tasks_planned:
-                for task, vals in entries:
-                    if metric not in vals:
-                        raise UserError(f"{path}: missing column {metric!r} (the plan's primary metric)")
-                    u.task_metrics[task] = vals[metric]
-                u.metrics[metric] = float(np.mean([u.task_metrics[t] for t in sorted(u.task_metrics)]))
-            else:
-                u.metrics.update(entries[0][1])
-        units[(arm, seed)] = u
-    if per_item:
+            u.metrics.update(entries[0][2])
+        all_units.append(u)
+    if t["per_item"]:
         ref = None
-        for u in units.values():
+        for u in all_units:
             if ref is None:
                 ref = u.item_ids
             elif u.item_ids != ref:
-                raise UserError(f"{path}: {u.arm}/s{u.seed} has a different item set than the first unit "
+                raise UserError(f"{path}: {u.arm}/{seed_tag(u.seed)} has a different item set than the first unit "
                                 "(per-item tables must list the same items for every unit)")
-    data = Data("imported", units, [], [], str(path),
-                table={"path": str(path), "sha256": digest, "kind": "per_item" if per_item else "per_seed",
-                       "rows": len(rows)})
-    _missing(data, arms, seeds)
+    data = Data("imported", {}, [], [], str(path),
+                table={"path": str(path), "sha256": t["sha256"], "kind": "per_item" if t["per_item"] else "per_seed",
+                       "rows": t["rows"], "columns": {c: m for c, m in sorted(t["columns"].items())}},
+                decls=decls)
+    data.add_units(all_units)
+    _missing(data, prereg)
+    _missing_metrics(data, prereg)
+    _copied(data, metric)
     return data
 
 
