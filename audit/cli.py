@@ -22,6 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="untraced report numbers are findings, and warnings fail the audit")
     c.add_argument("--trusted-key", action="append", default=None, metavar="PUB",
                    help="Ed25519 public key (PEM) the lock must be signed with; repeatable")
+    c.add_argument("--trusted-run-key", action="append", default=None, metavar="PUB",
+                   help="Ed25519 public key (PEM) of a machine or cluster that ran the study (runner --sign); "
+                        "every confirmatory run and sweep-log event must be signed by one; repeatable")
     c.add_argument("--only", action="append", default=None, metavar="CHECK", help="run only this check id or name")
     c.add_argument("--plain", action="store_true", help="plain text even in a terminal")
     return p
@@ -54,11 +57,16 @@ def _check(args: argparse.Namespace) -> int:
         from prereg.signing import load_public_key_b64
 
         keys = [load_public_key_b64(k) for k in args.trusted_key]
+    run_keys = None
+    if args.trusted_run_key:
+        from prereg.signing import load_public_key_b64
+
+        run_keys = [load_public_key_b64(k) for k in args.trusted_run_key]
     for out_path, marker in ((args.json_out, '"audit_format"'), (args.html_out, "<!-- rlprereg-audit -->")):
         if out_path:
             _may_write(out_path, marker)
     result = run_audit(args.report_dir, lock=args.lock, runs=args.runs, strict=args.strict,
-                       trusted_keys=keys, only=args.only)
+                       trusted_keys=keys, only=args.only, trusted_run_keys=run_keys)
     if args.json_out:
         write_atomic(args.json_out, to_json(result), make_parents=False)
     if args.html_out:

@@ -76,6 +76,7 @@ class AuditContext:
     schema_bad: dict[str, list[str]] = field(default_factory=dict)
     strict: bool = False
     trusted_keys: list[str] | None = None
+    trusted_run_keys: list[str] | None = None  # --trusted-run-key: every confirmatory run signed by one
     _cache: dict = field(default_factory=dict)
 
     # ---- views -------------------------------------------------------------------------
@@ -179,7 +180,8 @@ def _runs_root_from_analysis(analysis: dict, bases: list[Path]) -> Path | None:
 
 
 def load_context(report_dir: str | Path, *, lock: str | Path | None = None, runs: str | Path | None = None,
-                 strict: bool = False, trusted_keys: list[str] | None = None) -> AuditContext:
+                 strict: bool = False, trusted_keys: list[str] | None = None,
+                 trusted_run_keys: list[str] | None = None) -> AuditContext:
     report_dir = Path(report_dir)
     if not report_dir.exists():
         raise UserError(f"{report_dir}: report folder not found")
@@ -232,4 +234,5 @@ def load_context(report_dir: str | Path, *, lock: str | Path | None = None, runs
         run_list, bad, schema_bad = _load_runs(runs_path, data.get("study_id"))
     return AuditContext(report_dir=report_dir, analysis_path=analysis_path, analysis=analysis,
                         lock_path=lock_path, lock=lock_rec, chain=chain, runs_path=runs_path,
-                        runs=run_list, unreadable_runs=bad, schema_bad=schema_bad, strict=strict, trusted_keys=trusted_keys)
+                        runs=run_list, unreadable_runs=bad, schema_bad=schema_bad, strict=strict, trusted_keys=trusted_keys,
+                        trusted_run_keys=trusted_run_keys)

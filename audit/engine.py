@@ -13,7 +13,7 @@ from prereg.errors import UserError
 
 def run_audit(report_dir: str | Path, *, lock: str | Path | None = None, runs: str | Path | None = None,
               strict: bool = False, trusted_keys: list[str] | None = None,
-              only: list[str] | None = None) -> AuditResult:
+              only: list[str] | None = None, trusted_run_keys: list[str] | None = None) -> AuditResult:
     """Audit ``report_dir`` (which holds analysis.json and the report files).
 
     Raises :class:`prereg.errors.UserError` for bad usage (missing folder or file,
@@ -24,7 +24,8 @@ def run_audit(report_dir: str | Path, *, lock: str | Path | None = None, runs: s
     if unknown:  # selecting nothing would pass with no check run
         raise UserError(f"--only: {unknown[0]!r} is not a check id or name (known: "
                         f"{', '.join(f'{c.id} {c.name}' for c in CHECKS)})")
-    ctx = load_context(report_dir, lock=lock, runs=runs, strict=strict, trusted_keys=trusted_keys)
+    ctx = load_context(report_dir, lock=lock, runs=runs, strict=strict, trusted_keys=trusted_keys,
+                       trusted_run_keys=trusted_run_keys)
     results = []
     for check in CHECKS:
         res = CheckResult(check.id, check.name, check.title)

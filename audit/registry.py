@@ -32,7 +32,7 @@ class Check:
 
 CHECKS: list[Check] = [
     Check("1", "lock", "Lock hash, signature and amendment chain", lock.run, False),
-    Check("2", "runs", "Manifest seals and artifact digests", runs.run, True),
+    Check("2", "runs", "Manifest seals and run signatures, artifact digests, the sweep log's hash chain", runs.run, True),
     Check("3", "completeness", "Every registered (arm, seed) has exactly one complete confirmatory run", completeness.run, True),
     Check("4", "treatment", "Arms differ from the baseline exactly in their declared changes", treatment.run, True),
     Check("5", "timeline", "Runs started after their lock and reference a lock of the chain", timeline.run, True),

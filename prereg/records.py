@@ -35,21 +35,59 @@ def unit_dir(out: str | Path, study_id: str, arm: str, seed: int) -> Path:
     return Path(out) / study_id / arm / f"s{seed}"
 
 
+SIGNATURE = "signature"  # outside the seal: it signs the seal itself
+
+
 def seal_of(manifest: dict) -> str:
-    return sha256_json({k: v for k, v in manifest.items() if k != "seal"})
+    """SHA-256 of the canonical manifest without ``seal`` and ``signature``."""
+    return sha256_json({k: v for k, v in manifest.items() if k not in ("seal", SIGNATURE)})
 
 
-def seal(manifest: dict) -> dict:
-    out = dict(manifest)
+def seal(manifest: dict, key=None) -> dict:
+    """The manifest with its seal; signed over the seal with ``key`` (Ed25519) when given.
+
+    A stale signature never survives re-sealing: an edited record is unsigned until the
+    holder of a key signs it again (README "Record guarantees").
+    """
+    out = {k: v for k, v in manifest.items() if k != SIGNATURE}
     out["seal"] = seal_of(out)
+    if key is not None:
+        from prereg.signing import sign
+
+        out[SIGNATURE] = sign(key, out["seal"].encode())
     return out
 
 
-def write_manifest(run_dir: str | Path, manifest: dict) -> dict:
-    """Seal and atomically write; returns the sealed manifest."""
-    sealed = seal(manifest)
+def write_manifest(run_dir: str | Path, manifest: dict, key=None) -> dict:
+    """Seal (and sign, with ``key``) and atomically write; returns the sealed manifest."""
+    sealed = seal(manifest, key)
     write_json_atomic(Path(run_dir) / MANIFEST, sealed)
     return sealed
+
+
+def signature_problem(manifest: dict, trusted_keys: list[str] | None = None) -> str | None:
+    """Why a manifest's signature does not vouch for it, or None when it does.
+
+    Args:
+        manifest: a parsed manifest.
+        trusted_keys: base64 Ed25519 public keys; None accepts any key that verifies.
+    Returns:
+        None, or "unsigned" / "signature does not verify" / "signed by an untrusted key ...".
+    Example:
+        >>> signature_problem({"seal": "ab"})
+        'unsigned'
+    """
+    from prereg.signing import signature_ok
+
+    sig = manifest.get(SIGNATURE)
+    if sig is None:
+        return "unsigned"
+    if not isinstance(sig, dict) or not isinstance(manifest.get("seal"), str) \
+            or not signature_ok(sig, manifest["seal"].encode()):
+        return "signature does not verify over the seal"
+    if trusted_keys is not None and sig.get("public_key") not in trusted_keys:
+        return f"signed by an untrusted key {str(sig.get('public_key'))[:12]}..."
+    return None
 
 
 def artifact_files(run_dir: str | Path) -> dict[str, Path]:

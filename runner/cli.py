@@ -29,7 +29,15 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trusted-key", action="append", default=None, metavar="PUBKEY",
                    help="accept only signatures by this public key (repeatable)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_sign_argument(p)
     add_tracker_arguments(p)
+
+
+def add_sign_argument(p: argparse.ArgumentParser) -> None:
+    """``--sign KEY``, shared by ``runner run`` and ``runner sweep``."""
+    p.add_argument("--sign", default=None, metavar="KEY",
+                   help="Ed25519 private key (prereg keygen) of this machine or cluster: signs each manifest's "
+                        "seal, for `audit check --trusted-run-key`")
 
 
 def add_tracker_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,7 +56,7 @@ def _run(args: argparse.Namespace) -> int:
     run_dir = run_unit(args.lock, args.arm, args.seed, args.out, device=args.device, store_text=args.store_text,
                        exploratory=args.exploratory, quiet=args.quiet, require_signature=args.require_signature,
                        trusted_keys=args.trusted_key, report_to=args.report_to,
-                       tensorboard_dir=args.tensorboard_dir)
+                       tensorboard_dir=args.tensorboard_dir, sign_key=args.sign)
     print(run_dir)
     return 0
 

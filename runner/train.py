@@ -157,17 +157,24 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
              device: str = "cpu", store_text: bool = False, exploratory: bool = False, quiet: bool = False,
              require_signature: bool = False, trusted_keys: list[str] | None = None,
              environ: dict | None = None, lock_dir: str | Path = "locks", report_to=None,
-             tensorboard_dir: str | Path | None = None) -> Path:
+             tensorboard_dir: str | Path | None = None, sign_key: str | Path | None = None) -> Path:
     """Train, evaluate and seal one unit; returns its run folder ``out/<study>/<arm>/s<seed>``.
 
     ``report_to`` names experiment trackers (``runner.trackers``): a free setting, recorded in
     ``settings.report_to`` and ``trackers`` of the manifest, never in the resolved config.
+    ``sign_key`` (an Ed25519 PEM private key held by the machine or cluster) signs every seal
+    the run writes (``prereg.records.seal``), for ``audit check --trusted-run-key``.
 
     Raises ``UserError``/``Refusal`` (one line) for anything refused; any other exception is
     recorded in a ``failed`` manifest and re-raised.
     """
     from runner.trackers import check_clients, parse_report_to
 
+    key = None
+    if sign_key is not None:  # an unreadable key is refused before anything is written
+        from prereg.signing import load_private_key
+
+        key = load_private_key(sign_key)
     report_to = parse_report_to(report_to)
     check_clients(report_to)  # a missing client is refused before anything is written
     lock, cfg, env, _ = preflight(lock_path, arm, seed, out, device=device, exploratory=exploratory,
@@ -180,7 +187,7 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
     with UnitGuard(run_dir, allow_resume=True) as guard:
         trackers = _start_trackers(report_to, lock, cfg, exploratory, tensorboard_dir)
         return _run(lock, cfg, run_dir, settings, exploratory=exploratory, store_text=store_text, quiet=quiet,
-                    resume=guard.resumable, trackers=trackers)
+                    resume=guard.resumable, trackers=trackers, key=key)
 
 
 def _start_trackers(names, lock: Lock, cfg: ResolvedConfig, exploratory: bool, tensorboard_dir):
@@ -227,7 +234,7 @@ def _summaries(run_dir: Path) -> dict:
 
 
 def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, exploratory: bool,
-         store_text: bool, quiet: bool, resume: str | None = None, trackers=None) -> Path:
+         store_text: bool, quiet: bool, resume: str | None = None, trackers=None, key=None) -> Path:
     import torch
 
     from runner.trackers import Trackers
@@ -245,7 +252,7 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
         _say(quiet, f"runner: resuming interrupted unit from step {point.step}")
     if trackers.records:  # a resumed unit keeps the tracker runs of its earlier attempts
         manifest["trackers"] = [*manifest.get("trackers", []), *trackers.records]
-    write_manifest(run_dir, manifest)
+    write_manifest(run_dir, manifest, key)
     _say(quiet, f"runner: {lock.study_id}/{cfg.arm}/s{cfg.seed} ({cfg.algorithm}, {manifest['evidence_class']}) "
                 f"-> {run_dir}")
     recorder = None
@@ -270,7 +277,7 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
 
         if qlora_settings(m) is not None:  # 4-bit base: PEFT's k-bit preparation before LoRA
             model = prepare_qlora(model, gradient_checkpointing=bool(cfg.grpo_config.gradient_checkpointing))
-        write_manifest(run_dir, manifest)
+        write_manifest(run_dir, manifest, key)
 
         recorder = Recorder(
             run_dir, num_generations=cfg.grpo_config.num_generations, max_reward=task.max_reward,
@@ -312,7 +319,7 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
         manifest.update(status="complete", ended_at=utc_now(), summaries=_summaries(run_dir),
                         artifacts=artifact_digests(run_dir))
         manifest["notes"] = [*manifest.get("notes", []), *trackers.problems]
-        sealed = write_manifest(run_dir, manifest)
+        sealed = write_manifest(run_dir, manifest, key)
         _finish_trackers(trackers, sealed, quiet)
         s = sealed["summaries"]
         _say(quiet, f"runner: complete  heldout {s['heldout_correct']}/{s['heldout_n']}  "
@@ -332,7 +339,7 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
         manifest["notes"] = [*manifest.get("notes", []), *trackers.problems]
         reason = disk_error(exc)
         try:
-            sealed = write_manifest(run_dir, manifest)
+            sealed = write_manifest(run_dir, manifest, key)
         except UserError as werr:
             if reason is None:
                 raise

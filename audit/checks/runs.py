@@ -1,10 +1,15 @@
-"""Check 2: every manifest's seal, and every artifact file's digest (missing and extra files too)."""
+"""Check 2: every manifest's seal and signature, every artifact file's digest (missing and extra
+files too), and the sweep log's hash chain (:mod:`audit.checks.sweeplog`).
+
+A signature (``runner run --sign``) is checked whenever present; with ``--trusted-run-key``
+every confirmatory run must carry one by a trusted key, so a campaign forged by someone who
+re-sealed consistently but holds no run key fails (README "Record guarantees")."""
 
 from __future__ import annotations
 
 from prereg.canonical import sha256_file
 from prereg.errors import UserError
-from prereg.records import MANIFEST, seal_of
+from prereg.records import MANIFEST, seal_of, signature_problem
 
 
 def _files_on_disk(run_dir):
@@ -13,7 +18,20 @@ def _files_on_disk(run_dir):
     return artifact_files(run_dir)
 
 
+def _check_signature(ctx, out, mp: str, m: dict) -> None:
+    required = ctx.trusted_run_keys is not None and m.get("evidence_class") == "confirmatory"
+    if not required and m.get("signature") is None:
+        return
+    problem = signature_problem(m, ctx.trusted_run_keys)
+    if problem is not None:
+        want = "a signature by a --trusted-run-key" if ctx.trusted_run_keys is not None else "a valid signature"
+        out.add(f"{mp}#$.signature", want, problem, f"run record not vouched for: {problem}")
+
+
 def run(ctx, out) -> None:
+    from audit.checks.sweeplog import check_sweep_log
+
+    check_sweep_log(ctx, out)
     for path, msg in ctx.unreadable_runs:
         out.add(ctx.rel(path), "a readable manifest", msg, "manifest cannot be read")
     for run in ctx.runs:
@@ -29,6 +47,7 @@ def run(ctx, out) -> None:
             continue
         if actual != m.get("seal"):
             out.add(f"{mp}#$.seal", actual, m.get("seal"), "manifest seal does not match its content (edited after sealing)")
+        _check_signature(ctx, out, mp, m)
         if m.get("status") != "complete":
             out.notes.append(f"{mp}: status {m.get('status')}; artifact files not checked (not sealed yet)")
             continue

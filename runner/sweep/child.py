@@ -95,13 +95,13 @@ def prepare_unit(spec: dict) -> dict | None:
         return {"outcome": "busy", "error": f"{run_dir}: another process holds the unit"}
     if st.state == "incomplete" and runner_resumes() and _resumable(run_dir):
         append_event(spec["log_path"], {"event": "resume", "sweep": spec["sweep_id"], "arm": spec["arm"],
-                                        "seed": spec["seed"], "detail": st.detail})
+                                        "seed": spec["seed"], "detail": st.detail}, spec.get("sign_key"))
         return None  # `runner run` continues it from its last checkpoint (runner.resume)
     if st.state in ("incomplete", "failed"):
         dest = _supersede(spec, run_dir, st.state)
         append_event(spec["log_path"], {"event": "superseded", "sweep": spec["sweep_id"], "arm": spec["arm"],
                                         "seed": spec["seed"], "state": st.state, "detail": st.detail,
-                                        "moved_to": str(dest)})
+                                        "moved_to": str(dest)}, spec.get("sign_key"))
     return None
 
 
@@ -125,7 +125,7 @@ def start_unit(spec: dict) -> tuple[subprocess.Popen, Path]:
     append_event(spec["log_path"], {"event": "attempt", "sweep": spec["sweep_id"], "arm": spec["arm"],
                                     "seed": spec["seed"], "attempt": n, "host": host, "worker_pid": os.getpid(),
                                     "child_pid": proc.pid, "log": str(log_file),
-                                    "cuda_visible_devices": env.get("CUDA_VISIBLE_DEVICES")})
+                                    "cuda_visible_devices": env.get("CUDA_VISIBLE_DEVICES")}, spec.get("sign_key"))
     return proc, log_file
 
 

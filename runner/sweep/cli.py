@@ -33,8 +33,9 @@ def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--store-text", action="store_true")
     g.add_argument("--require-signature", action="store_true")
     g.add_argument("--trusted-key", action="append", default=None, metavar="PUBKEY")
-    from runner.cli import add_tracker_arguments
+    from runner.cli import add_sign_argument, add_tracker_arguments
 
+    add_sign_argument(g)
     add_tracker_arguments(g)
 
 
@@ -61,7 +62,7 @@ def sweep_command(args: argparse.Namespace) -> int:
         lock_path=args.lock, out=args.out, arms=parse_list(args.arms, "--arms"),
         seeds=parse_list(args.seeds, "--seeds", int), executor=args.executor, address=args.address,
         gpus_per_run=args.gpus_per_run, cpus_per_run=args.cpus_per_run, max_parallel=args.max_parallel,
-        retries=args.retries, runner_args=runner_args, live=not args.no_live)
+        retries=args.retries, runner_args=runner_args, live=not args.no_live, sign_key=args.sign)
     result = run_sweep(opts)
     return 0 if result.ok else 1
 

@@ -31,6 +31,13 @@ def _check_options(opts: SweepOptions) -> None:
         raise UserError("--gpus-per-run/--cpus-per-run: must be positive")
     if opts.address and opts.executor != "ray":
         raise UserError("--address: only meaningful with --executor ray")
+    if opts.sign_key is not None:  # an unreadable key is refused before any unit starts
+        from prereg.signing import load_private_key
+
+        load_private_key(opts.sign_key)
+        opts.sign_key = str(Path(opts.sign_key).resolve())  # workers may run elsewhere on shared storage
+        if "--sign" not in opts.runner_args:
+            opts.runner_args = [*opts.runner_args, "--sign", opts.sign_key]
 
 
 def _unit_specs(opts: SweepOptions, lock: Lock, sweep_id: str, log_path: Path) -> list[dict]:
@@ -43,7 +50,7 @@ def _unit_specs(opts: SweepOptions, lock: Lock, sweep_id: str, log_path: Path) -
             "sweep_id": sweep_id, "lock": str(opts.lock_path), "out": str(opts.out), "arm": arm, "seed": seed,
             "run_dir": str(unit_dir(opts.out, lock.study_id, arm, seed)), "study_root": str(study_root),
             "log_path": str(log_path), "runner_args": list(opts.runner_args), "env": env, "cwd": os.getcwd(),
-            "busy_wait_s": opts.busy_wait_s,
+            "busy_wait_s": opts.busy_wait_s, "sign_key": opts.sign_key,
         })
     return specs
 
@@ -109,7 +116,7 @@ def run_sweep(opts: SweepOptions, console=None) -> SweepResult:
     console = console or Console(stderr=True)
     sweep_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + uuid.uuid4().hex[:6]
     log_path = Path(opts.out) / lock.study_id / SWEEP_LOG
-    rec = SweepRecorder(log_path, sweep_id)
+    rec = SweepRecorder(log_path, sweep_id, key_path=opts.sign_key)
     specs = _unit_specs(opts, lock, sweep_id, log_path)
     outcomes = {(s["arm"], s["seed"]): UnitOutcome(s["arm"], s["seed"], path=s["run_dir"]) for s in specs}
     max_steps = {a: merged_fields(lock.prereg, a).get("max_steps") for a in lock.prereg["arms"]}

@@ -6,7 +6,6 @@ Bookkeeping lives here, outside the unit folders, so those stay identical to sin
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,17 +17,22 @@ from runner.sweep.model import UnitOutcome
 SWEEP_LOG = "sweep.jsonl"
 
 
-def append_event(log_path: str | Path, event: dict) -> None:
-    """One JSON line per event, appended under a file lock (safe across nodes on shared storage)."""
+def append_event(log_path: str | Path, event: dict, key_path: str | Path | None = None) -> None:
+    """One hash-chained JSON line per event (:mod:`prereg.chainlog`), appended under a file lock
+    (safe across nodes on shared storage); signed with ``key_path`` (``runner sweep --sign``)."""
     from filelock import FileLock
+
+    from prereg.chainlog import append_chained
 
     log_path = Path(log_path)
     make_dirs(log_path.parent)
-    line = json.dumps({"t": utc_now(), **event}, sort_keys=True, allow_nan=False) + "\n"
-    with FileLock(str(log_path) + ".lock"), open(log_path, "a", encoding="utf-8") as fh:
-        fh.write(line)
-        fh.flush()
-        os.fsync(fh.fileno())
+    key = None
+    if key_path is not None:
+        from prereg.signing import load_private_key
+
+        key = load_private_key(key_path)
+    with FileLock(str(log_path) + ".lock"):
+        append_chained(log_path, {"t": utc_now(), **event}, key)
 
 
 def read_events(log_path: str | Path, sweep_id: str | None = None) -> list[dict]:
@@ -64,9 +68,10 @@ class SweepRecorder:
     log_path: Path
     sweep_id: str
     on_unit_end: Callable[[UnitOutcome], None] | None = None
+    key_path: str | None = None  # runner sweep --sign: every event signed
 
     def event(self, kind: str, **fields) -> None:
-        append_event(self.log_path, {"event": kind, "sweep": self.sweep_id, **fields})
+        append_event(self.log_path, {"event": kind, "sweep": self.sweep_id, **fields}, self.key_path)
 
     def attempts(self, arm: str, seed: int) -> int:
         return attempts_of(self.log_path, self.sweep_id, arm, seed)

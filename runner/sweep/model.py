@@ -26,6 +26,7 @@ class SweepOptions:
     busy_wait_s: float = 60.0
     live: bool = True
     ray_init: dict = field(default_factory=dict)  # extra ray.init kwargs for a local cluster
+    sign_key: str | None = None  # --sign: signs every manifest seal (via runner run) and sweep-log event
 
 
 @dataclass
