@@ -54,7 +54,8 @@ def _summary(a: dict, out: Path) -> None:
 def _cmd_render(args) -> int:
     from stats.render import render
 
-    for p in render(args.analysis, args.output, runs_root=args.runs):
+    for p in render(args.analysis, args.output, runs_root=args.runs, model_cards=args.model_cards,
+                    hub_dir=args.hub_dir, lock=args.lock):
         print(p)
     return 0
 
@@ -155,6 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("analysis")
     r.add_argument("-o", "--output", default="report", help="output folder (existing files are never replaced)")
     r.add_argument("--runs", default=None, help="runs folder for telemetry curves (default: the analysed one)")
+    r.add_argument("--model-cards", action="store_true",
+                   help="also write a Hugging Face model card per run and one for the study (<output>/model_cards/)")
+    r.add_argument("--hub-dir", default=None, metavar="OUT",
+                   help="also lay out one upload-ready folder per run in OUT (adapter, card, manifest, telemetry, "
+                        "traces); implies --model-cards; nothing is uploaded")
+    r.add_argument("--lock", default=None, help="lock file for the cards (default: analysis.json $.lock.path)")
     r.set_defaults(fn=_cmd_render)
     c = sub.add_parser("coverage", help="Monte-Carlo coverage of every interval method")
     c.add_argument("--reps", type=int, default=2000, help="Monte-Carlo replications per cell (default 2000)")

@@ -528,8 +528,14 @@ def _forest(a: dict, path: Path) -> None:
 
 
 def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_root: str | Path | None = None,
-           overwrite: bool = False) -> list[Path]:
-    """Write report.md, results.tex and figures/*.png; refuses to replace existing files."""
+           overwrite: bool = False, model_cards: bool = False, hub_dir: str | Path | None = None,
+           lock: str | Path | None = None) -> list[Path]:
+    """Write report.md, results.tex and figures/*.png; refuses to replace existing files.
+
+    With ``model_cards`` also one Hugging Face model card per analysed run and one for the study
+    under ``<out>/model_cards/`` (``stats.modelcard``); ``hub_dir`` lays out one upload-ready folder
+    per run (``stats.hubdir``, implies the cards). Both need the run folders and the lock.
+    """
     analysis_path = Path(analysis_path)
     a = read_json(analysis_path, "analysis")  # names the file for every way it cannot be read
     raw = analysis_path.read_bytes()
@@ -547,6 +553,8 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
         for p in targets.values():
             if p.exists():
                 raise UserError(f"{p}: already exists; refusing to overwrite (choose another -o)")
+    cards = _prepare_cards(a, analysis_path, digest, runs_root, lock, out, hub_dir, overwrite) \
+        if (model_cards or hub_dir is not None) else None
     make_dirs(out / "figures")
     notes: list[str] = []
     figures = []
@@ -571,7 +579,39 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
         notes.append("figures: imported results carry no telemetry; reward/ZVF curves not drawn")
     write_atomic(targets["md"], markdown(a, digest, figures, notes), overwrite=overwrite)
     write_atomic(targets["tex"], latex(a, digest), overwrite=overwrite)
+    if cards is not None:
+        from stats.modelcard import write_cards
+
+        texts, runs = cards
+        written += write_cards(out, texts, runs, overwrite=overwrite)
+        if hub_dir is not None:
+            from stats.hubdir import write_hub_dir
+
+            written += write_hub_dir(hub_dir, a, digest, texts, runs)
     return [targets["md"], targets["tex"]] + written
+
+
+def _prepare_cards(a: dict, analysis_path: Path, digest: str, runs_root, lock, out: Path, hub_dir,
+                   overwrite: bool):
+    """Card texts and runs, computed (and every refusal made) before anything is written."""
+    from stats.modelcard import card_lock, card_paths, card_runs, model_cards
+
+    if a["source"] != "runs":
+        raise UserError("--model-cards: the analysis is of an imported table; cards need the run folders")
+    root = _runs_root(a, analysis_path, runs_root)
+    if root is None:
+        raise UserError(f"--model-cards: runs folder {a['inputs'].get('root')!r} not found; pass --runs")
+    runs = card_runs(a, root)
+    texts = model_cards(a, digest, card_lock(a, analysis_path, lock).prereg, runs)
+    if not overwrite:
+        for p in card_paths(out, runs).values():
+            if p.exists():
+                raise UserError(f"{p}: already exists; refusing to overwrite (choose another -o)")
+    if hub_dir is not None:
+        from stats.hubdir import check_hub_dir
+
+        check_hub_dir(hub_dir, runs)
+    return texts, runs
 
 
 def _item_section(a: dict, d, munit: str) -> list[str]:

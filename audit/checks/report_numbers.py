@@ -1,9 +1,14 @@
-"""Check 10: every number of report/**/*.md and *.tex traced to a source and equal to it as rounded."""
+"""Check 10: every number of report/**/*.md and *.tex traced to a source and equal to it as rounded.
+
+Model cards under the report folder are checked the same way, and the ``model-index`` values of
+their YAML front matter against their runs (``audit.model_index``).
+"""
 
 from __future__ import annotations
 
 import re
 
+from audit import model_index
 from audit.trace import swapped_intervals, traced_report
 
 _MD_VERDICT = re.compile(r"([A-Z][A-Z_]*)\s*<!--\s*verdict\s*:\s*([A-Za-z0-9_.\-]+)\s*-->")
@@ -52,6 +57,7 @@ def run(ctx, out) -> None:
                 out.add(m.where, "a number traced to the analysis, a manifest or the lock", m.text,
                         "untraced number (--strict)")
     _check_verdicts(ctx, out, files)
+    model_index.run(ctx, out, files)
     for lo, hi in swapped_intervals([t.mention for t in results]):
         out.add(lo.where, f"[{hi.text}, {lo.text}] (low end first)", f"[{lo.text}, {hi.text}]", "interval with swapped ends")
     ctx._cache["untraced"] = untraced

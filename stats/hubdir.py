@@ -1,0 +1,98 @@
+"""Upload-ready folders, one per analysed run (``stats render --hub-dir OUT``).
+
+Each ``OUT/<study>-<arm>-s<seed>/`` is what a user pushes to one Hugging Face model repo: the
+adapter files at the top (so ``PeftModel.from_pretrained("<repo>")`` finds them), the run's model
+card as ``README.md``, and under ``rlprereg/`` the sealed manifest, telemetry and traces
+(completion hashes; text only where the run stored it). Every copied file is checked against
+the manifest's artifact digest first, so a folder never ships a file the record does not vouch
+for. ``OUT/README.md`` names the lock hash and gives the upload commands; nothing here touches
+the network — uploading stays the user's ``huggingface-cli upload``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from prereg.canonical import sha256_bytes, sha256_file
+from prereg.errors import UserError
+from prereg.jsonio import make_dirs, write_atomic
+from prereg.records import ADAPTER_DIR, MANIFEST
+
+RECORD_DIR = "rlprereg"
+
+
+def folder_name(study_id: str, run) -> str:
+    return f"{study_id}-{run.arm}-s{run.seed}"
+
+
+def layout(run) -> dict[str, Path]:
+    """Destination (relative to the run's hub folder) -> source file, for every artifact and the manifest."""
+    out = {f"{RECORD_DIR}/{MANIFEST}": run.path / MANIFEST}
+    for rel in sorted(run.manifest.get("artifacts") or {}):
+        dest = rel[len(ADAPTER_DIR) + 1:] if rel.startswith(ADAPTER_DIR + "/") else f"{RECORD_DIR}/{rel}"
+        out[dest] = run.path / rel
+    return out
+
+
+def check_hub_dir(hub_dir: str | Path, runs: list) -> None:
+    """Refuse a non-empty OUT, and any run file that is missing or differs from its manifest digest."""
+    hub = Path(hub_dir)
+    if hub.exists() and (not hub.is_dir() or any(hub.iterdir())):
+        raise UserError(f"--hub-dir {hub}: already exists and is not an empty folder; choose another")
+    for run in runs:
+        arts = run.manifest.get("artifacts") or {}
+        if not any(rel.startswith(ADAPTER_DIR + "/") for rel in arts):
+            raise UserError(f"{run.path}: the manifest lists no adapter files; nothing to upload")
+        for rel, entry in sorted(arts.items()):
+            p = run.path / rel
+            if not p.is_file() or sha256_file(p) != entry.get("sha256"):
+                raise UserError(f"{p}: missing or not the file its manifest digests; refusing to package it")
+
+
+def _index(a: dict, digest: str, texts: dict[str, str], runs: list) -> str:
+    study = a["study_id"]
+    L = [f"# Upload-ready run folders: study `{study}`", "",
+         f"Lock `{a['lock']['hash']}` (version {a['lock']['version']}); analysis.json sha256 `{digest}`.", "",
+         "One folder per analysed run: the PEFT adapter at the top, the run's model card as `README.md` "
+         f"(the same text `stats render --model-cards` wrote and `audit check` verified), and `{RECORD_DIR}/` "
+         "with the sealed manifest, telemetry and traces. Nothing has been uploaded.", "",
+         "| Folder | Evidence class | Manifest seal | Card sha256 |", "|---|---|---|---|"]
+    for run in runs:
+        L.append(f"| `{folder_name(study, run)}` | {run.manifest['evidence_class']} | `{run.manifest['seal']}` | "
+                 f"`{sha256_bytes(texts[run.name].encode())}` |")
+    L += ["", "## Upload", "", "Each folder is one model repo. With a token that may write to `<namespace>`:", "",
+          "```bash", "huggingface-cli login   # once"]
+    L += [f"huggingface-cli upload <namespace>/{folder_name(study, run)} {folder_name(study, run)} ."
+          for run in runs]
+    L += ["```", "", "(`hf upload` is the same command in newer huggingface_hub releases.)", ""]
+    return "\n".join(L)
+
+
+def write_hub_dir(hub_dir: str | Path, a: dict, digest: str, texts: dict[str, str], runs: list) -> list[Path]:
+    """Lay out every run's folder and the index; returns the files written.
+
+    Args:
+        hub_dir: OUT, empty or absent (:func:`check_hub_dir` has refused anything else).
+        a: the analysis; digest: sha256 of its bytes.
+        texts: card text by run name (``stats.modelcard.model_cards``).
+        runs: the analysed runs (``stats.modelcard.card_runs``).
+
+    Returns:
+        The paths written, the index first.
+
+    Example:
+        >>> write_hub_dir("hub", analysis, digest, texts, runs)[0]
+        PosixPath('hub/README.md')
+    """
+    hub = make_dirs(hub_dir)
+    written = [write_atomic(hub / "README.md", _index(a, digest, texts, runs), overwrite=False)]
+    for run in runs:
+        folder = hub / folder_name(a["study_id"], run)
+        written.append(write_atomic(folder / "README.md", texts[run.name], overwrite=False))
+        for dest, src in layout(run).items():
+            target = folder / dest
+            make_dirs(target.parent)
+            shutil.copyfile(src, target)
+            written.append(target)
+    return written
