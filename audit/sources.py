@@ -15,11 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.numbers import numbers_in
-from prereg.records import HELDOUT_TRACE
+from prereg.records import HELDOUT_TRACE, task_record
 
 PERCENTABLE = {"fraction", "probability", "difference"}
 COUNT_UNITS = {"count", "items", "seeds"}
-GROUPS_MAX = 4.0   # a Connections board has 4 groups: per-item groups_correct is a 0-4 count
 _PREFIXES = {"arms", "arm", "contrasts", "contrast", "runs", "run", "manifest", "lock", "values", "summaries",
              "preregistration", "training", "changes"}
 _SYNONYMS = {"acc": "accuracy", "accuracies": "accuracy", "lo": "low", "lower": "low", "hi": "high", "upper": "high",
@@ -267,11 +266,12 @@ def _first_row(path: Path) -> dict | None:
 
 
 def _add_groups_correct(idx: SourceIndex, ctx) -> None:
-    """Per-item 0-4 counts (the Connections task's ``groups_correct``), where the held-out trace has
-    them: each run's mean over items and each arm's mean over its confirmatory runs, out of 4.
+    """Per-item counts (the Connections task's ``groups_correct``), where the held-out trace has
+    them: each run's mean over items and each arm's mean over its confirmatory runs, out of the
+    maximum the task recorded in the manifest (``task.item_metrics``; 4 groups per board).
     Only the first line of a trace is read unless it carries the field."""
     per_arm: dict[str, list[float]] = {}
-    found = False
+    found, top = False, None
     for r in ctx.runs:
         path = r.path / HELDOUT_TRACE
         first = _first_row(path)
@@ -282,13 +282,15 @@ def _add_groups_correct(idx: SourceIndex, ctx) -> None:
         if not vals or any(v is None for v in vals):
             continue
         m, found = r.manifest, True
+        rec = task_record(m)
+        top = (rec.item_max("groups_correct") if rec else None) or top
         mean = math.fsum(vals) / len(vals)
         idx.add(f"manifest.{m.get('arm')}.s{m.get('seed')}.groups_correct.mean", mean, "count",
-                exploratory=not _registered_confirmatory(ctx, r), origin="trace", max=GROUPS_MAX)
+                exploratory=not _registered_confirmatory(ctx, r), origin="trace", max=top)
         if _registered_confirmatory(ctx, r):
             per_arm.setdefault(m["arm"], []).append(mean)
-    if found:
-        idx.add("task.groups_per_board", GROUPS_MAX, "count", origin="trace")   # the "4" of "of 4"
+    if found and top is not None:
+        idx.add("task.groups_per_board", top, "count", origin="trace")   # the "4" of "of 4"
     n_conf = {}
     for r in ctx.runs:
         if _registered_confirmatory(ctx, r):
@@ -297,7 +299,7 @@ def _add_groups_correct(idx: SourceIndex, ctx) -> None:
         if len(means) != n_conf.get(arm):
             continue   # an arm mean only when every confirmatory run of the arm has the field
         idx.add(f"arms.{arm}.groups_correct.mean", math.fsum(means) / len(means), "count", origin="trace",
-                max=GROUPS_MAX)
+                max=top)
 
 
 def _registered_confirmatory(ctx, r) -> bool:

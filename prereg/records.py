@@ -110,6 +110,41 @@ def artifact_digests(run_dir: str | Path) -> dict:
     return {rel: {"sha256": sha256_file(p), "bytes": p.stat().st_size} for rel, p in artifact_files(run_dir).items()}
 
 
+@dataclass(frozen=True)
+class TaskRecord:
+    """What a task declared about itself in a run's manifest (``task``), see Task.manifest_record."""
+
+    name: str
+    reward_bounds: tuple[float, float]
+    item_metrics: dict  # name -> {"unit": ..., "max"/"range": ...}
+
+    def item_max(self, metric: str) -> float | None:
+        """The largest value a per-item metric can take (its ``max``, else the top of its ``range``)."""
+        decl = self.item_metrics.get(metric)
+        if not isinstance(decl, dict):
+            return None
+        top = decl.get("max", (decl.get("range") or [None, None])[1])
+        return float(top) if isinstance(top, (int, float)) and not isinstance(top, bool) else None
+
+
+def task_record(manifest: dict) -> TaskRecord | None:
+    """The manifest's task record, or None when it has none (or one of the wrong shape).
+
+    Example:
+        >>> task_record({"task": {"name": "connections", "reward_bounds": [-0.1, 1.6], "item_metrics": {}}})
+        TaskRecord(name='connections', reward_bounds=(-0.1, 1.6), item_metrics={})
+    """
+    rec = manifest.get("task") if isinstance(manifest, dict) else None
+    if not isinstance(rec, dict):
+        return None
+    b = rec.get("reward_bounds")
+    if (not isinstance(b, list) or len(b) != 2
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in b)):
+        return None
+    metrics = rec.get("item_metrics") if isinstance(rec.get("item_metrics"), dict) else {}
+    return TaskRecord(str(rec.get("name")), (float(b[0]), float(b[1])), metrics)
+
+
 @dataclass
 class Run:
     """A run folder as read from disk; nothing here is trusted until the audit checks it."""

@@ -264,6 +264,7 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
 
         _set_seeds(cfg.seed)
         task = get_task(prereg["task"], prereg["dataset"])
+        manifest["task"] = task.manifest_record()  # reward bounds and item metrics, read by the audit
         m = prereg["model"]
         model, tokenizer, info = load_model_and_tokenizer(
             m["name"], m.get("revision"), dtype=m.get("dtype", "float32"), device=cfg.device,

@@ -135,6 +135,7 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
         "ended_at": ended.strftime(_ISO),
         "resolved_config": resolved_config_for(prereg, arm, seed),
         "declared_changes": copy.deepcopy(prereg["arms"][arm]["changes"]),
+        "task": {"name": prereg["task"]["name"], "reward_bounds": [0.0, 1.0], "item_metrics": {}},  # 0/1 rewards
         "fingerprint": {"components": comps, "hash": sha256_json(comps)},
         "summaries": compute_summaries(telemetry, heldout),
         "artifacts": artifact_digests(run_dir),

@@ -244,3 +244,55 @@ def test_runner_run_refuses_a_leaky_board_file_before_writing_anything(tmp_path,
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and err[0].startswith("error: task.options.shortcut_max_fraction")
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.slow
+def test_connections_campaign_audits_clean_and_a_planted_reward_out_of_range_is_caught(tmp_path):
+    """2 arms x 2 seeds of real runs on the tiny model, analysed, rendered and audited.
+
+    Every completion of the untrained model is invalid (reward -0.1, the task's minimum), which an
+    audit with its own [0, 4] table called out of range; the bounds now come from the task's record
+    in the manifest, [-0.1, 1.6], so the campaign is clean, and a held-out reward of 2.0 (inside the
+    old table, outside the task's range) is caught by check 7 (README failure 14).
+    """
+    import shutil
+
+    from runner_run_support import prereg, run, write_lock
+
+    from audit.engine import run_audit
+    from prereg.records import HELDOUT_TRACE, artifact_digests, read_run, write_manifest
+    from stats.analyze import analyze, write
+    from stats.render import render
+
+    p = prereg(id="conn", arms={"grpo": {"algorithm": "grpo", "changes": {}},
+                                "dr_grpo": {"algorithm": "dr_grpo",
+                                            "changes": {"loss_type": "dr_grpo", "scale_rewards": "none"}}})
+    p["task"] = dict(TASK)
+    p["dataset"] = dataset(heldout_n=4)
+    p["training"] = {**p["training"], "max_steps": 1}
+    lock = write_lock(tmp_path / "locks", p)
+    runs = tmp_path / "runs"
+    for arm in ("grpo", "dr_grpo"):
+        for seed in (1, 2):
+            run(lock, arm, seed, runs)
+    m = read_run(runs / "conn" / "grpo" / "s1").manifest
+    assert m["task"] == {"name": "connections", "reward_bounds": [-0.1, MAX_REWARD],
+                         "item_metrics": {"groups_correct": {"unit": "count", "max": 4}}}
+    write(analyze(lock, runs), tmp_path / "report" / "analysis.json")
+    render(tmp_path / "report" / "analysis.json", tmp_path / "report")
+    clean = run_audit(tmp_path / "report", lock=lock, runs=runs)
+    assert clean.passed and clean.errors == [], [f.message for f in clean.findings]
+
+    bad_runs = tmp_path / "bad-runs"
+    shutil.copytree(runs, bad_runs)
+    unit = bad_runs / "conn" / "dr_grpo" / "s2"
+    rows = [json.loads(x) for x in (unit / HELDOUT_TRACE).read_text().splitlines()]
+    rows[2]["reward"] = 2.0
+    (unit / HELDOUT_TRACE).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bad = read_run(unit).manifest
+    bad["artifacts"] = artifact_digests(unit)  # re-sealed: only the range check can see it
+    bad.pop("seal")
+    write_manifest(unit, bad)
+    caught = run_audit(tmp_path / "report", lock=lock, runs=bad_runs, only=["7"])
+    hits = [f for f in caught.errors if "outside the task's range" in f.message]
+    assert len(hits) == 1 and hits[0].location.endswith(f"{HELDOUT_TRACE}:3") and "[-0.1, 1.6]" in hits[0].expected

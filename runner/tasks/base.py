@@ -55,6 +55,10 @@ class Task:
     min_reward: float = 0.0  # the lowest reward the task can give (telemetry's "all-fail" level)
     reward_name: str = ""
     parser_name: str = ""
+    # Per-item numbers the held-out trace carries beyond reward/correct, with their units and
+    # ranges (shaped like a preregistration's metric declaration): {"groups_correct": {"unit":
+    # "count", "max": 4}}. Recorded in the manifest, where the audit reads them.
+    item_metrics: dict = {}
     # Extra modules (dotted names) whose source defines this task's behaviour.
     source_modules: tuple[str, ...] = ()
 
@@ -84,6 +88,22 @@ class Task:
 
     def correct(self, completion: str, item: dict) -> bool:
         return self.reward(completion, item) >= self.max_reward
+
+    def manifest_record(self) -> dict:
+        """What the audit must know about this task, written into every run's manifest (``task``).
+
+        The task is the one place that knows its reward bounds and per-item metrics; the audit
+        reads them from the manifest instead of keeping its own table (README failure 14).
+
+        Returns:
+            ``{"name", "reward_bounds": [min, max], "item_metrics": {name: {"unit", "max"|"range"}}}``.
+
+        Example:
+            >>> get_task({"name": "arith"}, {...}).manifest_record()  # doctest: +SKIP
+            {'name': 'arith', 'reward_bounds': [0.0, 1.0], 'item_metrics': {}}
+        """
+        return {"name": self.name, "reward_bounds": [float(self.min_reward), float(self.max_reward)],
+                "item_metrics": {k: dict(v) for k, v in sorted(self.item_metrics.items())}}
 
     # -- provided -----------------------------------------------------------------------
     def _check_names(self) -> None:

@@ -232,6 +232,7 @@ class ConnectionsTask(Task):
     reward_name = "connections_v1"
     parser_name = "last_answer_block"
     source_modules = ("prereg.scoring",)
+    item_metrics = {"groups_correct": {"unit": "count", "max": 4}}  # a board has 4 groups
 
     def __init__(self, task_spec: dict, dataset_spec: dict):
         super().__init__(task_spec, dataset_spec)
