@@ -1,7 +1,7 @@
 """Design pitfalls in a (schema-valid) preregistration, reported before anything is locked.
 
 Each rule is a plain function ``rule(prereg) -> list[Finding]`` registered in ``RULES``;
-each guards against a failure seen in public GRPO studies (DESIGN.md), so a finding says
+each guards against a failure seen in public GRPO studies (README "What it prevents"), so a finding says
 what would go wrong, not only what is missing. Findings are warnings; ``--strict`` makes
 the CLI treat them as errors. Rules assume the document already passed the schema.
 """

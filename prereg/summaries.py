@@ -1,7 +1,7 @@
 """Run summaries computed from telemetry and traces — the one definition.
 
 The runner writes these numbers into the manifest and the audit recomputes them with the
-same function, so a hand-edited summary (DESIGN failure 5) cannot hide.
+same function, so a hand-edited summary (README failure 5) cannot hide.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ class ArmPreset:
     extensions: frozenset = frozenset()
     trainer_hook: TrainerHook | None = None
     # A preset whose objective equals another one's when training is fully on-policy
-    # (DESIGN failure 8): confirmatory runs of it must be off-policy.
+    # (README failure 8): confirmatory runs of it must be off-policy.
     needs_off_policy: bool = False
     # (trainer fields, runner fields) -> None; refuses a lock the preset cannot run, while the
     # config is resolved (before anything is written).

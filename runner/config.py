@@ -4,7 +4,7 @@ The lock's flat training vocabulary (shared settings + the arm's declared change
 ``prereg.fields.merged_fields``) is mapped through ``prereg.fields.resolved_path`` into
 ``trainer`` (GRPOConfig), ``peft`` (LoraConfig) and ``runner`` (extension fields). Every
 locked trainer field is passed to GRPOConfig explicitly; a name the installed TRL does not
-have is refused (DESIGN failure 3), as is a lock that contradicts its arm's algorithm
+have is refused (README failure 3), as is a lock that contradicts its arm's algorithm
 preset. Fields the lock is silent about are either filled from the algorithm preset
 (recorded as such) or left at the installed TRL default — and the resolved config records
 every field, defaults included, with ``sources`` saying which of those applied. Only the

@@ -2,7 +2,7 @@
 
 Two backends, chosen by the lock's ``evaluation.backend``: batched ``transformers``
 generation (greedy, or seeded sampling) and vLLM (LoRA merged into the base weights). Any
-sampling seed — vLLM's included — is derived from the run seed (DESIGN failure 7), so two
+sampling seed — vLLM's included — is derived from the run seed (README failure 7), so two
 seeds never share "random" evaluation draws and one seed always repeats them. A backend that
 cannot run here is refused before training starts, in one line.
 """

@@ -1,6 +1,6 @@
 """GPU-only paths (vLLM generation, 4-bit QLoRA): seeding, config plumbing and one-line refusals.
 
-vLLM seeding (DESIGN failure 7). TRL 1.16 builds its colocated engine in
+vLLM seeding (README failure 7). TRL 1.16 builds its colocated engine in
 ``trl.generation.vllm_generation.VLLMGeneration._init_vllm`` as
 ``LLM(..., seed=accelerator.process_index // tensor_parallel_size)``: the seed is the
 process rank, the same for every run, so two runs that differ only in ``--seed`` draw the

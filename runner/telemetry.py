@@ -5,7 +5,7 @@ rewards are all equal; GU (group utilisation) = 1 - ZVF. We compute them here fr
 rewards in generation order (TRL lays out a generation batch as consecutive groups of
 ``num_generations`` completions of one prompt) rather than reading TRL's
 ``frac_reward_zero_std``, which with ``scale_rewards="batch"`` tests the *batch* std and is
-therefore 0 or 1, not a fraction of groups (DESIGN failure 6).
+therefore 0 or 1, not a fraction of groups (README failure 6).
 
 Which rollouts a step's row describes: TRL generates one batch every
 ``steps_per_generation * num_iterations`` micro-steps and trains on slices of it until the

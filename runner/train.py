@@ -375,7 +375,7 @@ def build_trainer(cfg: ResolvedConfig, model, tokenizer, task, recorder: Recorde
         trainer_cls = cfg.preset.trainer_hook(GRPOTrainer, cfg.runner_fields)
     engine_seeds: list = []
     seeding = contextlib.nullcontext()
-    if cfg.grpo_config.use_vllm:  # the run seed must reach vLLM's sampling (DESIGN failure 7)
+    if cfg.grpo_config.use_vllm:  # the run seed must reach vLLM's sampling (README failure 7)
         from runner.gpu import seeded_vllm_engine
         from runner.rollouts import with_vllm_server_seeds
 
@@ -406,7 +406,7 @@ WIRED = {"loss_type": "loss_type", "scale_rewards": "scale_rewards",
 
 
 def check_wiring(trainer, cfg: ResolvedConfig) -> None:
-    """Fail the run if the constructed trainer does not use the resolved config (DESIGN failure 2).
+    """Fail the run if the constructed trainer does not use the resolved config (README failure 2).
 
     A preset's trainer subclass that overrides a treatment setting, or a TRL release that
     stops reading a field, would otherwise run one arm with another arm's objective.

@@ -1,6 +1,6 @@
 """Monte-Carlo coverage of every interval method at the seed counts RL studies use.
 
-Percentile bootstrap over 3–8 seeds under-covers (DESIGN, "Statistics, briefly"). This
+Percentile bootstrap over 3–8 seeds under-covers (README, "`stats`: exactly the locked analysis"). This
 module measures by how much, for the mean of normal, skewed (lognormal) and bounded
 accuracy-like (Beta-Binomial: seed accuracy ~ Beta(6, 4), 100 binary items per seed)
 data, and the analysis warns when the planned method under-covers at the study's n,

@@ -1,4 +1,4 @@
-"""Multiplicity corrections applied over the declared family (DESIGN failure 9).
+"""Multiplicity corrections applied over the declared family (README failure 9).
 
 A family member with no p-value (its arm is missing, its test undefined) enters the
 correction with p = 1, so a missing arm can never weaken the correction for the others.

@@ -2,7 +2,7 @@
 
 Each defect names the check(s) that must catch it (``DEFECTS[name] = (function, checks)``).
 ``tests/test_audit_defects.py`` runs every defect and also asserts that every registered
-check is fired by at least one defect and by nothing in the clean campaign (DESIGN
+check is fired by at least one defect and by nothing in the clean campaign (README
 failure 13: a check that cannot fail). The clean campaign is the synthetic generator +
 ``stats analyze`` + ``stats render`` + a hand-written notes report that uses table context,
 percent columns and prose (conventions other than the renderer's pins).
@@ -574,7 +574,7 @@ def analysis_stale_input(c: Campaign):
     edit_manifest(c.run_dir("grpo", 23), lambda m: m["settings"].update(note="rerun"))
 
 
-# name -> (defect, checks that must fire, DESIGN failures it plants)
+# name -> (defect, checks that must fire, README failures it plants)
 DEFECTS = {
     "report_last_digit": (report_last_digit, {"10"}, [10]),
     "report_rendered_last_digit": (report_rendered_last_digit, {"10"}, [10]),
@@ -623,7 +623,7 @@ DEFECTS = {
     "analysis_stale_input": (analysis_stale_input, {"9"}, []),
 }
 
-# DESIGN failures an audit of records and report cannot see, and why (the rest are covered above).
+# README failures an audit of records and report cannot see, and why (the rest are covered above).
 NOT_AUDITABLE = {
     13: "a check that cannot fail: guarded by the corpus test itself (every check fires on some defect)",
 }

@@ -60,7 +60,7 @@ def test_every_defect_names_its_message():
 
 
 def test_every_check_can_fail_and_passes_clean(defect_results, clean_result):
-    """DESIGN failure 13: a registered check with no defect that fires it is a check that cannot fail."""
+    """README failure 13: a registered check with no defect that fires it is a check that cannot fail."""
     clean_fired = _fired(clean_result)
     for check in CHECKS:
         catching = [n for n, r in defect_results.items() if check.id in _fired(r) and check.id in DEFECTS[n][1]]

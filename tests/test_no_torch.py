@@ -1,4 +1,4 @@
-"""prereg, stats and audit must work on a laptop without torch (DESIGN: reviewers audit there).
+"""prereg, stats and audit must work on a laptop without torch (reviewers audit there).
 
 Each CLI runs in a subprocess in which importing torch (or transformers/trl/peft) fails, as it
 would where they are not installed.

@@ -159,7 +159,7 @@ def test_shortcut_probe_passes_shuffled_boards(task):
 
 
 def test_failure_12_answer_ordered_prompt_is_refused_by_the_probe(tmp_path):
-    """DESIGN failure 12: words listed in answer order let a trivial policy earn full reward."""
+    """README failure 12: words listed in answer order let a trivial policy earn full reward."""
     boards = [json.loads(line) for line in BOARDS.read_text().splitlines()]
     for b in boards:
         b["words"] = [w for g in b["groups"] for w in g["words"]]

@@ -1,7 +1,7 @@
 """Check 8: seeds. Every seed a manifest records must be the run's seed (the manifest's
 ``seed``, ``resolved_config.trainer.seed``/``data_seed``, ``runner.seed``, the ``s<seed>``
 folder), so a run copied to another seed and re-sealed with only ``seed`` edited shows. Runs
-with different seeds must not produce identical training or held-out traces (DESIGN failure
+with different seeds must not produce identical training or held-out traces (README failure
 7, e.g. vLLM seeded independently of the run seed, or a copied run). Same seed and different
 arms with identical traces means the treatment changed nothing (failure 2)."""
 

@@ -1,6 +1,6 @@
 """Check 6: one stack fingerprint across the confirmatory runs, honestly computed.
 
-The fingerprint hash must be the hash of its components (not a label, DESIGN failure 4)
+The fingerprint hash must be the hash of its components (not a label, README failure 4)
 and the components must identify the code that ran.
 """
 

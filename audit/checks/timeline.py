@@ -1,6 +1,6 @@
 """Check 5: runs started after the lock they claim, and claim a lock that exists in the chain.
 
-A lock dated the same UTC day as the first result (DESIGN failure 11) is reported as a
+A lock dated the same UTC day as the first result (README failure 11) is reported as a
 warning: it is how a lock written after looking at results usually shows.
 """
 

@@ -1,7 +1,7 @@
 """Check 7: numbers in a manifest recomputed from the run's own telemetry and traces.
 
 Summaries come from :func:`prereg.summaries.compute_summaries` (the one definition), so a
-hand-edited summary shows even when the manifest was re-sealed (DESIGN failure 5); ranges
+hand-edited summary shows even when the manifest was re-sealed (README failure 5); ranges
 (ZVF, GU in [0, 1], GU = 1 - ZVF) catch a logger whose definition changed (failures 6, 14).
 Every held-out row is re-scored with the task's own scorer (:mod:`prereg.scoring`): ``correct``
 and ``reward`` must follow from the row's prediction and target, and the reward must lie in the
@@ -216,7 +216,7 @@ def _probes(obj, path="$"):
 
 
 def _check_probe(out, where, probe) -> None:
-    """DESIGN failure 12: a trivial policy (answer order as shown) must not earn real reward."""
+    """README failure 12: a trivial policy (answer order as shown) must not earn real reward."""
     limit, top = probe.get("max_fraction"), probe.get("max_reward")
     for name, pol in sorted((probe.get("policies") or {}).items()):
         frac = pol.get("fraction_of_max") if isinstance(pol, dict) else None

@@ -1,6 +1,6 @@
 """Check 4: each arm's resolved config differs from the baseline's in exactly its declared changes.
 
-Extra differences are drift (DESIGN failure 1); a declared change that left the config equal
+Extra differences are drift (README failure 1); a declared change that left the config equal
 to the baseline's is a flag never wired (failure 2); a locked field missing from the
 resolved config was dropped (failure 3).
 """

@@ -13,7 +13,7 @@ Board file (``dataset.path``; JSON list, ``{"boards": [...]}``, or JSON lines), 
 ``{split}`` to name one file per split. ``stratum`` (optional) is a group's category type,
 kept in per-item records so evaluation can be stratified.
 
-Why the checks live here and run at load time (DESIGN failure 12):
+Why the checks live here and run at load time (README failure 12):
 
 * Chronological split: every evaluation board must be dated strictly after every training
   board, or the task refuses to load (a model could otherwise have trained on the puzzles
