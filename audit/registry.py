@@ -11,6 +11,7 @@ from audit.checks import (
     completeness,
     exploratory,
     lock,
+    looks,
     report_numbers,
     runs,
     seeds,
@@ -42,6 +43,8 @@ CHECKS: list[Check] = [
     Check("9", "analysis", "analysis.json recomputed from the runs with the locked plan", analysis.run, False),
     Check("10", "report", "Every number in the report traced to a source and equal to it as rounded", report_numbers.run, False),
     Check("11", "exploratory", "Exploratory results labelled as exploratory where they appear", exploratory.run, False),
+    Check("12", "looks", "Sequential looks taken as registered, decided by the boundary, looks log intact",
+          looks.run, True),
 ]
 
 BY_ID = {c.id: c for c in CHECKS}

@@ -202,3 +202,29 @@ def operating(d: Design, reps: int | None = None) -> Operating:
     fixed = pw.power_paired(es, 1.0, p.looks[-1], p.alpha, alt)
     return Operating(reps, h0.reject, h0.stop_at, h0.expected_seeds, h1.reject_upper, sum(normal.upper),
                      h1.stop_at, h1.expected_seeds, fixed)
+
+
+EFFICACY, FUTILITY_STOP, CONTINUE = "stop_efficacy", "stop_futility", "continue"
+
+
+def decide(d: Design, look: int, t: float | None) -> str:
+    """The registered decision at 1-based ``look`` for a paired t statistic ``t`` (signed so that
+    positive is the alternative's direction). The one place the boundary is applied: ``stats
+    interim`` takes it and the audit re-takes it from the record.
+
+    Example:
+        >>> p = SequentialPlan((4, 8), Spec(), "t_tail", 1000, "stagewise", 0.05, 2, 1, 0, ("a-b",), None, None)
+        >>> decide(design(p), 1, 9.5), decide(design(p), 1, 1.0), decide(design(p), 2, 1.0)
+        ('stop_efficacy', 'continue', 'stop_futility')
+    """
+    k, last = look - 1, look == len(d.plan.looks)
+    if t is None or not math.isfinite(t):
+        return CONTINUE if not last else FUTILITY_STOP
+    stat = abs(t) if d.plan.sides == 2 else t
+    if stat >= d.t_upper[k]:
+        return EFFICACY
+    if last:
+        return FUTILITY_STOP
+    if d.plan.spec.futility != "none" and stat < d.t_futility[k]:
+        return FUTILITY_STOP
+    return CONTINUE

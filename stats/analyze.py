@@ -657,6 +657,10 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
     for arm in arms:
         _arm_values(V, plan, data, arm, warnings)
     facts = {c.id: _contrast_values(V, prereg, data, c, warnings) for c in cds}
+    if plan.get("sequential"):  # stage-wise p and intervals replace the fixed-design ones (README failure 19)
+        from stats import seqvalues
+
+        seqvalues.apply(V, lock, data, facts, warnings)
     _adjust(V, plan, facts, warnings)
     sec_facts: dict[tuple[str, str], dict] = {}
     for m in _secondary_metrics(prereg):  # same block, outside the confirmatory family (unadjusted p)
@@ -778,13 +782,22 @@ def _verdict(plan: dict, facts) -> dict:
     return evaluate(plan["verdicts"], facts)
 
 
-def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: bool = False) -> dict:
-    """Verify the lock, read runs (folder) or an imported table, and execute the plan."""
+def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: bool = False,
+            log_look: bool = True) -> dict:
+    """Verify the lock, read runs (folder) or an imported table, and execute the plan.
+
+    A sequential study analysed before its final look is a look: it goes on the study's looks
+    log (README failure 19) unless ``log_look`` is False (the audit's recomputation only).
+    """
     lock = verify_lock(lock_path, require_signature=require_signature)
     data = load(lock, runs_path)
     if not data.units:
         raise UserError(f"{runs_path}: no confirmatory run of lock {lock.hash[:12]} to analyse "
                         f"({len(data.excluded)} excluded)")
+    if log_look:
+        from stats.interim import log_early_analysis
+
+        log_early_analysis(lock, runs_path, data)
     return build(lock, data, lock_path)
 
 
@@ -799,7 +812,7 @@ def write(analysis: dict, out: str | Path, *, overwrite: bool = False) -> Path:
 
 def recompute_value(lock_path: str | Path, runs_path: str | Path, value_id: str):
     """Recompute one value by rerunning the analysis (every value is a pure function of its inputs)."""
-    values = analyze(lock_path, runs_path)["values"]
+    values = analyze(lock_path, runs_path, log_look=False)["values"]
     if value_id not in values:
         raise UserError(f"{value_id}: no such value id in the analysis")
     return values[value_id]

@@ -51,6 +51,21 @@ def _summary(a: dict, out: Path) -> None:
         con.print(f"  warning: {w}", markup=False)
 
 
+def _cmd_interim(args) -> int:
+    from stats.interim import interim
+
+    rec = interim(args.lock, args.runs, args.look, require_signature=args.require_signature)
+    print(f"look {rec['look']} ({rec['n_seeds']} seeds per arm): {rec['decision']}  [sealed {rec['seal'][:16]}, "
+          f"log entry {rec['index']}]")
+    for cid, c in rec["contrasts"].items():
+        t = "n/a" if c.get("t") is None else f"{c['t']:.3f}"
+        bound = "—" if c.get("bound_efficacy") is None else f"{c['bound_efficacy']:.3f}"
+        fut = "" if c.get("bound_futility") is None else f", futility below {c['bound_futility']:.3f}"
+        carried = " (decided at an earlier look)" if c.get("carried") else ""
+        print(f"  {cid}: diff {c['mean_diff']:.4g}, t {t} vs bound {bound}{fut} -> {c['decision']}{carried}")
+    return 0
+
+
 def _cmd_render(args) -> int:
     from stats.render import render
 
@@ -149,6 +164,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("-o", "--output", default="report/analysis.json", help="analysis.json to write (never replaced)")
     a.add_argument("--require-signature", action="store_true", help="refuse an unsigned lock")
     a.set_defaults(fn=_cmd_analyze)
+    i = sub.add_parser("interim", help="take the next registered look of a sequential study (sealed record)")
+    i.add_argument("lock", help="lock file with analysis.sequential")
+    i.add_argument("runs", help="runs folder")
+    i.add_argument("--look", type=int, default=None, help="1-based look (default: the next one)")
+    i.add_argument("--require-signature", action="store_true", help="refuse an unsigned lock")
+    i.set_defaults(fn=_cmd_interim)
     from stats.render import RENDERING
 
     r = sub.add_parser("render", help="report.md, results.tex and figures from analysis.json",

@@ -574,6 +574,15 @@ def analysis_stale_input(c: Campaign):
     edit_manifest(c.run_dir("grpo", 23), lambda m: m["settings"].update(note="rerun"))
 
 
+def looks_log_tampered(c: Campaign):
+    """A looks log entry (an interim look) edited after it was sealed (README failure 19)."""
+    from prereg import looks as lk
+
+    lk.append(c.runs, STUDY, {"kind": "analysis", "study_id": STUDY, "seeds_per_arm": {"grpo": 2}})
+    path = lk.looks_dir(c.runs, STUDY) / lk.LOG
+    write_atomic(path, path.read_text().replace('"grpo":2', '"grpo":3'))
+
+
 # name -> (defect, checks that must fire, README failures it plants)
 DEFECTS = {
     "report_last_digit": (report_last_digit, {"10"}, [10]),
@@ -621,6 +630,7 @@ DEFECTS = {
     "multiplicity_not_applied": (multiplicity_not_applied, {"9"}, [9]),
     "power_normal_approximation": (power_normal_approximation, {"9"}, [9]),
     "analysis_stale_input": (analysis_stale_input, {"9"}, []),
+    "looks_log_tampered": (looks_log_tampered, {"12"}, [19]),
 }
 
 # README failures an audit of records and report cannot see, and why (the rest are covered above).
@@ -675,4 +685,5 @@ EXPECTED_MESSAGE = {
     "multiplicity_not_applied": "correction not applied",
     "power_normal_approximation": "another method than planned",
     "analysis_stale_input": "not the current manifest",
+    "looks_log_tampered": "looks log chain broken",
 }

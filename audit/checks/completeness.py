@@ -28,9 +28,24 @@ def misplaced(run) -> str | None:
     return f"{arm}/s{seed}"
 
 
+def _registered(ctx, study) -> list[tuple[str, int]]:
+    """Every (arm, seed) the design asks for: a sequential study stopped at look j by its sealed
+    interim record asks only for that look's seeds (README failure 19; check 12 audits the record)."""
+    seq = (ctx.prereg or {}).get("analysis", {}).get("sequential")
+    if not seq:
+        return [(a, s) for a in ctx.arms for s in ctx.seeds]
+    from prereg import looks as lk
+
+    entries = lk.read_log(ctx.runs_path, str(study))
+    if lk.chain_problems(entries):
+        return [(a, s) for a in ctx.arms for s in ctx.seeds]
+    planned = lk.planned_seeds(ctx.prereg, ctx.lock.hash, entries)
+    return [(a, s) for a in ctx.arms for s in ctx.seeds[: planned[a]]]
+
+
 def run(ctx, out) -> None:
-    registered = [(a, s) for a in ctx.arms for s in ctx.seeds]
     study = ctx.lock.data.get("study_id")
+    registered = _registered(ctx, study)
     base = ctx.runs_path / study if (ctx.runs_path / str(study)).is_dir() else ctx.runs_path
     units = defaultdict(list)
     others = defaultdict(list)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from prereg.errors import OneLineParser, run_cli
+from prereg.errors import OneLineParser, UserError, run_cli
 from runner.status import parse_list
 from runner.sweep.child import child_main
 from runner.sweep.driver import run_sweep
@@ -24,6 +24,9 @@ def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-parallel", type=int, default=None,
                    help="units at once (default: 1 locally; on Ray as many as the cluster's resources fit)")
     p.add_argument("--out", default="runs", help="runs root, shared storage for Ray (default: runs)")
+    p.add_argument("--look", type=int, default=None,
+                   help="sequential study: run the seeds of this look (1-based) and no more; a later look "
+                        "waits for the earlier look's interim record (`stats interim`)")
     p.add_argument("--retries", type=int, default=2,
                    help="retries of a unit lost to a killed worker/process (default 2); failures are not retried")
     p.add_argument("--no-live", action="store_true", help="no live table (summary only)")
@@ -37,6 +40,24 @@ def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
 
     add_sign_argument(g)
     add_tracker_arguments(g)
+
+
+def _look_selection(args, arms, seeds):
+    """Arms and seeds of ``--look k`` (README failure 19); a sequential study without --look is refused."""
+    from prereg.lock import verify_lock
+    from prereg.looks import look_units
+
+    lock = verify_lock(args.lock)
+    if args.look is None:
+        if lock.prereg["analysis"].get("sequential"):
+            raise UserError(f"{args.lock}: a sequential study runs one look at a time: pass --look "
+                            f"(looks of {lock.prereg['analysis']['sequential']['looks']} seeds per arm)")
+        return arms, seeds
+    from prereg.declarations import arm_decls
+
+    going, chosen = look_units(lock.prereg, lock.hash, args.out, lock.study_id, args.look, arms, seeds)
+    decls = arm_decls(lock.prereg)
+    return [a for a in going if not decls[a].is_reference], chosen
 
 
 def sweep_command(args: argparse.Namespace) -> int:
@@ -58,9 +79,10 @@ def sweep_command(args: argparse.Namespace) -> int:
         runner_args += ["--report-to", ",".join(trackers)]
     if args.tensorboard_dir:
         runner_args += ["--tensorboard-dir", str(Path(args.tensorboard_dir).resolve())]
+    arms, seeds = _look_selection(args, parse_list(args.arms, "--arms"), parse_list(args.seeds, "--seeds", int))
     opts = SweepOptions(
-        lock_path=args.lock, out=args.out, arms=parse_list(args.arms, "--arms"),
-        seeds=parse_list(args.seeds, "--seeds", int), executor=args.executor, address=args.address,
+        lock_path=args.lock, out=args.out, arms=arms,
+        seeds=seeds, executor=args.executor, address=args.address,
         gpus_per_run=args.gpus_per_run, cpus_per_run=args.cpus_per_run, max_parallel=args.max_parallel,
         retries=args.retries, runner_args=runner_args, live=not args.no_live, sign_key=args.sign)
     result = run_sweep(opts)

@@ -1,0 +1,188 @@
+"""The looks log: every analysis of confirmatory data before the final look, sealed and chained.
+
+Why (README failure 19, peeking): a sequential design keeps its error rates only if the data
+were looked at exactly at the registered looks and the registered decision was taken. Each
+interim analysis (``stats interim``) and each early ``stats analyze`` appends one entry to
+``<runs>/<study>/_looks/looks.jsonl``; an entry is sealed like a manifest (SHA-256 of its
+canonical form without ``seal``) and names the seal of the entry before it (``prev``), so an
+entry cannot be removed, reordered or edited without the audit seeing a broken chain. The
+runner reads the same log to refuse the seeds of a later look until the earlier look's
+interim record says continue. Stdlib-only, so the runner's preflight stays cheap.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prereg.canonical import canonical_bytes, sha256_json
+from prereg.errors import Refusal, UserError
+from prereg.jsonio import make_dirs, read_jsonl, write_atomic, write_json_atomic
+
+LOOKS_DIR = "_looks"
+LOG = "looks.jsonl"
+LOG_FORMAT = 1
+CONTINUE = "continue"
+
+
+def looks_dir(runs: str | Path, study_id: str) -> Path:
+    """``<runs>/<study>/_looks``, whether ``runs`` is the runs root or the study's own folder.
+
+    Example:
+        >>> looks_dir("runs", "demo").as_posix()
+        'runs/demo/_looks'
+    """
+    p = Path(runs)
+    if p.name == study_id and not (p / study_id).is_dir():
+        return p / LOOKS_DIR
+    return p / study_id / LOOKS_DIR
+
+
+def seal_of(entry: dict) -> str:
+    return sha256_json({k: v for k, v in entry.items() if k != "seal"})
+
+
+def read_log(runs: str | Path, study_id: str) -> list[dict]:
+    """Every entry of the study's looks log, oldest first (empty when there is none)."""
+    path = looks_dir(runs, study_id) / LOG
+    return read_jsonl(path, "looks log") if path.exists() else []
+
+
+def chain_problems(entries: list[dict]) -> list[tuple[int, str]]:
+    """(index, problem) for every entry whose seal or link to the entry before it is wrong."""
+    out, prev = [], None
+    for i, e in enumerate(entries):
+        if e.get("seal") != seal_of(e):
+            out.append((i, "seal does not match the entry's content (edited after it was written)"))
+        if e.get("prev") != prev:
+            out.append((i, "prev does not name the seal of the entry before it (an entry removed, "
+                           "reordered or inserted)"))
+        if e.get("index") != i:
+            out.append((i, f"index {e.get('index')!r} where entry {i} was expected"))
+        prev = e.get("seal")
+    return out
+
+
+def append(runs: str | Path, study_id: str, entry: dict) -> dict:
+    """Seal ``entry`` onto the end of the chain and write it; returns the sealed entry.
+
+    Refuses to extend a log whose chain is already broken: a tampered log stays tampered.
+    """
+    from filelock import FileLock
+
+    d = make_dirs(looks_dir(runs, study_id))
+    with FileLock(str(d / ".looks.lock")):
+        entries = read_log(runs, study_id)
+        bad = chain_problems(entries)
+        if bad:
+            raise UserError(f"{d / LOG}: entry {bad[0][0]}: {bad[0][1]}; refusing to append")
+        rec = {**entry, "format": LOG_FORMAT, "index": len(entries),
+               "prev": entries[-1]["seal"] if entries else None}
+        rec["seal"] = seal_of(rec)
+        lines = [_line(e) for e in entries + [rec]]
+        write_atomic(d / LOG, "".join(lines))
+        if rec.get("kind") == "interim":
+            write_json_atomic(d / f"look{rec['look']}.json", rec)
+    return rec
+
+
+def _line(e: dict) -> str:
+    """One canonical JSON line (the same bytes whatever wrote the entry)."""
+    return canonical_bytes(e).decode("utf-8") + "\n"
+
+
+def interims(entries: list[dict], lock_hash: str) -> dict[int, dict]:
+    """Interim entries of this lock by look number (the first one of a look wins)."""
+    out: dict[int, dict] = {}
+    for e in entries:
+        if e.get("kind") == "interim" and e.get("lock_hash") == lock_hash:
+            out.setdefault(e.get("look"), e)
+    return out
+
+
+def look_of_seed(prereg: dict, seed: int) -> int:
+    """1-based look whose seeds include ``seed`` (looks are cumulative seeds in registered order)."""
+    i = prereg["seeds"].index(seed)
+    return next(j + 1 for j, n in enumerate(prereg["analysis"]["sequential"]["looks"]) if i < n)
+
+
+def arm_continues(record: dict, arm: str) -> bool:
+    """Whether an interim record lets ``arm`` run more seeds: a contrast naming it continues,
+    or, for an arm in no monitored contrast, any contrast continues."""
+    cs = record.get("contrasts") or {}
+    mine = [c for c in cs.values() if arm in (c.get("arm"), c.get("baseline"))]
+    return any(c.get("decision") == CONTINUE for c in (mine or cs.values()))
+
+
+def record_before(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, look: int) -> dict:
+    """The sealed interim record of look ``look - 1``, or a Refusal saying why there is none."""
+    entries = read_log(runs, study_id)
+    bad = chain_problems(entries)
+    where = looks_dir(runs, study_id) / LOG
+    if bad:
+        raise Refusal(f"{where}: entry {bad[0][0]}: {bad[0][1]}; look {look} cannot be gated")
+    rec = interims(entries, lock_hash).get(look - 1)
+    if rec is None:
+        raise Refusal(f"look {look} needs the interim record of look {look - 1}: run `stats interim` first "
+                      f"(none in {where})")
+    return rec
+
+
+def gate(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, arm: str, seed: int) -> None:
+    """Refuse a seed of look k > 1 until the sealed interim record of look k - 1 says continue.
+
+    Args:
+        prereg: the locked preregistration (a fixed design passes untouched).
+        lock_hash: the lock the run would use.
+        runs: the runs root the run is written under.
+    Raises:
+        Refusal: one line naming the look and what is missing.
+    """
+    seq = prereg["analysis"].get("sequential")
+    if not seq or seed not in prereg["seeds"]:
+        return
+    look = look_of_seed(prereg, seed)
+    if look == 1:
+        return
+    rec = record_before(prereg, lock_hash, runs, study_id, look)
+    if not arm_continues(rec, arm):
+        raise Refusal(f"seed {seed} belongs to look {look}, but the interim record of look {look - 1} says "
+                      f"{rec.get('decision')!r} for arm {arm!r}: the design stops here")
+
+
+def planned_seeds(prereg: dict, lock_hash: str, entries: list[dict]) -> dict[str, int]:
+    """Seeds per arm the design asks for so far: n_j for an arm stopped at look j, else the final look."""
+    looks = prereg["analysis"]["sequential"]["looks"]
+    recs = interims(entries, lock_hash)
+    out = {}
+    for arm in prereg["arms"]:
+        out[arm] = looks[-1]
+        for j in sorted(recs):
+            if not arm_continues(recs[j], arm):
+                out[arm] = looks[j - 1]
+                break
+    return out
+
+
+def look_units(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, look: int,
+               arms: list[str] | None, seeds: list[int] | None) -> tuple[list[str], list[int]]:
+    """The (arms, seeds) ``runner sweep --look`` runs: the first n_look seeds of the arms still going.
+
+    Raises:
+        UserError: a fixed design or a look that does not exist; Refusal: a look whose previous
+            interim record is missing or says stop.
+    """
+    seq = prereg["analysis"].get("sequential")
+    if not seq:
+        raise UserError("--look: this lock has a fixed design (no analysis.sequential)")
+    looks = seq["looks"]
+    if not 1 <= look <= len(looks):
+        raise UserError(f"--look {look}: the design has looks 1..{len(looks)} ({looks} seeds per arm)")
+    first = prereg["seeds"][: looks[look - 1]]
+    chosen = [s for s in first if seeds is None or s in seeds]
+    going = list(arms) if arms is not None else list(prereg["arms"])
+    if look > 1:
+        rec = record_before(prereg, lock_hash, runs, study_id, look)
+        going = [a for a in going if arm_continues(rec, a)]
+        if not going:
+            raise Refusal(f"--look {look}: the interim record of look {look - 1} stopped every selected arm")
+    return going, chosen

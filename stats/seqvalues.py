@@ -1,0 +1,74 @@
+"""The sequential block of ``stats analyze``: values and verdict inputs that respect the design.
+
+Thin glue between :mod:`stats.seqfinal` and :func:`stats.analyze.build` (README failure 19):
+each monitored contrast gets ``contrasts.<c>.sequential.*`` values, and its planned p-value and
+intervals are replaced by the stage-wise (or repeated) ones before multiplicity and verdicts.
+"""
+
+from __future__ import annotations
+
+from stats import intervals as iv
+from stats import seqfinal as sf
+
+
+def apply(V, lock, data, facts: dict, warnings: list[str]) -> None:
+    """Add the sequential values of every monitored contrast and feed them to the verdicts.
+
+    Args:
+        V: the analysis' value table.
+        lock, data: the verified lock and loaded runs.
+        facts: contrast id -> facts dict (``p`` and ``intervals`` are replaced in place).
+    """
+    from prereg import looks as lk
+    from prereg.declarations import contrast_decls
+    from prereg.seqdesign import decide, design, plan_of
+
+    plan = plan_of(lock.prereg)
+    if plan is None or data.source != "runs":
+        return
+    d = design(plan)
+    entries = lk.read_log(data.origin, lock.study_id)
+    if lk.chain_problems(entries):
+        warnings.append("looks log chain broken: sequential inference uses the final look for every contrast")
+        entries = []
+    decls = {c.id: c for c in contrast_decls(lock.prereg)}
+    dr = sf._paths(d)
+    for cid in plan.contrasts:
+        if cid not in facts:
+            continue
+        k = sf.stop_look(entries, lock.hash, cid, len(plan.looks))
+        obs = sf.observed(lock, data, d, decls[cid], k)
+        if obs is None:
+            warnings.append(f"{cid}: sequential statistic undefined at look {k} (runs missing or SD 0)")
+            continue
+        _values(V, d, cid, obs, decide(d, k, obs.t), facts[cid], dr, V.v[f"contrasts.{cid}.p"]["inputs"])
+
+
+def _values(V, d, cid, obs, decision, f, dr, ins) -> None:
+    p = d.plan
+    pre = f"contrasts.{cid}.sequential"
+    prm = {"looks": list(p.looks), "spending": p.spec.spending, "futility": p.spec.futility,
+           "small_sample": p.small_sample, "alpha": p.alpha, "draws": p.draws, "inference": p.inference}
+    V.add(f"{pre}.look", obs.look, "look at which the contrast stopped (sealed looks log)", "count", params=prm, inputs=ins)
+    V.add(f"{pre}.n_seeds", obs.n, "seeds per arm at the stopping look", "seeds", params=prm, inputs=ins)
+    V.add(f"{pre}.t", obs.t * p.direction, "paired t at the stopping look", "statistic", params=prm, inputs=ins)
+    V.add(f"{pre}.reject", decision == "stop_efficacy", "the registered boundary rejects at the stopping look",
+          "other", params=prm, inputs=ins)
+    ps = sf.stagewise_p(d, obs, dr)
+    V.add(f"{pre}.p_stagewise", ps, "stage-wise ordering p-value (seeded simulation of the look t statistics)",
+          "probability", params=prm, inputs=ins, random=True)
+    f["p"] = ps
+    est = sf.median_unbiased(d, obs, dr)
+    V.add(f"{pre}.estimate", None if est is None else est * p.direction,
+          "median-unbiased estimate (stage-wise ordering; SD plug-in)", "difference", params=prm, inputs=ins, random=True)
+    for level in list(f["intervals"]):
+        lo, hi = (sf.repeated_interval(d, obs, level) if p.inference == "repeated_ci"
+                  else sf.stagewise_interval(d, obs, level, dr))
+        if p.direction < 0:
+            lo, hi = (None if hi is None else -hi), (None if lo is None else -lo)
+        tag = "ci" + iv.level_tag(level)
+        how = "repeated confidence interval" if p.inference == "repeated_ci" else "stage-wise ordering interval"
+        for end, val in (("lo", lo), ("hi", hi)):
+            V.add(f"{pre}.{tag}.{end}", val, f"{how} ({end}); SD plug-in", "difference", params={**prm, "level": level}, inputs=ins,
+                  random=p.inference != "repeated_ci")
+        f["intervals"][level] = (lo, hi)
