@@ -562,6 +562,14 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
     _forest(a, targets["forest"])
     figures.append("figures/forest.png")
     written.append(targets["forest"])
+    from stats.seqplot import boundary_plot
+
+    seq_png = out / "figures" / "sequential_boundaries.png"
+    if a["plan"].get("sequential") and seq_png.exists() and not overwrite:
+        raise UserError(f"{seq_png}: already exists; refusing to overwrite (choose another -o)")
+    if boundary_plot(a, seq_png):  # README failure 19: the boundaries and the observed path
+        figures.append("figures/sequential_boundaries.png")
+        written.append(seq_png)
     if a["source"] == "runs":
         root = _runs_root(a, analysis_path, runs_root)
         if root is None:

@@ -33,6 +33,7 @@ def apply(V, lock, data, facts: dict, warnings: list[str]) -> None:
         entries = []
     decls = {c.id: c for c in contrast_decls(lock.prereg)}
     dr = sf._paths(d)
+    _bounds(V, d)
     for cid in plan.contrasts:
         if cid not in facts:
             continue
@@ -41,7 +42,12 @@ def apply(V, lock, data, facts: dict, warnings: list[str]) -> None:
         if obs is None:
             warnings.append(f"{cid}: sequential statistic undefined at look {k} (runs missing or SD 0)")
             continue
-        _values(V, d, cid, obs, decide(d, k, obs.t), facts[cid], dr, V.v[f"contrasts.{cid}.p"]["inputs"])
+        ins = V.v[f"contrasts.{cid}.p"]["inputs"]
+        for j in range(1, k + 1):  # the observed path, for the boundary plot
+            o = sf.observed(lock, data, d, decls[cid], j)
+            V.add(f"contrasts.{cid}.sequential.path.look{j}.t", None if o is None else o.t * plan.direction,
+                  f"paired t over the first {plan.looks[j - 1]} seeds (look {j})", "statistic", inputs=ins)
+        _values(V, d, cid, obs, decide(d, k, obs.t), facts[cid], dr, ins)
 
 
 def _values(V, d, cid, obs, decision, f, dr, ins) -> None:
@@ -72,3 +78,19 @@ def _values(V, d, cid, obs, decision, f, dr, ins) -> None:
             V.add(f"{pre}.{tag}.{end}", val, f"{how} ({end}); SD plug-in", "difference", params={**prm, "level": level}, inputs=ins,
                   random=p.inference != "repeated_ci")
         f["intervals"][level] = (lo, hi)
+
+
+def _bounds(V, d) -> None:
+    """The registered t-scale boundaries of every look (study-level values, for report and plot)."""
+    import math
+
+    p = d.plan
+    for k, n in enumerate(p.looks, start=1):
+        prm = {"seeds_per_arm": n, "spending": p.spec.spending, "small_sample": p.small_sample}
+        up = d.t_upper[k - 1]
+        V.add(f"sequential.look{k}.bound_efficacy", up if math.isfinite(up) else None,
+              "t-scale efficacy boundary of the look (prereg.seqdesign)", "statistic", params=prm)
+        if p.spec.futility != "none":
+            fu = d.t_futility[k - 1]
+            V.add(f"sequential.look{k}.bound_futility", fu if math.isfinite(fu) else None,
+                  "t-scale futility boundary of the look", "statistic", params=prm)

@@ -287,3 +287,19 @@ def test_stagewise_inference_coverage_and_consistency():
         agree += (stagewise_p(d, obs, dr) <= 0.05 + 0.005) == (decide(d, k + 1, t) == "stop_efficacy")
     assert 0.80 <= cover / n <= 0.99 and cover_r >= cover - 3
     assert agree >= n - 2
+
+
+def test_render_draws_the_boundary_plot_with_the_observed_path(continued, tmp_path):
+    from stats.analyze import analyze, write
+    from stats.render import render
+
+    camp, _lock, rec = continued
+    a = analyze(camp.lock_path, camp.runs_dir)
+    v = {k: r["value"] for k, r in a["values"].items()}
+    assert v["contrasts.dr_grpo-grpo.sequential.path.look1.t"] == pytest.approx(rec["contrasts"]["dr_grpo-grpo"]["t"])
+    assert v["contrasts.dr_grpo-grpo.sequential.look"] == 2 and v["sequential.look1.bound_efficacy"] > 4
+    write(a, tmp_path / "r" / "analysis.json")
+    paths = render(tmp_path / "r" / "analysis.json", tmp_path / "r")
+    png = tmp_path / "r" / "figures" / "sequential_boundaries.png"
+    assert png in paths and png.stat().st_size > 10_000
+    assert "figures/sequential_boundaries.png" in (tmp_path / "r" / "report.md").read_text()
