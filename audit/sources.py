@@ -196,6 +196,18 @@ class SourceIndex:
         return srcs[a:b]
 
 
+def _value_unit(rec: dict) -> str:
+    """The scale of an analysis value: a difference of a declared percent metric is in percent
+    (points), of a count or real metric on no 0-1 scale (prereg.declarations; README failure 16)."""
+    unit = rec.get("unit", "other")
+    mu = (rec.get("params") or {}).get("metric_unit") if isinstance(rec.get("params"), dict) else None
+    if unit == "difference" and mu == "percent":
+        return "percent"
+    if unit == "difference" and mu in ("count", "real"):
+        return "other"
+    return unit
+
+
 def build_index(ctx) -> SourceIndex:
     arms = list(ctx.arms)
     run_arms = sorted({r.manifest.get("arm") for r in ctx.runs if isinstance(r.manifest.get("arm"), str)})
@@ -208,7 +220,7 @@ def build_index(ctx) -> SourceIndex:
         expl = ("exploratory" in vid or (isinstance(rec.get("params"), dict)
                 and rec["params"].get("evidence_class") == "exploratory")
                 or (bool(ins) and bool(exploratory_seals) and all(s in exploratory_seals for s in ins)))
-        idx.add(vid, rec.get("value"), rec.get("unit", "other"), exploratory=expl)
+        idx.add(vid, rec.get("value"), _value_unit(rec), exploratory=expl)
     for r in ctx.runs:
         m = r.manifest
         expl = not _registered_confirmatory(ctx, r)

@@ -662,6 +662,9 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
 
         seqvalues.apply(V, lock, data, facts, warnings)
     _adjust(V, plan, facts, warnings)
+    for c in cds:
+        if c.sign == "baseline_minus_arm":
+            _reported(V, plan, c)
     sec_facts: dict[tuple[str, str], dict] = {}
     for m in _secondary_metrics(prereg):  # same block, outside the confirmatory family (unadjusted p)
         for c in cds:
@@ -696,6 +699,28 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
     out = _document(lock, lock_path, data, plan, V, verdicts, warnings, facts, cds, prereg)
     require_valid(out, "analysis", "analysis output")
     return out
+
+
+def _reported(V: Values, plan: dict, c: ContrastDecl) -> None:
+    """The contrast in its declared reporting sign (baseline - arm): ``contrasts.<id>.reported.*``,
+    so a report quoting it that way traces to analysis.json instead of being flagged or hand-negated."""
+    pre = f"contrasts.{c.id}"
+    rec = V.v.get(f"{pre}.diff_mean")
+    if rec is None:
+        return
+    prm = {"arm": c.arm, "baseline": c.baseline, "sign": "baseline_minus_arm", "from": f"{pre}.diff_mean"}
+    V.add(f"{pre}.reported.diff_mean", None if rec["value"] is None else -rec["value"],
+          "declared reporting sign: baseline - arm (negated diff_mean)", "difference", params=prm,
+          inputs=rec["inputs"], note=rec.get("note"))
+    for tag in _interval_tags(plan["contrasts"].get("intervals", [])):
+        lo, hi = V.v.get(f"{pre}.{tag}.low"), V.v.get(f"{pre}.{tag}.high")
+        if lo is None or hi is None:
+            continue
+        for end, src in (("low", hi), ("high", lo)):
+            V.add(f"{pre}.reported.{tag}.{end}", None if src["value"] is None else -src["value"],
+                  "declared reporting sign: baseline - arm (negated interval)", "difference",
+                  params={**prm, "from": f"{pre}.{tag}.{'high' if end == 'low' else 'low'}"},
+                  inputs=src["inputs"], note=src.get("note"))
 
 
 def _mark_exploratory(V: Values, cds: list[ContrastDecl], study: bool) -> None:

@@ -87,6 +87,15 @@ class _Doc:
             return "—"
         return f"{fmt(rec)}<!-- id:{vid} -->"
 
+    def pairs(self, pre: str, unit: str) -> str:
+        """The contrast's paired-unit count if it is in ``unit`` (seeds or items), else the items
+        it shares (``n_items``) for the items column: one unit per column."""
+        for vid in (f"{pre}.n_pairs", f"{pre}.n_items"):
+            rec = self.v.get(vid)
+            if rec is not None and rec["unit"] == unit:
+                return self.cell(vid)
+        return "—"
+
     def interval(self, base: str) -> str:
         if f"{base}.low" not in self.v:
             return "—"
@@ -120,10 +129,12 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
          f"# Results: {a['study_id']}", "",
          f"Lock `{a['lock']['hash'][:16]}…` (version {a['lock']['version']}); source: **{a['source']}**; "
          f"primary metric `{metric}` ({munit}); {plan['resamples']} resamples, RNG seed {plan['rng_seed']}.", "",
+         *_scope_lines(a),
          "## Study", "", "| Seeds with runs (seeds) | Included runs (count) | Excluded runs (count) | Deviations (count) | Study verdict |",
          "|---|---|---|---|---|",
          f"| {d.cell('study.n_seeds')} | {d.cell('study.n_runs')} | {d.cell('study.n_excluded')} | "
-         f"{d.cell('study.n_deviations')} | {a['verdicts']['study']['verdict']}<!-- verdict:study --> |", ""]
+         f"{d.cell('study.n_deviations')} | {a['verdicts']['study']['verdict']}<!-- verdict:study -->"
+         f"{' (exploratory study)' if a['verdicts']['study'].get('confirmatory') is False else ''} |", ""]
 
     summ = plan["arm_summary"]
     tag = "ci" + _level_tag(summ["level"])
@@ -140,26 +151,34 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     first = a["arms"][0]
     head += [f"{k} ({_unit(a, f'arms.{first}.{k}', 'fraction')})" for k in desc]
     L += ["## Arms", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    item_ci = any(f"arms.{arm}.{metric}.mean.item.{tag}.low" in a["values"] for arm in a["arms"])
+    if item_ci:
+        head.insert(len(head) - 1 - len(desc), f"{lvl} item-level CI of mean ({munit})")
+        L[-2] = "| " + " | ".join(head) + " |"
+        L[-1] = "|" + "---|" * len(head)
     for arm in a["arms"]:
-        row = [f"`{arm}`" + (" (baseline)" if arm == a["baseline"] else ""), d.cell(f"arms.{arm}.n_seeds")]
+        row = [f"`{arm}`" + _arm_note(a, arm), d.cell(f"arms.{arm}.n_seeds")]
         for s in stats_:
             base = f"arms.{arm}.{metric}.{s}"
             row += [d.cell(base), d.interval(f"{base}.{tag}")]
             if hier:
                 row.append(d.interval(f"{base}.h{tag}"))
+        if item_ci:
+            row.append(d.interval(f"arms.{arm}.{metric}.mean.item.{tag}"))
         row.append(d.cell(f"arms.{arm}.{metric}.sd"))
         row += [d.cell(f"arms.{arm}.{k}") for k in desc]
         L.append("| " + " | ".join(row) + " |")
     L.append("")
 
-    seeds = sorted({r["seed"] for r in a["inputs"]["runs"]} |
-                   {int(k.split(".")[2][1:]) for k in a["values"] if k.startswith("runs.")})
+    seeds = _seed_tags(a)
     if seeds:
-        L += [f"## Per-seed `{metric}` ({munit})", "", "| Arm | " + " | ".join(f"s{s} ({munit})" for s in seeds) + " |",
+        L += [f"## Per-seed `{metric}` ({munit})", "", "| Arm | " + " | ".join(
+                  f"{'evaluated once' if s == 'once' else s} ({munit})" for s in seeds) + " |",
               "|" + "---|" * (len(seeds) + 1)]
         for arm in a["arms"]:
-            L.append(f"| `{arm}` | " + " | ".join(d.cell(f"runs.{arm}.s{s}.{metric}") for s in seeds) + " |")
+            L.append(f"| `{arm}` | " + " | ".join(d.cell(f"runs.{arm}.{s}.{metric}") for s in seeds) + " |")
         L.append("")
+    L += _other_metric_arms(a, d, tag, lvl)
 
     cp = plan["contrasts"]
     ctags = _contrast_tags(plan)
@@ -175,20 +194,28 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     if has_tost:
         head += [f"TOST p, margin {plan.get('equivalence_margin')} (probability)"]
     head.append("Verdict")
-    L += ["## Contrasts (arm − baseline, paired by seed)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    designs = a.get("contrast_designs") or {}
+    items_col = any(x.get("unit") != "seed" for x in designs.values())
+    if items_col:
+        head[1:2] = ["Design (unit)", "Pairs (seeds)", "Items (items)"]
+    L += ["## Contrasts (arm − baseline)", "", *_design_lines(a), "| " + " | ".join(head) + " |",
+          "|" + "---|" * len(head)]
     for c in a["contrasts"]:
         pre = f"contrasts.{c}"
-        row = [f"`{c}`", d.cell(f"{pre}.n_pairs"), d.cell(f"{pre}.diff_mean")]
+        row = [_label_row(a, c), d.pairs(pre, "seeds"), d.cell(f"{pre}.diff_mean")]
+        if items_col:
+            row[1:2] = [f"{designs[c]['design']} ({designs[c]['unit']})", d.pairs(pre, "seeds"), d.pairs(pre, "items")]
         row += [d.interval(f"{pre}.{t}") for t, _ in ctags]
         row += [d.cell(f"{pre}.p"), d.cell(f"{pre}.p_adjusted"), d.cell(f"{pre}.reject")]
         if has_power:
             row += [d.cell(f"{pre}.mde"), d.cell(f"{pre}.power_achieved")]
         if has_tost:
             row.append(d.cell(f"{pre}.tost_p"))
-        v = a["verdicts"]["contrasts"].get(c, {}).get("verdict")
-        row.append(f"{v or 'NONE'}<!-- verdict:contrasts.{c} -->")
+        res = a["verdicts"]["contrasts"].get(c, {})
+        row.append(f"{res.get('verdict') or 'NONE'}<!-- verdict:contrasts.{c} -->{_verdict_label(res)}")
         L.append("| " + " | ".join(row) + " |")
     L.append("")
+    L += _reported_sign_lines(a, d, ctags, munit)
 
     L += _secondary_markdown(a, d)
 
@@ -199,7 +226,7 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
           "shown so a reader can see whether the conclusion depends on the choice of test.", "",
           "| Contrast | " + " | ".join(f"{t} p (probability)" for t in tests) + " |", "|" + "---|" * (len(tests) + 1)]
     for c in a["contrasts"]:
-        L.append(f"| `{c}` | " + " | ".join(d.cell(f"contrasts.{c}.tests.{t}.p") for t in tests) + " |")
+        L.append(f"| {_label_row(a, c)} | " + " | ".join(d.cell(f"contrasts.{c}.tests.{t}.p") for t in tests) + " |")
     L.append("")
 
     if any(f"contrasts.{c}.item.n_pairs" in a["values"] for c in a["contrasts"]):
@@ -220,7 +247,7 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
         for c in a["contrasts"]:
             base = f"rliable.{c}.prob_improvement"
             if base in a["values"]:
-                L.append(f"| `{c}` | {d.cell(base)} | {d.interval(base + '.' + tag)} |")
+                L.append(f"| {_label_row(a, c)} | {d.cell(base)} | {d.interval(base + '.' + tag)} |")
         L.append("")
 
     L += ["## Verdict rules", ""]
@@ -247,7 +274,92 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     L.append("")
     if figures:
         L += ["## Figures", ""] + [f"![{Path(f).stem}]({f})" for f in figures] + [""]
+    if a.get("evidence_class") == "exploratory":  # every section of an exploratory study says so
+        L = [x + " (exploratory)" if x.startswith(("## ", "### ")) else x for x in L]
     return "\n".join(L)
+
+
+def _scope_lines(a: dict) -> list[str]:
+    """Evidence class, exploratory banner and sessions: said before any number (README failure 16)."""
+    out = []
+    ec = a.get("evidence_class")
+    if ec == "exploratory":
+        out += ["**Exploratory study** (evidence class exploratory): every number and verdict below is exploratory; "
+                "none is a confirmatory result.", ""]
+    elif ec:
+        out += [f"Evidence class: {ec}.", ""]
+    if a.get("sessions"):
+        out += ["Evaluation sessions: " + ", ".join(f"`{s}`" for s in a["sessions"])
+                + "; each contrast is formed within a session both arms were evaluated in.", ""]
+    return out
+
+
+def _arm_note(a: dict, arm: str) -> str:
+    rec = a["values"].get(f"arms.{arm}.n_seeds") or {}
+    bits = ["baseline"] if arm == a["baseline"] else []
+    if rec.get("params", {}).get("evaluated") == "once":
+        bits.append("reference, evaluated once")
+    return f" ({', '.join(bits)})" if bits else ""
+
+
+def _seed_tags(a: dict) -> list[str]:
+    """Run columns: ``once`` (a reference evaluated once) first, then seeds in numeric order."""
+    tags = {k.split(".")[2] for k in a["values"] if k.startswith("runs.")}
+    tags |= {"once" if r["seed"] is None else f"s{r['seed']}" for r in a["inputs"]["runs"]}
+    return sorted(tags, key=lambda t: -1 if t == "once" else int(t[1:]))
+
+
+def _other_metric_arms(a: dict, d: _Doc, tag: str, lvl: str) -> list[str]:
+    """Arm means of the other planned metrics, each in its own unit, with item-level intervals."""
+    plan = a["plan"]
+    out = []
+    for m in plan.get("secondary_metrics", []):
+        if not any(f"arms.{arm}.{m}.mean" in a["values"] for arm in a["arms"]):
+            continue
+        mu = (a.get("metric_units") or {}).get(m) or _unit(a, f"arms.{a['arms'][0]}.{m}.mean", "other")
+        out += [f"### Arms: `{m}` ({mu})", "", f"| Arm | mean ({mu}) | {lvl} {plan['arm_summary']['interval']} CI "
+                f"of mean ({mu}) | {lvl} item-level CI of mean ({mu}) |", "|---|---|---|---|"]
+        for arm in a["arms"]:
+            base = f"arms.{arm}.{m}.mean"
+            out.append(f"| `{arm}`{_arm_note(a, arm)} | {d.cell(base)} | {d.interval(f'{base}.{tag}')} | "
+                       f"{d.interval(f'{base}.item.{tag}')} |")
+        out.append("")
+    return out
+
+
+def _design_lines(a: dict) -> list[str]:
+    """How each contrast was analysed (analysis.json contrast_designs), said in words."""
+    out = []
+    for c, x in (a.get("contrast_designs") or {}).items():
+        if x.get("design") == "seed_paired" and x.get("unit") == "seed" and not x.get("note"):
+            continue
+        out.append(f"- `{c}`: {x['method']}" + (f" ({x['note']})" if x.get("note") else ""))
+    return out + [""] if out else []
+
+
+def _verdict_label(res: dict) -> str:
+    """` (exploratory)` and a cross-session deviation, next to the verdict they qualify."""
+    out = ""
+    if res.get("confirmatory") is False:
+        out += " (exploratory)"
+    if res.get("deviation"):
+        out += " (deviation: contrast across sessions)"
+    return out
+
+
+def _reported_sign_lines(a: dict, d: _Doc, ctags, munit: str) -> list[str]:
+    """Contrasts declared to be reported as baseline − arm, in that sign (values contrasts.<c>.reported.*)."""
+    rows = [c for c in a["contrasts"] if f"contrasts.{c}.reported.diff_mean" in a["values"]]
+    if not rows:
+        return []
+    head = ["Contrast", f"Δ as reported, baseline − arm (difference, {munit})"]
+    head += [f"{s['level'] * 100:g}% {s['method']} CI, baseline − arm (difference, {munit})" for _, s in ctags]
+    out = ["### As reported (declared sign baseline − arm)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in rows:
+        pre = f"contrasts.{c}.reported"
+        out.append(f"| {_label_row(a, c)} | {d.cell(pre + '.diff_mean')} | "
+                   + " | ".join(d.interval(f"{pre}.{t}") for t, _ in ctags) + " |")
+    return out + [""]
 
 
 def _secondary_keys(a: dict) -> dict[str, list[tuple[str, str]]]:
@@ -275,7 +387,8 @@ def _secondary_markdown(a: dict, d: _Doc) -> list[str]:
         mu = (a["values"].get(f"{pre0}.n_pairs") or {}).get("params", {}).get("metric_unit", "other")
         has_power = any(f"contrasts.{c}.{metric}.mde" in a["values"] for c, _ in items)
         has_tost = any(f"contrasts.{c}.{metric}.tost_p" in a["values"] for c, _ in items)
-        head = ["Contrast", "Pairs (seeds)", f"Δ mean (difference, {mu})"]
+        items_col = any(x.get("unit") != "seed" for x in (a.get("contrast_designs") or {}).values())
+        head = ["Contrast", "Pairs (seeds)", *(["Items (items)"] if items_col else []), f"Δ mean (difference, {mu})"]
         head += [f"{s['level'] * 100:g}% {s['method']} CI (difference, {mu})" for _, s in ctags]
         head += [f"p, {cp['test']}, unadjusted (probability)"]
         if has_power:
@@ -286,7 +399,8 @@ def _secondary_markdown(a: dict, d: _Doc) -> list[str]:
         L += [f"### `{metric}` ({mu})", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for c, key in items:
             pre = f"contrasts.{c}.{metric}"
-            row = [f"`{c}`", d.cell(f"{pre}.n_pairs"), d.cell(f"{pre}.diff_mean")]
+            row = [_label_row(a, c), d.pairs(pre, "seeds"), *([d.pairs(pre, "items")] if items_col else []),
+                   d.cell(f"{pre}.diff_mean")]
             row += [d.interval(f"{pre}.{t}") for t, _ in ctags]
             row.append(d.cell(f"{pre}.p"))
             if has_power:
@@ -297,7 +411,8 @@ def _secondary_markdown(a: dict, d: _Doc) -> list[str]:
             row.append(f"{v or 'NONE'}<!-- verdict:secondary.{key} -->")
             L.append("| " + " | ".join(row) + " |")
         L.append("")
-    hyps = [(hid, h) for hid, h in (a["verdicts"].get("hypotheses") or {}).items() if h.get("confirmatory") is False]
+    hyps = [(hid, h) for hid, h in (a["verdicts"].get("hypotheses") or {}).items()
+            if h.get("confirmatory") is False and h.get("metric")]
     if hyps:
         L += ["Hypotheses on secondary metrics:", ""]
         for hid, h in hyps:
@@ -305,6 +420,36 @@ def _secondary_markdown(a: dict, d: _Doc) -> list[str]:
                      f"<!-- verdict:secondary.{h['contrast']}.{h['metric']} --> — {h['scope']}")
         L.append("")
     return L
+
+
+def _exploratory_value(a: dict, vid: str) -> bool:
+    rec = a["values"].get(vid) or {}
+    return (rec.get("params") or {}).get("evidence_class") == "exploratory"
+
+
+def _exploratory_contrast(a: dict, c: str) -> bool:
+    """A contrast the plan declared exploratory, or any contrast of an exploratory study."""
+    return a.get("evidence_class") == "exploratory" or \
+        (a.get("contrast_designs") or {}).get(c, {}).get("confirmatory") is False
+
+
+def _tex_name(a: dict, vid: str) -> str:
+    """The value's macro name; prefixed ``exploratory`` for an exploratory value, so the label
+    travels with the number wherever the macro is used (audit check 11)."""
+    name = macro_name(vid)
+    return "exploratory" + name[:1].upper() + name[1:] if _exploratory_value(a, vid) else name
+
+
+def _verdict_tex_name(a: dict, key: str, secondary: bool = False) -> str:
+    name = macro_name(("verdict.secondary." if secondary else "verdict.") + key)
+    c = key.split(".")[0]
+    return "exploratory" + name[:1].upper() + name[1:] if _exploratory_contrast(a, c) else name
+
+
+def _label_row(a: dict, c: str) -> str:
+    """Contrast row label: ``(exploratory)`` on an exploratory contrast (the study banner covers a study)."""
+    expl = (a.get("contrast_designs") or {}).get(c, {}).get("confirmatory") is False
+    return f"`{c}`" + (" (exploratory)" if expl and a.get("evidence_class") != "exploratory" else "")
 
 
 def latex(a: dict, digest: str) -> str:
@@ -315,16 +460,16 @@ def latex(a: dict, digest: str) -> str:
              "% Convention: one macro per analysis value, `\\newcommand{\\NAME}{TEXT} % id: VALUE_ID`;",
              "% the tables below use only these macros (see `stats render --help`)."]
     for vid in sorted(a["values"]):
-        name = macro_name(vid)
+        name = _tex_name(a, vid)
         if name in names:
             raise UserError(f"values {names[name]!r} and {vid!r} map to the same LaTeX macro \\{name}")
         names[name] = vid
         lines.append(f"\\newcommand{{\\{name}}}{{{fmt(a['values'][vid])}}} % id: {vid}")
     for c, res in sorted(a["verdicts"]["contrasts"].items()):
-        name = macro_name(f"verdict.{c}")
+        name = _verdict_tex_name(a, c)
         lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(res.get('verdict') or 'NONE')}}} % verdict: contrasts.{c}")
     for key, res in sorted((a["verdicts"].get("secondary") or {}).items()):
-        name = macro_name(f"verdict.secondary.{key}")
+        name = _verdict_tex_name(a, key, secondary=True)
         if name in names:
             raise UserError(f"verdict secondary.{key} and value {names[name]!r} map to the same LaTeX macro \\{name}")
         lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(res.get('verdict') or 'NONE')}}} % verdict: secondary.{key}")
@@ -332,7 +477,7 @@ def latex(a: dict, digest: str) -> str:
                  " % verdict: study")
 
     def m(vid):
-        return f"\\{macro_name(vid)}" if vid in a["values"] else "--"
+        return f"\\{_tex_name(a, vid)}" if vid in a["values"] else "--"
 
     summ = plan["arm_summary"]
     s0 = summ["statistics"][0]
@@ -359,7 +504,7 @@ def latex(a: dict, digest: str) -> str:
         pre = f"contrasts.{c}"
         ci = f"[{m(pre + '.' + t0 + '.low')}, {m(pre + '.' + t0 + '.high')}]" if t0 else "--"
         lines.append(f"{_tex_escape(c)} & {m(pre + '.diff_mean')} & {ci} & {m(pre + '.p')} & {m(pre + '.p_adjusted')} "
-                     f"& \\{macro_name('verdict.' + c)} \\\\")
+                     f"& \\{_verdict_tex_name(a, c)} \\\\")
     lines += ["\\hline", "\\end{tabular}", "\\end{table}", ""]
     for metric, items in _secondary_keys(a).items():
         pre0 = f"contrasts.{items[0][0]}.{metric}"
@@ -374,7 +519,7 @@ def latex(a: dict, digest: str) -> str:
             pre = f"contrasts.{c}.{metric}"
             ci = f"[{m(pre + '.' + t0 + '.low')}, {m(pre + '.' + t0 + '.high')}]" if t0 else "--"
             lines.append(f"{_tex_escape(c)} & {m(pre + '.diff_mean')} & {ci} & {m(pre + '.p')} "
-                         f"& \\{macro_name('verdict.secondary.' + key)} \\\\")
+                         f"& \\{_verdict_tex_name(a, key, secondary=True)} \\\\")
         lines += ["\\hline", "\\end{tabular}", "\\end{table}", ""]
     return "\n".join(lines)
 
@@ -635,7 +780,7 @@ def _item_section(a: dict, d, munit: str) -> list[str]:
          "Cluster-robust t p (probability) | Wild cluster bootstrap p (probability) |", "|---|---|---|---|---|---|"]
     for c in a["contrasts"]:
         pre = f"contrasts.{c}.item"
-        L.append(f"| `{c}` | {d.cell(pre + '.n_items')} | {d.cell(pre + '.n_pairs')} | {d.cell(pre + '.diff_mean')} | "
+        L.append(f"| {_label_row(a, c)} | {d.cell(pre + '.n_items')} | {d.cell(pre + '.n_pairs')} | {d.cell(pre + '.diff_mean')} | "
                  f"{d.cell(pre + '.cluster_t.p')} | {d.cell(pre + '.cluster_sign_flip.p')} |")
     L.append("")
     if kind == "mcnemar":
@@ -644,7 +789,7 @@ def _item_section(a: dict, d, munit: str) -> list[str]:
               "Baseline-only correct pairs (count) |", "|---|---|---|---|"]
         for c in a["contrasts"]:
             pre = f"contrasts.{c}.item"
-            L.append(f"| `{c}` | {d.cell(pre + '.mcnemar.p')} | {d.cell(pre + '.mcnemar.arm_only')} | "
+            L.append(f"| {_label_row(a, c)} | {d.cell(pre + '.mcnemar.p')} | {d.cell(pre + '.mcnemar.arm_only')} | "
                      f"{d.cell(pre + '.mcnemar.baseline_only')} |")
         L.append("")
     elif kind == "paired_bootstrap":
@@ -658,7 +803,7 @@ def _item_section(a: dict, d, munit: str) -> list[str]:
               "|" + "---|" * (1 + 2 * len(tags))]
         for c in a["contrasts"]:
             pre = f"contrasts.{c}.item"
-            L.append(f"| `{c}` | " + " | ".join(d.interval(f"{pre}.crossed_t.{t}") for t in tags) + " | "
+            L.append(f"| {_label_row(a, c)} | " + " | ".join(d.interval(f"{pre}.crossed_t.{t}") for t in tags) + " | "
                      + " | ".join(d.interval(f"{pre}.crossed_bootstrap.{t}") for t in tags) + " |")
         L.append("")
     return L
