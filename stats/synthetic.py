@@ -108,7 +108,7 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
     correct = rng.random(n) < probs
     heldout = [{"index": i, "item_id": f"item-{i}", "prompt_sha256": _fake_sha("heldout", i),
                 "completion_sha256": _fake_sha(arm, seed, "heldout", i, int(correct[i])),
-                "prediction": "1" if correct[i] else "0", "target": "1",
+                "prediction": "1" if correct[i] else None, "target": "1",
                 "correct": bool(correct[i]), "reward": float(correct[i])} for i in range(n)]
     if tasks:  # multi-task studies: items are assigned to tasks round-robin
         for row in heldout:

@@ -44,7 +44,8 @@ def _copy_outcomes(runs_dir: Path, study: str, arm: str, base: str, seeds, extra
             ok = bool(b["correct"])
             if not ok and flip:
                 ok, flip = True, flip - 1
-            r.update(correct=ok, reward=float(ok), prediction="1" if ok else "0")
+            # rows consistent with the arith rule check 7 re-scores with (no answer scores 0.0)
+            r.update(correct=ok, reward=float(ok), prediction=r["target"] if ok else None)
         assert flip == 0
         write_atomic(rdir / HELDOUT_TRACE, "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
         m = read_json(rdir / MANIFEST)
