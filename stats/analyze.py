@@ -464,6 +464,11 @@ def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primar
         return designs.undefined_block(V, plan, pre, bp, ins, why, margin, margin_note,
                                        _published(prereg, arm, base, metric), design, dp)
     d = designs.difference_matrix(A, Bm)
+    if design.kind == "reference_once" and d.shape[0] == 1:
+        w = (f"contrasts.{cid}: one evaluation on each side ({arm} has one seed): the interval holds item sampling "
+             "only, not seed-to-seed variation, and under-covers when seeds differ (`stats coverage --reference`)")
+        if w not in warnings:
+            warnings.append(w)
     facts = designs.add_unit_block(V, plan, pre, bp, d, A, Bm, design, ins, margin, margin_note,
                                    _interval_tags(plan["contrasts"].get("intervals", [])))
     facts.update({"published": _published(prereg, arm, base, metric), "design": design, "session": dp})
