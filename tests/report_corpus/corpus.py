@@ -1,0 +1,175 @@
+"""The hand-written report corpus: studies, clean reports, and the errors planted in them.
+
+Each folder under ``tests/report_corpus/`` is one study and one report as a researcher would
+type it (a model card, a README table, a paper section), never in the renderer's format:
+
+- ``study.json``: the preregistration, as a patch over ``examples/e1.json`` (arms, seeds,
+  held-out n, multiplicity family, ...), and the per-seed results table the study imports;
+- ``report.md`` or ``paper.tex``: the clean report, every number in it right;
+- ``plants.json``: the planted errors, as data: ``{"kind", "file", "find", "replace", "check",
+  "message"}``. ``find`` occurs exactly once in the clean report; the audit must report the
+  planted error with ``check`` at the planted line and a message containing ``message``.
+
+``build(name, root)`` locks the study, writes the table, runs ``stats analyze`` on it and
+copies the report next to ``analysis.json``; ``measure()`` gives the catch rate and the false
+alarms over the whole corpus (``python -m tests.report_corpus.corpus``). README failure 15.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+LOCKED_AT = "2026-01-01T00:00:00.000000Z"
+REPORT_SUFFIXES = (".md", ".tex")
+
+
+@dataclass(frozen=True)
+class Plant:
+    """One planted error: where it goes, what replaces what, and what must catch it."""
+
+    report: str
+    kind: str
+    file: str
+    find: str
+    replace: str
+    check: str
+    message: str
+
+
+def names() -> list[str]:
+    """The corpus reports, in order (one folder each)."""
+    return sorted(p.parent.name for p in HERE.glob("*/study.json"))
+
+
+def study_prereg(spec: dict) -> dict:
+    """The preregistration of a corpus study: examples/e1.json narrowed and patched by ``spec``."""
+    p = copy.deepcopy(json.loads((REPO / "examples" / "e1.json").read_text()))
+    p["id"] = spec["id"]
+    p["title"] = spec.get("title", p["title"])
+    arms = spec["arms"]
+    p["arms"] = {a: p["arms"][a] for a in arms}
+    p["baseline_arm"] = spec.get("baseline", "grpo")
+    p["analysis"]["contrasts"]["baseline"] = p["baseline_arm"]
+    p["hypotheses"] = [h for h in p["hypotheses"] if h["arm"] in arms and h["baseline"] == p["baseline_arm"]]
+    p["seeds"] = spec["seeds"]
+    p["dataset"]["heldout_n"] = spec["heldout_n"]
+    fam = [f"{a}-{p['baseline_arm']}" for a in arms if a != p["baseline_arm"]]
+    p["analysis"]["multiplicity"]["family"] = fam
+    p["analysis"]["resamples"] = spec.get("resamples", 2000)
+    for path, value in (spec.get("patch") or {}).items():
+        node = p
+        *head, leaf = path.split(".")
+        for k in head:
+            node = node[k]
+        node[leaf] = value
+    return p
+
+
+def _table(spec: dict) -> str:
+    data = spec["data"]
+    metrics = list(next(iter(data.values())).keys())
+    rows = [",".join(["arm", "seed", *metrics])]
+    for arm, cols in data.items():
+        for i, seed in enumerate(spec["seeds"]):
+            rows.append(",".join([arm, str(seed), *(repr(cols[m][i]) for m in metrics)]))
+    return "\n".join(rows) + "\n"
+
+
+def build(name: str, root: Path) -> Path:
+    """Lock, import and analyse study ``name`` under ``root``; returns the report folder."""
+    from prereg.jsonio import write_json_atomic
+    from prereg.lock import build_lock
+    from stats.analyze import analyze, write
+
+    spec = json.loads((HERE / name / "study.json").read_text())
+    prereg = study_prereg(spec)
+    root.mkdir(parents=True, exist_ok=True)
+    lock_rel = f"locks/{prereg['id']}.lock.json"
+    write_json_atomic(root / lock_rel, build_lock(prereg, now=LOCKED_AT))
+    (root / "results.csv").write_text(_table(spec))
+    old = os.getcwd()
+    os.chdir(root)
+    try:
+        write(analyze(lock_rel, "results.csv"), "report/analysis.json", overwrite=True)
+    finally:
+        os.chdir(old)
+    report = root / "report"
+    for f in (HERE / name).iterdir():
+        if f.suffix in REPORT_SUFFIXES:
+            shutil.copyfile(f, report / f.name)
+    return report
+
+
+def plants(name: str) -> list[Plant]:
+    """The planted errors of report ``name``."""
+    rows = json.loads((HERE / name / "plants.json").read_text())
+    return [Plant(report=name, **row) for row in rows]
+
+
+def apply(report: Path, plant: Plant) -> int:
+    """Write ``plant`` into the report copy under ``report``; returns the planted line (1-based)."""
+    path = report / plant.file
+    text = path.read_text()
+    if text.count(plant.find) != 1:
+        raise ValueError(f"{plant.report}/{plant.file}: {plant.find!r} occurs {text.count(plant.find)} times")
+    at = text.index(plant.find)
+    path.write_text(text.replace(plant.find, plant.replace))
+    return text.count("\n", 0, at) + plant.find[:len(plant.find) - len(plant.find.lstrip("\n"))].count("\n") + 1
+
+
+def caught(findings, plant: Plant, line: int) -> list:
+    """Findings that catch ``plant``: its check, at its line, with its message."""
+    out = []
+    for f in findings:
+        text = f"{f.message} {f.expected} {f.found}"
+        if f.check == plant.check and f.location.endswith(f"{plant.file}:{line}") and plant.message in text:
+            out.append(f)
+    return out
+
+
+def audit(report: Path):
+    from audit import run_audit
+
+    return run_audit(report).findings
+
+
+def measure(tmp: Path) -> dict:
+    """Catch rate and false alarms over the corpus: {report: (caught, planted, clean findings)}."""
+    out = {}
+    for name in names():
+        clean = build(name, tmp / name / "clean")
+        alarms = audit(clean)
+        got = 0
+        ps = plants(name)
+        for i, p in enumerate(ps):
+            rep = tmp / name / f"p{i}" / "report"
+            shutil.copytree(clean.parent, rep.parent, dirs_exist_ok=True)
+            line = apply(rep, p)
+            got += bool(caught(audit(rep), p, line))
+        out[name] = (got, len(ps), len(alarms))
+    return out
+
+
+def main() -> int:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        res = measure(Path(d))
+    tot = [sum(v[i] for v in res.values()) for i in range(3)]
+    for name, (got, n, alarms) in res.items():
+        print(f"{name:24s} caught {got:3d}/{n:<3d} false alarms on the clean report: {alarms}")
+    print(f"{'total':24s} caught {tot[0]:3d}/{tot[1]:<3d} ({100 * tot[0] / max(tot[1], 1):.1f}%) "
+          f"false alarms: {tot[2]} over {len(res)} clean reports")
+    return 0 if tot[0] == tot[1] and tot[2] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
