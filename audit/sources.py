@@ -92,22 +92,22 @@ def find_arms(tokens: list[str], arms: list[str]) -> list[tuple[int, int, str]]:
     return hits
 
 
+_SEED_TEXT = re.compile(r"(?<![A-Za-z0-9'’])s(\d+)\b|\bseed\s*[=:#]?\s*(\d+)\b", re.I)
+
+
 def entity_from_text(text: str, arms: list[str]) -> tuple[tuple | None, list[str]]:
     """(entity, remaining tokens) of a row label, macro name or id."""
+    seed = None
+    sm = _SEED_TEXT.search(text)
+    if sm:   # "s37", "seed 37", "seed=37" (never the "s" of "GRPO's 0.41")
+        seed = int(sm.group(1) or sm.group(2))
+        text = text[:sm.start()] + " " + text[sm.end():]
     text = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", " ", text)
     raw = re.findall(r"[a-zδ]+|\d+", text.lower())
     hits = find_arms(raw, arms)
     used = set()
     for a, b, _ in hits:
         used.update(range(a, b))
-    seed = None
-    for i, tok in enumerate(raw):
-        if tok == "s" and i + 1 < len(raw) and raw[i + 1].isdigit() and i not in used:
-            seed = int(raw[i + 1])
-            used.update((i, i + 1))
-        elif tok == "seed" and i + 1 < len(raw) and raw[i + 1].isdigit():
-            seed = int(raw[i + 1])
-            used.update((i, i + 1))
     rest = [t for i, t in enumerate(raw) if i not in used]
     rest = tokens_of(" ".join(rest))
     names = [h[2] for h in hits]
@@ -243,17 +243,47 @@ def build_index(ctx) -> SourceIndex:
     idx.add("records.runs.count", len(ctx.runs), "count", origin="manifest")
     idx.add("records.confirmatory.runs.count", len(conf), "count", origin="manifest")
     _add_groups_correct(idx, ctx)
-    attach_scales(idx)
+    _add_seed_spread(idx, ctx.arms)
+    attach_scales(idx, _num((prereg.get("dataset") or {}).get("heldout_n")))
     return idx
+
+
+def _add_seed_spread(idx: SourceIndex, arms) -> None:
+    """The across-seed SD of each per-run metric the analysis gives only a mean of (a "mean ± sd"
+    cell of a seed-columns table quotes it): ``arms.<arm>.<metric>.sd`` from ``runs.<arm>.s*.<metric>``."""
+    per: dict[tuple[str, str], list[float]] = {}
+    units: dict[str, str] = {}
+    for s in idx.sources:
+        parts = s.id.split(".")
+        if len(parts) == 4 and parts[0] == "runs" and re.fullmatch(r"s\d+", parts[2]):
+            per.setdefault((parts[1], parts[3]), []).append(s.value)
+            units[parts[3]] = s.unit
+    for (arm, metric), vals in sorted(per.items()):
+        if len(vals) >= 2 and arm in arms and f"arms.{arm}.{metric}.sd" not in idx.by_id:
+            mean = math.fsum(vals) / len(vals)
+            sd = math.sqrt(math.fsum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
+            idx.add(f"arms.{arm}.{metric}.sd", sd, units[metric], origin="derived")
+            s = idx.by_id.get(f"arms.{arm}.{metric}.sd")
+            if s is not None and s.origin == "derived":   # loses ties against the analysis' own SDs
+                s.tokens = s.tokens | {"derived", "across", "seeds"}
 
 
 _OUT_OF = {"heldout_correct": ("heldout_n", "count"), "heldout_accuracy": ("heldout_n", "fraction")}
 
 
-def attach_scales(idx: SourceIndex) -> None:
-    """Give each per-run held-out count (and accuracy) the n it is out of, from its sibling value."""
+_ACCURACY = re.compile(r"^(?:runs\.[^.]+\.s\d+\.heldout_accuracy|arms\.[^.]+\.heldout_accuracy\.(?:mean|sd)"
+                       r"(?:\.ci\d+\.(?:low|high))?)$")
+
+
+def attach_scales(idx: SourceIndex, heldout_n: float | None = None) -> None:
+    """Give each per-run held-out count (and accuracy) the n it is out of, from its sibling value,
+    or for an analysed accuracy (per run, per arm) the locked held-out n: what lets a count row
+    ("Problems solved (of 1,319)") be read on its own scale."""
     for s in idx.sources:
         if s.max is not None:
+            continue
+        if heldout_n and s.unit == "fraction" and _ACCURACY.match(s.id):
+            s.max = heldout_n
             continue
         head, _, leaf = s.id.rpartition(".")
         rule = _OUT_OF.get(leaf)

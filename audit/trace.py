@@ -16,10 +16,15 @@ the count it stands for, when the context or the column's unit word ("(count)", 
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import re
 from dataclasses import dataclass, field
 
 from audit.numbers import EXPLORATORY_WORDS, Mention, parse_report
+from audit.prose import read_file, table_reading
 from audit.sources import Source, SourceIndex, build_index, entity_from_text
+from audit.words import Reading, vocabulary
 
 _ROLE_TOKENS = {"low": {"low", "ci"}, "high": {"high", "ci"}, "pm": {"sd"}}
 
@@ -100,23 +105,67 @@ def _scales(m: Mention) -> tuple[int, int]:
     return (100, 1) if (m.percent or m.column_percent) else (1, 100)
 
 
-def trace_mention(idx: SourceIndex, m: Mention, arms: list[str]) -> Traced:
+_ROW_PCT = re.compile(r"\(\s*%|%\s*\)|\bpercent(?:age)?\b|\bpp\b", re.I)
+_ROW_COUNT = re.compile(r"\(\s*of\s+[\d,]+\s*\)|\bsolved\b|\bnumber of\b|\(\s*count\s*\)", re.I)
+
+
+def is_label(m: Mention) -> bool:
+    """A number in a row label, a header cell or a heading ("(n=500)", "seed 1", "pass@16",
+    "95% CI"): a label, never a value (its checkable facts are checked by ``audit.claims``)."""
+    hint = getattr(m, "status_hint", "value")
+    if hint not in ("value", None, ""):
+        return hint == "label"
+    if m.kind == "heading":
+        return True
+    if m.kind == "table" and m.row and m.text in m.row:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", m.line_text.strip().strip("|"))]
+        return bool(cells) and m.text in cells[0] and not any(m.text in c for c in cells[1:]) \
+            and bool(re.search(r"[A-Za-z]", cells[0]))
+    return False
+
+
+def _merge_scope(ent, scope_ent):
+    if scope_ent is None:
+        return ent
+    if ent is None:
+        return scope_ent
+    if ent[0] == "seed" and scope_ent[0] in ("arm", "run"):
+        return ("run", scope_ent[1], ent[1])
+    return ent
+
+
+def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Reading | None = None,
+                  scope_ent=None) -> Traced:
+    """The status of one report number: label, traced (to the source its context names), error, or
+    traced by value alone / untraced when nothing in its context says which value it is."""
+    if is_label(m) or (reading is not None and reading.param):
+        return Traced(m, "label")
     want, other = _scales(m)
+    if m.kind == "table" and _ROW_PCT.search(m.row or "") and not m.column_percent:
+        m.column_percent = True
+        want, other = 100, 1
+    if reading is not None and reading.percent and not m.percent and not m.column_percent:
+        want, other = 100, 1
     if m.pin:
-        pinned = [idx.by_id[m.pin]] if m.pin in idx.by_id else []
-        if not pinned and m.role in ("low", "high"):
-            for suffix in ((".low", ".lower", ".lo") if m.role == "low" else (".high", ".upper", ".hi")):
-                if m.pin + suffix in idx.by_id:
-                    pinned = [idx.by_id[m.pin + suffix]]
-                    break
-        if not pinned:
-            return Traced(m, "error", [], f"a value with id {m.pin}", "pinned id names no value of the analysis, "
-                          "a manifest or the lock", True)
-        return _decide(idx, m, pinned, want, other)
-    ent, toks = _context(m, arms)
-    if toks:
-        cands = _candidates(idx, ent, toks, m)
+        return _pinned(idx, m, arms, want, other, scope_ent)
+    if reading is not None and (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"):
+        cands = prose_sources(idx, reading)
         if cands:
+            if m.kind == "table" and _ROW_COUNT.search(m.row or "") and not m.column_percent:
+                counted = _decide_count(m, cands)
+                if counted is not None:
+                    return counted
+            return _decide(idx, m, cands, want, other, reading)
+    ent, toks = _context(m, arms)
+    if m.kind == "table":
+        ent = _merge_scope(ent, scope_ent)
+    if toks:
+        cands = _role_filter(m, _candidates(idx, ent, toks, m))
+        if cands:
+            if m.kind == "table" and _ROW_COUNT.search(m.row or "") and not m.column_percent:
+                counted = _decide_count(m, cands)
+                if counted is not None:
+                    return counted
             return _decide(idx, m, cands, want, other)
     res = _by_value(idx, m, want, other)
     if res.status == "untraced" and m.scale and not m.comparator:
@@ -128,6 +177,80 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str]) -> Traced:
         if near is not None:
             return near
     return res
+
+
+def _pinned(idx, m, arms, want, other, scope_ent) -> Traced:
+    pinned = [idx.by_id[m.pin]] if m.pin in idx.by_id else []
+    if not pinned and m.role in ("low", "high"):
+        for suffix in ((".low", ".lower", ".lo") if m.role == "low" else (".high", ".upper", ".hi")):
+            if m.pin + suffix in idx.by_id:
+                pinned = [idx.by_id[m.pin + suffix]]
+                break
+    if not pinned:
+        return Traced(m, "error", [], f"a value with id {m.pin}", "pinned id names no value of the analysis, "
+                      "a manifest or the lock", True)
+    ent, _toks = _context(m, arms)
+    if m.kind == "table":
+        ent = _merge_scope(ent, scope_ent)
+    clash = _entity_clash(ent, pinned[0].entity)
+    if clash:
+        return Traced(m, "error", pinned, f"a value of {clash[0]} (the {clash[2]} says so)",
+                      f"pin contradicts its context: {m.pin} is a value of {clash[1]}, but the "
+                      f"{clash[2]} names {clash[0]}", True)
+    return _decide(idx, m, pinned, want, other)
+
+
+def _entity_clash(ctx_ent, src_ent):
+    """(what the context names, what the pin names, where) when they disagree on arm or seed."""
+    if ctx_ent is None or src_ent is None:
+        return None
+    def desc(e):
+        return {"arm": lambda: f"arm {e[1]}", "run": lambda: f"run {e[1]} seed {e[2]}",
+                "contrast": lambda: f"contrast {e[1]}-{e[2]}", "seed": lambda: f"seed {e[1]}"}[e[0]]()
+    c_arms = {x for x in ctx_ent[1:3] if isinstance(x, str)} if ctx_ent[0] != "seed" else set()
+    s_arms = {x for x in src_ent[1:3] if isinstance(x, str)} if src_ent[0] != "seed" else set()
+    if c_arms and s_arms and not (c_arms & s_arms if len(c_arms) == 1 else c_arms == s_arms):
+        return desc(ctx_ent), desc(src_ent), "row or column"
+    c_seed = ctx_ent[-1] if ctx_ent[0] in ("run", "seed") else None
+    s_seed = src_ent[-1] if src_ent[0] in ("run", "seed") else None
+    if c_seed is not None and s_seed is not None and c_seed != s_seed:
+        return desc(ctx_ent), desc(src_ent), "row or column"
+    return None
+
+
+def _role_filter(m: Mention, cands: list[Source]) -> list[Source]:
+    """A "± sd" number is checked against an SD, the number before it never is."""
+    if m.role == "pm":
+        sds = [s for s in cands if "sd" in s.tokens]
+        return sds or cands
+    if m.role is None and re.search(r"±|\bsd\b|\bstd\b", m.column or "", re.I):
+        return [s for s in cands if "sd" not in s.tokens] or cands
+    return cands
+
+
+def _decide_count(m: Mention, cands: list[Source]) -> Traced | None:
+    """A row that counts ("Problems solved (of 1,319)"): the fraction sources as counts."""
+    scaled = [s for s in cands if s.unit == "fraction" and s.max]
+    if not scaled:
+        return None
+    for s in scaled:
+        if _in_value(m, s.value * s.max):
+            return Traced(m, "traced", [s], decisive=True)
+    for s in scaled:
+        if _in_value(m, s.value) or _in_value(m, 100 * s.value):
+            return Traced(m, "error", [s], f"{_num_text(s.value * s.max, 0)} ({s.id} = {s.value!r} x {s.max:g})",
+                          f"unit mix-up: fraction quoted as count (the row counts out of {s.max:g}; {m.text} is "
+                          f"the fraction {s.id})", True)
+    s = scaled[0]
+    return Traced(m, "error", [s], f"{_num_text(s.value * s.max, max(m.decimals, 0))} ({s.id} = {s.value!r} x "
+                  f"{s.max:g})", f"{_where(m)}{m.text} written, the locked analysis gives "
+                  f"{_num_text(s.value * s.max, m.decimals)} ({s.id} = {s.value!r} of {s.max:g})", True)
+
+
+def _where(m: Mention) -> str:
+    if m.kind == "table":
+        return f"row {m.row!r}, column {m.column!r}: "
+    return ""
 
 
 def _near_miss(idx, m, arms, want) -> Traced | None:
@@ -215,7 +338,7 @@ def _mixup_by_value(idx: SourceIndex, m: Mention) -> Traced | None:
     return None
 
 
-def _decide(idx, m, cands, want, other) -> Traced:
+def _decide(idx, m, cands, want, other, reading: Reading | None = None) -> Traced:
     usable = [s for s in cands if want == 1 or s.percentable or s.unit == "percent"]
     for s in cands:
         scale = 1 if s.unit == "percent" else want
@@ -239,13 +362,100 @@ def _decide(idx, m, cands, want, other) -> Traced:
         return mix
     s = (usable or cands)[0]
     scale = 1 if s.unit == "percent" else (want if (want == 1 or s.percentable) else 1)
-    others = [o for o in idx.matching(*m.bounds, scale=1) if o not in cands][:1]
-    hint = f"; the number equals {others[0].id} instead" if others else ""
+    if reading is not None and reading.role == "mde":
+        normal = _normal_mde(idx, s)
+        if normal is not None and _in_value(m, normal * scale):
+            return Traced(m, "error", [s], f"{_fmt(m, s, scale)} ({s.id} = {s.value!r})",
+                          f"minimum detectable effect from the normal approximation ({m.text} = (z_alpha/2 + "
+                          f"z_power) x SD / sqrt(n)); the locked plan's exact noncentral t gives {_fmt(m, s, scale)}",
+                          True)
     if m.comparator:
         exp = f"{s.id} = {s.value * scale!r} satisfying {m.comparator} {abs(m.value)}"
     else:
         exp = f"{_fmt(m, s, scale)} ({s.id} = {s.value!r})"
-    return Traced(m, "error", [s], exp, f"number does not equal its source rounded to the digits shown{hint}", True)
+    shown = exp if m.comparator else f"{_fmt(m, s, scale)} ({s.id} = {s.value:.6g})"
+    return Traced(m, "error", [s], exp, f"{_where(m)}{m.text} written, the locked {_origin(s)} gives {shown}: "
+                  f"number does not equal its source rounded to the digits shown{_swap_hint(idx, m, s, scale)}", True)
+
+
+def _swap_hint(idx: SourceIndex, m: Mention, s: Source, scale: int) -> str:
+    """Name the value the number does equal only when it is the same statistic of another arm, run
+    or contrast (a swapped cell); never an unrelated value that happens to be equal."""
+    lo, hi = m.bounds
+    twins = [o for o in idx.matching(lo / scale, hi / scale, 1) if o.tokens == s.tokens and o.entity != s.entity
+             and o.id != s.id]
+    return f"; the number equals {twins[0].id} instead" if twins else ""
+
+
+def _origin(s: Source) -> str:
+    return {"lock": "lock", "manifest": "run record", "trace": "run record"}.get(s.origin, "analysis")
+
+
+def _normal_mde(idx: SourceIndex, s: Source) -> float | None:
+    """The MDE a normal approximation gives, (z_{1-a/2} + z_power) * SD / sqrt(n): README failure 9's error."""
+    head = s.id.rsplit(".", 1)[0]
+    sd, n = idx.by_id.get(f"{head}.diff_sd"), idx.by_id.get(f"{head}.n_pairs")
+    alpha, power = idx.by_id.get("lock.analysis.power.alpha"), idx.by_id.get("lock.analysis.power.target")
+    if sd is None or n is None or n.value <= 0:
+        return None
+    from statistics import NormalDist
+
+    a = alpha.value if alpha else 0.05
+    pw = power.value if power else 0.8
+    z = NormalDist().inv_cdf(1 - a / 2) + NormalDist().inv_cdf(pw)
+    return z * sd.value / math.sqrt(n.value)
+
+
+_CONTRAST_LEAF = {"diff": ("diff_mean",), "sd": ("diff_sd",), "p": ("p",), "p_adjusted": ("p_adjusted",),
+                  "mde": ("mde", "mde_pilot"), "power": ("power_achieved",)}
+
+
+def _contrast_prefix(idx: SourceIndex, a: str, b: str, metric: str | None) -> str | None:
+    for c in (f"{a}-{b}",):
+        for pre in ((f"contrasts.{c}.{metric}",) if metric else ()) + (f"contrasts.{c}",):
+            if f"{pre}.diff_mean" in idx.by_id:
+                return pre
+    return None
+
+
+def prose_sources(idx: SourceIndex, r: Reading) -> list[Source]:
+    """The values a prose reading names (negated for a contrast written baseline first)."""
+    if r.pair:
+        return _contrast_sources(idx, r)
+    out = []
+    for a in r.arms:
+        if r.role == "mean":
+            ids = ([f"runs.{a}.s{r.seed}.{r.metric}"] if r.seed is not None else
+                   [f"arms.{a}.{r.metric}.mean", f"arms.{a}.{r.metric}"])
+        elif r.role == "sd":
+            ids = [f"arms.{a}.{r.metric}.sd"]
+        elif r.role in ("low", "high"):
+            ids = [f"arms.{a}.{r.metric}.mean.ci{r.level}.{r.role}"]
+        else:
+            ids = []
+        out += [idx.by_id[i] for i in ids if i in idx.by_id]
+    return out
+
+
+def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
+    a, b = r.pair
+    flip = False
+    pre = _contrast_prefix(idx, a, b, r.metric)
+    if pre is None:
+        pre, flip = _contrast_prefix(idx, b, a, r.metric), True
+    if pre is None:
+        return []
+    role = r.role
+    if role in ("low", "high"):
+        leaf = [f"ci{r.level}.{('high' if role == 'low' else 'low') if flip else role}"]
+    else:
+        leaf = list(_CONTRAST_LEAF.get(role, ()))
+    if role == "p":
+        leaf += [k[len(pre) + 1:] for k in idx.by_id if k.startswith(f"{pre}.tests.") and k.endswith(".p")]
+    srcs = [idx.by_id[f"{pre}.{x}"] for x in leaf if f"{pre}.{x}" in idx.by_id]
+    if flip and role in ("diff", "low", "high"):
+        srcs = [dataclasses.replace(s, value=-s.value) for s in srcs]
+    return srcs
 
 
 def _by_value(idx, m, want, other) -> Traced:
@@ -293,9 +503,70 @@ def traced_report(ctx) -> tuple[list[Traced], SourceIndex, list]:
         idx = build_index(ctx)
         files = parse_report(ctx.report_dir, ctx.rel)
         arms = idx.arms
-        results = [trace_mention(idx, m, arms) for f in files for m in f.mentions]
+        vocab = _vocabulary(ctx)
+        results = []
+        for f in files:
+            readings = read_file(f, vocab) if vocab is not None else {}
+            scopes = heading_scopes(f)
+            for m in f.mentions:
+                scope_ent = _scope_entity(scopes, m, arms)
+                reading = readings.get(id(m))
+                if reading is None and m.kind == "table" and vocab is not None:
+                    ent, _ = _context(m, arms)
+                    reading = table_reading(m, _merge_scope(ent, scope_ent), vocab)
+                results.append(trace_mention(idx, m, arms, reading, scope_ent))
         ctx._cache["trace"] = (results, idx, files)
+        ctx._cache["vocab"] = vocab
     return ctx._cache["trace"]
+
+
+def _vocabulary(ctx):
+    try:
+        return vocabulary(ctx.prereg) if ctx.prereg and ctx.prereg.get("arms") else None
+    except (KeyError, TypeError, AttributeError):
+        return None
+
+
+def heading_scopes(f) -> list[tuple[int, int, str]]:
+    """(line, level, text) of each heading of a Markdown or LaTeX file, in order."""
+    out = []
+    fenced = False
+    for i, line in enumerate(f.lines, 1):
+        if re.match(r"\s*(```|~~~)", line):
+            fenced = not fenced
+        if fenced:
+            continue
+        h = re.match(r"\s{0,3}(#{1,6})\s+(.*)", line)
+        if h and f.path.endswith(".md"):
+            out.append((i, len(h.group(1)), h.group(2)))
+            continue
+        t = re.search(r"\\(title|section|subsection|subsubsection)\*?\{([^}]*)\}", line)
+        if t:
+            out.append((i, {"title": 0, "section": 1, "subsection": 2, "subsubsection": 3}[t.group(1)], t.group(2)))
+    return out
+
+
+def scope_of(scopes, line: int) -> list[str]:
+    """Texts of the headings enclosing ``line``, outermost first (a heading scopes what follows it
+    until the next heading of the same or a higher level)."""
+    stack: list[tuple[int, str]] = []
+    for ln, level, text in scopes:
+        if ln > line:
+            break
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, text))
+    return [t for _, t in stack]
+
+
+def _scope_entity(scopes, m, arms):
+    """The arm or run the innermost heading naming one scopes ``m`` to."""
+    texts = list(getattr(m, "scope", ()) or ()) or scope_of(scopes, m.line)
+    for text in reversed(texts):
+        ent, _ = entity_from_text(text, arms)
+        if ent is not None and ent[0] in ("arm", "run"):
+            return ent
+    return None
 
 
 def mentions_exploratory(text: str) -> bool:

@@ -38,8 +38,8 @@ def test_each_report_plants_ten_distinct_kinds(name):
 @pytest.mark.parametrize("plant", PLANTS, ids=[f"{p.report}:{p.kind}" for p in PLANTS])
 def test_plant_is_caught(built, tmp_path, plant):
     clean = built[plant.report]
-    rep = tmp_path / "report"
-    shutil.copytree(clean, rep)
+    shutil.copytree(clean.parent, tmp_path / "study")
+    rep = tmp_path / "study" / clean.name
     line = corpus.apply(rep, plant)
     findings = corpus.audit(rep)
     got = corpus.caught(findings, plant, line)

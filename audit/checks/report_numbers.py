@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from audit import model_index
+from audit.claims import check_file, facts_of
 from audit.trace import swapped_intervals, traced_report
 
 _MD_VERDICT = re.compile(r"([A-Z][A-Z_]*)\s*<!--\s*verdict\s*:\s*([A-Za-z0-9_.\-]+)\s*-->")
@@ -41,6 +42,17 @@ def _check_verdicts(ctx, out, files) -> None:
                     out.add(f"{f.path}:{i}", want, word, f"verdict differs from the analysis ({ref})")
 
 
+def _check_claims(ctx, out, files) -> None:
+    """Seeds, n, verdict words, significance and comparisons written in words (audit.claims)."""
+    vocab = ctx._cache.get("vocab")
+    if vocab is None or not ctx.prereg:
+        return
+    facts = facts_of(ctx.prereg, ctx.analysis, {r.manifest.get("seed") for r in ctx.runs})
+    for f in files:
+        for c in check_file(f, vocab, facts):
+            out.add(c.location, c.expected, c.found, c.message)
+
+
 def run(ctx, out) -> None:
     results, idx, files = traced_report(ctx)
     if not files:
@@ -58,6 +70,7 @@ def run(ctx, out) -> None:
                         "untraced number (--strict)")
     _check_verdicts(ctx, out, files)
     model_index.run(ctx, out, files)
+    _check_claims(ctx, out, files)
     for lo, hi in swapped_intervals([t.mention for t in results]):
         out.add(lo.where, f"[{hi.text}, {lo.text}] (low end first)", f"[{lo.text}, {hi.text}]", "interval with swapped ends")
     ctx._cache["untraced"] = untraced

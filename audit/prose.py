@@ -1,0 +1,215 @@
+"""Reading the numbers of prose paragraphs: each number's arm(s), metric and statistic from its sentence.
+
+A paragraph is read left to right. A number's statistic comes from the words since the
+previous value ("BH-adjusted 0.108", "a gain of +0.018", "± 0.004"); an interval's ends belong
+to the value before them (an arm mean or a difference); the arm is the one named just before
+the number, right after it ("0.632 for GRPO"), or the paragraph's subject; a contrast is the
+pair of arms the sentence names, in the order written (README failure 15). Parameters
+("95% CI", "80% power", "8 seeds") are labels, never values.
+"""
+
+from __future__ import annotations
+
+import re
+
+from audit.numbers import Mention, ParsedFile
+from audit.words import (
+    CLAIM_BEFORE,
+    Reading,
+    Vocabulary,
+    is_param,
+    is_points,
+    role_before,
+    seed_in,
+    sentences,
+)
+
+_CONTRAST_ROLES = {"diff", "p", "p_adjusted", "mde", "power"}
+_AFTER_ARM = re.compile(r"^\s*(?:\)|,)?\s*(?:for|of|with|by|from)?\s*\(?\s*\**`?")
+_LEVEL = re.compile(r"(\d{2})\s*%\s*(?:CI|confidence|credible)", re.I)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_PLAIN_LINE = re.compile(r"^\s*(?:#|\||```|~~~|<!--|---\s*$|\\)")
+
+
+def _blank_comments(line: str) -> str:
+    """HTML comments (pins, notes) blanked to spaces, offsets kept."""
+    return re.sub(r"<!--.*?-->", lambda m: " " * len(m.group(0)), line)
+
+
+def paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
+    """(line numbers, joined text, offset of each line in the text) of each prose paragraph."""
+    out, cur = [], []
+    fenced = False
+    for i, line in enumerate(lines, 1):
+        if re.match(r"\s*(```|~~~)", line):
+            fenced = not fenced
+            if cur:
+                out.append(cur)
+            cur = []
+            continue
+        if fenced or not line.strip() or _PLAIN_LINE.match(line):
+            if cur:
+                out.append(cur)
+            cur = []
+            continue
+        if _LIST_ITEM.match(line) and cur:   # each list item is its own paragraph
+            out.append(cur)
+            cur = []
+        cur.append(i)
+    if cur:
+        out.append(cur)
+    res = []
+    for nums in out:
+        offs, text = [], ""
+        for n in nums:
+            offs.append(len(text))
+            text += _blank_comments(lines[n - 1]).strip() + " "
+        res.append((nums, text, offs))
+    return res
+
+
+def _positions(file: ParsedFile, para) -> list[tuple[int, int, Mention]]:
+    """(start, end, mention) of the paragraph's mentions, found in its text by occurrence order."""
+    nums, text, offs = para
+    lines = set(nums)
+    out = []
+    seen: dict[tuple[int, str], int] = {}
+    for m in file.mentions:
+        if m.line not in lines or m.kind not in ("prose",):
+            continue
+        k = seen.get((m.line, m.text), 0)
+        seen[(m.line, m.text)] = k + 1
+        raw = _blank_comments(file.lines[m.line - 1]).strip()
+        pos = -1
+        for _ in range(k + 1):
+            pos = raw.find(m.text, pos + 1)
+            if pos < 0:
+                break
+        if pos < 0:
+            continue
+        base = offs[nums.index(m.line)]
+        out.append((base + pos, base + pos + len(m.text), m))
+    out.sort(key=lambda t: t[0])
+    return out
+
+
+def _arm_after(text: str, vocab: Vocabulary) -> str | None:
+    m = _AFTER_ARM.match(text)
+    rest = text[m.end():m.end() + 30] if m else text[:30]
+    hits = vocab.arms_in(rest)
+    return hits[0][1] if hits and hits[0][0] == 0 else None
+
+
+def _pair(sentence_arms: list[str], para_pair, vocab: Vocabulary):
+    uniq = list(dict.fromkeys(sentence_arms))
+    if len(uniq) >= 2:
+        return (uniq[0], uniq[1])
+    if len(uniq) == 1:
+        a = uniq[0]
+        if a != vocab.baseline:
+            return (a, vocab.baseline)
+        if para_pair and vocab.baseline in para_pair:
+            return para_pair
+    return para_pair
+
+
+def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
+    """Readings of the prose numbers of one Markdown file, keyed by ``id(mention)``."""
+    out: dict[int, Reading] = {}
+    if not file.path.endswith(".md"):
+        return out
+    for para in paragraphs(file.lines):
+        _read_paragraph(para, _positions(file, para), vocab, out)
+    return out
+
+
+def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
+    text = para[1]
+    subject, metric, pair, last_kind, last_pct = None, None, None, "mean", False
+    spans = sentences(text)
+    for s_start, s_end in spans:
+        sent = text[s_start:s_end]
+        s_arms = [a for _, a in vocab.arms_in(sent)]
+        s_metrics = vocab.metrics_in(sent)
+        pair = _pair(s_arms, pair, vocab) or pair
+        prev_end, prev = s_start, None
+        for start, end, m in [x for x in located if s_start <= x[0] < s_end]:
+            after = text[end:end + 40]
+            r = Reading(percent=m.percent or is_points(after) or (m.role in ("low", "high", "pm") and last_pct))
+            if is_param(after) or (m.comparator is None and _LEVEL.match(text[start:start + 12])) \
+                    or CLAIM_BEFORE.search(text[max(0, start - 30):start]):
+                r.param = True
+                out[id(m)] = r
+                continue
+            clause = text[prev_end:start]
+            if prev is not None and m.role is None and _RESTATED.fullmatch(clause):
+                # "4.7% (fraction 0.047)": the same value restated on another scale
+                out[id(m)] = Reading(arms=prev.arms, pair=prev.pair, seed=prev.seed, metric=prev.metric,
+                                     role=prev.role, level=prev.level, percent=r.percent)
+                prev_end = end
+                continue
+            role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or role_before(clause) or "mean"
+            r.role = role
+            lv = _LEVEL.findall(text[s_start:start])
+            r.level = lv[-1] if lv else "95"
+            before_m = [mm for pos, mm in s_metrics if s_start + pos < start]
+            after_m = [mm for pos, mm in s_metrics if s_start + pos >= end]
+            metric = (before_m[-1] if before_m else after_m[0] if after_m else metric)
+            r.metric = metric or vocab.primary
+            r.seed = seed_in(sent)
+            if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and last_kind == "diff"):
+                r.pair = pair
+                if role in _CONTRAST_ROLES:
+                    last_kind = "diff"
+            else:
+                c_arms = [a for _, a in vocab.arms_in(clause)]
+                nxt = _arm_after(text[end:], vocab)
+                r.arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else [subject] if subject else
+                          list(dict.fromkeys(s_arms)))
+                if role == "mean":
+                    last_kind = "mean"
+            out[id(m)] = r
+            prev_end, prev = end, r
+            if m.role is None:
+                last_pct = r.percent
+        if s_arms:
+            subject = s_arms[0]
+        if s_metrics:
+            metric = s_metrics[-1][1]
+
+
+_COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b", re.I)), ("p", re.compile(r"^\W*p\b|p-?value", re.I)),
+             ("mde", re.compile(r"\bMDE\b|detectable", re.I)),
+             ("diff", re.compile(r"Δ|\bdiff|\bdelta\b|\bminus\b|\svs\.?\s", re.I)))
+_RESTATED = re.compile(r"[\s(,;]*(?:(?:as\s+a\s+|or\s+|i\.e\.\s*|that\s+is\s*|=\s*)*(?:fraction|percent|proportion)?\s*)",
+                       re.I)
+
+
+def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
+    """A table cell read like a sentence: the metric its row or column names, the arm or run its
+    row, column or heading names, the statistic its column names (mean, ± sd, CI end, p, Δ)."""
+    if ent is None or ent[0] not in ("arm", "run"):
+        return None
+    names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "")
+    if not names:
+        return None
+    r = Reading(arms=[ent[1]], seed=ent[2] if ent[0] == "run" else None, metric=names[0][1])
+    col = m.column or ""
+    lv = _LEVEL.findall(col)
+    r.level = lv[-1] if lv else "95"
+    if m.role in ("low", "high"):
+        r.role = m.role
+    elif m.role == "pm":
+        r.role = "sd"
+    elif re.search(r"\bs\.?d\.?\b|\bstd\b|standard dev", col, re.I) and "±" not in col:
+        r.role = "sd"
+    else:
+        r.role = "mean"
+        for role, rx in _COL_ROLE:
+            if rx.search(col):
+                r.role, r.pair, r.arms = role, (ent[1], vocab.baseline), []
+                break
+    return r
+
+
+__all__ = ["paragraphs", "read_file", "seed_in", "table_reading"]

@@ -1,0 +1,151 @@
+"""The words around a report number: which arm, seed, metric and statistic it is (README failure 15).
+
+A hand-typed card rarely pins its numbers. What says which value a number is are the words
+a person writes around it: the heading above ("`gspo`, seed 37"), the sentence ("GSPO − GRPO:
++0.038, 95% CI [0.020, 0.0595]; paired t p = 0.054 (BH-adjusted 0.108)"), the row label and
+the column header. This module reads those words into a ``Reading``: the arm(s), the seed, the
+metric, the statistic (mean, sd, interval end, difference, p, adjusted p, MDE) and, for a
+contrast written baseline first, the sign flip. ``audit.trace`` turns a reading into value ids.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from prereg.declarations import arm_decls, metric_decls, normalise_label
+
+# A statistic named by the words just before a number, most specific first.
+_ROLE_BEFORE = (
+    ("p_adjusted", re.compile(r"(?:BH|Holm|Bonferroni|FDR)[- ]?(?:adjusted|corrected)|adjusted\s+p|"
+                              r"corrected\s+p|\bq\s*[=<]|p[_ ]?adj", re.I)),
+    ("mde", re.compile(r"minimum\s+detectable\s+effect|\bMDE\b", re.I)),
+    ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|of)?\s*$|\bp-?values?\b", re.I)),
+    ("power", re.compile(r"achieved\s+power|power\s+(?:was|is|of)\b", re.I)),
+    ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of)?\s*$|standard deviation", re.I)),
+    ("diff", re.compile(r"(?:Δ|\bdelta|\bdifference|\bgain|\bimprovement|\bdrop|\bchange)\s*(?:of|is|was|=|:)?\s*"
+                        r"(?:only\s+|about\s+|roughly\s+)?$|\bby\s*(?:only\s+|about\s+)?$|"
+                        r"(?:[−–-]|\bminus\b)\s*[A-Za-z. ]+?\s*(?:[:=]|\bwas\b|\bis\b)\s*$", re.I)),
+)
+# Numbers that are parameters of another statistic, not values: "95% CI", "80% power", "8 seeds".
+_PARAM_AFTER = re.compile(r"\s*(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fold\b|seeds?\b|arms?\b|steps?\b|"
+                          r"prompts?\b|generations?\b|new tokens\b|h\b|hours?\b|equivalence\b|margin\b)", re.I)
+# A number the words make a claim about, not a value: "within about 1 point" (checked by audit.claims).
+CLAIM_BEFORE = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?$", re.I)
+_PP_AFTER = re.compile(r"\s*(?:pp\b|percentage points?\b|points?\b)", re.I)
+_SEED_WORD = re.compile(r"\bseeds?\s*[:=]?\s*(\d+)\b|(?<![A-Za-z0-9])s(\d+)\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?:\*\*|\*|_)?\s+(?=[A-Z*_`(\[])")
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The study's names: arm and metric display names folded by ``normalise_label``."""
+
+    arms: dict[str, str]          # folded display name -> arm
+    metrics: dict[str, str]       # folded display name -> metric
+    baseline: str
+    primary: str
+
+    def arms_in(self, text: str) -> list[tuple[int, str]]:
+        """(position, arm) for every arm named in ``text``, in written order, longest name first."""
+        return _names_in(text, self.arms)
+
+    def metrics_in(self, text: str) -> list[tuple[int, str]]:
+        return _names_in(text, self.metrics)
+
+
+def _names_in(text: str, names: dict[str, str]) -> list[tuple[int, str]]:
+    words = [(m.start(), m.group(0)) for m in re.finditer(r"[A-Za-z0-9]+", text)]
+    out, i = [], 0
+    while i < len(words):
+        for span in (4, 3, 2, 1):
+            if i + span > len(words):
+                continue
+            key = normalise_label("".join(w for _, w in words[i:i + span]))
+            if key in names:
+                out.append((words[i][0], names[key]))
+                i += span
+                break
+        else:
+            i += 1
+    return out
+
+
+_METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "test accuracy", "solved",
+                                      "problems solved"),
+                 "zvf_mean": ("zvf", "zero variance fraction", "mean zvf"),
+                 "gu_mean": ("gu", "gradient utilisation", "gradient utilization"),
+                 "reward_last10": ("reward last 10 steps", "last 10 steps", "reward last 10"),
+                 "reward_first5": ("reward first 5 steps", "first 5 steps")}
+
+
+def vocabulary(prereg: dict) -> Vocabulary:
+    """Arm and metric names of a preregistration, with their declared labels (and a few defaults)."""
+    arms: dict[str, str] = {}
+    for name, d in arm_decls(prereg).items():
+        for text in (name, *d.labels, name.replace("_", " ")):
+            arms.setdefault(normalise_label(text), name)
+    metrics: dict[str, str] = {}
+    try:
+        decls = metric_decls(prereg)
+    except (KeyError, TypeError):
+        decls = {}
+    for name, d in decls.items():
+        for text in (name, *d.labels, *_METRIC_WORDS.get(name, ())):
+            metrics.setdefault(normalise_label(text), name)
+    plan = prereg.get("analysis") or {}
+    base = (plan.get("contrasts") or {}).get("baseline") or prereg.get("baseline_arm") or ""
+    return Vocabulary(arms, metrics, base, plan.get("primary_metric", "heldout_accuracy"))
+
+
+@dataclass
+class Reading:
+    """What the words around one number say it is."""
+
+    arms: list[str] = field(default_factory=list)   # candidate arms (one: decisive)
+    pair: tuple[str, str] | None = None              # a contrast as written (first minus second)
+    seed: int | None = None
+    metric: str | None = None
+    role: str | None = None       # mean | sd | low | high | diff | p | p_adjusted | mde | power
+    level: str = "95"
+    percent: bool = False         # "pp", "points", a "(%)" row: a difference or value on the percent scale
+    param: bool = False           # "95% CI", "80% power", "8 seeds": a parameter, not a value
+
+
+def role_before(text: str) -> str | None:
+    """The statistic the words just before a number name (``text`` ends where the number starts)."""
+    tail = text[-60:]
+    for role, rx in _ROLE_BEFORE:
+        if rx.search(tail):
+            return role
+    return None
+
+
+def is_param(after: str) -> bool:
+    return bool(_PARAM_AFTER.match(after))
+
+
+def is_points(after: str) -> bool:
+    return bool(_PP_AFTER.match(after))
+
+
+def seed_in(text: str) -> int | None:
+    m = _SEED_WORD.search(text)
+    if not m:
+        return None
+    return int(m.group(1) or m.group(2))
+
+
+_ABBREV = re.compile(r"(?:\b(?:Dr|Mr|Ms|Fig|Figs|Eq|Eqs|Tab|Sec|vs|cf|approx|al|e\.g|i\.e|resp|No)\.)\W*$", re.I)
+
+
+def sentences(paragraph: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of a paragraph ("Dr. GRPO", "e.g.", "et al." end none)."""
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(paragraph):
+        if _ABBREV.search(paragraph[max(start, m.start() - 8):m.start()]):
+            continue
+        out.append((start, m.start()))
+        start = m.end()
+    out.append((start, len(paragraph)))
+    return out
