@@ -95,6 +95,34 @@ def _card(f, out):
     return (root, first) if _get(root, "model-index") is not None else None
 
 
+def _titled_run(ctx, f):
+    """(arm, seed) a hand-typed card's headings name ("# ... `gspo`, seed 37"), else None."""
+    from audit.sources import entity_from_text
+    from audit.trace import heading_scopes
+
+    arms = list(ctx.arms)
+    for _line, _level, text in heading_scopes(f):
+        ent, _ = entity_from_text(text, arms)
+        if ent is not None and ent[0] == "run":
+            return ent[1], str(ent[2])
+    return None
+
+
+def _analysed_run(ctx, arm: str, seed: int) -> bool:
+    prefix = f"runs.{arm}.s{seed}."
+    return any(k.startswith(prefix) for k in (ctx.analysis.get("values") or {}))
+
+
+def _metric_name(ctx, name: str) -> str:
+    """A model-index ``type`` as the metric it names ("accuracy" -> heldout_accuracy) via declared labels."""
+    vocab = ctx._cache.get("vocab")
+    if vocab is None:
+        return name
+    from prereg.declarations import normalise_label
+
+    return vocab.metrics.get(normalise_label(name), name)
+
+
 def check_card(ctx, out, f) -> int:
     """Check one card's model-index values; returns how many values were compared."""
     card = _card(f, out)
@@ -105,14 +133,18 @@ def check_card(ctx, out, f) -> int:
     arm, seed, seal = (_scalar(_get(block, k)) for k in ("arm", "seed", "seal"))
     where = f"{f.path}:{first + (root.start_mark.line if root is not None else 0)}"
     if arm is None or seed is None or not str(seed).isdigit():
+        arm, seed = _titled_run(ctx, f) or (arm, seed)
+    if arm is None or seed is None or not str(seed).isdigit():
         out.add(where, "an rlprereg block naming the card's arm and seed", "none",
-                "model-index without the run it reports (rlprereg.arm/seed)")
+                "model-index without the run it reports (rlprereg.arm/seed, or a title naming arm and seed)")
         return 0
     run, same_seal = _run_of(ctx, arm, int(seed), seal)
-    if run is None:
+    if run is None and _analysed_run(ctx, arm, int(seed)):
+        run, same_seal = None, True    # an imported study: the analysis holds the run's values, no folder
+    elif run is None:
         out.add(where, f"a run {arm}/s{seed} among the audited runs", "none", "model card of an unknown run")
         return 0
-    if not same_seal:
+    if not same_seal and run is not None:
         out.add(where, run.manifest.get("seal"), seal, f"model card of {arm}/s{seed} names another seal")
     n = 0
     for model in _items(_get(root, "model-index")):
@@ -127,6 +159,8 @@ def _check_metric(ctx, out, f, first: int, run, arm: str, seed: int, metric) -> 
     text = _scalar(node)
     loc = f"{f.path}:{first + (node or metric).start_mark.line}"
     want, vid = _expected(ctx, run, arm, seed, str(name))
+    if want is None:
+        want, vid = _expected(ctx, run, arm, seed, _metric_name(ctx, str(name)))
     if want is None:
         out.add(loc, f"a value of run {arm}/s{seed}", f"{name}: {text}", "model-index metric names no value of its run")
         return 0
