@@ -2,16 +2,26 @@
 
 A number is kept with its literal spelling (the digits shown set the rounding interval it
 stands for), its unit cues (a ``%`` sign, a percent column), its role (low/high end of an
-interval, a ``±`` spread), its table context (row label, column header), a LaTeX macro
-name, and an explicit pin (``<!-- id: X -->`` or ``% id: X``) when the author gave one.
+interval, a ``±`` spread), its table context (row label, column header, every header and row
+cell), the headings above it, its sentence, a LaTeX macro name, an explicit pin
+(``<!-- id: X -->`` or ``% id: X``) when the author gave one, and a status hint: a number in a
+label (a header cell, a row label, "n=500", "seed 1", "pass@16", "(0-4)") is a label and never a
+value; numbers in code, HTML/LaTeX comments and YAML front matter are counted but are not prose.
+
+Documents are parsed by :mod:`audit.markdown_doc` (CommonMark, markdown-it-py) and
+:mod:`audit.latex_doc` (a small documented LaTeX grammar); this module turns their pieces into
+:class:`Mention` objects. Everything is linear in the input (README failure 10: no report shape
+may hide numbers, nor take minutes to read).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from audit.doc import Doc, Piece, Table
 from prereg.errors import UserError
 
 _NUM = re.compile(
@@ -19,11 +29,6 @@ _NUM = re.compile(
     r"(?P<exp>[eE][-+−]?\d+)?(?P<pct>\s?\\?%)?"
 )
 _CMP = re.compile(r"(<=|>=|≤|≥|<|>|\\leq?|\\geq?|\\lt|\\gt)\s*\$?\s*$")
-_PIN_MD = re.compile(r"<!--\s*id\s*:\s*([A-Za-z0-9_.:\-/]+)\s*-->")
-_PIN_TEX = re.compile(r"(?<!\\)%\s*id\s*:\s*([A-Za-z0-9_.:\-/]+)")
-_HTML_COMMENT = re.compile(r"<!--.*?-->")
-_INTERVAL = re.compile(r"[\[(]\s*(?P<a>[-−–+]?[\d.,]+(?:[eE][-+−]?\d+)?\s?\\?%?)\s*[,;]\s*"
-                       r"(?P<b>[-−–+]?[\d.,]+(?:[eE][-+−]?\d+)?\s?\\?%?)\s*[\])]")
 _PM = re.compile(r"(?:±|\+/-|\\pm)\s*\$?\s*$")
 # Words that name the scale of a number: a count (of items, of the 4 groups of a board) or a
 # fraction. A header "(fraction)" or "share" wins over "groups" in "share of groups".
@@ -121,7 +126,9 @@ def _parse_literal(m: re.Match) -> tuple[float, int, int, bool] | None:
 def _boundary_ok(text: str, m: re.Match) -> bool:
     start = m.start("sign") if m.group("sign") else m.start("body")
     prev = text[start - 1] if start > 0 else " "
-    if prev.isalnum() or prev in "_.#/\\@":
+    if prev == "@" and start > 1 and text[start - 2].isalpha():
+        return True   # "pass@16", "maj@8": a label, kept so that it is counted as one
+    if prev.isalnum() or prev in "_.#/\\@^":
         return False
     if m.group("sign") == "-" or m.group("sign") == "–":
         pass
@@ -151,250 +158,270 @@ def numbers_in(text: str) -> list[tuple[re.Match, float, int, int, bool]]:
     return out
 
 
-def _window(text: str, start: int, end: int) -> str:
-    """The clause around a number: back to the previous sentence break, on to the next."""
-    lo = max(text.rfind(". ", 0, start), text.rfind("; ", 0, start), text.rfind("|", 0, start), -1) + 1
-    nxt = [i for i in (text.find(". ", end), text.find("; ", end), text.find("|", end)) if i >= 0]
-    hi = min(nxt) if nxt else len(text)
-    return _NUM.sub(" ", text[lo:start] + " " + text[end:hi])
+# ---- labels: numbers that name a thing rather than report a value --------------------------------
+# Each pattern marks the numbers of its "v" groups as labels and, when it has a fact name, records
+# (name, value) so the tracer can check it (n=500 against the locked held-out n, a seed list
+# against the locked seeds). Every pattern is bounded, so scanning stays linear.
+_LABELS: tuple[tuple[re.Pattern, str | None], ...] = (
+    (re.compile(r"\bn\s*=\s*(?P<v>\d{1,3}(?:,\d{3})+|\d+)(?![.\d])", re.I), "n"),
+    (re.compile(r"\bseeds?\s*[#:=]?\s*\(?\s*(?P<list>\d+(?![.\d%])(?:\s*,\s*\d+(?![.\d%])){0,99})", re.I), "seed"),
+    (re.compile(r"\b(?P<w>pass|maj|avg|mean|best|cons)\s*@\s*(?P<v>\d+)", re.I), "@k"),
+    (re.compile(r"\blast\s+(?P<v>\d+)\s+(?:training\s+)?(?:steps?|epochs?|iterations?|updates?|evals?|evaluations?)\b",
+                re.I), "last_steps"),
+    (re.compile(r"\(\s*(?P<lo>\d+)\s*[-–—]\s*(?P<v>\d+)\s*\)"), "range"),
+    (re.compile(r"\b(?:lora\s+)?rank\s*[=:]?\s*(?P<v>\d+)(?![.\d])", re.I), "rank"),
+    (re.compile(r"(?P<v>\d+(?:\.\d+)?)\s*%\s*(?P<w>CI|confidence|credible|HDI|power)\b", re.I), "%"),
+    (re.compile(r"\bCI\s*(?P<v>\d+)\b"), "ci_level"),
+    (re.compile(r"\btop[-\s]?(?P<v>\d+)\b", re.I), "top"),
+    (re.compile(r"\bk\s*=\s*(?P<v>\d+)(?![.\d])"), "k"),
+    (re.compile(r"\b(?:at\s+)?(?P<w>step|epoch|iteration|checkpoint)\s+(?P<v>\d+)(?![.\d])", re.I), "@w"),
+    (re.compile(r"\b(?:table|tab\.|figure|fig\.|section|sec\.|§|eq\.|equation|appendix|hypothesis|footnote|"
+                r"version|v)\s*(?P<v>\d+(?:\.\d+)*)\b", re.I), None),
+)
+
+
+def label_spans(text: str) -> dict[int, tuple[str, float] | None]:
+    """{start of a label number: its fact or None} for every label phrase in ``text``.
+
+    Args:
+        text: a cell, heading or sentence.
+    Returns:
+        Number start positions mapped to (fact name, value) or None when the label states no fact.
+    Example:
+        >>> sorted(label_spans("accuracy (n=500, test split), pass@16").items())
+        [(10, ('n', 500.0)), (36, ('pass@k', 16.0))]
+    """
+    out: dict[int, tuple[str, float] | None] = {}
+    if not any(ch.isdigit() for ch in text):
+        return out
+    for pat, name in _LABELS:
+        for m in pat.finditer(text):
+            if name == "seed":
+                for im in re.finditer(r"\d+", m.group("list")):
+                    out[m.start("list") + im.start()] = ("seed", float(im.group(0)))
+                continue
+            v = float(m.group("v").replace(",", ""))
+            if name == "@k":
+                fact = (f"{m.group('w').lower()}@k", v)
+            elif name == "%":
+                fact = ("power" if m.group("w").lower() == "power" else "ci_level", v)
+            elif name == "@w":
+                fact = (m.group("w").lower(), v)
+            else:
+                fact = (name, v) if name else None
+            out.setdefault(m.start("v"), fact)
+            if name == "range":
+                out.setdefault(m.start("lo"), fact)
+    return out
+
+
+_IDENTITY_HEADER = re.compile(r"^\W*(arm|seed|run|comparison|contrast|method|algorithm|variant|model|recipe|"
+                              r"checkpoint|adapter)s?\b(?!\s*[#:=]?\s*\d)", re.I)
+
+
+def _window(blanked: str, start: int, end: int, clause: list[int]) -> str:
+    """The clause around a number (numbers blanked), at most 240 characters each side.
+
+    ``blanked`` is the piece's text with every number already blanked (one pass per piece)."""
+    k = bisect.bisect_right(clause, start)
+    lo = max(clause[k - 1] + 1 if k else 0, start - 240)
+    k2 = bisect.bisect_left(clause, end)
+    hi = min(clause[k2] if k2 < len(clause) else len(blanked), end + 240)
+    return blanked[lo:hi]
+
+
+_BLANK_NUM = re.compile(r"[-−–+]?\d[\d.,]*(?:[eE][-+−]?\d+)?%?")
+
+
+_CLAUSE = re.compile(r"\. |; |\||\n\n")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"'*_`])|\n\s*\n")
+
+
+_INTERVAL = re.compile(r"[\[(]\s*(?P<a>[-−–+]?\d[\d.,]{0,40}(?:[eE][-+−]?\d+)?\s?\\?%?)\s*[,;]\s*"
+                       r"(?P<b>[-−–+]?\d[\d.,]{0,40}(?:[eE][-+−]?\d+)?\s?\\?%?)\s*[\])]")
+_HINT_OF_KIND = {"code": "code", "comment": "comment", "front_matter": "front_matter"}
+
+
+def _positions(pat: re.Pattern, text: str, *, end: bool = False) -> list[int]:
+    return [m.end() if end else m.start() for m in pat.finditer(text)]
 
 
 class _Builder:
-    def __init__(self, path: str):
+    """Turns pieces into mentions; one pass over each piece's text, with bisect for lines and clauses."""
+
+    def __init__(self, path: str, lines: list[str]):
         self.path = path
+        self.lines = lines
         self.out: list[Mention] = []
         self._interval = 0
 
-    def span(self, text: str, line: int, **ctx) -> list[Mention]:
-        """Numbers of one span of text (a cell, a line of prose, a macro body)."""
-        made = []
-        ends = {}
-        for im in _INTERVAL.finditer(text):
-            self._interval += 1
-            ends[im.start("a")] = ("low", self._interval)
-            ends[im.start("b")] = ("high", self._interval)
-        for m, value, decimals, exp, pct in numbers_in(text):
+    def piece(self, p: Piece, *, status: str | None = None, fact: str | None = None, **ctx) -> list:
+        """Numbers of one piece; ``status`` forces a hint (a label cell), ``fact`` names the label fact
+        of a bare number in a label cell (a "Seed" column's "37" is ("seed", 37))."""
+        text = p.text
+        found = numbers_in(text) if any(ch.isdigit() for ch in text) else []
+        if not found:
+            return []
+        ends = self._intervals(text)
+        labels = label_spans(text)
+        nl = _positions(_NEWLINE, text)
+        clause = _positions(_CLAUSE, text)
+        blanked = _BLANK_NUM.sub(lambda x: " " * len(x.group(0)), text)
+        sents = _positions(_SENTENCE, text, end=True)
+        hints = sorted(p.hints)
+        base = status or _HINT_OF_KIND.get(p.kind)
+        made, h, sentence_of = [], 0, {}
+        for m, value, decimals, exp, pct in found:
             start = m.start()
+            while h < len(hints) and hints[h][1] <= start:
+                h += 1
+            hint = hints[h][2] if h < len(hints) and hints[h][0] <= start else base
             role, iv = ends.get(start, (None, None))
             if role is None and m.group("sign"):
                 role, iv = ends.get(m.start("body"), (None, None))
-            before = text[:start]
+            lab = labels.get(start, labels.get(m.start("body"), False))
+            if hint is None and lab is not False:
+                hint = "label"
+            label_fact = lab or None
+            if hint == "label" and label_fact is None and fact and not decimals and not pct:
+                label_fact = (fact, value)
+            before = text[max(0, start - 16):start]
             cmp_m = _CMP.search(before)
             if role is None and _PM.search(before):
                 role = "pm"
-            mention = Mention(file=self.path, line=line, text=m.group(0).strip(), value=value, decimals=decimals,
-                              exponent=exp, percent=pct, comparator=cmp_m.group(1) if cmp_m else None,
-                              role=role, interval=iv, window=_window(text, start, m.end()), **ctx)
+            line = p.line + bisect.bisect_right(nl, start)
+            k = bisect.bisect_right(sents, start)
+            if k not in sentence_of:   # one string per sentence, shared by its numbers (linear)
+                sentence = text[sents[k - 1] if k else 0:sents[k] if k < len(sents) else len(text)].strip()
+                sentence_of[k] = sentence if len(sentence) <= 2000 else sentence[:2000]
+            mention = Mention(
+                file=self.path, line=line, text=m.group(0).strip(), value=value, decimals=decimals,
+                exponent=exp, percent=pct, comparator=cmp_m.group(1) if cmp_m else None, role=role, interval=iv,
+                window=_window(blanked, start, m.end(), clause),
+                line_text=self.lines[line - 1] if 0 < line <= len(self.lines) else "",
+                status_hint=hint or "value", label_fact=label_fact if hint == "label" else None,
+                in_code=hint == "code", sentence=sentence_of[k],
+                macro=p.macro, scope=p.scope, section=p.scope[-1] if p.scope else "", **ctx)
             if mention.scale is None and not pct and _COUNT_AFTER.match(text, m.end()):
                 mention.scale = "count"
             made.append((m.end(), mention))
+        _bind_pins(made, p.pins)
+        if p.kind == "macro" and p.pins:   # "% id: X" after a macro definition pins its whole body
+            for _, mn in made:
+                mn.pin = p.pins[0][1]
         self.out.extend(mn for _, mn in made)
         return made
 
+    def _intervals(self, text: str) -> dict[int, tuple[str, int]]:
+        ends = {}
+        if "[" in text or "(" in text:
+            for im in _INTERVAL.finditer(text):
+                self._interval += 1
+                ends[im.start("a")] = ("low", self._interval)
+                ends[im.start("b")] = ("high", self._interval)
+        return ends
 
-def _pins_to_last_number(made, pins: list[tuple[int, str]]) -> None:
-    """``<!-- id: X -->`` pins the number just before it (both ends when that closes an interval)."""
-    for pos, pid in pins:
-        before = [mn for end, mn in made if end <= pos]
-        if not before:
+
+_NEWLINE = re.compile(r"\n")
+_SPECIFIC_END = ("low", "high", "lower", "upper", "lo", "hi")
+
+
+def _bind_pins(made: list[tuple[int, Mention]], pins: list[tuple[int, str]]) -> None:
+    """``<!-- id: X -->`` pins the number just before it (both ends when that closes an interval).
+
+    The pin is recorded whatever the number's row, column or sentence say: the tracer checks a pin
+    against that context (a pin must not silently override it)."""
+    j = -1
+    for pos, pid in sorted(pins):
+        while j + 1 < len(made) and made[j + 1][0] <= pos:
+            j += 1
+        if j < 0:
             continue
-        last = before[-1]
+        last = made[j][1]
         last.pin = pid
-        specific = pid.rsplit(".", 1)[-1] in ("low", "high", "lower", "upper", "lo", "hi")
-        if last.interval is not None and not specific:
-            for _, mn in made:
+        if last.interval is not None and pid.rsplit(".", 1)[-1] not in _SPECIFIC_END:
+            for _, mn in made[max(0, j - 2):j]:
                 if mn.interval == last.interval and mn.pin is None:
                     mn.pin = pid
 
 
-def _split_row(line: str, sep: str) -> list[str]:
-    s = line.strip()
-    if sep == "|":
-        s = s.strip("|")
-        return [c.strip() for c in re.split(r"(?<!\\)\|", s)]
-    return [c.strip() for c in s.split(sep)]
-
-
-def _is_sep_row(line: str) -> bool:
-    return bool(re.fullmatch(r"\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*", line))
-
-
-_IDENTITY_HEADER = re.compile(r"^\W*(arm|seed|run|comparison|contrast|method|algorithm|variant|model)\b", re.I)
-
-
-def _label(cell: str) -> str:
-    """A cell as a label: comments dropped, code spans kept as text."""
-    return _HTML_COMMENT.sub(" ", cell).replace("`", "").replace("**", "").strip()
-
-
-def _table_cells(b: _Builder, header: list[str], rows: list[tuple[int, str, list[str]]], section: str,
-                 caption: str, cell_pins) -> None:
-    ident_cols = [i for i, h in enumerate(header) if _IDENTITY_HEADER.search(h)] or [0]
-    for lineno, raw, cells in rows:
-        label = _label(cells[0]) if cells else ""
-        identity = " ".join(_label(cells[i]) for i in ident_cols if i < len(cells))
+def _cells_table(b: _Builder, t: Table) -> None:
+    """Numbers of a table: header cells and row-label cells are labels; value cells carry the row,
+    the column, every header cell and every cell of their row."""
+    header = [c.plain() for c in t.header]
+    header_t = tuple(header)
+    explicit = [i for i, h in enumerate(header) if _IDENTITY_HEADER.search(h)]
+    ident_cols = explicit or [0]
+    for ci, hp in enumerate(t.header):
+        b.piece(hp, status="label", kind="heading", column=header[ci], header=header_t, table_caption=t.caption)
+    for _lineno, _raw, cells in t.rows:
+        plain = [c.plain() for c in cells]
+        label = plain[0] if plain else ""
+        identity = " ".join(plain[i] for i in ident_cols if i < len(plain))
+        row_t = tuple(plain)
         for ci, cell in enumerate(cells):
             col = header[ci] if ci < len(header) else ""
+            is_label = ci in explicit or (ci == 0 and any(ch.isalpha() for ch in plain[0]))
+            idm = _IDENTITY_HEADER.search(col) if is_label else None
             pct_col = bool(re.search(r"(?<![\d\\])%|\bpercent(age)?s?\b|\bpp\b|\bpct\b", col, re.I))
-            text, pins = cell_pins(cell)
-            made = b.span(text, lineno, kind="table", row=label, column=col, identity=identity,
-                          column_percent=pct_col, line_text=raw, section=section, table_caption=caption,
-                          scale=None if ci in ident_cols else scale_word(col))
-            _pins_to_last_number(made, pins)
+            b.piece(cell, status="label" if is_label else None, fact=idm.group(1).lower() if idm else None,
+                    kind="table", row=label, column=col, identity=identity, column_percent=pct_col,
+                    table_caption=t.caption, header=header_t, row_cells=row_t,
+                    scale=None if ci in ident_cols else scale_word(col))
 
 
-def _md_clean(text: str) -> str:
-    text = re.sub(r"`[^`]*`", " ", text)
-    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", " ", text)
-    text = re.sub(r"\]\([^)]*\)", "]", text)
-    return text.replace("**", "").replace("__", "")
-
-
-def _md_pins(text: str) -> tuple[str, list[tuple[int, str]]]:
-    pins = []
-    out = []
-    pos = 0
-    for m in _HTML_COMMENT.finditer(text):
-        out.append(text[pos:m.start()])
-        pm = _PIN_MD.fullmatch(m.group(0))
-        cur = sum(len(x) for x in out)
-        if pm:
-            pins.append((cur, pm.group(1)))
-        out.append(" " * (m.end() - m.start()))
-        pos = m.end()
-    out.append(text[pos:])
-    return "".join(out), pins
+def _build(rel: str, doc: Doc, lines: list[str]) -> ParsedFile:
+    b = _Builder(rel, lines)
+    for item in doc.items:
+        if isinstance(item, Table):
+            _cells_table(b, item)
+        elif item.kind == "heading":
+            b.piece(item, kind="heading")
+        elif item.kind == "macro":
+            b.piece(item, kind="macro")
+        else:
+            b.piece(item, kind="prose")
+    return ParsedFile(rel, b.out, lines, doc.front_matter)
 
 
 def parse_markdown(path: str | Path, text: str, rel: str) -> ParsedFile:
-    b = _Builder(rel)
-    lines = text.splitlines()
-    section = ""
-    fenced = False
-    i = 0
-    last_prose = ""
-    while i < len(lines):
-        line = lines[i]
-        if re.match(r"\s*(```|~~~)", line):
-            fenced = not fenced
-            i += 1
-            continue
-        if fenced:
-            i += 1
-            continue
-        if line.strip().startswith("|") and i + 1 < len(lines) and _is_sep_row(lines[i + 1]):
-            header = [_md_clean(_md_pins(c)[0]) for c in _split_row(lines[i], "|")]
-            caption = last_prose
-            rows = []
-            j = i + 2
-            while j < len(lines) and lines[j].strip().startswith("|"):
-                rows.append((j + 1, lines[j], _split_row(lines[j], "|")))
-                j += 1
-            # header numbers ("95% CI") are context, checked as prose
-            hdr_text, hdr_pins = _md_pins(lines[i])
-            made = b.span(_md_clean(hdr_text), i + 1, kind="heading", line_text=lines[i], section=section)
-            _pins_to_last_number(made, hdr_pins)
+    """Every number of a Markdown file (CommonMark via markdown-it-py; see :mod:`audit.markdown_doc`).
 
-            def cell_pins(cell):
-                t, p = _md_pins(cell)
-                return _md_clean(t), p
+    Args:
+        path: the file (unused; kept for callers that pass it).
+        text: its content.
+        rel: the name findings use for it.
+    Returns:
+        A :class:`ParsedFile` with every number, its context and status hint.
+    Example:
+        >>> [m.status_hint for m in parse_markdown("r.md", "```note``` then 0.5", "r.md").mentions]
+        ['value']
+    """
+    from audit.markdown_doc import walk
 
-            _table_cells(b, header, rows, section, caption, cell_pins)
-            i = j
-            continue
-        heading = re.match(r"\s*#{1,6}\s+(.*)", line)
-        text_l, pins = _md_pins(line)
-        text_l = re.sub(r"^\s*(?:\d+[.)]|[-*+])\s+", lambda m: " " * len(m.group(0)), text_l)
-        text_l = _md_clean(text_l)
-        if heading:
-            section = heading.group(1).strip()
-        made = b.span(text_l, i + 1, kind="heading" if heading else "prose", line_text=line, section=section)
-        _pins_to_last_number(made, pins)
-        if line.strip():
-            last_prose = line.strip()
-        i += 1
-    return ParsedFile(rel, b.out, lines)
-
-
-_TEX_SKIP = re.compile(r"^\s*\\(documentclass|usepackage|label|ref|cite|input|include|includegraphics|"
-                       r"setlength|graphicspath|bibliography|bibliographystyle)\b")
-_TEX_RULES = re.compile(r"\\(toprule|midrule|bottomrule|hline|cline\{[^}]*\}|cmidrule(\([^)]*\))?\{[^}]*\})")
-_NEWCMD = re.compile(r"\\(?:re)?newcommand\*?\s*\{?\\([A-Za-z@]+)\}?\s*(?:\[\d\])?\s*\{(?P<body>(?:[^{}]|\{[^{}]*\})*)\}"
-                     r"|\\def\s*\\([A-Za-z@]+)\s*\{(?P<body2>(?:[^{}]|\{[^{}]*\})*)\}")
-
-
-def _tex_clean(text: str) -> str:
-    text = re.sub(r"\\(textbf|textit|emph|mathrm|text|mathbf|num|SI|si)\s*\{", "{", text)
-    text = re.sub(r"\\[a-zA-Z]+\*?\s*\[[^\]]*\]", " ", text)   # command options
-    text = text.replace("\\pm", " ± ").replace("\\%", "%").replace("\\,", "").replace("{,}", ",")
-    text = text.replace("$", " ").replace("{", " ").replace("}", " ").replace("--", "–")
-    text = re.sub(r"\\(leq?|geq?|lt|gt)\b", lambda m: {"le": "≤", "leq": "≤", "ge": "≥", "geq": "≥",
-                                                        "lt": "<", "gt": ">"}[m.group(1)], text)
-    text = re.sub(r"\\[A-Za-z@]+", " ", text)
-    return text
-
-
-def _tex_strip_comment(line: str) -> tuple[str, str | None]:
-    pin = _PIN_TEX.search(line)
-    m = re.search(r"(?<!\\)%", line)
-    return (line[:m.start()] if m else line), (pin.group(1) if pin else None)
+    return _build(rel, walk(text), text.splitlines())
 
 
 def parse_latex(path: str | Path, text: str, rel: str) -> ParsedFile:
-    b = _Builder(rel)
-    lines = text.splitlines()
-    section = ""
-    in_tab = False
-    header: list[str] | None = None
-    rows: list = []
-    caption = ""
-    tab_start = 0
-    for i, raw in enumerate(lines):
-        line, pin = _tex_strip_comment(raw)
-        sec = re.search(r"\\(?:sub)*section\*?\{([^}]*)\}", line)
-        if sec:
-            section = sec.group(1)
-        cap = re.search(r"\\caption\{(.*)\}?", line)
-        if cap:
-            caption = cap.group(1)
-        if re.search(r"\\begin\{tabular", line):
-            in_tab, header, rows, tab_start = True, None, [], i
-            continue
-        if in_tab:
-            if re.search(r"\\end\{tabular", line):
-                in_tab = False
-                if header is not None:
-                    _table_cells(b, header, rows, section, caption, lambda c: (_tex_clean(c), []))
-                continue
-            body = _TEX_RULES.sub(" ", line).strip()
-            if not body:
-                continue
-            for part in [p for p in re.split(r"\\\\", body) if p.strip()]:
-                cells = [c.strip() for c in part.split("&")]
-                if header is None:
-                    header = [_tex_clean(c) for c in cells]
-                    made = b.span(_tex_clean(part), i + 1, kind="heading", line_text=raw, section=section)
-                else:
-                    rows.append((i + 1, raw, cells))
-            continue
-        nc = _NEWCMD.search(line)
-        if nc:
-            name = nc.group(1) or nc.group(3)
-            body = nc.group("body") if nc.group("body") is not None else nc.group("body2")
-            made = b.span(_tex_clean(body), i + 1, kind="macro", macro=name, pin=None, line_text=raw, section=section)
-            for _, mn in made:
-                mn.pin = pin
-            continue
-        if _TEX_SKIP.match(line) or re.match(r"\s*\\(begin|end)\{", line):
-            continue
-        made = b.span(_tex_clean(line), i + 1, kind="prose", line_text=raw, section=section)
-        if pin:
-            _pins_to_last_number(made, [(10**9, pin)])
-    del tab_start
-    return ParsedFile(rel, b.out, lines)
+    """Every number of a LaTeX file (the grammar of :mod:`audit.latex_doc`).
+
+    Args:
+        path: the file (unused; kept for callers that pass it).
+        text: its content.
+        rel: the name findings use for it.
+    Returns:
+        A :class:`ParsedFile` with every number, its context and status hint.
+    Example:
+        >>> [m.text for m in parse_latex("r.tex", "\\\\label{s:x} GSPO was 0.9999.", "r.tex").mentions]
+        ['0.9999']
+    """
+    from audit.latex_doc import walk
+
+    return _build(rel, walk(text), text.splitlines())
 
 
 def parse_report(report_dir: Path, rel_of) -> list[ParsedFile]:
+    """Parse every ``.md`` and ``.tex`` file under ``report_dir`` (sorted, recursively)."""
     files = []
     for p in sorted(report_dir.rglob("*")):
         if not p.is_file() or p.suffix not in (".md", ".tex"):

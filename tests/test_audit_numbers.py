@@ -42,8 +42,9 @@ def test_rounding_interval_is_what_the_digits_allow():
     assert e.value == pytest.approx(1e-6) and e.half_width == pytest.approx(5e-7)
 
 
-def test_identifiers_dates_versions_and_code_are_not_numbers():
-    assert md("Qwen3-8B on GSM8K, seed s37, H1, 2026-01-01, torch 2.13.0, `x = 0.5`") == []
+def test_identifiers_dates_versions_are_not_numbers_and_code_is_counted_as_code():
+    (code,) = md("Qwen3-8B on GSM8K, seed s37, H1, 2026-01-01, torch 2.13.0, `x = 0.5`")
+    assert code.text == "0.5" and code.in_code and code.status_hint == "code"
 
 
 def test_interval_ends_percent_sign_and_plus_minus():

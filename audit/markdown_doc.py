@@ -1,0 +1,195 @@
+"""A Markdown report as the pieces of text a reader sees, parsed by markdown-it-py (CommonMark).
+
+Why a real parser: a report can hide numbers from a line-based reader (a line starting with three
+backticks that is an inline code span, not a fence, used to switch off the audit for the rest of the
+file; README failure 10). Here block and inline structure are exactly CommonMark's, as implemented
+by markdown-it-py, plus GFM pipe tables ("table" rule), footnotes and YAML front matter
+(mdit-py-plugins).
+
+What a piece is: a run of text with the line it starts on, the headings it sits under (``scope``)
+and sub-ranges whose numbers are not prose values:
+
+- code spans, fenced and indented code blocks: ``code`` (counted and shown "in code");
+- HTML comments (inline or block): ``comment``; a comment ``<!-- id: X -->`` is a pin instead,
+  bound by :mod:`audit.numbers` to the number just before it;
+- YAML front matter: ``front_matter`` (its text is also kept whole for the model-index check).
+
+Link destinations, image URLs, footnote reference labels and HTML tags are not text and never
+yield numbers; link text, image alt text and footnote bodies are text like any other.
+
+Every step is linear in the size of the input: one markdown-it pass, one walk over its tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from audit.doc import Doc, Piece, Table
+
+PIN_MD = re.compile(r"<!--\s*id\s*:\s*([A-Za-z0-9_.:\-/]+)\s*-->\s*$")
+_TAG = re.compile(r"<[^<>]{0,2000}>")
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    return MarkdownIt("commonmark").enable("table").use(front_matter_plugin).use(footnote_plugin)
+
+
+_EMPTY = {"strong_open", "strong_close", "em_open", "em_close", "link_open", "link_close", "s_open", "s_close",
+          "footnote_ref"}
+
+
+def inline_piece(tok, line: int, kind: str, scope: tuple[str, ...]) -> Piece:
+    """The text a reader sees in one inline token, with code spans and comments marked."""
+    parts: list[str] = []
+    hints: list[tuple[int, int, str]] = []
+    pins: list[tuple[int, str]] = []
+    pos = 0
+    for c in tok.children or ():
+        t = c.type
+        if t in ("text", "text_special"):
+            s = c.content
+        elif t in ("softbreak", "hardbreak"):
+            s = "\n"
+        elif t == "code_inline":
+            s = c.content
+            hints.append((pos, pos + len(s), "code"))
+        elif t == "image":
+            s = c.content
+        elif t == "html_inline":
+            s, h = _html_inline(c.content, pos, pins)
+            hints.extend(h)
+        elif t == "footnote_ref":
+            s = " "
+        elif t in _EMPTY:
+            s = ""
+        else:
+            s = c.content or ""
+        if s:
+            parts.append(s)
+            pos += len(s)
+    return Piece("".join(parts), line, kind, scope, hints, pins, tok.content)
+
+
+def _html_inline(content: str, pos: int, pins: list) -> tuple[str, list]:
+    """An inline HTML tag is a space; a comment keeps its text (numbers there are "comment")."""
+    if content.startswith("<!--"):
+        pm = PIN_MD.match(content)
+        if pm:
+            pins.append((pos, pm.group(1)))
+            return " " * len(content), []
+        return content, [(pos, pos + len(content), "comment")]
+    return " " + "\n" * content.count("\n"), []
+
+
+def _html_block(content: str, line: int, scope) -> Piece:
+    """Raw HTML: comments are comments, tags are not text, what is between them is prose.
+
+    Scanned with ``str.find`` so that an unclosed ``<!--`` (or thousands of them) stays linear."""
+    hints = []
+    out = []
+    p = 0
+    while True:
+        c = content.find("<!--", p)
+        seg = content[p:c if c >= 0 else len(content)]
+        out.append(_TAG.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), seg) if "<" in seg else seg)
+        if c < 0:
+            break
+        e = content.find("-->", c + 4)
+        e = len(content) if e < 0 else e + 3
+        hints.append((c, e, "comment"))
+        out.append(content[c:e])
+        p = e
+    return Piece("".join(out), line, "prose", scope, hints, [], content)
+
+
+def _heading_text(tok) -> str:
+    return "".join(c.content for c in (tok.children or ()) if c.type in ("text", "code_inline", "text_special"))
+
+
+def walk(text: str) -> Doc:
+    """Parse Markdown ``text`` into pieces and tables in document order.
+
+    Args:
+        text: the whole Markdown file.
+    Returns:
+        A :class:`audit.doc.Doc` (items in order; the front matter's text).
+    Example:
+        >>> [p.kind for p in walk("# T\\n\\nx `1.5` 2").items]
+        ['heading', 'prose']
+    """
+    toks = _parser().parse(text)
+    doc = Doc()
+    scope: list[tuple[int, str]] = []
+    last_prose = ""
+    i = 0
+    n = len(toks)
+    while i < n:
+        tok = toks[i]
+        t = tok.type
+        cur = tuple(s for _, s in scope)
+        line = (tok.map[0] + 1) if tok.map else 0
+        if t == "front_matter":
+            doc.front_matter = tok.content
+            doc.items.append(Piece(tok.content, line + 1, "front_matter", cur, raw=tok.content))
+        elif t == "heading_open":
+            level = int(tok.tag[1])
+            inline = toks[i + 1]
+            piece = inline_piece(inline, line, "heading", cur)
+            while scope and scope[-1][0] >= level:
+                scope.pop()
+            scope.append((level, _heading_text(inline).strip()))
+            piece.scope = tuple(s for _, s in scope)
+            doc.items.append(piece)
+            i += 3
+            continue
+        elif t in ("fence", "code_block"):
+            first = line + 1 if t == "fence" else line
+            doc.items.append(Piece(tok.content, first, "code", cur, [(0, len(tok.content), "code")], [], tok.content))
+        elif t == "html_block":
+            doc.items.append(_html_block(tok.content, line, cur))
+        elif t == "inline":
+            piece = inline_piece(tok, line, "prose", cur)
+            doc.items.append(piece)
+            if piece.text.strip():
+                last_prose = piece.text.strip()
+        elif t == "table_open":
+            table, i = _table(toks, i, cur, last_prose)
+            doc.items.append(table)
+            continue
+        i += 1
+    return doc
+
+
+def _table(toks, i: int, scope, caption: str) -> tuple[Table, int]:
+    """Collect one GFM table starting at ``toks[i]`` (table_open); return it and the index after it."""
+    start = toks[i].map[0] + 1
+    header: list[Piece] = []
+    rows: list[tuple[int, str, list[Piece]]] = []
+    row: list[Piece] | None = None
+    row_line = start
+    in_head = False
+    while toks[i].type != "table_close":
+        tok = toks[i]
+        if tok.type == "thead_open":
+            in_head = True
+        elif tok.type == "thead_close":
+            in_head = False
+        elif tok.type == "tr_open":
+            row = []
+            row_line = (tok.map[0] + 1) if tok.map else row_line + 1
+        elif tok.type == "tr_close":
+            if in_head:
+                header = row or []
+            else:
+                rows.append((row_line, " | ".join(p.raw for p in row or []), row or []))
+            row = None
+        elif tok.type == "inline" and row is not None:
+            row.append(inline_piece(tok, row_line, "cell", scope))
+        i += 1
+    return Table(start, header, rows, scope, caption), i + 1

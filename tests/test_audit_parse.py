@@ -1,0 +1,191 @@
+"""Report parsing that cannot be used to hide numbers (issue 11, README failure 10): CommonMark via
+markdown-it-py, a small LaTeX grammar, labels, scopes, code/comments/front matter counted, linear time."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from audit.numbers import parse_latex, parse_markdown
+from audit.sources import SourceIndex
+from audit.trace import trace_mention
+
+ARMS = ["grpo", "gspo", "bnpo"]
+
+
+def md(text):
+    return parse_markdown("r.md", text, "r.md").mentions
+
+
+def tex(text):
+    return parse_latex("r.tex", text, "r.tex").mentions
+
+
+def values(ms):
+    return [m.text for m in ms if m.status_hint == "value"]
+
+
+def index():
+    idx = SourceIndex(ARMS)
+    idx.add("arms.gspo.heldout_accuracy.mean", 0.0781, "fraction")
+    idx.add("arms.bnpo.heldout_accuracy.mean", 0.1042, "fraction")
+    return idx
+
+
+# ---- "```note``` on one line is an inline code span in CommonMark, not a fence"
+def test_three_backticks_that_close_on_the_line_do_not_hide_later_numbers():
+    text = ("```note``` numbers below are rounded\n\n| Arm | Held-out accuracy |\n|---|---|\n| GSPO | 0.1781 |\n\n"
+            "GSPO reached 0.1781.\n")
+    ms = md(text)
+    assert values(ms) == ["0.1781", "0.1781"]
+    cell = next(m for m in ms if m.kind == "table" and m.status_hint == "value")
+    t = trace_mention(index(), cell, ARMS)
+    assert t.status == "error" and t.expected.startswith("0.0781")
+
+
+def test_a_real_fence_is_code_and_an_unclosed_fence_runs_to_the_end_as_commonmark_says():
+    ms = md("before 0.5\n\n```python\nacc = 0.25\n```\n\nafter 0.75\n")
+    assert [(m.text, m.status_hint, m.in_code, m.line) for m in ms] == [
+        ("0.5", "value", False, 1), ("0.25", "code", True, 4), ("0.75", "value", False, 7)]
+    ms = md("```\nx 0.25\n\ny 0.5\n")
+    assert all(m.in_code for m in ms) and len(ms) == 2
+
+
+def test_code_spans_and_indented_code_are_counted_as_code():
+    ms = md("GSPO `0.61` got 0.62.\n\n    indented 3.5\n")
+    assert [(m.text, m.status_hint) for m in ms] == [("0.61", "code"), ("0.62", "value"), ("3.5", "code")]
+
+
+# ---- LaTeX: a command hides only itself and its arguments
+def test_latex_label_cite_ref_input_hide_only_their_arguments():
+    ms = tex("\\label{sec:x} GSPO mean held-out accuracy was 0.9999.\n"
+             "\\cite{smith2020} \\ref{tab:2} \\input{a1} and 0.25\n")
+    assert values(ms) == ["0.9999", "0.25"]
+    assert [m.line for m in ms] == [1, 2]
+
+
+def test_latex_tabular_pm_percent_num_si_multicolumn_and_multirow_headers():
+    src = ("\\section{Results}\n\\begin{tabular}{lrrr}\n\\toprule\n"
+           " & \\multicolumn{2}{c}{Held-out accuracy} & \\\\\n"
+           "\\multirow{2}{*}{Arm} & mean (\\%) & sd & n \\\\\n\\midrule\n"
+           "GSPO & \\SI{7.81}{\\percent} & $0.61 \\pm 0.02$ & \\num{1078} \\\\ % id: lock.dataset.heldout_n\n"
+           "\\bottomrule\n\\end{tabular}\n")
+    ms = [m for m in tex(src) if m.kind == "table"]
+    assert [(m.text, m.column, m.role, m.line) for m in ms] == [
+        ("7.81%", "Held-out accuracy mean (%)", None, 7), ("0.61", "Held-out accuracy sd", None, 7),
+        ("0.02", "Held-out accuracy sd", "pm", 7), ("1078", "n", None, 7)]
+    assert ms[0].header == ("Arm", "Held-out accuracy mean (%)", "Held-out accuracy sd", "n")
+    assert ms[-1].pin == "lock.dataset.heldout_n" and ms[0].scope == ("Results",)
+
+
+def test_latex_comments_macros_and_verbatim():
+    ms = tex("\\newcommand{\\GspoAcc}{0.0781} % id: arms.gspo.heldout_accuracy.mean\n"
+             "\\def\\BnpoAcc{0.1042} and 0.3 % old value 0.5\n"
+             "\\begin{verbatim}\nx = 2.5\n\\end{verbatim}\n\\begin{comment}\n9.5\n\\end{comment}\n")
+    got = [(m.text, m.kind, m.status_hint, m.macro, m.pin) for m in ms]
+    assert got == [("0.0781", "macro", "value", "GspoAcc", "arms.gspo.heldout_accuracy.mean"),
+                   ("0.1042", "macro", "value", "BnpoAcc", None), ("0.3", "prose", "value", None, None),
+                   ("0.5", "prose", "comment", None, None), ("2.5", "prose", "code", None, None),
+                   ("9.5", "prose", "comment", None, None)]
+
+
+# ---- comments, pins, front matter, footnotes
+def test_html_comments_are_counted_as_comments_and_pins_bind_to_the_number_before():
+    ms = md("GSPO 0.0781<!-- id: arms.gspo.heldout_accuracy.mean --> <!-- was 0.07 -->\n\n<!--\nold 0.9\n-->\n")
+    assert [(m.text, m.status_hint, m.pin) for m in ms] == [
+        ("0.0781", "value", "arms.gspo.heldout_accuracy.mean"), ("0.07", "comment", None), ("0.9", "comment", None)]
+
+
+def test_a_pin_is_kept_with_the_row_it_contradicts():
+    (m,) = [m for m in md("| Arm | mean |\n|---|---|\n| gspo | 0.1042<!-- id: arms.bnpo.heldout_accuracy.mean --> |\n")
+            if m.status_hint == "value"]
+    assert m.pin == "arms.bnpo.heldout_accuracy.mean" and m.row == "gspo" and m.row_cells == ("gspo", "0.1042")
+
+
+def test_front_matter_is_stripped_and_kept_for_the_model_index_check():
+    f = parse_markdown("r.md", "---\nmodel-index:\n- results:\n  - value: 0.61\n---\n# Card\n\nacc 0.62\n", "r.md")
+    assert f.front_matter.startswith("model-index:")
+    assert [(m.text, m.status_hint, m.line) for m in f.mentions] == [("0.61", "front_matter", 4), ("0.62", "value", 8)]
+
+
+def test_footnotes_bodies_are_text_and_reference_labels_are_not_numbers():
+    ms = md("GSPO 0.61[^1] and more.\n\n[^1]: measured on 500 items, 0.62 before.\n")
+    assert values(ms) == ["0.61", "500", "0.62"]
+
+
+def test_link_urls_and_html_tags_are_not_text():
+    ms = md("See [run 3.5](https://x.org/2401.12345) and <img src='a_0.5.png'> 0.7\n")
+    assert values(ms) == ["3.5", "0.7"]
+
+
+# ---- labels, scopes, sentences, table context
+@pytest.mark.parametrize("text, number, fact", [
+    ("Held-out GSM8K accuracy (n=500, test split)", "500", ("n", 500)),
+    ("mean reward, last 10 steps", "10", ("last_steps", 10)),
+    ("pass@16", "16", ("pass@k", 16)),
+    ("Groups correct (0 – 4)", "4", ("range", 4)),
+    ("GRPO seed 1", "1", ("seed", 1)),
+    ("LoRA rank 16", "16", ("rank", 16)),
+    ("95% CI", "95%", ("ci_level", 95)),
+])
+def test_numbers_in_label_phrases_are_labels_with_their_fact(text, number, fact):
+    (m,) = [m for m in md(text + " was reached.") if m.text == number]
+    assert m.status_hint == "label" and m.label_fact == fact
+
+
+def test_a_dash_range_is_no_number_and_names_a_count_scale():
+    from audit.numbers import scale_word
+
+    assert [(m.text, m.status_hint) for m in md("Groups correct (0-4) was 2.75")] == [("2.75", "value")]
+    assert scale_word("Groups correct (0-4)") == "count"
+
+
+def test_header_and_row_label_cells_are_labels_and_transposed_seed_columns_are_values():
+    ms = md("| Metric | seed 0 | seed 1 | mean ± sd |\n|---|---|---|---|\n"
+            "| Held-out accuracy (n=500) | 0.61 | 0.63 | 0.62 ± 0.01 |\n")
+    hdr = [(m.text, m.label_fact) for m in ms if m.kind == "heading"]
+    assert hdr == [("0", ("seed", 0)), ("1", ("seed", 1))]
+    assert [(m.text, m.status_hint) for m in ms if m.kind == "table"] == [
+        ("500", "label"), ("0.61", "value"), ("0.63", "value"), ("0.62", "value"), ("0.01", "value")]
+    m = next(m for m in ms if m.text == "0.63")
+    assert m.column == "seed 1" and m.header[1] == "seed 0" and m.row_cells[0] == "Held-out accuracy (n=500)"
+    seed_col = md("| Arm | Seed | acc |\n|---|---|---|\n| gspo | 37 | 0.61 |\n")
+    assert [(m.text, m.status_hint, m.label_fact) for m in seed_col] == [
+        ("37", "label", ("seed", 37)), ("0.61", "value", None)]
+
+
+def test_headings_scope_what_follows_until_one_of_the_same_level():
+    ms = md("# Card for gspo\n\n## GRPO seed 1\n\nacc 0.61\n\n### Detail\n\nx 0.62\n\n## Other\n\ny 0.63\n")
+    scopes = {m.text: m.scope for m in ms if m.status_hint == "value"}
+    assert scopes == {"0.61": ("Card for gspo", "GRPO seed 1"), "0.62": ("Card for gspo", "GRPO seed 1", "Detail"),
+                      "0.63": ("Card for gspo", "Other")}
+
+
+def test_sentence_is_the_whole_sentence_across_soft_line_breaks():
+    ms = md("GSPO against GRPO: paired t p = 0.021\n(BH-adjusted 0.084). Next one 0.5.\n")
+    assert ms[0].sentence == "GSPO against GRPO: paired t p = 0.021\n(BH-adjusted 0.084)."
+    assert ms[1].line == 2 and ms[2].sentence == "Next one 0.5."
+
+
+# ---- speed: linear in the input (the old reader took 98 s on 200 KB of "<!--")
+def _best_of(fn, arg, k=3):
+    best = float("inf")
+    for _ in range(k):
+        t = time.perf_counter()
+        fn(arg)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+@pytest.mark.parametrize("fn, unit", [
+    (md, "x <!--<!--<!--<!--<!--<!--<!--<!--<!--<!-- "),
+    (md, "1.5 2.25 3 4.75 (0.5, 0.6) n=5 "),
+    (tex, "\\label{\\cite{\\ref{ 0.5 "),
+    (tex, "0.1 & \\pm 0.2 % c 0.3\n"),
+])
+def test_doubling_the_input_does_not_more_than_triple_the_time(fn, unit):
+    small = unit * 1500
+    t1 = _best_of(fn, small)
+    t2 = _best_of(fn, small * 2)
+    assert t2 < 3.0 * t1 + 0.05, (t1, t2)
