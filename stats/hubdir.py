@@ -26,12 +26,26 @@ def folder_name(study_id: str, run) -> str:
     return f"{study_id}-{run.arm}-s{run.seed}"
 
 
+def destination(rel: str) -> str:
+    """Where a run artifact goes in its hub folder: adapter files at the top, the rest under ``rlprereg/``.
+
+    PEFT's own stub ``adapter/README.md`` is kept under ``rlprereg/adapter/``: the folder's README is
+    the rendered model card.
+
+    Example:
+        >>> destination("adapter/adapter_config.json"), destination("traces/train.jsonl")
+        ('adapter_config.json', 'rlprereg/traces/train.jsonl')
+    """
+    if rel.startswith(ADAPTER_DIR + "/") and rel != f"{ADAPTER_DIR}/README.md":
+        return rel[len(ADAPTER_DIR) + 1:]
+    return f"{RECORD_DIR}/{rel}"
+
+
 def layout(run) -> dict[str, Path]:
     """Destination (relative to the run's hub folder) -> source file, for every artifact and the manifest."""
     out = {f"{RECORD_DIR}/{MANIFEST}": run.path / MANIFEST}
     for rel in sorted(run.manifest.get("artifacts") or {}):
-        dest = rel[len(ADAPTER_DIR) + 1:] if rel.startswith(ADAPTER_DIR + "/") else f"{RECORD_DIR}/{rel}"
-        out[dest] = run.path / rel
+        out[destination(rel)] = run.path / rel
     return out
 
 

@@ -1,10 +1,13 @@
-"""`--report-to`: real, offline tracker runs read back from each tracker's own store.
+"""`--report-to`: real, offline tracker runs read back from each tracker's own store, then the
+model cards and Hub folders of the same real study.
 
-One tiny unit (tiny:qwen2, 2 GRPO steps) is run twice: once with `runner run`'s Python API and
-no tracker, once through `runner sweep --report-to mlflow,wandb,trackio,tensorboard` (a real
-`runner run` child). MLflow writes to a SQLite store, W&B offline files, trackio its local
-database, TensorBoard event files; each is read back with the tracker's own reader and compared
-with the run's telemetry.jsonl. The traces must be byte-identical to the run without trackers.
+A tiny study (tiny:qwen2, 2 GRPO steps; arms grpo and dr_grpo, seeds 1 and 2) is swept with
+`runner sweep --report-to mlflow,wandb,trackio,tensorboard` (real `runner run` children), and
+its unit grpo/s1 is also run once with `runner run`'s Python API and no tracker. MLflow writes to
+a SQLite store, W&B offline files, trackio its local database, TensorBoard event files; each is
+read back with the tracker's own reader and compared with the unit's telemetry.jsonl. The traces
+must be byte-identical to the run without trackers. The swept study is then analysed and
+rendered with `--model-cards --hub-dir`, audited, and a Hub folder's adapter loaded with PEFT.
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ def units(tmp_path_factory):
     from runner.train import run_unit
 
     root = tmp_path_factory.mktemp("trackers")
-    lock = write_lock(root, prereg(id="trk", seeds=[1]))
+    arms = {"grpo": {"algorithm": "grpo", "changes": {}},
+            "dr_grpo": {"algorithm": "dr_grpo", "changes": {"loss_type": "dr_grpo", "scale_rewards": "none"}}}
+    lock = write_lock(root, prereg(id="trk", arms=arms, seeds=[1, 2]))
     saved = {k: os.environ.get(k) for k in TRACKER_ENV}
     os.environ.update(MLFLOW_TRACKING_URI=f"sqlite:///{root / 'mlflow.db'}", WANDB_MODE="offline",
                       WANDB_DIR=str(root / "wb"), WANDB_SILENT="true", TRACKIO_DIR=str(root / "trackio"))
@@ -44,11 +49,11 @@ def units(tmp_path_factory):
     try:
         torch.set_num_threads(1)  # the swept child runs with --cpus-per-run 1
         plain = run_unit(lock, "grpo", 1, root / "plain", quiet=True, environ={})
-        rc = sweep_main([str(lock), "--arms", "grpo", "--seeds", "1", "--out", str(root / "tracked"), "--no-live",
+        rc = sweep_main([str(lock), "--out", str(root / "tracked"), "--no-live",
                          "--cpus-per-run", "1", "--report-to", "mlflow,wandb", "--report-to", "trackio,tensorboard",
                          "--tensorboard-dir", str(root / "tb")])
         assert rc == 0
-        yield {"root": root, "plain": plain, "tracked": unit_dir(root / "tracked", "trk", "grpo", 1)}
+        yield {"root": root, "lock": lock, "plain": plain, "tracked": unit_dir(root / "tracked", "trk", "grpo", 1)}
     finally:
         for k, v in saved.items():
             if v is None:
@@ -61,10 +66,14 @@ def _tel(run_dir: Path) -> list[dict]:
     return read_jsonl(run_dir / TELEMETRY, "telemetry")
 
 
-def _record(run_dir: Path, name: str) -> dict:
-    recs = [t for t in read_run(run_dir).manifest["trackers"] if t["name"] == name]
+def _rec(manifest: dict, name: str) -> dict:
+    recs = [t for t in manifest["trackers"] if t["name"] == name]
     assert len(recs) == 1
     return recs[0]
+
+
+def _record(run_dir: Path, name: str) -> dict:
+    return _rec(read_run(run_dir).manifest, name)
 
 
 def _expected(run_dir: Path) -> dict[int, dict[str, float]]:
@@ -106,9 +115,16 @@ def test_mlflow_store_holds_the_run_tags_seal_and_telemetry(units):
     rec = _record(run_dir, "mlflow")
     client = MlflowClient(tracking_uri=f"sqlite:///{units['root'] / 'mlflow.db'}")
     exp = client.get_experiment_by_name("trk")
-    runs = client.search_runs([exp.experiment_id])
-    assert [r.info.run_id for r in runs] == [rec["run_id"]]
-    run = runs[0]
+    runs = {r.info.run_id: r for r in client.search_runs([exp.experiment_id])}
+    # every unit of the sweep is in the store, tagged with the lock hash and its own seal
+    swept = [read_run(unit_dir(units["root"] / "tracked", "trk", arm, seed)).manifest
+             for arm in ("grpo", "dr_grpo") for seed in (1, 2)]
+    assert sorted(runs) == sorted(_rec(u, "mlflow")["run_id"] for u in swept)
+    for u in swept:
+        tags = runs[_rec(u, "mlflow")["run_id"]].data.tags
+        assert (tags["rlprereg.lock_hash"], tags["rlprereg.seal"]) == (u["lock"]["hash"], u["seal"])
+        assert (tags["rlprereg.arm"], tags["rlprereg.seed"]) == (u["arm"], str(u["seed"]))
+    run = runs[rec["run_id"]]
     tags = run.data.tags
     assert tags["rlprereg.lock_hash"] == m["lock"]["hash"] and tags["rlprereg.seal"] == m["seal"]
     assert tags["rlprereg.lock_version"] == "1" and tags["rlprereg.arm"] == "grpo" and tags["rlprereg.seed"] == "1"
@@ -180,6 +196,44 @@ def test_tensorboard_events_hold_the_tags_seal_and_telemetry(units):
         return [e.tensor_proto.string_val[0].decode() for e in acc.Tensors(f"{tag}/text_summary")]
 
     assert text("rlprereg.seal") == [m["seal"]] and text("rlprereg.lock_hash") == [m["lock"]["hash"]]
+
+
+@pytest.mark.slow
+def test_real_study_cards_pass_the_audit_and_hub_adapter_loads(units):
+    import torch
+    from huggingface_hub import ModelCard, metadata_load
+    from huggingface_hub.repocard_data import model_index_to_eval_results
+    from peft import PeftModel
+
+    from audit.cli import main as audit_main
+    from runner.models import load_model_and_tokenizer
+    from stats.analyze import analyze, write
+    from stats.cli import main as stats_main
+
+    root = units["root"]
+    apath = write(analyze(units["lock"], root / "tracked"), root / "report" / "analysis.json")
+    assert stats_main(["render", str(apath), "-o", str(root / "report"), "--model-cards",
+                       "--hub-dir", str(root / "hub")]) == 0
+    assert audit_main(["check", str(root / "report"), "--plain"]) == 0  # body pins and model-index values
+    m = read_run(units["tracked"]).manifest
+    card = root / "report" / "model_cards" / "grpo-s1" / "README.md"
+    _, results = model_index_to_eval_results(metadata_load(card)["model-index"])
+    assert {e.metric_type: e.metric_value for e in results}["heldout_accuracy"] == pytest.approx(
+        m["summaries"]["heldout_accuracy"], abs=5e-5)
+    assert ModelCard.load(card).data.base_model == "tiny:qwen2"
+    folder = root / "hub" / "trk-grpo-s1"
+    assert (folder / "README.md").read_bytes() == card.read_bytes()  # not PEFT's stub card
+    assert (folder / "rlprereg" / "adapter" / "README.md").is_file() and (folder / "adapter_config.json").is_file()
+    base, _, _ = load_model_and_tokenizer("tiny:qwen2", None, dtype="float32", device="cpu")
+    loaded = PeftModel.from_pretrained(base, str(folder))
+    from safetensors.torch import load_file
+
+    saved = load_file(str(units["tracked"] / "adapter" / "adapter_model.safetensors"))
+    live = {k: v for k, v in loaded.state_dict().items() if "lora_" in k}
+    assert len(live) == len(saved) > 0
+    for k, v in saved.items():
+        match = [t for name, t in live.items() if name.replace(".default", "") == k]
+        assert len(match) == 1 and torch.equal(match[0], v), k
 
 
 def test_report_to_values_are_parsed_and_bad_ones_refused():

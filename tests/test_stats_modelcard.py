@@ -20,6 +20,7 @@ from prereg.canonical import sha256_file
 from prereg.jsonio import read_json
 from stats.analyze import analyze, write
 from stats.cli import main as stats_main
+from stats.hubdir import destination
 from stats.synthetic import make_campaign, small_prereg
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -153,11 +154,10 @@ def test_hub_folders_hold_what_a_user_uploads(study):
             (study["report"] / "model_cards" / f"{r['arm']}-s{r['seed']}" / "README.md").read_bytes()
         assert (folder / "rlprereg" / "manifest.json").read_bytes() == (run_dir / "manifest.json").read_bytes()
         for rel, entry in manifest["artifacts"].items():
-            dest = folder / (rel.split("/", 1)[1] if rel.startswith("adapter/") else f"rlprereg/{rel}")
-            assert sha256_file(dest) == entry["sha256"], rel
+            assert sha256_file(folder / destination(rel)) == entry["sha256"], rel
         files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
-        assert files == {"README.md", "rlprereg/manifest.json"} | {
-            rel.split("/", 1)[1] if rel.startswith("adapter/") else f"rlprereg/{rel}" for rel in manifest["artifacts"]}
+        assert files == {"README.md", "rlprereg/manifest.json"} | {destination(rel) for rel in manifest["artifacts"]}
+        assert "adapter_model.safetensors" in files and "rlprereg/telemetry.jsonl" in files
         assert a["lock"]["hash"] in (folder / "README.md").read_text()
 
 
