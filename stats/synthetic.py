@@ -173,7 +173,8 @@ def make_campaign(root: str | Path, prereg: dict, *, effects: dict[str, float] |
     t0 = _dt.datetime.fromisoformat(locked_at.replace("Z", "+00:00")) + _dt.timedelta(days=1)
     effects = effects or {}
     seed_noise = {s: rng.normal(0, seed_sd) for s in (seeds or prereg["seeds"])}
-    for a in arms or list(prereg["arms"]):
+    trained = [a for a, spec in prereg["arms"].items() if spec.get("kind", "trained") == "trained"]
+    for a in arms or trained:  # reference arms are never run (README failure 16)
         for j, s in enumerate(seeds or prereg["seeds"]):
             acc = base_accuracy + effects.get(a, 0.0) + seed_noise[s] + rng.normal(0, seed_sd / 2)
             write_run(prereg, lock, runs_dir, a, s, accuracy=acc, difficulty=difficulty, rng=rng,

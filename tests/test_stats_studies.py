@@ -310,3 +310,31 @@ def test_planned_metric_missing_from_the_data_is_a_deviation(study, tmp_path):
     dev = [d for d in a["deviations"] if d["kind"] == "missing_metric"]
     assert dev and dev[0]["metric"] == "groups_correct"
     assert a["verdicts"]["study"]["verdict"] == "DEVIATION"
+
+
+# ----------------------------------------------------------------------------- run folders
+def test_run_folders_never_hold_a_reference_arm(tmp_path):
+    """A synthetic campaign of a plan with a reference arm: the runner's units skip it, stats
+    reports its evaluation missing (it comes from a table), the audit's completeness check does
+    not ask for its run folders, and `prereg show` says what it is."""
+    from audit.cli import main as audit_main
+    from prereg.cli import main as prereg_main
+    from stats.synthetic import make_campaign, small_prereg
+
+    pre = small_prereg(json.loads((S.ROOT / "examples" / "e1.json").read_text()), heldout_n=40, steps=4,
+                       seeds=[1, 2, 3])
+    pre["arms"]["base"] = {"kind": "reference", "checkpoint": "base"}
+    pre["analysis"]["resamples"] = 200
+    c = make_campaign(tmp_path, pre, effects={"gspo": 0.2})
+    assert not (c.runs_dir / pre["id"] / "base").exists()
+    a = analyze(c.lock_path, c.runs_dir)
+    assert [(d["kind"], d.get("arm")) for d in a["deviations"]] == [("missing_arm", "base")]
+    assert "no included evaluation" in a["deviations"][0]["detail"]
+    write(a, tmp_path / "report" / "analysis.json")
+    out = tmp_path / "audit.json"
+    audit_main(["check", str(tmp_path / "report"), "--lock", str(c.lock_path), "--runs", str(c.runs_dir),
+                "--json", str(out)])
+    checks = {ch.get("id", ch.get("check")): ch for ch in json.loads(out.read_text())["checks"]}
+    completeness = next(ch for k, ch in checks.items() if str(k) in ("3", "completeness"))
+    assert not any("base" in json.dumps(f) for f in completeness.get("findings", [])), completeness
+    assert prereg_main(["show", str(c.lock_path)]) == 0

@@ -29,8 +29,16 @@ def misplaced(run) -> str | None:
 
 
 def _registered(ctx, study) -> list[tuple[str, int]]:
-    """Every (arm, seed) the design asks for: a sequential study stopped at look j by its sealed
-    interim record asks only for that look's seeds (README failure 19; check 12 audits the record)."""
+    """Every (arm, seed) the design asks the runner for: a sequential study stopped at look j by its
+    sealed interim record asks only for that look's seeds (README failure 19; check 12 audits the
+    record). Reference arms are never run (README failure 16): they have no run folders."""
+    from prereg.declarations import arm_decls
+
+    ref = {a for a, d in arm_decls(ctx.prereg).items() if d.is_reference} if ctx.prereg else set()
+    return [(a, s) for a, s in _registered_all(ctx, study) if a not in ref]
+
+
+def _registered_all(ctx, study) -> list[tuple[str, int]]:
     seq = (ctx.prereg or {}).get("analysis", {}).get("sequential")
     if not seq:
         return [(a, s) for a in ctx.arms for s in ctx.seeds]
