@@ -36,13 +36,18 @@ def _summary(a: dict, out: Path) -> None:
         return "n/a" if r is None or r["value"] is None else (f"{r['value']:.4g}" if not isinstance(r["value"], bool)
                                                                else str(r["value"]))
     for c in a["contrasts"]:
+        res = a["verdicts"]["contrasts"][c]
+        label = " (exploratory)" if res.get("confirmatory") is False else ""
+        label += " (deviation: across sessions)" if res.get("deviation") else ""
         t.add_row(c, f(f"contrasts.{c}.diff_mean"), f(f"contrasts.{c}.p"), f(f"contrasts.{c}.p_adjusted"),
-                  str(a["verdicts"]["contrasts"][c]["verdict"]))
+                  str(res["verdict"]) + label)
     for key, res in (a["verdicts"].get("secondary") or {}).items():  # outside the family: no adjusted p
         pre = f"contrasts.{key}"
         t.add_row(f"{res['contrast']} ({res['metric']}, secondary)", f(f"{pre}.diff_mean"), f(f"{pre}.p"),
                   "not in family", str(res["verdict"]))
     con.print(t)
+    if a.get("evidence_class") == "exploratory":
+        con.print("EXPLORATORY study (evidence_class exploratory): no verdict below is confirmatory")
     con.print(f"study verdict: {a['verdicts']['study']['verdict']} ({len(a['deviations'])} deviations, "
               f"{len(a['inputs']['excluded'])} excluded runs)")
     for d in a["deviations"]:

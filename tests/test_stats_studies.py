@@ -301,6 +301,31 @@ def test_exploratory_study_is_labelled_everywhere(tmp_path):
     assert _audit(tmp_path / "report", lock, table)[0] == 0
 
 
+def test_exploratory_label_in_the_cli_summary(tmp_path, capsys):
+    pre = S.prereg()
+    pre["evidence_class"] = "exploratory"
+    lock = _lock(tmp_path, pre)
+    table = S.write_csv(tmp_path / "t.csv", S.rows())
+    assert stats_main(["analyze", str(lock), str(table), "-o", str(tmp_path / "a.json")]) == 0
+    out = capsys.readouterr().out
+    assert "EXPLORATORY study" in out and "(exploratory)" in out
+
+
+def test_per_seed_table_against_a_once_reference_states_why_nothing_is_computed(study, tmp_path):
+    """Per-seed numbers cannot be paired with a single reference evaluation: the item-level
+    design needs items, and the values say so instead of pairing a copied value over seeds."""
+    _root, _pre, lock, *_ = study
+    lines = ["arm,seed,session,solve_rate,format_pct,groups_correct,correct_of_32",
+             "base,,s1,0.35,90,1.4,0.8", "sft,,s1,0.45,91,2.0,0.88"]
+    lines += [f"grpo,{s},s1,{0.6 + s / 100},90,2.4,0.93" for s in S.SEEDS]
+    (tmp_path / "seeds.csv").write_text("\n".join(lines) + "\n")
+    a = analyze(lock, tmp_path / "seeds.csv")
+    rec = a["values"]["contrasts.grpo-base.diff_mean"]
+    assert rec["value"] is None and "needs per-item data" in rec["note"]
+    assert a["verdicts"]["contrasts"]["grpo-base"]["verdict"] == "INCONCLUSIVE"
+    assert _v(a, "runs.base.once.solve_rate") == 0.35
+
+
 def test_planned_metric_missing_from_the_data_is_a_deviation(study, tmp_path):
     _root, _pre, lock, *_ = study
     rs = [{k: v for k, v in r.items() if k != "groups_correct"} for r in S.rows()]
