@@ -75,7 +75,7 @@ def _cmd_render(args) -> int:
     from stats.render import render
 
     for p in render(args.analysis, args.output, runs_root=args.runs, model_cards=args.model_cards,
-                    hub_dir=args.hub_dir, lock=args.lock):
+                    hub_dir=args.hub_dir, lock=args.lock, card_license=args.card_license):
         print(p)
     return 0
 
@@ -206,6 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also lay out one upload-ready folder per run in OUT (adapter, card, manifest, telemetry, "
                         "traces); implies --model-cards; nothing is uploaded")
     r.add_argument("--lock", default=None, help="lock file for the cards (default: analysis.json $.lock.path)")
+    r.add_argument("--card-license", default=None, metavar="ID",
+                   help="license id for the cards' metadata (e.g. apache-2.0; default: other, linking the base "
+                        "model's terms)")
     r.set_defaults(fn=_cmd_render)
     c = sub.add_parser("coverage", help="Monte-Carlo coverage of every interval method")
     c.add_argument("--reps", type=int, default=2000, help="Monte-Carlo replications per cell (default 2000)")

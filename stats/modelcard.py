@@ -90,13 +90,24 @@ def index_value(rec: dict):
     return int(text) if text.lstrip("-").isdigit() else float(text)
 
 
-def front_matter(a: dict, prereg: dict, run: CardRun | None, tags: list[str]) -> dict:
+def license_fields(base_model: str, license: str | None) -> dict:
+    """``license`` (``--card-license``); without one, ``other`` pointing at the base model's terms,
+    which an adapter inherits and which this toolkit cannot look up offline."""
+    if license:
+        return {"license": license}
+    out = {"license": "other", "license_name": "same-as-base-model"}
+    if "/" in base_model:
+        out["license_link"] = f"https://huggingface.co/{base_model}"
+    return out
+
+
+def front_matter(a: dict, prereg: dict, run: CardRun | None, tags: list[str], license: str | None = None) -> dict:
     """The card's YAML metadata; a run card has a ``model-index`` of its held-out metrics."""
     model, ds = prereg["model"], prereg["dataset"]
     meta = {"base_model": model["name"]}
     if model.get("revision"):
         meta["base_model_revision"] = model["revision"]
-    meta.update({"library_name": "peft", "license": model.get("license") or "other",
+    meta.update({"library_name": "peft", **license_fields(model["name"], license),
                  "datasets": [ds["name"]], "tags": tags, "pipeline_tag": "text-generation"})
     block = {"study": a["study_id"], "lock_hash": a["lock"]["hash"], "lock_version": a["lock"]["version"]}
     if run is not None:
@@ -253,9 +264,9 @@ def load_section(prereg: dict) -> list[str]:
             "telemetry and the completion traces (hashes; text only if the run stored it).", ""]
 
 
-def run_card(a: dict, digest: str, prereg: dict, run: CardRun) -> str:
+def run_card(a: dict, digest: str, prereg: dict, run: CardRun, license: str | None = None) -> str:
     """The model card (README.md text) of one analysed run."""
-    meta = front_matter(a, prereg, run, tags_for(a, prereg, run))
+    meta = front_matter(a, prereg, run, tags_for(a, prereg, run), license)
     m = run.manifest
     declared = ", ".join(f"`{k}`" for k in sorted(m.get("declared_changes") or {})) or "none (the baseline)"
     L = ["---", _yaml(meta).rstrip("\n"), "---",
@@ -274,11 +285,11 @@ def run_card(a: dict, digest: str, prereg: dict, run: CardRun) -> str:
     return "\n".join(L)
 
 
-def study_card(a: dict, digest: str, prereg: dict, runs: list[CardRun]) -> str:
+def study_card(a: dict, digest: str, prereg: dict, runs: list[CardRun], license: str | None = None) -> str:
     """The study's card: its metadata, the list of run cards and the report body (pinned as in report.md)."""
     from stats.render import markdown
 
-    meta = front_matter(a, prereg, None, tags_for(a, prereg, None))
+    meta = front_matter(a, prereg, None, tags_for(a, prereg, None), license)
     body = markdown(a, digest, [], []).splitlines()[1:]  # report.md without its header line
     L = ["---", _yaml(meta).rstrip("\n"), "---",
          f"<!-- {HEADER} sha256={digest} study={a['study_id']} lock={a['lock']['hash']} -->",
@@ -296,7 +307,7 @@ def card_paths(out: Path, runs: list[CardRun]) -> dict[str, Path]:
     return paths
 
 
-def model_cards(a: dict, digest: str, prereg: dict, runs: list[CardRun]) -> dict[str, str]:
+def model_cards(a: dict, digest: str, prereg: dict, runs: list[CardRun], license: str | None = None) -> dict[str, str]:
     """Card text by name (``study`` and ``<arm>-s<seed>``).
 
     Example:
@@ -304,8 +315,8 @@ def model_cards(a: dict, digest: str, prereg: dict, runs: list[CardRun]) -> dict
         >>> sorted(texts)[:2]
         ['dr_grpo-s1', 'dr_grpo-s2']
     """
-    out = {STUDY_CARD: study_card(a, digest, prereg, runs)}
-    out.update({r.name: run_card(a, digest, prereg, r) for r in runs})
+    out = {STUDY_CARD: study_card(a, digest, prereg, runs, license)}
+    out.update({r.name: run_card(a, digest, prereg, r, license) for r in runs})
     return out
 
 

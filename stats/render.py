@@ -674,7 +674,7 @@ def _forest(a: dict, path: Path) -> None:
 
 def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_root: str | Path | None = None,
            overwrite: bool = False, model_cards: bool = False, hub_dir: str | Path | None = None,
-           lock: str | Path | None = None) -> list[Path]:
+           lock: str | Path | None = None, card_license: str | None = None) -> list[Path]:
     """Write report.md, results.tex and figures/*.png; refuses to replace existing files.
 
     With ``model_cards`` also one Hugging Face model card per analysed run and one for the study
@@ -698,7 +698,7 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
         for p in targets.values():
             if p.exists():
                 raise UserError(f"{p}: already exists; refusing to overwrite (choose another -o)")
-    cards = _prepare_cards(a, analysis_path, digest, runs_root, lock, out, hub_dir, overwrite) \
+    cards = _prepare_cards(a, analysis_path, digest, runs_root, lock, out, hub_dir, overwrite, card_license) \
         if (model_cards or hub_dir is not None) else None
     make_dirs(out / "figures")
     notes: list[str] = []
@@ -745,7 +745,7 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
 
 
 def _prepare_cards(a: dict, analysis_path: Path, digest: str, runs_root, lock, out: Path, hub_dir,
-                   overwrite: bool):
+                   overwrite: bool, card_license: str | None = None):
     """Card texts and runs, computed (and every refusal made) before anything is written."""
     from stats.modelcard import card_lock, card_paths, card_runs, model_cards
 
@@ -755,7 +755,7 @@ def _prepare_cards(a: dict, analysis_path: Path, digest: str, runs_root, lock, o
     if root is None:
         raise UserError(f"--model-cards: runs folder {a['inputs'].get('root')!r} not found; pass --runs")
     runs = card_runs(a, root)
-    texts = model_cards(a, digest, card_lock(a, analysis_path, lock).prereg, runs)
+    texts = model_cards(a, digest, card_lock(a, analysis_path, lock).prereg, runs, card_license)
     if not overwrite:
         for p in card_paths(out, runs).values():
             if p.exists():

@@ -64,6 +64,7 @@ def test_cards_parse_with_huggingface_hub_into_the_runs_eval_results(study):
         assert card.data.datasets == [E1["dataset"]["name"]] and card.data.license == "other"
         meta = metadata_load(path)
         assert meta["base_model_revision"] == E1["model"]["revision"]
+        assert meta["license_link"] == f"https://huggingface.co/{E1['model']['name']}"  # the adapter inherits it
         assert meta["rlprereg"]["seal"] == r["seal"] and meta["rlprereg"]["lock_hash"] == a["lock"]["hash"]
         name, results = model_index_to_eval_results(meta["model-index"])
         assert name == f"e1-{r['arm']}-s{r['seed']}"
@@ -191,3 +192,10 @@ def test_model_cards_refuse_a_lock_that_is_not_the_analysed_one(study, tmp_path,
                      "--model-cards", "--lock", str(tmp_path / "other.lock.json")])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "is not the analysed one" in err[0]
+
+
+def test_card_license_is_the_users_choice():
+    from stats.modelcard import license_fields
+
+    assert license_fields("Qwen/Qwen3-8B", "apache-2.0") == {"license": "apache-2.0"}
+    assert license_fields("tiny:qwen2", None) == {"license": "other", "license_name": "same-as-base-model"}
