@@ -314,8 +314,10 @@ def _missing_metrics(data: Data, prereg: dict) -> None:
 
 
 def _copied(data: Data, metric: str, min_items: int = 10) -> None:
-    """Two seeds of one arm with identical per-item outcomes in one session: one evaluation
-    copied to several seeds, which a seed-level analysis would count as replication."""
+    """Two seeds of one arm with identical per-item outcomes in one session (or, in a per-seed
+    table, three or more seeds with the identical value): one evaluation copied to several
+    seeds, which a seed-level analysis would count as replication."""
+    _copied_values(data, metric)
     for sess, view in data.sessions.items():
         by_arm = defaultdict(list)
         for (arm, seed), u in view.items():
@@ -333,6 +335,21 @@ def _copied(data: Data, metric: str, min_items: int = 10) -> None:
                         "reference evaluated once", arm=arm, seed=u.seed))
                 else:
                     seen[key] = u.seed
+
+
+def _copied_values(data: Data, metric: str) -> None:
+    for sess, view in data.sessions.items():
+        by_arm = defaultdict(list)
+        for (arm, seed), u in view.items():
+            if seed is not None and not u.items and u.metrics.get(metric) is not None:
+                by_arm[arm].append(u.metrics[metric])
+        for arm, vals in sorted(by_arm.items()):
+            if len(vals) >= 3 and len(set(vals)) == 1:
+                where = f" in session {sess!r}" if sess is not None else ""
+                data.deviations.append(_deviation(
+                    "copied_evaluation", f"arm {arm!r}: all {len(vals)} seeds have {metric} = {vals[0]!r}{where}: "
+                    "one evaluation copied to seeds is not replication; declare the arm a reference evaluated once",
+                    arm=arm))
 
 
 # ----------------------------------------------------------------------------- imported tables

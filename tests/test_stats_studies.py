@@ -144,6 +144,24 @@ def test_copied_seeds_of_a_fake_rl_arm_are_a_deviation(tmp_path):
     assert ("copied_evaluation", "sft") in kinds and a["verdicts"]["study"]["verdict"] == "DEVIATION"
 
 
+def test_copied_per_seed_values_are_a_deviation(tmp_path):
+    """The issue's workaround in a per-seed table: SFT's one value under seeds 0-2."""
+    pre = S.prereg(unit="seed")
+    pre["arms"]["sft"] = {"algorithm": "grpo", "changes": {"learning_rate": 1e-9}}
+    pre["analysis"]["contrasts"]["pairs"] = [{"arm": "grpo", "baseline": "sft"}]
+    pre["analysis"]["multiplicity"]["family"] = ["grpo-sft"]
+    pre["hypotheses"] = pre["hypotheses"][1:]
+    pre["analysis"]["secondary_metrics"] = []
+    for m in ("format_pct", "groups_correct", "pass16"):
+        del pre["metrics"][m]
+    lock = _lock(tmp_path, pre)
+    lines = ["arm,seed,solve_rate", "base,,0.35"] + [f"sft,{s},0.4506" for s in S.SEEDS] + \
+        [f"grpo,{s},{0.44 + s / 1000}" for s in S.SEEDS]
+    (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
+    a = analyze(lock, tmp_path / "t.csv")
+    assert [(d["kind"], d.get("arm")) for d in a["deviations"]] == [("copied_evaluation", "sft")]
+
+
 def test_reference_contrast_keeps_item_uncertainty_not_seed_pairing(study):
     """Against a reference evaluated once the interval is not the zero-width 'replication' of a
     copied value: it is the crossed bootstrap of item-paired differences (seeds and items)."""
