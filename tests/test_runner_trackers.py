@@ -266,3 +266,88 @@ def test_missing_client_is_one_line_naming_the_extra(tmp_path, monkeypatch, caps
     assert rc == 2 and err == [f"error: --report-to {tracker}: the {module} package is not installed; "
                                "pip install 'rlprereg[trackers]'"]
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.slow
+def test_a_crashed_run_tags_its_tracker_run_failed_with_the_seal(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import TENSORS, EventAccumulator
+
+    from runner.train import run_unit
+
+    p = prereg(id="crash")
+    p["task"] = {"name": "runner_run_support:make_fixed_task", "options": {"fail_after": 8}}
+    p["dataset"] = {"name": "fixed", "revision": None, "train_split": "train", "heldout_split": "heldout",
+                    "heldout_n": 2}
+    lock = write_lock(tmp_path, p)
+    with pytest.raises(RuntimeError, match="injected reward failure"):
+        run_unit(lock, "grpo", 1, tmp_path / "runs", quiet=True, environ={}, report_to=["tensorboard"],
+                 tensorboard_dir=tmp_path / "tb")
+    m = read_run(unit_dir(tmp_path / "runs", "crash", "grpo", 1)).manifest
+    assert m["status"] == "failed"
+    acc = EventAccumulator(str(tmp_path / "tb" / "crash" / "grpo" / "s1"), size_guidance={TENSORS: 0})
+    acc.Reload()
+
+    def text(tag):
+        return [e.tensor_proto.string_val[0].decode() for e in acc.Tensors(f"{tag}/text_summary")]
+
+    assert text("rlprereg.status") == ["failed"] and text("rlprereg.seal") == [m["seal"]]
+    zvf = read_jsonl(unit_dir(tmp_path / "runs", "crash", "grpo", 1) / TELEMETRY, "telemetry")[0]["zvf"]
+    assert [(e.step, e.value) for e in acc.Scalars("rlprereg/zvf")] == [(1, pytest.approx(zvf))]
+
+
+class _RandomBackend:
+    """A tracker backend that draws from every global RNG while logging (as a client library might)."""
+
+    name = "random"
+
+    def __init__(self):
+        self.logged = []
+
+    def log(self, metrics, step):
+        import random
+
+        import numpy as np
+        import torch
+
+        random.random(), np.random.rand(), torch.rand(1)
+        self.logged.append((step, metrics))
+
+    def finish(self, seal, status):
+        self.logged.append(("finish", seal, status))
+
+
+class _BrokenBackend(_RandomBackend):
+    name = "broken"
+
+    def log(self, metrics, step):
+        raise ConnectionError("dashboard unreachable\nsecond line")
+
+
+def test_tracker_calls_leave_every_random_state_untouched():
+    import random
+
+    import numpy as np
+    import torch
+
+    from runner.trackers import Trackers
+
+    backend = _RandomBackend()
+    random.seed(1), np.random.seed(1), torch.manual_seed(1)
+    Trackers([backend], []).log({"rlprereg/zvf": 0.5}, 3)
+    after = (random.random(), float(np.random.rand()), float(torch.rand(1)))
+    random.seed(1), np.random.seed(1), torch.manual_seed(1)
+    assert after == (random.random(), float(np.random.rand()), float(torch.rand(1)))
+    assert backend.logged == [(3, {"rlprereg/zvf": 0.5})]
+
+
+def test_a_failing_tracker_is_switched_off_and_noted_while_others_go_on():
+    from runner.trackers import Trackers
+
+    good, bad = _RandomBackend(), _BrokenBackend()
+    group = Trackers([bad, good], [])
+    group.log({"train/loss": 1.0}, 1)
+    group.log({"train/loss": 0.5}, 2)
+    assert group.problems == ["tracker broken stopped at step 1: ConnectionError: dashboard unreachable"]
+    assert [s for s, _ in good.logged] == [1, 2]
+    assert group.finish("ab" * 32, "complete", {"heldout_accuracy": 0.25}, step=2) == []
+    assert good.logged[-2:] == [(2, {"rlprereg/heldout_accuracy": 0.25}), ("finish", "ab" * 32, "complete")]
