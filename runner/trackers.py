@@ -73,7 +73,19 @@ def parse_report_to(values) -> tuple[str, ...]:
 
 
 def check_clients(names) -> None:
-    """Refuse (one line, naming the extra) a tracker whose client package is not importable."""
+    """Refuse (one line, naming the extra) a tracker whose client package is not importable.
+
+    Called before anything is written, so a missing client costs no half-made run folder.
+
+    Args:
+        names: tracker names from :func:`parse_report_to`.
+
+    Returns:
+        None; raises ``UserError`` naming the tracker, its package and ``rlprereg[trackers]``.
+
+    Example:
+        >>> check_clients(("tensorboard",))
+    """
     for name in names:
         try:
             importlib.import_module(_MODULES[name])

@@ -40,7 +40,19 @@ class CardRun:
 
 
 def card_runs(a: dict, root: Path) -> list[CardRun]:
-    """The analysed runs with their manifests; a manifest whose seal is not the analysed one is refused."""
+    """The analysed runs with their manifests; a manifest whose seal is not the analysed one is refused.
+
+    Args:
+        a: analysis.json as a dict (its ``inputs.runs`` name the runs and their seals).
+        root: the runs folder the analysis read.
+
+    Returns:
+        One :class:`CardRun` per analysed run, in the analysis' order.
+
+    Example:
+        >>> [r.name for r in card_runs(analysis, Path("runs"))][:1]
+        ['aero-s1']
+    """
     from prereg.records import read_run
 
     out = []
@@ -265,7 +277,21 @@ def load_section(prereg: dict) -> list[str]:
 
 
 def run_card(a: dict, digest: str, prereg: dict, run: CardRun, license: str | None = None) -> str:
-    """The model card (README.md text) of one analysed run."""
+    """The model card (README.md text) of one analysed run.
+
+    Args:
+        a: analysis.json; digest: sha256 of its bytes (named in the card's header comment).
+        prereg: the locked preregistration (base model, dataset, task, locked settings).
+        run: the run (its sealed manifest gives the resolved config and seal).
+        license: the card's license id (``--card-license``), else ``other`` (:func:`license_fields`).
+
+    Returns:
+        The card: YAML front matter, then the pinned body.
+
+    Example:
+        >>> run_card(analysis, digest, lock.prereg, runs[0]).startswith("---\nbase_model:")
+        True
+    """
     meta = front_matter(a, prereg, run, tags_for(a, prereg, run), license)
     m = run.manifest
     declared = ", ".join(f"`{k}`" for k in sorted(m.get("declared_changes") or {})) or "none (the baseline)"
