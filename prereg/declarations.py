@@ -183,7 +183,8 @@ def planned_metrics(prereg: dict) -> list[str]:
     return out
 
 
-def metric_decls(prereg: dict, *, reward_range: tuple[float, float] | None = None) -> dict[str, MetricDecl]:
+def metric_decls(prereg: dict, *, reward_range: tuple[float, float] | None = None,
+                 task_metrics: dict | None = None) -> dict[str, MetricDecl]:
     """Every metric's declaration: the plan's ``metrics``, then task defaults for run-folder metrics.
 
     A planned metric neither declared nor written by the runner is absent from the result
@@ -192,6 +193,8 @@ def metric_decls(prereg: dict, *, reward_range: tuple[float, float] | None = Non
     Args:
         prereg: a schema-valid preregistration (a lock's ``prereg``).
         reward_range: the task's reward bounds, for the defaults of reward metrics.
+        task_metrics: the per-item metrics a task declares in a run manifest (``task.item_metrics``:
+            name -> {"unit", "max"/"range"}), used for metrics the plan does not declare.
 
     Returns:
         Metric name -> ``MetricDecl``; declared metrics first in plan order, then defaults.
@@ -202,6 +205,9 @@ def metric_decls(prereg: dict, *, reward_range: tuple[float, float] | None = Non
         (0.0, 4.0)
     """
     out = {name: _metric_from(name, d) for name, d in (prereg.get("metrics") or {}).items()}
+    for name, d in (task_metrics or {}).items():
+        if name not in out and isinstance(d, dict) and d.get("unit") in UNITS:
+            out[name] = MetricDecl(**{**vars(_metric_from(name, d)), "declared": False})
     for name in [*planned_metrics(prereg), *_RUN_METRICS]:
         if name not in out:
             dflt = task_default(name, reward_range)

@@ -19,7 +19,7 @@ from prereg.declarations import MetricDecl, arm_decls, metric_decls, planned_met
 from prereg.errors import UserError
 from prereg.jsonio import read_jsonl
 from prereg.lock import Lock, parse_time
-from prereg.records import HELDOUT_TRACE, TELEMETRY, read_run
+from prereg.records import HELDOUT_TRACE, TELEMETRY, read_run, task_record
 from prereg.rules import manifest_paths
 from stats import table as tbl
 
@@ -175,6 +175,7 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
     metrics = needed_metrics(plan)
     excluded, deviations = [], []
     candidates: dict[tuple[str, int], list[Unit]] = defaultdict(list)
+    manifests: list[dict] = []
     locked_at = parse_time(lock.locked_at)
 
     def exclude(path, reason, kind=None, arm=None, seed=None, seal=None):
@@ -242,6 +243,7 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
             if plan.get("tasks"):
                 _task_means(unit, plan, exclude, rel)
         candidates[(a, s)].append(unit)
+        manifests.append(m)
 
     units = {}
     for key, group in sorted(candidates.items()):
@@ -254,7 +256,10 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
                                          arm=key[0], seed=key[1]))
             continue
         units[key] = group[0]
-    data = Data("runs", {}, excluded, deviations, str(root), decls=metric_decls(prereg))
+    task = next((task_record(u_manifest) for u_manifest in manifests if task_record(u_manifest)), None)
+    decls = metric_decls(prereg, reward_range=task.reward_bounds if task else None,
+                         task_metrics=task.item_metrics if task else None)
+    data = Data("runs", {}, excluded, deviations, str(root), decls=decls)
     data.add_units(list(units.values()))
     _missing(data, prereg)
     _missing_metrics(data, prereg)

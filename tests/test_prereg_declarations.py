@@ -184,3 +184,20 @@ def test_label_resolution_and_ambiguity():
 def test_docstring_examples_hold():
     res = doctest.testmod(decl, optionflags=doctest.ELLIPSIS)
     assert res.attempted >= 8 and res.failed == 0
+
+
+def test_task_record_metrics_fill_undeclared_ones():
+    """A run manifest's task record (task.item_metrics, reward_bounds) declares the task's own
+    metrics; the plan's declaration wins where both exist."""
+    tm = {"groups_correct": {"unit": "count", "max": 4}, "solve_rate": {"unit": "percent"},
+          "odd": {"unit": "furlongs"}}
+    m = metric_decls(study(), reward_range=(-0.1, 1.6), task_metrics=tm)
+    gc = m["groups_correct"]
+    assert (gc.unit, gc.range, gc.declared) == ("count", (0.0, 4.0), True)  # the plan declares it
+    p = study()
+    del p["metrics"]["groups_correct"]
+    gc = metric_decls(p, task_metrics=tm)["groups_correct"]
+    assert (gc.unit, gc.max, gc.range, gc.declared) == ("count", 4.0, (0.0, 4.0), False)
+    assert metric_decls(p, task_metrics=tm)["solve_rate"].unit == "fraction"
+    assert "odd" not in metric_decls(p, task_metrics=tm)
+    assert m["heldout_reward_mean"].range == (-0.1, 1.6)
