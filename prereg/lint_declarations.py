@@ -99,6 +99,13 @@ def contrast_plan(p: dict) -> list[Finding]:
                                "are no seed pairs; with analysis.unit 'seed' it is analysed as seed_item "
                                "(seeds and items resampled, the reference's item-level uncertainty kept); "
                                "plan unit seed_item to say so"))
+    if p["analysis"]["unit"] == "item" and len(p["seeds"]) > 1 and any(
+            c.arm in arms and c.baseline in arms and arms[c.arm].evaluated == "per_seed"
+            and arms[c.baseline].evaluated == "per_seed" for c in cs):
+        out.append(Finding("contrast-plan", "$.analysis.unit",
+                           f"unit 'item' over {len(p['seeds'])} seeds treats the seeds as fixed: intervals ignore "
+                           "seed-to-seed variation and over-reject when it is real (README failure 17); plan "
+                           "seed_item (seeds and items resampled) or seed"))
     for cid, k in Counter(c.id for c in cs).items():
         if k > 1:
             out.append(Finding("contrast-plan", "$.analysis.contrasts.pairs", f"contrast id {cid!r} declared {k} times"))

@@ -603,8 +603,29 @@ def _adjust(V: Values, plan: dict, facts: dict, warnings: list[str]) -> None:
         f["reject"] = a["reject"]
 
 
-def _label(res: dict, c: ContrastDecl, f: dict, exploratory_study: bool, cross: dict[str, str]) -> dict:
-    """Verdict entry with its design, its scope (exploratory study or contrast) and any session deviation."""
+def _favours(f: dict, decl) -> dict | None:
+    """Which side the first planned interval favours, by the metric's declared direction: the
+    arm or the baseline when the interval excludes 0, else neither (for claims in words)."""
+    if decl is None or not f.get("intervals"):
+        return None
+    level, (lo, hi) = next(iter(f["intervals"].items()))
+    if lo is None or hi is None:
+        side = None
+    elif lo > 0:
+        side = "arm" if decl.higher_is_better else "baseline"
+    elif hi < 0:
+        side = "baseline" if decl.higher_is_better else "arm"
+    else:
+        side = "neither"
+    return {"side": side, "level": level, "higher_is_better": decl.higher_is_better}
+
+
+def _label(res: dict, c: ContrastDecl, f: dict, exploratory_study: bool, cross: dict[str, str], decl=None) -> dict:
+    """Verdict entry with its design, its scope (exploratory study or contrast), any session
+    deviation, and the side its interval favours under the metric's declared direction."""
+    fav = _favours(f, decl)
+    if fav is not None:
+        res["favours"] = fav
     d = f.get("design")
     if d is not None:
         res["design"] = {"kind": d.kind, "unit": d.unit, "planned_unit": d.planned_unit}
@@ -682,14 +703,15 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
     for cid, f in facts.items():
         res = _verdict(plan, _facts(f, plan))
         res["estimable"] = f["n"] >= 2
-        verdicts["contrasts"][cid] = _label(res, by_id[cid], f, exploratory, cross)
+        verdicts["contrasts"][cid] = _label(res, by_id[cid], f, exploratory, cross,
+                                            data.decls.get(plan["primary_metric"]))
     if sec_facts:
         verdicts["secondary"] = {}
         for (cid, m), f in sec_facts.items():
             res = _verdict(plan, _facts(f, plan))
             res.update({"contrast": cid, "metric": m, "estimable": f["n"] >= 2, "confirmatory": False,
                         "scope": SECONDARY_SCOPE})
-            res = _label(res, by_id[cid], f, exploratory, cross)
+            res = _label(res, by_id[cid], f, exploratory, cross, data.decls.get(m))
             res["confirmatory"] = False
             verdicts["secondary"][f"{cid}.{m}"] = res
     verdicts["hypotheses"] = _hypothesis_verdicts(prereg, cds, verdicts)

@@ -170,6 +170,7 @@ FIRING["contrast-plan"] = [
     _set(PAIRS, [{"arm": "gspo", "baseline": "grpo"}, {"arm": "gspo", "baseline": "grpo"}]),
     _set(PAIRS, [{"arm": "dr_grpo", "baseline": "grpo", "confirmatory": False}]),  # exploratory in the family
     _both(_set(("arms", "base"), REF), _set(PAIRS, [{"arm": "grpo", "baseline": "base"}])),  # unit seed, no seeds
+    _set(("analysis", "unit"), "item"),  # items as the unit over 3 seeds: seeds treated as fixed
 ]
 
 SEQ = ("analysis", "sequential")

@@ -162,6 +162,18 @@ def test_copied_per_seed_values_are_a_deviation(tmp_path):
     assert [(d["kind"], d.get("arm")) for d in a["deviations"]] == [("copied_evaluation", "sft")]
 
 
+def test_verdict_says_which_side_the_declared_direction_favours(study, tmp_path):
+    _root, pre, lock, csv_path, _ = study
+    a = analyze(lock, csv_path)
+    fav = a["verdicts"]["contrasts"]["grpo-base"]["favours"]
+    assert fav == {"side": "arm", "level": 0.95, "higher_is_better": True}  # interval above 0
+    low = copy.deepcopy(pre)
+    low["metrics"]["solve_rate"]["higher_is_better"] = False  # e.g. an error rate
+    (tmp_path / "low").mkdir()
+    b = analyze(_lock(tmp_path / "low", low), csv_path)
+    assert b["verdicts"]["contrasts"]["grpo-base"]["favours"]["side"] == "baseline"
+
+
 def test_reference_contrast_keeps_item_uncertainty_not_seed_pairing(study):
     """Against a reference evaluated once the interval is not the zero-width 'replication' of a
     copied value: it is the crossed bootstrap of item-paired differences (seeds and items)."""
