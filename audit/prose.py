@@ -148,7 +148,10 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
                                      role=prev.role, level=prev.level, percent=r.percent)
                 prev_end = end
                 continue
-            role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or role_before(clause) or "mean"
+            role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or role_before(clause)
+            if role is None and m.text.startswith("+") and len(set(s_arms)) >= 1:
+                role = "diff"    # "+0.214" next to named arms: a difference
+            role = role or "mean"
             r.role = role
             lv = _LEVEL.findall(text[s_start:start])
             r.level = lv[-1] if lv else "95"

@@ -245,7 +245,31 @@ def build_index(ctx) -> SourceIndex:
     _add_groups_correct(idx, ctx)
     _add_seed_spread(idx, ctx.arms)
     attach_scales(idx, _num((prereg.get("dataset") or {}).get("heldout_n")))
+    _attach_declared_max(idx, prereg)
     return idx
+
+
+_COUNT_STAT = re.compile(r"^(?:runs\.[^.]+\.[^.]+|arms\.[^.]+)\.(?P<metric>[A-Za-z0-9_]+)"
+                         r"(?:\.mean(?:\.(?:item\.)?ci\d+\.(?:low|high))?|\.sd)?$")
+
+
+def _attach_declared_max(idx: SourceIndex, prereg: dict) -> None:
+    """A declared count metric (``metrics.groups_correct: {unit: count, max: 4}``): its per-run and
+    per-arm values are out of ``max``, so "(% of groups)" and "(0-4)" rows can each be read."""
+    try:
+        from prereg.declarations import metric_decls
+
+        decls = metric_decls(prereg) if prereg.get("analysis") else {}
+    except (KeyError, TypeError):
+        return
+    counts = {n: d.max for n, d in decls.items() if d.unit == "count" and d.max}
+    if not counts:
+        return
+    for s in idx.sources:
+        m = _COUNT_STAT.match(s.id)
+        if m and m.group("metric") in counts and s.max is None and s.unit == "count":
+            s.max = counts[m.group("metric")]
+    idx._scaled = None
 
 
 def _add_seed_spread(idx: SourceIndex, arms) -> None:

@@ -155,6 +155,10 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Readin
                 counted = _decide_count(m, cands)
                 if counted is not None:
                     return counted
+            if _SHARE.search(f"{m.row or ''} {m.column or ''}"):
+                shared = _decide_share(m, cands)
+                if shared is not None:
+                    return shared
             return _decide(idx, m, cands, want, other, reading)
     ent, toks = _context(m, arms)
     if m.kind == "table":
@@ -245,6 +249,28 @@ def _decide_count(m: Mention, cands: list[Source]) -> Traced | None:
     return Traced(m, "error", [s], f"{_num_text(s.value * s.max, max(m.decimals, 0))} ({s.id} = {s.value!r} x "
                   f"{s.max:g})", f"{_where(m)}{m.text} written, the locked analysis gives "
                   f"{_num_text(s.value * s.max, m.decimals)} ({s.id} = {s.value!r} of {s.max:g})", True)
+
+
+_SHARE = re.compile(r"%\s*of\b|\bpercent(?:age)?\s+of\b|\bshare\s+of\b", re.I)
+
+
+def _decide_share(m: Mention, cands: list[Source]) -> Traced | None:
+    """A "(% of groups)" row: a count out of its declared maximum, shown as a percent of it."""
+    scaled = [s for s in cands if s.is_count and s.max]
+    if not scaled:
+        return None
+    for s in scaled:
+        if _in_value(m, 100 * s.value / s.max):
+            return Traced(m, "traced", [s], decisive=True)
+    for s in scaled:
+        if _in_value(m, s.value) or _in_value(m, s.value / s.max):
+            return Traced(m, "error", [s], f"{100 * s.value / s.max:.{max(m.decimals, 1)}f} ({_of(s)}, as a percent)",
+                          f"unit mix-up: {'count' if _in_value(m, s.value) else 'fraction'} quoted where the row says "
+                          f"percent of {s.max:g} ({m.text}; {s.id} = {s.value:.6g} of {s.max:g})", True)
+    s = scaled[0]
+    return Traced(m, "error", [s], f"{100 * s.value / s.max:.{m.decimals}f} ({_of(s)}, as a percent)",
+                  f"{_where(m)}{m.text} written, the locked analysis gives {100 * s.value / s.max:.{m.decimals}f} "
+                  f"(100 x {s.id} / {s.max:g}): number does not equal its source rounded to the digits shown", True)
 
 
 def _where(m: Mention) -> str:
@@ -353,6 +379,11 @@ def _decide(idx, m, cands, want, other, reading: Reading | None = None) -> Trace
         return Traced(m, "error", [s], _fmt(m, s, 100) if m.decimals >= 2 else f"{s.value * 100:.1f}%",
                       f"a fraction written where {'the number' if m.percent else 'the column'} says percent "
                       f"(source {s.id})", True)
+    pct_metric = [s for s in cands if s.unit == "percent" and not m.percent and _in_value(m, s.value / 100)]
+    if pct_metric:   # a percent metric (format_pct = 88.9) written as the fraction 0.889
+        s = pct_metric[0]
+        return Traced(m, "error", [s], f"{s.value:.{max(m.decimals - 2, 1)}f} ({s.id} = {s.value:.6g}, a percent)",
+                      f"a fraction written where the metric is a percent ({m.text}; {s.id} = {s.value:.6g})", True)
     if want == 1 and any(s.percentable and _in(m, s, 100) for s in cands):
         s = next(s for s in cands if s.percentable and _in(m, s, 100))
         return Traced(m, "error", [s], _fmt(m, s, 1), f"a percentage written where the unit is a fraction "

@@ -25,7 +25,9 @@ _ROLE_BEFORE = (
     ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of)?\s*$|standard deviation", re.I)),
     ("diff", re.compile(r"(?:Δ|\bdelta|\bdifference|\bgain|\bimprovement|\bdrop|\bchange)\s*(?:of|is|was|=|:)?\s*"
                         r"(?:only\s+|about\s+|roughly\s+)?$|\bby\s*(?:only\s+|about\s+)?$|"
-                        r"(?:[−–-]|\bminus\b)\s*[A-Za-z. ]+?\s*(?:[:=]|\bwas\b|\bis\b)\s*$", re.I)),
+                        r"(?:\s[−–-]\s|−|\bminus\b)\s*[A-Za-z. ]+?\s*(?:[:=]|\bwas\b|\bis\b)\s*$|"
+                        r"\b(?:against|vs\.?|versus|relative\s+to|compared\s+(?:to|with))\b[^:=;,]{0,40}[:=]\s*$",
+                        re.I)),
 )
 # Numbers that are parameters of another statistic, not values: "95% CI", "80% power", "8 seeds".
 _PARAM_AFTER = re.compile(r"\s*(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fold\b|seeds?\b|arms?\b|steps?\b|"
@@ -90,12 +92,15 @@ def vocabulary(prereg: dict) -> Vocabulary:
         decls = metric_decls(prereg)
     except (KeyError, TypeError):
         decls = {}
-    for name, d in decls.items():
+    plan = prereg.get("analysis") or {}
+    primary = plan.get("primary_metric", "heldout_accuracy")
+    for name in ("accuracy", "acc"):   # a bare "accuracy" is the primary metric's
+        metrics[name] = primary
+    for name, d in sorted(decls.items(), key=lambda kv: not kv[1].declared):
         for text in (name, *d.labels, *_METRIC_WORDS.get(name, ())):
             metrics.setdefault(normalise_label(text), name)
-    plan = prereg.get("analysis") or {}
     base = (plan.get("contrasts") or {}).get("baseline") or prereg.get("baseline_arm") or ""
-    return Vocabulary(arms, metrics, base, plan.get("primary_metric", "heldout_accuracy"))
+    return Vocabulary(arms, metrics, base, primary)
 
 
 @dataclass

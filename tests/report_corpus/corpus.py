@@ -83,6 +83,26 @@ def _table(spec: dict) -> str:
     return "\n".join(rows) + "\n"
 
 
+def _study12(spec: dict, table: Path) -> dict:
+    """A per-item study with reference arms and mixed units (``tests/study12.py``: base model and SFT
+    evaluated once, GRPO over seeds; fraction, percent and 0-4 count metrics), one session."""
+    sys.path.insert(0, str(REPO / "tests"))
+    import study12
+
+    p = study12.prereg(**spec.get("analysis", {}))
+    p["id"] = spec["id"]
+    for path, value in (spec.get("patch") or {}).items():
+        node = p
+        *head, leaf = path.split(".")
+        for k in head:
+            node = node[k]
+        node[leaf] = value
+    rows = study12.rows(seed=spec.get("seed", 0), sessions={"s1": ["base", "sft", "grpo"]},
+                        abilities=spec.get("abilities"))
+    study12.write_csv(table, rows)
+    return p
+
+
 def build(name: str, root: Path) -> Path:
     """Lock, import and analyse study ``name`` under ``root``; returns the report folder."""
     from prereg.jsonio import write_json_atomic
@@ -90,11 +110,14 @@ def build(name: str, root: Path) -> Path:
     from stats.analyze import analyze, write
 
     spec = json.loads((HERE / name / "study.json").read_text())
-    prereg = study_prereg(spec)
     root.mkdir(parents=True, exist_ok=True)
+    if spec.get("generator") == "study12":
+        prereg = _study12(spec, root / "results.csv")
+    else:
+        prereg = study_prereg(spec)
+        (root / "results.csv").write_text(_table(spec))
     lock_rel = f"locks/{prereg['id']}.lock.json"
     write_json_atomic(root / lock_rel, build_lock(prereg, now=LOCKED_AT))
-    (root / "results.csv").write_text(_table(spec))
     old = os.getcwd()
     os.chdir(root)
     try:
