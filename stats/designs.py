@@ -97,13 +97,35 @@ def choose(seeds_a: list, seeds_b: list, planned_unit: str) -> Design:
 
 
 def difference_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(seeds x items) arm - baseline; a side evaluated once (one row) is broadcast over seeds."""
+    """(seeds x items) arm - baseline; a side evaluated once (one row) is broadcast over seeds.
+
+    Args:
+        a, b: per-item matrices (seeds x items), or one row for a side evaluated once.
+
+    Returns:
+        The difference matrix, rows = the seeds of the side that has them.
+
+    Example:
+        >>> difference_matrix([[1, 0], [1, 1]], [[0, 0]]).tolist()
+        [[1.0, 0.0], [1.0, 1.0]]
+    """
     a, b = np.atleast_2d(np.asarray(a, dtype=float)), np.atleast_2d(np.asarray(b, dtype=float))
     return a - b
 
 
 def crossed_se(d: np.ndarray) -> float:
-    """Standard error of the grand mean under crossed resampling (closed form, stats.items)."""
+    """Standard error of the grand mean under crossed resampling (closed form, stats.items).
+
+    Args:
+        d: (seeds x items) differences.
+
+    Returns:
+        sqrt of ``stats.items.crossed_variance(d)``.
+
+    Example:
+        >>> round(crossed_se(np.array([[1.0, 0.0], [0.0, 0.0]])), 6)
+        0.279508
+    """
     return float(np.sqrt(it.crossed_variance(d)))
 
 
@@ -120,6 +142,18 @@ def unit_intervals(d: np.ndarray, unit: str, specs: list[dict], *, resamples: in
     M-1; bootstrap methods: that bootstrap over items). ``seed_item`` with G >= 2 seeds:
     ``t`` is the grand mean +- t(G-1) x closed-form crossed SE; every bootstrap method is
     the crossed bootstrap percentile. With one seed ``seed_item`` is ``item``.
+
+    Args:
+        d: (seeds x items) arm - baseline differences.
+        unit: ``item`` or ``seed_item``.
+        specs: the plan's interval specs (method, level).
+        resamples, rng_seed: the plan's; pre: the contrast's id prefix (names the streams).
+
+    Returns:
+        One tuple per spec: (low, high, params, note, whether random draws were used).
+
+    Example:
+        ``unit_intervals(d, "seed_item", [{"method": "t", "level": 0.95}], resamples=2000, rng_seed=1, pre="c")``
     """
     g, m = d.shape
     per_item = d.mean(axis=0)
@@ -164,6 +198,17 @@ def unit_test(d: np.ndarray, a: np.ndarray, b: np.ndarray, unit: str, test: str,
     arm means vs per-item baseline means). ``seed_item``: ``paired_t`` is the crossed t
     (grand mean / closed-form crossed SE, G-1 df); any other test is the crossed
     bootstrap p, ``2 min(#<=0 + 1, #>=0 + 1) / (B + 1)``.
+
+    Args:
+        d: (seeds x items) differences; a, b: the two sides' per-item matrices.
+        unit: ``item`` or ``seed_item``; test: the planned test; alt: its alternative.
+        resamples, rng_seed, pre: the draws and the stream prefix.
+
+    Returns:
+        A ``stats.tests.TestResult``.
+
+    Example:
+        ``unit_test(d, a, b, "item", "paired_t", "two-sided", resamples=2000, rng_seed=1, pre="c")``
     """
     g = d.shape[0]
     per_item = d.mean(axis=0)
@@ -198,7 +243,18 @@ def unit_test(d: np.ndarray, a: np.ndarray, b: np.ndarray, unit: str, test: str,
 
 
 def unit_mde(d: np.ndarray, unit: str, pplan: dict | None, alt: str) -> tuple[float | None, str | None]:
-    """MDE in metric units at the item unit (paired over items); undefined for crossed designs."""
+    """MDE in metric units at the item unit (paired over items); undefined for crossed designs.
+
+    Args:
+        d: (seeds x items) differences; unit: the analysed unit.
+        pplan: ``analysis.power`` (or None); alt: the test's alternative.
+
+    Returns:
+        (MDE or None, why it is None).
+
+    Example:
+        ``unit_mde(d, "item", {"method": "exact_noncentral_t", "alpha": 0.05, "target": 0.8}, "two-sided")``
+    """
     if not pplan:
         return None, None
     per_item = d.mean(axis=0)
@@ -294,7 +350,19 @@ def add_unit_block(V, plan: dict, pre: str, bp: dict, d: np.ndarray, a: np.ndarr
 
 def undefined_block(V, plan: dict, pre: str, bp: dict, ins: list[str], why: str, margin, margin_note, published,
                     design: Design, sess: dict) -> dict:
-    """The contrast's headline values as null with the reason (no per-item data for an item unit)."""
+    """The contrast's headline values as null with the reason (no per-item data for an item unit).
+
+    Args:
+        V: the analysis ``Values``; plan, pre, bp, ins: as ``add_unit_block``.
+        why: the note every null value carries.
+        margin, margin_note, published, design, sess: carried into the facts.
+
+    Returns:
+        Facts with no intervals and no p (verdict rules on them are not met, saying why).
+
+    Example:
+        ``undefined_block(V, plan, "contrasts.grpo-sft", bp, seals, "needs per-item data", None, None, None, d, {})``
+    """
     for vid, unit in (("n_pairs", "items"), ("diff_mean", "difference"), ("p", "probability")):
         V.add(f"{pre}.{vid}", None, f"{design.kind} at unit {design.unit}", unit, params=bp, inputs=ins, note=why)
     return {"p": None, "p_note": why, "mde_note": why, "intervals": {}, "mde": None, "tost_p": None,

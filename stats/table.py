@@ -42,7 +42,7 @@ class Cell:
         return UserError(f"{self.path}: line {self.line}: column {self.col!r}: {why}")
 
 
-def rows(path: Path) -> list[tuple[int, dict]]:
+def _rows(path: Path) -> list[tuple[int, dict]]:
     """(line number, row dict) of a CSV (header row) or JSON-lines table."""
     if path.suffix.lower() == ".csv":
         try:
@@ -76,7 +76,7 @@ def rows(path: Path) -> list[tuple[int, dict]]:
     return out
 
 
-def number(cell: Cell, v) -> float:
+def _number(cell: Cell, v) -> float:
     """A finite number from a cell (true/false read as 1/0); else a one-line error naming it."""
     if v is None or v == "":
         raise cell.fail("empty value")
@@ -93,7 +93,7 @@ def number(cell: Cell, v) -> float:
     return f
 
 
-def in_range(cell: Cell, value: float, decl: MetricDecl | None, raw) -> float:
+def _in_range(cell: Cell, value: float, decl: MetricDecl | None, raw) -> float:
     """``value`` when inside the metric's declared range (README failure 14), else an error."""
     if decl is not None and decl.range is not None:
         lo, hi = decl.range
@@ -103,16 +103,16 @@ def in_range(cell: Cell, value: float, decl: MetricDecl | None, raw) -> float:
     return value
 
 
-def pass_value(cell: Cell, v, decl: MetricDecl) -> float:
+def _pass_value(cell: Cell, v, decl: MetricDecl) -> float:
     """Per-item pass@k from a correct-sample count c (or a JSON list of per-sample outcomes)."""
     n, k = decl.n_samples, decl.k
     if isinstance(v, list):
-        outs = [number(cell, x) for x in v]
+        outs = [_number(cell, x) for x in v]
         if len(outs) != n or any(x not in (0.0, 1.0) for x in outs):
             raise cell.fail(f"a list of samples must hold {n} outcomes of 0/1 (pass@{k} from n_samples {n})")
         c = int(sum(outs))
     else:
-        f = number(cell, v)
+        f = _number(cell, v)
         if not f.is_integer() or not 0 <= f <= n:
             raise cell.fail(f"{v!r} is not a count of correct samples in 0..{n} (pass@{k} from n_samples {n})")
         c = int(f)
@@ -120,7 +120,7 @@ def pass_value(cell: Cell, v, decl: MetricDecl) -> float:
     return val * 100.0 if decl.unit == "percent" else val
 
 
-def seed_of(cell: Cell, v, arm: ArmDecl, seeds: list[int]) -> int | None:
+def _seed_of(cell: Cell, v, arm: ArmDecl, seeds: list[int]) -> int | None:
     """The row's seed: ``None`` for a reference evaluated once (empty cell), else a registered seed."""
     empty = v is None or (isinstance(v, str) and v.strip() == "")
     if arm.is_reference and arm.evaluated == "once":
@@ -141,7 +141,7 @@ def seed_of(cell: Cell, v, arm: ArmDecl, seeds: list[int]) -> int | None:
     return seed
 
 
-def metric_columns(cols: set[str], decls: dict[str, MetricDecl], wanted: list[str], primary: str,
+def _metric_columns(cols: set[str], decls: dict[str, MetricDecl], wanted: list[str], primary: str,
                    per_item: bool) -> dict[str, str]:
     """Column -> metric for every analysed metric the table carries (its declared column or name)."""
     out = {}
@@ -155,11 +155,22 @@ def metric_columns(cols: set[str], decls: dict[str, MetricDecl], wanted: list[st
 
 
 def read(path: Path, prereg: dict, decls: dict[str, MetricDecl], wanted: list[str]) -> dict:
-    """Parse and check every row; returns ``{"entries", "per_item", "columns", "sha256", "rows"}``.
+    """Parse and check every row of an imported table against the lock.
 
-    ``entries`` maps (arm, seed, session) to a list of (item, task, {metric: value}).
+    Args:
+        path: the .csv or .jsonl table.
+        prereg: the lock's preregistration (arms, seeds, plan).
+        decls: metric declarations (``prereg.declarations.metric_decls``): columns, ranges, pass@k.
+        wanted: the metrics to read, in order (planned, descriptive, declared).
+
+    Returns:
+        ``{"entries", "per_item", "columns", "sha256", "rows"}``; ``entries`` maps
+        (arm, seed or None, session or None) to a list of (item, task, {metric: value}).
+
+    Example:
+        ``read(Path("items.csv"), lock.prereg, metric_decls(lock.prereg), ["solve_rate"])``
     """
-    rs = rows(path)
+    rs = _rows(path)
     if not rs:
         raise UserError(f"{path}: table has no rows")
     cols = set(rs[0][1])
@@ -168,7 +179,7 @@ def read(path: Path, prereg: dict, decls: dict[str, MetricDecl], wanted: list[st
             raise UserError(f"{path}: missing column {c!r} (need arm, seed and metric or item/outcome columns)")
     plan = prereg["analysis"]
     per_item = "item" in cols
-    mcols = metric_columns(cols, decls, wanted, plan["primary_metric"], per_item)
+    mcols = _metric_columns(cols, decls, wanted, plan["primary_metric"], per_item)
     primary_col = next((c for c, m in mcols.items() if m == plan["primary_metric"]), None)
     if primary_col is None and not plan.get("tasks"):
         need = decls[plan["primary_metric"]].source_column if plan["primary_metric"] in decls else plan["primary_metric"]
@@ -196,9 +207,9 @@ def read(path: Path, prereg: dict, decls: dict[str, MetricDecl], wanted: list[st
             cell = Cell(path, line, col)
             d = decls.get(m)
             if per_item and d is not None and d.kind == "pass_at_k":
-                vals[m] = pass_value(cell, r[col], d)
+                vals[m] = _pass_value(cell, r[col], d)
                 continue
-            v = in_range(cell, number(cell, r[col]), d, r[col])
+            v = _in_range(cell, _number(cell, r[col]), d, r[col])
             if per_item and m == "heldout_accuracy" and v not in (0.0, 1.0):
                 raise cell.fail(f"{r[col]!r} is not 0/1 (accuracy items)")
             vals[m] = v
@@ -215,7 +226,7 @@ def _identity(path, line, r, arms, prereg, per_item, has_task):
     arm_name = str(r["arm"])
     if arm_name not in arms:
         raise Cell(path, line, "arm").fail(f"{arm_name!r} is not an arm of the lock ({', '.join(arms)})")
-    seed = seed_of(Cell(path, line, "seed"), r["seed"], arms[arm_name], list(prereg["seeds"]))
+    seed = _seed_of(Cell(path, line, "seed"), r["seed"], arms[arm_name], list(prereg["seeds"]))
     sess = r.get("session")
     sess = None if sess is None or str(sess).strip() == "" else str(sess).strip()
     task = str(r["task"]) if has_task else None
@@ -226,7 +237,19 @@ def _identity(path, line, r, arms, prereg, per_item, has_task):
 
 
 def item_vectors(entries: list, metrics: list[str]) -> tuple[list[str], dict[str, np.ndarray], list]:
-    """Per-item rows of one evaluation sorted by item id -> (ids, metric -> values, tasks)."""
+    """Per-item rows of one evaluation, sorted by item id.
+
+    Args:
+        entries: (item, task, {metric: value}) rows of one (arm, seed, session).
+        metrics: metrics to collect (one present in every row becomes a vector).
+
+    Returns:
+        (item ids, metric -> values in id order, tasks in id order).
+
+    Example:
+        >>> item_vectors([("b", None, {"m": 1.0}), ("a", None, {"m": 0.0})], ["m"])[1]["m"].tolist()
+        [0.0, 1.0]
+    """
     entries = sorted(entries, key=lambda e: (e[0], e[1] or ""))
     ids = [e[0] for e in entries]
     items = {m: np.asarray([e[2][m] for e in entries], dtype=float) for m in metrics

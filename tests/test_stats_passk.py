@@ -82,3 +82,12 @@ def test_cli_reference_coverage(capsys, tmp_path):
     assert "G=1" in out and "G=3" in out and "crossed_bootstrap (analysis)" in out
     md = (tmp_path / "ref.md").read_text()
     assert "| copied_seed_t | 0.3 |" in md and md.strip() in out
+
+
+@pytest.mark.parametrize("mod", ["stats.passk", "stats.designs", "stats.table", "stats.coverage_reference"])
+def test_docstring_examples_hold(mod):
+    import doctest
+    import importlib
+
+    res = doctest.testmod(importlib.import_module(mod))
+    assert res.attempted >= 1 and res.failed == 0
