@@ -299,7 +299,11 @@ def seeds_underpowered(p: dict) -> list[Finding]:
     spec = a.get("power")
     if not spec or "pilot_sd" not in spec:
         return []
-    effect = spec.get("effect", a.get("equivalence_margin"))
+    effect = spec.get("effect")
+    eq_checks = ("interval_within_margin", "tost_equivalent", "mde_at_most_margin")
+    if effect is None and any(c["check"] in eq_checks for v in a["verdicts"] for c in v["when"]):
+        return []  # the margin is an equivalence margin: equivalence-power reports the verdict's own power
+    effect = a.get("equivalence_margin") if effect is None else effect
     if effect is None:
         return [Finding("seeds-underpowered", "$.analysis.power",
                         "pilot_sd is declared but neither power.effect nor equivalence_margin; "
@@ -388,6 +392,10 @@ def eval_shorter_than_training(p: dict) -> list[Finding]:
                         f"held-out answers are cut at {e['max_new_tokens']} tokens but training allows {longest}; "
                         "answers the policy learned to give could be truncated and scored wrong")]
     return []
+
+
+# inference rules (coverage, verdict symmetry, multiplicity, equivalence power) live in their own module
+from prereg import lint_inference  # noqa: E402,F401  (registers its rules)
 
 
 # ----------------------------------------------------------------------------- API

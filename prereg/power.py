@@ -254,3 +254,141 @@ def n_required_independent_normal(effect, sd, alpha=0.05, power=0.80, alternativ
 def plan_alternative(prereg: dict) -> str:
     """The alternative of the plan's contrast test (two-sided when the plan does not say)."""
     return prereg.get("analysis", {}).get("contrasts", {}).get("alternative", "two-sided")
+
+
+# ----------------------------------------------------------------------------- equivalence / non-inferiority
+EQUIVALENCE_RULES = ("tost", "interval_and_mde")
+
+
+def _check_margin(margin: float) -> None:
+    if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin > 0):
+        raise UserError(f"margin: must be a positive finite number, got {margin!r}")
+
+
+def power_equivalence(margin: float, sd: float, n: float, alpha: float = 0.05, true_diff: float = 0.0, *,
+                      rule: str = "tost", level: float | None = None, power_target: float = 0.80) -> float:
+    """Exact probability that a paired equivalence verdict is reached (README failure 18).
+
+    TOST at ``alpha`` (= the 1 - 2 alpha t interval inside (-margin, margin)) declares
+    equivalence iff ``|m - 0| < margin - t_{1-alpha, n-1} s / sqrt(n)``. With the mean m
+    normal and s^2 a scaled chi-square independent of it, the probability is one integral
+    over the chi-square of the SD (Owen's Q form), done by ``scipy.integrate.quad``.
+    ``rule="interval_and_mde"`` is the older ad hoc verdict: the ``level`` t interval
+    within the margin *and* the MDE at the observed SD (paired two-sided t, ``alpha``,
+    ``power_target``) at most the margin, which cuts the chi-square range further.
+
+    Args:
+        margin: equivalence margin (metric units, > 0).
+        sd: SD of the per-seed paired differences (a pilot's).
+        n: number of seeds (pairs).
+        alpha: each one-sided test's level.
+        true_diff: the true mean difference (0: power; +-margin: the false-equivalence rate).
+        rule: ``tost`` or ``interval_and_mde``.
+        level: interval level of ``interval_and_mde`` (default 1 - 2 alpha).
+        power_target: the MDE's power target for ``interval_and_mde``.
+
+    Returns:
+        The probability of an equivalence verdict.
+
+    Example:
+        >>> round(power_equivalence(1.0, 1.0, 20), 3)
+        0.992
+    """
+    from scipy import integrate, stats
+
+    _check_margin(margin)
+    _check_common(sd, alpha)
+    _check_n(n, 2)
+    if rule not in EQUIVALENCE_RULES:
+        raise UserError(f"rule: {rule!r} is not one of {', '.join(EQUIVALENCE_RULES)}")
+    df = n - 1.0
+    level = 1 - 2 * alpha if level is None else level
+    q = float(stats.t.ppf(0.5 + level / 2, df)) if rule == "interval_and_mde" else float(stats.t.isf(alpha, df))
+    k = math.sqrt(n) / sd  # standardises the mean
+    vmax = df * (margin * math.sqrt(n) / (q * sd)) ** 2  # s beyond this leaves an empty acceptance region
+    if rule == "interval_and_mde":
+        d_mde = mde(1.0, n, alpha, power_target, "two-sided", design="paired")
+        vmax = min(vmax, df * (margin / (d_mde * sd)) ** 2)
+
+    def inner(v: float) -> float:
+        a = margin * k - q * math.sqrt(v / df)
+        if a <= 0:
+            return 0.0
+        shift = true_diff * k
+        return (stats.norm.cdf(a - shift) - stats.norm.cdf(-a - shift)) * stats.chi2.pdf(v, df)
+
+    val, _ = integrate.quad(inner, 0.0, vmax, limit=200, epsabs=1e-12, epsrel=1e-10)
+    return float(min(1.0, max(0.0, val)))
+
+
+def n_required_equivalence(margin: float, sd: float, alpha: float = 0.05, power_target: float = 0.80,
+                           true_diff: float = 0.0, *, rule: str = "tost") -> int:
+    """Smallest number of seeds whose equivalence verdict (TOST by default) reaches ``power_target``.
+
+    Args:
+        margin, sd, alpha, true_diff, rule: as :func:`power_equivalence`.
+        power_target: the power wanted.
+
+    Returns:
+        The number of seeds (pairs).
+
+    Example:
+        >>> n_required_equivalence(1.0, 1.0)
+        11
+    """
+    _check_power(power_target)
+    if abs(true_diff) >= margin:
+        raise UserError(f"true_diff: {true_diff:g} is not inside the margin {margin:g}; equivalence cannot be powered")
+
+    def ok(n: int) -> bool:
+        return power_equivalence(margin, sd, n, alpha, true_diff, rule=rule, power_target=power_target) >= power_target
+
+    lo, hi = 2, 4
+    while not ok(hi):
+        lo, hi = hi, hi * 2
+        if hi > 100_000:
+            raise UserError(f"power: equivalence target {power_target} needs more than 100000 seeds")
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def power_noninferiority(margin: float, sd: float, n: float, alpha: float = 0.05, true_diff: float = 0.0) -> float:
+    """Exact power of the paired non-inferiority t test (H0: diff <= -margin, one-sided alpha).
+
+    The test rejects when ``(m + margin) / (s / sqrt(n)) > t_{1-alpha, n-1}``: a one-sided
+    paired t test at effect ``true_diff + margin`` (noncentral t; = statsmodels
+    ``TTestPower().power(effect_size=(true_diff + margin) / sd, nobs=n, alternative="larger")``).
+
+    Args:
+        margin: non-inferiority margin (> 0; the arm may be at most this much worse).
+        sd, n, alpha: as :func:`power`.
+        true_diff: the true mean difference arm - baseline.
+
+    Returns:
+        Probability of declaring non-inferiority.
+
+    Example:
+        >>> round(power_noninferiority(1.0, 1.0, 8), 3)
+        0.815
+    """
+    _check_margin(margin)
+    return power(true_diff + margin, sd, n, alpha, "greater", design="paired")
+
+
+def n_required_noninferiority(margin: float, sd: float, alpha: float = 0.05, power_target: float = 0.80,
+                              true_diff: float = 0.0) -> int:
+    """Smallest number of seeds for the non-inferiority test to reach ``power_target``.
+
+    Example:
+        >>> n_required_noninferiority(1.0, 1.0)
+        8
+    """
+    _check_margin(margin)
+    if true_diff + margin <= 0:
+        raise UserError(f"true_diff: {true_diff:g} is at or below -margin; non-inferiority cannot be powered")
+    return n_required(true_diff + margin, sd, alpha, power_target, "greater", design="paired")

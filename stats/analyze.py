@@ -40,6 +40,9 @@ ANALYSIS_FORMAT = 1
 ZERO_SD = "all paired differences equal (SD 0): t-based quantity undefined"
 SIG_DIGITS = 12
 SECONDARY_SCOPE = "secondary (not in the multiplicity family)"
+# README failure 18: observed ("post-hoc") power is a one-to-one function of p at fixed n (Hoenig & Heisey 2001)
+OBSERVED_POWER = ("observed power of the paired t test (observed mean difference and SD): a one-to-one function of "
+                  "p at fixed n (Hoenig & Heisey 2001), no evidential weight; never used in a verdict")
 
 
 def clean(x):
@@ -325,7 +328,7 @@ def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warni
                   random=m != "t" and r.low is not None, note=r.note)
         if lv not in ints:
             ints[lv] = (clean(r.low), clean(r.high))
-        w = coverage.warning_for("percentile" if m == "paired_bootstrap" else m, n, lv, metric)
+        w = coverage.warning_for("percentile" if m == "paired_bootstrap" else m, n, lv, metric, contrast=True)
         if w and f"{wkey}: {w}" not in warnings:
             warnings.append(f"{wkey}: {w}")
 
@@ -393,14 +396,16 @@ def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warni
               note=None if mde_ind is not None else "pooled SD zero or undefined: MDE undefined")
         obs = float(d.mean()) if n else None
         pa_paired = pw.power(obs, sd, n, pa, alt, design="paired", method=pm) if (sd and n >= 2) else None
-        V.add(f"{pre}.power_achieved", pa_paired, "power of the paired t test at the observed mean difference and SD",
-              "probability", params={**pparams, "effect": obs, "sd": sd}, inputs=ins,
+        V.add(f"{pre}.power_achieved", pa_paired, OBSERVED_POWER,
+              "probability", params={**pparams, "effect": obs, "sd": sd, "evidential_weight": "none"}, inputs=ins,
               note=None if pa_paired is not None else
               ZERO_SD + "; power undefined" if sd == 0 else "fewer than two pairs: power undefined")
         pa_ind = pw.power(obs, pooled, n, pa, alt, design="independent", method=pm) if (pooled and n >= 2) else None
         V.add(f"{pre}.power_achieved_independent", pa_ind,
-              "power of the two-sample t test at the observed difference and pooled SD", "probability",
-              params={**pparams, "effect": obs, "sd": pooled, "design": "independent"}, inputs=ins,
+              "observed power of the two-sample t test (observed difference, pooled SD): a function of p, "
+              "no evidential weight", "probability",
+              params={**pparams, "effect": obs, "sd": pooled, "design": "independent", "evidential_weight": "none"},
+              inputs=ins,
               note=None if pa_ind is not None else "pooled SD zero or undefined: power undefined")
 
     tost = None
@@ -417,6 +422,8 @@ def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warni
         V.add(f"{pre}.tost_equivalent", None, "TOST p < alpha", "other", params={**bp, "alpha": alpha},
               inputs=ins, note=margin_note)
 
+    ni = _noninferiority(V, plan, pre, bp, d, ins) if primary else None
+
     item_level = cp.get("item_level", "none")
     if primary and item_level != "none":
         _item_contrast(V, plan, pre, bp, ua, ub, metric, item_level, specs, ins, warnings)
@@ -425,7 +432,7 @@ def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warni
     return {"p": planned.p, "p_note": planned.note if planned.p is None else None, "mde_note": mde_note,
             "intervals": ints, "mde": clean(mde), "tost_p": clean(tost), "margin": margin,
             "published": _published(prereg, arm, base, metric), "n": n, "margin_note": margin_note,
-            "design": design, "session": sess}
+            "design": design, "session": sess, "noninferiority_p": ni}
 
 
 def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primary: bool, va: dict, vb: dict,
@@ -476,6 +483,19 @@ def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primar
         _item_contrast(V, plan, pre, bp, ua, ub, metric, plan["contrasts"]["item_level"],
                        plan["contrasts"].get("intervals", []), ins, warnings)
     return facts
+
+
+
+
+def _noninferiority(V, plan, pre, bp, d, ins):
+    """One-sided paired t of difference > -noninferiority_margin (README failure 18), when a margin is declared."""
+    margin = plan.get("noninferiority_margin")
+    if margin is None:
+        return None
+    r = ht.noninferiority_paired(d, margin)
+    V.add(f"{pre}.noninferiority_p", r.p, "non-inferiority: one-sided paired t of difference > -margin",
+          "probability", params={**bp, **r.params}, inputs=ins, note=r.note)
+    return clean(r.p)
 
 
 def _item_contrast(V, plan, pre, bp, ua, ub, metric, kind, specs, ins, warnings) -> None:
@@ -808,7 +828,7 @@ def _facts(f: dict, plan: dict):
     return ContrastFacts(intervals=f["intervals"], p=f["p"], reject=f["reject"], mde=f["mde"], tost_p=f["tost_p"],
                          margin=f["margin"], alpha=plan["multiplicity"]["alpha"], published_effect=f["published"],
                          mde_note=f.get("mde_note"), p_note=f.get("p_note"), reject_basis=f.get("reject_basis"),
-                         margin_note=f.get("margin_note"))
+                         margin_note=f.get("margin_note"), noninferiority_p=f.get("noninferiority_p"))
 
 
 # first segments of the primary contrast ids: a secondary metric named like one would collide

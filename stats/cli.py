@@ -94,7 +94,6 @@ def _cmd_coverage(args) -> int:
     import json
 
     from rich.console import Console
-    from rich.table import Table
 
     from prereg.jsonio import dumps_pretty, write_atomic
     from stats import coverage
@@ -111,33 +110,19 @@ def _cmd_coverage(args) -> int:
     for p in (args.json, args.md):
         if p and Path(p).exists():
             raise UserError(f"{p}: already exists; refusing to overwrite")
-    con = Console(highlight=False)
+    con = Console(highlight=False, stderr=True)
     with con.status("Monte-Carlo coverage ...") as st:
         tab = coverage.study(seeds, reps=args.reps, resamples=args.resamples, rng_seed=args.rng_seed,
                              progress=lambda d, n: st.update(f"Monte-Carlo coverage ... {d} n={n} done"))
-    t = Table(title=f"Actual coverage of nominal 95% intervals for the mean ({tab['reps']} reps, "
-                    f"{tab['resamples']} resamples, MC s.e. ~{tab['mc_se']})")
-    t.add_column("data")
-    t.add_column("method")
-    for n in seeds:
-        t.add_column(f"n={n}", justify="right")
-    by = {(r["dist"], r["method"], r["n"]): r["coverage"] for r in tab["rows"]}
-    for dist in coverage.DISTRIBUTIONS:
-        for m in coverage.METHODS:
-            cells = [by.get((dist, m, n)) for n in seeds]
-            if all(c is None for c in cells):
-                continue
-            t.add_row(dist, m, *["—" if c is None else
-                                 (f"[red]{c:.3f}[/red]" if c < coverage.THRESHOLD else f"{c:.3f}") for c in cells])
-    con.print(t)
+    md = coverage.to_markdown(tab)
+    print(md)
     if args.json:
         write_atomic(args.json, dumps_pretty(tab), overwrite=False)
     if args.md:
-        write_atomic(args.md, coverage.to_markdown(tab), overwrite=False)
+        write_atomic(args.md, md, overwrite=False)
     if args.write_table:
-        target = coverage.TABLE_FILE
-        write_atomic(target, json.dumps(tab, indent=1, sort_keys=True) + "\n", overwrite=True)
-        print(f"wrote {target}")
+        write_atomic(coverage.TABLE_PATH, json.dumps(tab, indent=1, sort_keys=True) + "\n", overwrite=True)
+        print(f"wrote {coverage.TABLE_PATH}")
     return 0
 
 

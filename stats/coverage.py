@@ -1,17 +1,16 @@
 """Monte-Carlo coverage of every interval method at the seed counts RL studies use.
 
-Percentile bootstrap over 3–8 seeds under-covers (README, "`stats`: exactly the locked analysis"). This
+Percentile bootstrap over 3–8 seeds under-covers (DESIGN, "Statistics, briefly"). This
 module measures by how much, for the mean of normal, skewed (lognormal) and bounded
 accuracy-like (Beta-Binomial: seed accuracy ~ Beta(6, 4), 100 binary items per seed)
 data, and the analysis warns when the planned method under-covers at the study's n,
-using the table shipped in ``stats/coverage_table.json`` (regenerate it with
-``stats coverage --write-table``). Everything is vectorized over Monte-Carlo replications
+using the table shipped as ``stats/coverage_table.json`` (regenerate it with
+``stats coverage --write-table``; ``prereg lint`` reads the same file). Everything is vectorized over Monte-Carlo replications
 and seeded, so the table is reproducible.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -20,25 +19,39 @@ from scipy.special import ndtr, ndtri
 
 from stats import resample as rs
 
-DISTRIBUTIONS = ("normal", "lognormal", "bounded")
+DISTRIBUTIONS = ("normal", "lognormal", "bounded", "paired_bounded")
 METHODS = ("percentile", "bca", "bootstrap_t", "t", "hierarchical_bootstrap")
+MEDIAN_METHODS = ("percentile", "t", "jackknife_t")  # t for the median = the order-statistic interval
+MEDIAN_DISTRIBUTIONS = ("normal", "lognormal")  # continuous: the median is a point
+LEVELS = (0.95, 0.90)
 ITEMS = 100
 BETA = (6.0, 4.0)
 THRESHOLD = 0.93  # warn below this actual coverage of a nominal 95% interval
 _LEVEL = 0.95
+TABLE_PATH = Path(__file__).with_name("coverage_table.json")
+TABLE_FILE = TABLE_PATH  # the name h6-rules introduced
+
+
+def true_value(dist: str, stat: str = "mean") -> float:
+    if stat == "median":
+        return {"normal": 0.0, "lognormal": 1.0}[dist]
+    return {"normal": 0.0, "lognormal": float(np.exp(0.5)), "bounded": BETA[0] / sum(BETA), "paired_bounded": 0.0}[dist]
 
 
 def true_mean(dist: str) -> float:
-    return {"normal": 0.0, "lognormal": float(np.exp(0.5)), "bounded": BETA[0] / sum(BETA)}[dist]
+    return true_value(dist, "mean")
 
 
 def _draw(dist: str, rng, reps: int, n: int):
+    """(values, per-seed binomial counts or None); paired_bounded: arm minus baseline, both bounded."""
     if dist == "normal":
         return rng.normal(0.0, 1.0, (reps, n)), None
     if dist == "lognormal":
         return np.exp(rng.normal(0.0, 1.0, (reps, n))), None
-    p = rng.beta(*BETA, (reps, n))
-    k = rng.binomial(ITEMS, p)
+    k = rng.binomial(ITEMS, rng.beta(*BETA, (reps, n)))
+    if dist == "paired_bounded":
+        k0 = rng.binomial(ITEMS, rng.beta(*BETA, (reps, n)))
+        return (k - k0) / ITEMS, (k, k0)
     return k / ITEMS, k
 
 
@@ -55,25 +68,21 @@ def _quantile_rows(sorted_rows: np.ndarray, probs: np.ndarray, counts: np.ndarra
     return np.where(frac > 0, a + (np.where(frac > 0, b, a) - a) * frac, a)
 
 
-def _intervals(x: np.ndarray, k: np.ndarray | None, resamples: int, rng) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def _mean_intervals(x, k, idx, rng, level) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every mean interval of ``x`` (reps, n) at ``level``, from the shared resample indices ``idx``."""
     reps, n = x.shape
-    alpha = (1 - _LEVEL) / 2
+    alpha = (1 - level) / 2
     theta = x.mean(axis=1)
-    sd = x.std(axis=1, ddof=1)
-    se = sd / np.sqrt(n)
-    out = {}
+    se = x.std(axis=1, ddof=1) / np.sqrt(n)
     q = _st.t.ppf(1 - alpha, n - 1)
-    out["t"] = (theta - q * se, theta + q * se)
-
-    idx = rng.integers(0, n, (reps, resamples, n))
+    out = {"t": (theta - q * se, theta + q * se)}
     xb = x[np.arange(reps)[:, None, None], idx]
     mb = xb.mean(axis=2)
     sb = np.sort(mb, axis=1)
     pr = np.full(reps, alpha)
     out["percentile"] = (_quantile_rows(sb, pr), _quantile_rows(sb, 1 - pr))
-
     # BCa (as stats.intervals / scipy): z0 from the mean-percentile of theta, a from the jackknife
-    z0 = ndtri(((mb < theta[:, None]).sum(1) + (mb <= theta[:, None]).sum(1)) / (2 * resamples))
+    z0 = ndtri(((mb < theta[:, None]).sum(1) + (mb <= theta[:, None]).sum(1)) / (2 * mb.shape[1]))
     jk = (x.sum(axis=1, keepdims=True) - x) / (n - 1)
     u = (n - 1) * (jk.mean(axis=1, keepdims=True) - jk)
     den = (u ** 2).sum(1) / n ** 2
@@ -85,7 +94,6 @@ def _intervals(x: np.ndarray, k: np.ndarray | None, resamples: int, rng) -> dict
     plo = np.where(np.isfinite(plo), plo, alpha)
     phi = np.where(np.isfinite(phi), phi, 1 - alpha)
     out["bca"] = (_quantile_rows(sb, plo), _quantile_rows(sb, phi))
-
     # bootstrap-t, resamples with zero SE dropped (as stats.intervals)
     seb = xb.std(axis=2, ddof=1) / np.sqrt(n)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -94,14 +102,11 @@ def _intervals(x: np.ndarray, k: np.ndarray | None, resamples: int, rng) -> dict
     cnt = np.isfinite(ts).sum(1)
     tlo, thi = _quantile_rows(ts, pr, cnt), _quantile_rows(ts, 1 - pr, cnt)
     out["bootstrap_t"] = (theta - thi * se, theta - tlo * se)
-
-    if k is not None:
-        sidx = rng.integers(0, n, (reps, resamples, n))
-        p = (k / ITEMS)[np.arange(reps)[:, None, None], sidx]
+    if k is not None and not isinstance(k, tuple):
+        p = (k / ITEMS)[np.arange(reps)[:, None, None], idx]
         hb = np.sort((rng.binomial(ITEMS, p) / ITEMS).mean(axis=2), axis=1)
         out["hierarchical_bootstrap"] = (_quantile_rows(hb, pr), _quantile_rows(hb, 1 - pr))
-    # degenerate rows (all equal): every interval is the point, as stats.intervals states it
-    flat = np.ptp(x, axis=1) == 0
+    flat = np.ptp(x, axis=1) == 0  # degenerate rows: every interval is the point (stats.intervals)
     for m, (lo, hi) in out.items():
         if m != "hierarchical_bootstrap":
             lo[flat] = theta[flat]
@@ -109,97 +114,184 @@ def _intervals(x: np.ndarray, k: np.ndarray | None, resamples: int, rng) -> dict
     return out
 
 
+def _median_intervals(x, idx, level) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Median intervals: percentile bootstrap, the order-statistic interval ('t'), and the old jackknife t."""
+    from stats.intervals import median_order_interval
+
+    reps, n = x.shape
+    alpha = (1 - level) / 2
+    mb = np.sort(np.median(x[np.arange(reps)[:, None, None], idx], axis=2), axis=1)
+    pr = np.full(reps, alpha)
+    out = {"percentile": (_quantile_rows(mb, pr), _quantile_rows(mb, 1 - pr))}
+    xs = np.sort(x, axis=1)
+    lo, hi, _, _ = median_order_interval(np.arange(n, dtype=float), level)  # order positions
+    out["t"] = (xs[:, int(lo)], xs[:, int(hi)])
+    theta = np.median(x, axis=1)
+    se = rs.jackknife_se(x, "median")
+    q = _st.t.ppf(1 - alpha, n - 1)
+    out["jackknife_t"] = (theta - q * se, theta + q * se)
+    return out
+
+
+def _cell(dist, n, reps, resamples, rng_seed, chunk):
+    """{(stat, level, method): [hits, width sum]} for one (distribution, n)."""
+    rng = rs.generator(rng_seed, f"coverage.{dist}.n{n}")
+    acc: dict[tuple, list] = {}
+    done = 0
+    while done < reps:
+        r = min(chunk, reps - done)
+        x, k = _draw(dist, rng, r, n)
+        idx = rng.integers(0, n, (r, resamples, n))
+        for lv in LEVELS:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                groups = [("mean", _mean_intervals(x, k, idx, rng, lv))]
+                if dist in MEDIAN_DISTRIBUTIONS:
+                    groups.append(("median", _median_intervals(x, idx, lv)))
+            for stat, ivs in groups:
+                mu = true_value(dist, stat)
+                for m, (lo, hi) in ivs.items():
+                    a = acc.setdefault((stat, lv, m), [0, 0.0])
+                    a[0] += int(np.count_nonzero((lo <= mu) & (mu <= hi)))
+                    a[1] += float(np.sum(hi - lo))
+        done += r
+    return acc
+
+
 def study(seeds=(3, 5, 8, 20), reps: int = 2000, resamples: int = 1000, rng_seed: int = 20260714,
           chunk: int = 100, progress=None) -> dict:
-    """Actual coverage of nominal 95% intervals: ``{"rows": [{dist, n, method, coverage, mean_width}]}``."""
+    """Actual coverage of nominal 95% and 90% intervals for the mean (and median) over seeds.
+
+    Args:
+        seeds: seed counts n.
+        reps: Monte-Carlo replications per cell.
+        resamples: bootstrap resamples per interval.
+        rng_seed: seed of every draw (one stream per distribution and n).
+
+    Returns:
+        ``{"rows": [{dist, n, stat, level, method, coverage, mean_width}], ...settings}``;
+        ``paired_bounded`` is a paired contrast (arm minus baseline seed accuracy).
+
+    Example:
+        >>> t = study((3,), reps=20, resamples=100)
+        >>> sorted({r["level"] for r in t["rows"]})
+        [0.9, 0.95]
+    """
     rows = []
     for dist in DISTRIBUTIONS:
-        mu = true_mean(dist)
         for n in seeds:
-            rng = rs.generator(rng_seed, f"coverage.{dist}.n{n}")
-            hits: dict[str, int] = {}
-            width: dict[str, float] = {}
-            done = 0
-            while done < reps:
-                r = min(chunk, reps - done)
-                x, k = _draw(dist, rng, r, n)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    ivs = _intervals(x, k, resamples, rng)
-                for m, (lo, hi) in ivs.items():
-                    hits[m] = hits.get(m, 0) + int(np.count_nonzero((lo <= mu) & (mu <= hi)))
-                    width[m] = width.get(m, 0.0) + float(np.sum(hi - lo))
-                done += r
-            for m in METHODS:
-                if m in hits:
-                    rows.append({"dist": dist, "n": int(n), "method": m, "coverage": round(hits[m] / reps, 4),
-                                 "mean_width": round(width[m] / reps, 4)})
+            acc = _cell(dist, n, reps, resamples, rng_seed, chunk)
+            for (stat, lv, m), (hits, width) in sorted(acc.items(), key=lambda kv: (kv[0][0], -kv[0][1], kv[0][2])):
+                rows.append({"dist": dist, "n": int(n), "stat": stat, "level": lv, "method": m,
+                             "coverage": round(hits / reps, 4), "mean_width": round(width / reps, 4)})
             if progress:
                 progress(dist, n)
-    return {"nominal": _LEVEL, "reps": reps, "resamples": resamples, "rng_seed": rng_seed,
+    return {"nominal": _LEVEL, "levels": list(LEVELS), "reps": reps, "resamples": resamples, "rng_seed": rng_seed,
             "items_per_seed": ITEMS, "beta": list(BETA), "seeds": list(seeds), "rows": rows,
             "mc_se": round(float(np.sqrt(_LEVEL * (1 - _LEVEL) / reps)), 4)}
 
 
+def threshold(level: float) -> float:
+    """Coverage below which a nominal ``level`` interval is flagged (0.93 for 95%, 0.88 for 90%)."""
+    return round(level - 0.02, 6)
+
+
+def _row_key(r: dict) -> tuple:
+    return r.get("stat", "mean"), float(r.get("level", 0.95))
+
+
 def to_markdown(table: dict) -> str:
+    """Coverage tables (one per statistic and level), cells below the flag threshold in bold."""
     seeds = table["seeds"]
-    head = "| data | method | " + " | ".join(f"n={n}" for n in seeds) + " |"
-    lines = [f"Actual coverage of nominal {int(table['nominal'] * 100)}% intervals for the mean "
-             f"({table['reps']} replications, {table['resamples']} resamples, MC s.e. ~{table['mc_se']}):", "",
-             head, "|" + "---|" * (len(seeds) + 2)]
-    by = {(r["dist"], r["method"], r["n"]): r["coverage"] for r in table["rows"]}
-    for dist in DISTRIBUTIONS:
-        for m in METHODS:
-            cells = [by.get((dist, m, n)) for n in seeds]
-            if all(c is None for c in cells):
-                continue
-            lines.append(f"| {dist} | {m} | " + " | ".join("—" if c is None else f"{c:.3f}" for c in cells) + " |")
-    return "\n".join(lines) + "\n"
+    out = []
+    keys = sorted({_row_key(r) for r in table["rows"]}, key=lambda k: (k[0] != "mean", -k[1]))
+    for stat, lv in keys:
+        head = "| data | method | " + " | ".join(f"n={n}" for n in seeds) + " |"
+        out += [f"Actual coverage of nominal {lv * 100:g}% intervals for the {stat} "
+                f"({table['reps']} replications, {table['resamples']} resamples, MC s.e. ~{table['mc_se']}; "
+                f"**bold**: below {threshold(lv):g}):", "", head, "|" + "---|" * (len(seeds) + 2)]
+        by = {(r["dist"], r["method"], r["n"]): r["coverage"] for r in table["rows"] if _row_key(r) == (stat, lv)}
+        for dist in DISTRIBUTIONS:
+            for m in (METHODS if stat == "mean" else MEDIAN_METHODS):
+                cells = [by.get((dist, m, n)) for n in seeds]
+                if all(c is None for c in cells):
+                    continue
+                txt = ["—" if c is None else (f"**{c:.3f}**" if c < threshold(lv) else f"{c:.3f}") for c in cells]
+                out.append(f"| {dist} | {m} | " + " | ".join(txt) + " |")
+        out.append("")
+    return "\n".join(out)
 
 
-TABLE_FILE = Path(__file__).with_name("coverage_table.json")  # package data, `stats coverage --write-table`
+def load_table(path: Path | None = None) -> dict | None:
+    """The shipped coverage table (``stats/coverage_table.json``), or None when absent."""
+    import json
+
+    p = path or TABLE_PATH
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+def _table() -> dict | None:
+    return load_table()
 
 
 def shipped_table() -> dict | None:
     """The Monte-Carlo coverage table shipped with stats (None when the file is absent).
 
-    Returns:
-        ``{"rows": [{"dist", "method", "n", "coverage", "mean_width"}], "seeds", "reps", ...}``.
-
     Example:
         >>> shipped_table()["nominal"]
         0.95
     """
-    if not TABLE_FILE.is_file():
-        return None
-    return json.loads(TABLE_FILE.read_text(encoding="utf-8"))
+    return load_table()
 
 
+def shapes_for(metric_unit: str | None, contrast: bool) -> tuple[str, ...] | None:
+    """Data shapes of the table that stand for a metric (None: all, the worst case)."""
+    if metric_unit == "fraction":
+        return ("paired_bounded",) if contrast else ("bounded",)
+    return None
 
 
+def lookup(method: str, n: int, dist=None, table: dict | None = None, *, stat: str = "mean",
+           level: float = 0.95) -> tuple[float, int, str] | None:
+    """(worst coverage, table n, distribution) for ``method`` at the largest tabulated n <= ``n``.
 
-def lookup(method: str, n: int, dist: str | None = None, table: dict | None = None) -> tuple[float, int, str] | None:
-    """(worst coverage, table n, distribution) for ``method`` at the largest tabulated n <= ``n``."""
-    table = table or shipped_table()
+    Args:
+        method: interval method (``paired_bootstrap`` is the percentile interval).
+        n: seeds.
+        dist: a distribution name, a tuple of names, or None for all.
+        table: the table (default: the shipped one).
+        stat, level: which statistic and nominal level.
+
+    Returns:
+        The worst coverage over the selected shapes, the n it was read at and its shape; None
+        when the table has no such cell.
+    """
+    table = table or _table()
     if table is None:
         return None
     method = "percentile" if method == "paired_bootstrap" else method
+    dists = (dist,) if isinstance(dist, str) else dist
     ns = sorted({r["n"] for r in table["rows"]})
     cands = [m for m in ns if m <= n]
     if not cands:
         return None
     tn = cands[-1]
-    rows = [r for r in table["rows"] if r["method"] == method and r["n"] == tn and (dist is None or r["dist"] == dist)]
+    rows = [r for r in table["rows"] if r["method"] == method and r["n"] == tn
+            and (dists is None or r["dist"] in dists) and _row_key(r) == (stat, float(level))]
     if not rows:
         return None
     worst = min(rows, key=lambda r: r["coverage"])
     return worst["coverage"], tn, worst["dist"]
 
 
-def warning_for(method: str, n: int, level: float, metric: str | None = None) -> str | None:
+def warning_for(method: str, n: int, level: float, metric: str | None = None, *, contrast: bool = False,
+                stat: str = "mean") -> str | None:
     """A one-line warning when ``method`` under-covers at ``n`` seeds (worst of the tabulated data shapes)."""
     if n < 2:
         return None
-    table = shipped_table()
+    table = _table()
     if table is None:
         return None
     smallest = min(r["n"] for r in table["rows"])
@@ -208,12 +300,14 @@ def warning_for(method: str, n: int, level: float, metric: str | None = None) ->
                 "coverage is unknown and likely poor")
     from stats.load import metric_unit
 
-    shape = "bounded" if metric is not None and metric_unit(metric) == "fraction" else None
-    hit = lookup(method, n, shape, table)
-    if hit is None or hit[0] >= THRESHOLD:
+    shapes = shapes_for(metric_unit(metric) if metric is not None else None, contrast)
+    lv = 0.9 if abs(level - 0.9) < 1e-9 else 0.95
+    hit = lookup(method, n, shapes, table, stat=stat, level=lv)
+    if hit is None or hit[0] >= threshold(lv):
         return None
     cov, tn, dist = hit
-    best = max((r for r in table["rows"] if r["n"] == tn and r["dist"] == dist), key=lambda r: r["coverage"])
-    return (f"planned {method} interval under-covers at n={n} seeds: a nominal 95% interval covered "
-            f"{cov:.3f} at n={tn} ({dist} data) in `stats coverage`; best there: {best['method']} "
+    best = max((r for r in table["rows"] if r["n"] == tn and r["dist"] == dist and _row_key(r) == (stat, lv)),
+               key=lambda r: r["coverage"])
+    return (f"planned {method} interval under-covers at n={n} seeds: a nominal {lv * 100:g}% interval for the "
+            f"{stat} covered {cov:.3f} at n={tn} ({dist} data) in `stats coverage`; best there: {best['method']} "
             f"({best['coverage']:.3f})")

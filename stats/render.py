@@ -190,7 +190,7 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     has_power = any(f"contrasts.{c}.mde" in a["values"] for c in a["contrasts"])
     has_tost = any(f"contrasts.{c}.tost_p" in a["values"] for c in a["contrasts"])
     if has_power:
-        head += [f"MDE (difference, {munit})", "Power at observed effect (probability)"]
+        head += [f"MDE (difference, {munit})", "Observed power, a function of p: no evidential weight (probability)"]
     if has_tost:
         head += [f"TOST p, margin {plan.get('equivalence_margin')} (probability)"]
     head.append("Verdict")
@@ -392,7 +392,7 @@ def _secondary_markdown(a: dict, d: _Doc) -> list[str]:
         head += [f"{s['level'] * 100:g}% {s['method']} CI (difference, {mu})" for _, s in ctags]
         head += [f"p, {cp['test']}, unadjusted (probability)"]
         if has_power:
-            head += [f"MDE (difference, {mu})", "Power at observed effect (probability)"]
+            head += [f"MDE (difference, {mu})", "Observed power, a function of p: no evidential weight (probability)"]
         if has_tost:
             head += ["TOST p (probability)"]
         head.append("Verdict (secondary)")

@@ -194,3 +194,32 @@ def tost_paired(diff, margin: float) -> TestResult:
     p_upper = float(_st.t.cdf((m - margin) / se, n - 1))
     return TestResult(max(p_lower, p_upper), None, "tost_paired_t",
                       {**params, "p_lower": p_lower, "p_upper": p_upper, "df": n - 1})
+
+
+def noninferiority_paired(diff, margin: float) -> TestResult:
+    """One-sided paired t test of H0: mean difference <= -margin (= scipy ttest_1samp(d + margin, 'greater')).
+
+    Args:
+        diff: per-seed paired differences (arm - baseline; higher is better).
+        margin: the declared non-inferiority margin (> 0).
+
+    Returns:
+        A ``TestResult``; with zero variance decided exactly (p 0 if the difference exceeds -margin, else 1).
+
+    Example:
+        >>> round(noninferiority_paired([0.1, -0.2, 0.05, 0.0], 0.5).p, 4)
+        0.0025
+    """
+    d = np.asarray(diff, dtype=float)
+    n = d.size
+    params = {"n": int(n), "margin": float(margin), "null": f"difference <= -{margin:g}", "alternative": "greater"}
+    if n < 2:
+        return TestResult(None, None, "noninferiority_paired_t", params, "fewer than two pairs: test undefined")
+    d = rs.snap_constant(d)
+    if np.ptp(d) == 0:
+        p = 0.0 if d.mean() > -margin else 1.0
+        return TestResult(p, None, "noninferiority_paired_t", params,
+                          f"all paired differences equal (SD 0): decided exactly, p = {p:g}")
+    se = float(np.std(d, ddof=1)) / np.sqrt(n)
+    t = float((d.mean() + margin) / se)
+    return TestResult(_tail(t, n - 1, "greater"), t, "noninferiority_paired_t", {**params, "df": n - 1})

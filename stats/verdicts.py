@@ -27,6 +27,7 @@ class ContrastFacts:
     # is then decided by the unadjusted planned p < alpha and says so in the trail
     reject_basis: str | None = None
     margin_note: str | None = None  # why no equivalence margin applies (e.g. a secondary metric in other units)
+    noninferiority_p: float | None = None  # one-sided paired t p of H0: difference <= -noninferiority_margin
 
 
 def _ci(f: ContrastFacts, level):
@@ -89,6 +90,12 @@ def check(cond: dict, f: ContrastFacts) -> tuple[bool, str]:
         if f.tost_p is None:
             return False, "TOST undefined"
         return f.tost_p < alpha, f"TOST p {f.tost_p:.6g} {'<' if f.tost_p < alpha else '>='} {alpha:g}"
+    if kind == "noninferior":
+        alpha = cond.get("value", f.alpha)
+        if f.noninferiority_p is None:
+            return False, "non-inferiority test undefined (no noninferiority_margin, or fewer than two pairs)"
+        ok = f.noninferiority_p < alpha
+        return ok, f"non-inferiority p {f.noninferiority_p:.6g} {'<' if ok else '>='} {alpha:g}"
     if kind == "p_below":
         v = cond.get("value", f.alpha)
         if f.p is None:

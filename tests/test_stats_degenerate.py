@@ -61,6 +61,11 @@ def demo(tmp_path_factory):
     root = tmp_path_factory.mktemp("demo_degenerate")
     pre = json.loads(json.dumps(DEMO))
     pre["analysis"]["resamples"] = 500
+    # the E1 rules (an MDE-based equivalence rule among them): their zero-variance branches are under test
+    pre["analysis"]["verdicts"] = json.loads((ROOT / "examples" / "e1.json").read_text())["analysis"]["verdicts"][:2] + [
+        {"verdict": "SURVIVES", "when": [{"check": "lower_above", "level": 0.95, "value": 0},
+                                         {"check": "multiplicity_rejects"}]},
+        {"verdict": "INCONCLUSIVE", "when": []}]
     c = make_campaign(root, pre, effects={"gspo": 0.1}, seed_sd=0.05)
     _copy_outcomes(c.runs_dir, pre["id"], "dr_grpo", "grpo", pre["seeds"])
     _copy_outcomes(c.runs_dir, pre["id"], "bnpo", "grpo", pre["seeds"], extra_correct=2)

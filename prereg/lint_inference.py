@@ -1,0 +1,273 @@
+"""Inference pitfalls found before the runs (README failures 17 and 18; issue 13).
+
+Registered into ``prereg.lint.RULES`` when :mod:`prereg.lint` is imported, so
+``prereg lint`` warns about a plan that would mislead *before* a GPU-hour is spent:
+
+- ``interval-coverage``: a planned interval that the shipped Monte-Carlo coverage table
+  (``stats/coverage_table.json``, read as data) shows under-covering at the registered
+  number of seeds (percentile / BCa / two-level bootstrap at 3-8 seeds, a median at 3).
+- ``item-level-pooled``: an item-level test that pools (seed, item) pairs.
+- ``verdict-asymmetric`` / ``verdict-dead-rule``: the verdict rules are evaluated on a
+  grid of hypothetical results and their mirror images; a result and its mirror must get
+  mirror-image verdicts, and every rule must be able to fire.
+- ``bh-confirmatory``: Benjamini-Hochberg (FDR) deciding per-hypothesis confirmatory
+  verdicts, which need family-wise error control (Holm).
+- ``equivalence-power``: an equivalence verdict without a pilot SD, or whose exact power
+  (of the verdict actually applied, TOST or the ad hoc interval-and-MDE rule) is short.
+- ``iqm-few-seeds``: an IQM over fewer than 4 seeds (it trims nothing: it is the mean).
+
+Lint stays torch-free: the table is JSON, the verdict evaluator (``stats.verdicts``) is
+pure Python, and the power math is ``prereg.power`` (scipy).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from prereg.lint import Finding, rule
+
+EQUIVALENCE_CHECKS = ("interval_within_margin", "tost_equivalent", "mde_at_most_margin")
+FRACTION_METRICS = ("heldout_accuracy", "heldout_reward_mean", "zvf_mean", "gu_mean", "accuracy")
+
+
+@lru_cache(maxsize=1)
+def coverage_table() -> dict | None:
+    """The shipped coverage table (JSON data of the ``stats`` package), or None when absent."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("stats")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "coverage_table.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+def _n_seeds(p: dict) -> int:
+    return len(set(p["seeds"]))
+
+
+def _coverage(method: str, n: int, stat: str, level: float, shapes: tuple[str, ...]) -> tuple[float, int, str] | None:
+    """(worst coverage, tabulated n, shape) at the largest tabulated n <= n, as stats.coverage.lookup."""
+    tab = coverage_table()
+    if tab is None:
+        return None
+    method = "percentile" if method == "paired_bootstrap" else method
+    lv = 0.9 if abs(level - 0.9) < 1e-9 else 0.95
+    ns = sorted({r["n"] for r in tab["rows"]})
+    below = [m for m in ns if m <= n]
+    tn = below[-1] if below else ns[0]
+    rows = [r for r in tab["rows"] if r["n"] == tn and r["method"] == method and r["dist"] in shapes
+            and r.get("stat", "mean") == stat and float(r.get("level", 0.95)) == lv]
+    if not rows:
+        return None
+    w = min(rows, key=lambda r: r["coverage"])
+    return w["coverage"], tn, w["dist"]
+
+
+def _shapes(metric: str, contrast: bool) -> tuple[str, ...]:
+    if metric in FRACTION_METRICS:
+        return ("paired_bounded",) if contrast else ("bounded",)
+    return ("normal",)
+
+
+# ----------------------------------------------------------------------------- coverage
+@rule("interval-coverage")
+def interval_coverage(p: dict) -> list[Finding]:
+    a = p["analysis"]
+    n = _n_seeds(p)
+    metric = a["primary_metric"]
+    planned = [("$.analysis.arm_summary.interval", a["arm_summary"]["interval"], stat, a["arm_summary"]["level"],
+                False) for stat in a["arm_summary"]["statistics"] if stat in ("mean", "median")]
+    planned += [(f"$.analysis.contrasts.intervals[{i}]", s["method"], "mean", s["level"], True)
+                for i, s in enumerate(a["contrasts"].get("intervals", []))]
+    out = []
+    for path, method, stat, level, contrast in planned:
+        shapes = ("normal", "lognormal") if stat == "median" else _shapes(metric, contrast)  # median: continuous data
+        hit = _coverage(method, n, stat, level, shapes)
+        if hit is None or hit[0] >= round(level - 0.02, 6):
+            continue
+        cov, tn, shape = hit
+        best = _coverage("t", n, stat, level, (shape,))
+        alt = f"; the t interval covered {best[0]:.3f} there" if best and method != "t" else ""
+        out.append(Finding("interval-coverage", path,
+                           f"a nominal {level:g} {method} interval for the {stat}"
+                           f"{' of the paired difference' if contrast else ''} covered only {cov:.3f} at n={tn} "
+                           f"seeds ({shape} data, `stats coverage`) and {n} seeds are registered{alt}; "
+                           "intervals that drive verdicts should hold their level"))
+    return out
+
+
+@rule("item-level-pooled")
+def item_level_pooled(p: dict) -> list[Finding]:
+    kind = p["analysis"]["contrasts"].get("item_level", "none")
+    if kind not in ("mcnemar", "paired_bootstrap"):
+        return []
+    rates = ""
+    tab = coverage_table() or {}
+    rows = (tab.get("clustered") or {}).get("rows", [])
+    name = "mcnemar_pooled" if kind == "mcnemar" else "item_bootstrap_pooled"
+    got = {r["sigma"]: r["rejection_rate"] for r in rows if r["method"] == name}
+    if got:
+        rates = (" (type I error at nominal 0.05 with seed-to-seed SD of the effect "
+                 + ", ".join(f"{s:g}: {v:.3f}" for s, v in sorted(got.items())) + ", `stats coverage --clustered`)")
+    return [Finding("item-level-pooled", "$.analysis.contrasts.item_level",
+                    f"item-level {kind} pools (seed, item) pairs as if independent{rates}; plan cluster_t or "
+                    "crossed_bootstrap, which keep the seeds as clusters (README failure 17)")]
+
+
+@rule("iqm-few-seeds")
+def iqm_few_seeds(p: dict) -> list[Finding]:
+    n = _n_seeds(p)
+    if "iqm" not in p["analysis"]["arm_summary"]["statistics"] or n >= 4:
+        return []
+    return [Finding("iqm-few-seeds", "$.analysis.arm_summary.statistics",
+                    f"IQM over {n} seeds trims nothing (25% of {n} rounds to 0): it is the mean under another name; "
+                    "it needs at least 4 seeds")]
+
+
+# ----------------------------------------------------------------------------- multiplicity
+@rule("bh-confirmatory")
+def bh_confirmatory(p: dict) -> list[Finding]:
+    a = p["analysis"]
+    uses = any(c["check"] == "multiplicity_rejects" for v in a["verdicts"] for c in v["when"])
+    if a["multiplicity"]["method"] != "bh" or p.get("evidence_class") != "confirmatory" or not uses:
+        return []
+    return [Finding("bh-confirmatory", "$.analysis.multiplicity.method",
+                    "Benjamini-Hochberg controls the false discovery rate, but the verdict rules decide each "
+                    "hypothesis separately (multiplicity_rejects) in a confirmatory study, which needs the "
+                    "family-wise error rate controlled: use holm")]
+
+
+# ----------------------------------------------------------------------------- verdict rules
+def _two_sided(p: dict) -> bool:
+    return p["analysis"]["contrasts"].get("alternative", "two-sided") == "two-sided"
+
+
+@rule("verdict-asymmetric")
+def verdict_asymmetric(p: dict) -> list[Finding]:
+    from prereg import verdict_scan as vs
+
+    if not _two_sided(p):
+        return []  # a one-sided plan asks a directional question on purpose
+    bad = vs.asymmetric(p, vs.scan(p))
+    if not bad:
+        return []
+    rules = p["analysis"]["verdicts"]
+    a, b = min(bad, key=lambda ab: (abs(ab[0].mean), ab[0].se))
+    neg, pos = (a, b) if a.mean < 0 else (b, a)
+    return [Finding("verdict-asymmetric", "$.analysis.verdicts",
+                    f"mirror-image results get verdicts that are not mirror images: a mean difference of "
+                    f"{neg.mean:.3g} (SE {neg.se:.3g}) gets {neg.verdict} (rule {neg.rule}) but {pos.mean:.3g} gets "
+                    f"{pos.verdict} (rule {pos.rule}); {len(bad)} such pairs in the scan. Order the rules so a "
+                    f"directional rule on one side is matched by one on the other (e.g. {rules[neg.rule]['verdict']} "
+                    "and its opposite both before or both after the equivalence rule)")]
+
+
+@rule("verdict-dead-rule")
+def verdict_dead_rule(p: dict) -> list[Finding]:
+    from prereg import verdict_scan as vs
+
+    rules = p["analysis"]["verdicts"]
+    published = [h.get("published_effect") for h in p["hypotheses"] if h.get("published_effect") is not None]
+    out = []
+    for i in vs.never_fired(p, vs.scan(p)):
+        checks = {c["check"] for c in rules[i]["when"]}
+        if checks & {"published_effect_exists", "lower_reaches_fraction_of_published"} and not published:
+            why = "it needs a published effect and no hypothesis declares published_effect"
+        elif not checks:
+            why = "an earlier rule always holds first"
+        else:
+            why = "earlier rules take every result it could match (or its conditions contradict each other)"
+        out.append(Finding("verdict-dead-rule", f"$.analysis.verdicts[{i}]",
+                           f"rule {i} ({rules[i]['verdict']}) cannot fire on any result of the scan: {why}"))
+    return out
+
+
+# ----------------------------------------------------------------------------- equivalence
+def _equivalence_rules(p: dict) -> list[tuple[int, dict]]:
+    return [(i, v) for i, v in enumerate(p["analysis"]["verdicts"])
+            if any(c["check"] in EQUIVALENCE_CHECKS for c in v["when"])]
+
+
+def _applied(p: dict, v: dict) -> tuple[str, float, float, str]:
+    """(power rule, alpha of each one-sided test, interval level, description) of an equivalence verdict."""
+    a = p["analysis"]
+    checks = {c["check"]: c for c in v["when"]}
+    if "tost_equivalent" in checks:
+        alpha = checks["tost_equivalent"].get("value", a["multiplicity"]["alpha"])
+        return "tost", alpha, 1 - 2 * alpha, f"TOST at alpha {alpha:g}"
+    c = checks.get("interval_within_margin", {})
+    level = c.get("level") or max((s["level"] for s in a["contrasts"].get("intervals", [])), default=0.9)
+    alpha = (1 - level) / 2
+    if "mde_at_most_margin" in checks:
+        return "interval_and_mde", alpha, level, f"{level:g} interval within the margin and MDE <= margin"
+    return "tost", alpha, level, f"{level:g} interval within the margin (= TOST at alpha {alpha:g} for a t interval)"
+
+
+@rule("equivalence-power")
+def equivalence_power(p: dict) -> list[Finding]:
+    from prereg import power as pw
+
+    a = p["analysis"]
+    eq = _equivalence_rules(p)
+    margin = a.get("equivalence_margin")
+    if not eq or margin is None:
+        return []  # verdict-plan reports a missing margin
+    spec = a.get("power") or {}
+    if "pilot_sd" not in spec:
+        return [Finding("equivalence-power", "$.analysis.power.pilot_sd",
+                        f"an equivalence verdict ({eq[0][1]['verdict']}) is planned without TOST power: declare "
+                        "analysis.power.pilot_sd (SD of per-seed paired differences) so lint can check that the "
+                        "seeds can show equivalence; 'no effect' from a non-significant test is not evidence "
+                        "(README failure 18)")]
+    n, sd, target = _n_seeds(p), spec["pilot_sd"], spec["target"]
+    out = []
+    for i, v in eq:
+        how, alpha, level, desc = _applied(p, v)
+        pw_applied = pw.power_equivalence(margin, sd, n, alpha, rule=how, level=level, power_target=target)
+        pw_tost = pw.power_equivalence(margin, sd, n, alpha)
+        need = pw.n_required_equivalence(margin, sd, alpha, target)
+        methods = {s["method"] for s in a["contrasts"].get("intervals", []) if abs(s["level"] - level) < 1e-9}
+        boot = sorted(m for m in methods if m != "t")
+        msg = (f"{n} seeds give the {v['verdict']} verdict as planned ({desc}) power {pw_applied:.2f} at a true "
+               f"difference of 0 (pilot SD {sd:g}, margin {margin:g}, exact)")
+        if how != "tost":
+            msg += f"; TOST at the same seeds has {pw_tost:.2f}: use tost_equivalent"
+        if boot:
+            msg += (f"; with {', '.join(boot)} intervals (narrower than t at few seeds) it also declares false "
+                    "equivalence more often than alpha")
+        if how != "tost" or boot or pw_applied < target:
+            out.append(Finding("equivalence-power", f"$.analysis.verdicts[{i}]",
+                               msg + f"; the {target:g} target needs {need} seeds with TOST"))
+    return out
+
+
+@rule("noninferiority-plan")
+def noninferiority_plan(p: dict) -> list[Finding]:
+    from prereg import power as pw
+
+    a = p["analysis"]
+    uses = [i for i, v in enumerate(a["verdicts"]) if any(c["check"] == "noninferior" for c in v["when"])]
+    if not uses:
+        return []
+    margin = a.get("noninferiority_margin")
+    if margin is None:
+        return [Finding("noninferiority-plan", f"$.analysis.verdicts[{uses[0]}]",
+                        "noninferior needs analysis.noninferiority_margin")]
+    spec = a.get("power") or {}
+    if "pilot_sd" not in spec:
+        return [Finding("noninferiority-plan", "$.analysis.power.pilot_sd",
+                        "a non-inferiority verdict is planned without a pilot SD: its power cannot be checked")]
+    n, sd, target, alpha = _n_seeds(p), spec["pilot_sd"], spec["target"], a["multiplicity"]["alpha"]
+    got = pw.power_noninferiority(margin, sd, n, alpha) if n >= 2 else 0.0
+    if got >= target:
+        return []
+    need = pw.n_required_noninferiority(margin, sd, alpha, target)
+    return [Finding("noninferiority-plan", "$.seeds",
+                    f"{n} seeds give the non-inferiority test (one-sided paired t, margin {margin:g}, pilot SD "
+                    f"{sd:g}) power {got:.2f} at a true difference of 0; the {target:g} target needs {need}")]

@@ -1,0 +1,139 @@
+"""Evaluate a plan's verdict rules on hypothetical results and their mirror images.
+
+Why: a rule set is judged by what it would conclude, which is hard to see from the rules.
+E1's rules, for instance, call a small significant negative effect REVERSES but its mirror
+image DISAPPEARS (the equivalence rule sits between the two directional ones), and a
+RETAINS rule that needs a published effect can never fire when no hypothesis declares one.
+The scan builds, for a grid of mean differences and standard errors at the registered
+number of seeds, exactly the facts ``stats.verdicts`` reads (t intervals at the planned
+levels, the planned test's p, the MDE, TOST p), evaluates the rules, and reports the
+asymmetric pairs and the rules that never fired.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MEANS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.2, 1.6, 2.5, 4.0, 8.0)
+SES = (0.01, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    mean: float
+    se: float
+    published: float | None
+    rule: int | None
+    verdict: str | None
+
+
+def _direction(rule: dict, published: float | None) -> int:
+    """+1 / -1 when the rule asserts a positive / negative effect, 0 when it asserts no direction."""
+    d = 0
+    for c in rule["when"]:
+        if c["check"] == "lower_above" and c.get("value", 0.0) >= 0:
+            d = 1
+        elif c["check"] == "upper_below" and c.get("value", 0.0) <= 0:
+            d = -1
+        elif c["check"] == "lower_reaches_fraction_of_published" and published:
+            d = 1 if published > 0 else -1
+    return d
+
+
+def _constants(plan: dict, n: int) -> dict:
+    """What the facts need that does not depend on the scenario: t quantiles per level, the MDE in SDs."""
+    from scipy import stats
+
+    from prereg import power as pw
+
+    q = {lv: float(stats.t.ppf(0.5 + lv / 2, n - 1)) for lv in {s["level"] for s in plan["contrasts"].get("intervals", [])}}
+    alt = plan["contrasts"].get("alternative", "two-sided")
+    mde_d = None
+    if plan.get("power"):
+        pp = plan["power"]
+        mde_d = pw.mde(1.0, n, pp["alpha"], pp["target"], alt, design="paired", method=pp["method"])
+    return {"q": q, "alt": alt, "mde_d": mde_d, "df": n - 1, "n": n}
+
+
+def _facts(plan: dict, k: dict, mean: float, se: float, published: float | None):
+    from scipy.special import stdtr
+
+    from stats.verdicts import ContrastFacts
+
+    df = k["df"]
+    ints = {lv: (mean - q * se, mean + q * se) for lv, q in k["q"].items()}
+    t = mean / se
+    p = {"greater": stdtr(df, -t), "less": stdtr(df, t)}.get(k["alt"], 2 * stdtr(df, -abs(t)))
+    alpha = plan["multiplicity"]["alpha"]
+    mde = None if k["mde_d"] is None else k["mde_d"] * se * k["n"] ** 0.5
+    margin = plan.get("equivalence_margin")
+    tost = None if margin is None else max(stdtr(df, -(mean + margin) / se), stdtr(df, (mean - margin) / se))
+    ni_margin = plan.get("noninferiority_margin")
+    ni = None if ni_margin is None else float(stdtr(df, -(mean + ni_margin) / se))
+    return ContrastFacts(intervals=ints, p=float(p), reject=bool(p < alpha), mde=mde,
+                         tost_p=None if tost is None else float(tost), margin=margin, alpha=alpha,
+                         published_effect=published, noninferiority_p=ni)
+
+
+_CACHE: dict[str, list] = {}
+
+
+def scan(prereg: dict, scale: float | None = None) -> list[tuple[Outcome, Outcome]]:
+    """(result, mirror) outcome pairs over the grid, for every distinct published effect.
+
+    Args:
+        prereg: a schema-valid preregistration.
+        scale: metric scale of the grid (default: the equivalence margin, else the pilot SD, else 1).
+
+    Returns:
+        Pairs of outcomes for (mean, se) and (-mean, se) with the published effect mirrored too.
+
+    Example:
+        ``pairs = scan(json.load(open("examples/e1.json")))``
+    """
+    import json
+
+    from stats.verdicts import evaluate
+
+    key = json.dumps([prereg["analysis"], prereg["seeds"], [h.get("published_effect") for h in prereg["hypotheses"]],
+                      scale], sort_keys=True)
+    if key in _CACHE:
+        return _CACHE[key]
+    plan = prereg["analysis"]
+    n = max(2, len(set(prereg["seeds"])))
+    u = scale or plan.get("equivalence_margin") or (plan.get("power") or {}).get("pilot_sd") or 1.0
+    pubs = sorted({h.get("published_effect") for h in prereg["hypotheses"]}, key=lambda x: (x is None, x or 0))
+    k = _constants(plan, n)
+    out = []
+    for pub in pubs or [None]:
+        for m in MEANS:
+            for s in SES:
+                pair = []
+                for sign in (1, -1):
+                    pe = None if pub is None else sign * pub
+                    r = evaluate(plan["verdicts"], _facts(plan, k, sign * m * u, s * u, pe))
+                    pair.append(Outcome(sign * m * u, s * u, pe, r["rule"], r["verdict"]))
+                out.append((pair[0], pair[1]))
+    if len(_CACHE) > 64:
+        _CACHE.clear()
+    _CACHE[key] = out
+    return out
+
+
+def asymmetric(prereg: dict, pairs) -> list[tuple[Outcome, Outcome]]:
+    """Pairs whose verdicts are not mirror images (directions d and -d, same rule when undirected)."""
+    rules = prereg["analysis"]["verdicts"]
+    bad = []
+    for a, b in pairs:
+        if a.rule is None or b.rule is None:
+            continue
+        da, db = _direction(rules[a.rule], a.published), _direction(rules[b.rule], b.published)
+        if da != -db or (da == 0 and a.rule != b.rule):
+            bad.append((a, b))
+    return bad
+
+
+def never_fired(prereg: dict, pairs) -> list[int]:
+    """Indices of rules that no outcome of the scan reached."""
+    fired = {o.rule for pair in pairs for o in pair}
+    return [i for i in range(len(prereg["analysis"]["verdicts"])) if i not in fired]
