@@ -127,7 +127,7 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     munit = _unit(a, f"arms.{a['arms'][0]}.{metric}.{plan['arm_summary']['statistics'][0]}", "fraction")
     L = [f"<!-- rlprereg-analysis sha256={digest} study={a['study_id']} lock={a['lock']['hash']} -->",
          f"# Results: {a['study_id']}", "",
-         f"Lock `{a['lock']['hash'][:16]}…` (version {a['lock']['version']}); source: **{a['source']}**; "
+         f"Lock `{a['lock']['hash'][:16]}…` (v{a['lock']['version']}); source: **{a['source']}**; "
          f"primary metric `{metric}` ({munit}); {plan['resamples']} resamples, RNG seed {plan['rng_seed']}.", "",
          *_scope_lines(a),
          "## Study", "", "| Seeds with runs (seeds) | Included runs (count) | Excluded runs (count) | Deviations (count) | Study verdict |",

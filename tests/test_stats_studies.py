@@ -59,7 +59,9 @@ def study(tmp_path_factory):
 # ----------------------------------------------------------------------------- the whole study
 def test_study_is_described_as_run_and_lints_clean(study):
     _root, pre, *_ = study
-    assert lint(pre) == []  # no fake RL arm, no 'treatment not wired', no invented seed
+    # no fake RL arm, no 'treatment not wired', no invented seed; the plan's paired_bootstrap interval
+    # (kept beside the t interval) is rightly flagged for its coverage at these seeds (README failure 10)
+    assert {f.rule for f in lint(pre)} <= {"interval-coverage"}
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
