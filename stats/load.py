@@ -159,7 +159,11 @@ def _read_items(run, plan: dict) -> tuple[list[str], dict[str, np.ndarray], list
     for metric, fld in ITEM_FIELD.items():
         vals = [r.get(fld) for r in rows]
         if all(v is not None for v in vals):
-            items[metric] = np.asarray([float(v) for v in vals], dtype=float)
+            try:
+                items[metric] = np.asarray([float(v) for v in vals], dtype=float)
+            except (TypeError, ValueError):  # a list or object where a number belongs: name it
+                bad = next(v for v in vals if not isinstance(v, (int, float, bool)))
+                raise UserError(f"{run.path / HELDOUT_TRACE}: {fld} {bad!r:.60} is not a number") from None
     tasks = [str(r.get("task")) for r in rows] if plan.get("tasks") else None
     return ids, items, tasks
 

@@ -175,6 +175,10 @@ def run(ctx, out) -> None:
         out.add(ap, "an analysis the stats API can recompute from these records", str(exc),
                 "recomputation failed")
         return
+    except (TypeError, ValueError, KeyError) as exc:  # a record value of a type the plan cannot use
+        out.add(ap, "an analysis the stats API can recompute from these records", f"{type(exc).__name__}: {exc}",
+                "recomputation failed (a record holds a value of the wrong type)")
+        return
     if fresh is None:
         out.notes.append("stats API not available for these inputs: full recomputation skipped")
         return

@@ -75,7 +75,8 @@ def run(ctx, out) -> None:
         for v in _pins_violated(pins, comps):
             out.add(f"{mp}#$.fingerprint.components", "versions within the lock's stack_pins", v,
                     "stack contradicts a locked pin")
-        groups[fp.get("hash")].append(r)
+        h = fp.get("hash")
+        groups[h if isinstance(h, str) or h is None else repr(h)].append(r)  # a mangled hash is still a group
         comps_of[str(r.path)] = flat
         fp_of[str(r.path)] = fp
     if len(groups) > 1:

@@ -129,6 +129,8 @@ def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer=N
                     f"held-out item index not an integer ({len(not_int)} line(s))")
         seen, dups = set(), []
         for i, v in enumerate(idx):
+            if not _is_int(v):  # reported above; a list or object index cannot be compared
+                continue
             if v in seen:
                 dups.append((i + 1, v))
             seen.add(v)
@@ -178,7 +180,12 @@ def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer=N
                 prev = ro if _finite(ro) else prev
     # ---- summaries ----------------------------------------------------------------------
     if tel is not None and held is not None:
-        re_s = compute_summaries(tel, held)
+        try:
+            re_s = compute_summaries(tel, held)
+        except (TypeError, ValueError, OverflowError) as exc:  # a trace value of the wrong type
+            out.add(f"{mp}#$.summaries", f"summaries recomputable from {TELEMETRY} and {HELDOUT_TRACE}",
+                    f"{type(exc).__name__}: {exc}", "a trace value has the wrong type; summaries cannot be recomputed")
+            re_s = {}
         for k, v in re_s.items():
             if k in s and not close(s[k], v):
                 out.add(f"{mp}#$.summaries.{k}", f"{v!r} (recomputed from {TELEMETRY} and {HELDOUT_TRACE})",
