@@ -49,13 +49,14 @@ def level_rows(reps: int, draws: int) -> list[dict]:
     return rows
 
 
-def saving_rows(reps: int, draws: int, d_effect: float) -> list[dict]:
+def saving_rows(reps: int, draws: int, d_effect: float, futility: str = "none") -> list[dict]:
     """Power and expected seeds at the pilot effect (t_calibrated), next to the fixed design."""
     rows = []
     for looks in DESIGNS:
         for fn in SPENDING:
-            plan = SequentialPlan(looks, Spec(fn), "t_calibrated", draws, "stagewise", ALPHA, 2, 1, SEED,
-                                  ("arm-base",), None, None)
+            plan = SequentialPlan(looks, Spec(fn, futility=futility), "t_calibrated", draws, "stagewise", ALPHA, 2, 1,
+                                  SEED, ("arm-base",), d_effect if futility != "none" else None,
+                                  1.0 if futility != "none" else None)
             d = design(plan)
             h1 = simulate(looks, d.t_upper, d.t_futility, d=d_effect, reps=reps, seed=[SEED, 98])
             h0 = simulate(looks, d.t_upper, d.t_futility, reps=reps, seed=[SEED, 97])
@@ -82,12 +83,14 @@ def main(argv=None) -> int:
               + "".join(f"{r['level']:>14.4f}" for r in cell))
         worst = max(worst, abs(cell[-1]["level"] - ALPHA) / cell[-1]["se"])
     print(f"t_calibrated: largest |level - alpha| = {worst:.1f} MC SE")
-    print(f"\nat the pilot effect d = {args.effect} (t_calibrated), fixed design = all seeds")
-    print(f"{'looks':<20}{'spending':<16}{'power':>8}{'fixed':>8}{'E[seeds]|H1':>13}{'E[seeds]|H0':>13}{'max':>5}"
-          f"{'saved|H1':>10}")
-    for r in saving_rows(args.reps, args.draws, args.effect):
-        print(f"{str(r['looks']):<20}{r['spending']:<16}{r['power']:>8.3f}{r['fixed_power']:>8.3f}"
-              f"{r['seeds_h1']:>13.2f}{r['seeds_h0']:>13.2f}{r['max']:>5}{1 - r['seeds_h1'] / r['max']:>10.1%}")
+    for fut in ("none", "non_binding"):
+        print(f"\nat the pilot effect d = {args.effect} (t_calibrated, futility {fut}), fixed design = all seeds")
+        print(f"{'looks':<20}{'spending':<16}{'power':>8}{'fixed':>8}{'E[seeds]|H1':>13}{'E[seeds]|H0':>13}"
+              f"{'max':>5}{'saved|H1':>10}{'saved|H0':>10}")
+        for r in saving_rows(args.reps, args.draws, args.effect, fut):
+            print(f"{str(r['looks']):<20}{r['spending']:<16}{r['power']:>8.3f}{r['fixed_power']:>8.3f}"
+                  f"{r['seeds_h1']:>13.2f}{r['seeds_h0']:>13.2f}{r['max']:>5}{1 - r['seeds_h1'] / r['max']:>10.1%}"
+                  f"{1 - r['seeds_h0'] / r['max']:>10.1%}")
     return 0
 
 

@@ -107,6 +107,8 @@ def _cmd_coverage(args) -> int:
         return _clustered(args)
     if args.reference:
         return _reference(args, [1] + seeds if 1 not in seeds else seeds)
+    if args.sequential:
+        return _sequential(args)
     for p in (args.json, args.md):
         if p and Path(p).exists():
             raise UserError(f"{p}: already exists; refusing to overwrite")
@@ -123,6 +125,36 @@ def _cmd_coverage(args) -> int:
     if args.write_table:
         write_atomic(coverage.TABLE_PATH, json.dumps(tab, indent=1, sort_keys=True) + "\n", overwrite=True)
         print(f"wrote {coverage.TABLE_PATH}")
+    return 0
+
+
+def _sequential(args) -> int:
+    """`stats coverage --sequential`: type I error of each small-sample correction (README failure 19)."""
+    import math
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from prereg.seqdesign import SMALL_SAMPLE, SequentialPlan, design
+    from prereg.sequential import Spec
+    from prereg.sequential_sim import simulate
+
+    reps = args.reps * 50
+    t = Table(title=f"Type I error of the sequential paired-t procedure, two-sided 0.05 ({reps} studies per cell, "
+                    f"MC s.e. ~{math.sqrt(0.05 * 0.95 / reps):.4f}); benchmarks/sequential_sim.py is the full table")
+    for col in ("looks (seeds per arm)", "spending", *SMALL_SAMPLE):
+        t.add_column(col, justify="right")
+    for looks in ((3, 6), (4, 6, 8), (3, 4, 5, 6, 7, 8)):
+        for fn in ("obrien_fleming", "pocock"):
+            row = []
+            for corr in SMALL_SAMPLE:
+                plan = SequentialPlan(looks, Spec(fn), corr, max(reps, 200_000), "stagewise", 0.05, 2, 1, args.rng_seed,
+                                      ("a-b",), None, None)
+                d = design(plan)
+                r = simulate(looks, d.t_upper, d.t_futility, reps=reps, seed=[args.rng_seed, 99])
+                row.append(f"{r.reject:.4f}")
+            t.add_row(", ".join(map(str, looks)), fn, *row)
+    Console(highlight=False).print(t)
     return 0
 
 
@@ -202,6 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--rng-seed", type=int, default=20260714, help="seed of the study's generators")
     c.add_argument("--json", default=None, help="also write the table as JSON")
     c.add_argument("--md", default=None, help="also write the table as markdown")
+    c.add_argument("--sequential", action="store_true",
+                   help="type I error of group-sequential paired-t designs at 3-8 seeds per look, per "
+                        "small-sample correction (analysis.sequential.small_sample)")
     c.add_argument("--clustered", action="store_true",
                    help="instead: type I error of the item-level methods under the clustered null "
                         "(8 seeds x 500 shared items, sigma 0-0.4)")

@@ -39,10 +39,13 @@ def apply(V, lock, data, facts: dict, warnings: list[str]) -> None:
             continue
         k = sf.stop_look(entries, lock.hash, cid, len(plan.looks))
         obs = sf.observed(lock, data, d, decls[cid], k)
-        if obs is None:
-            warnings.append(f"{cid}: sequential statistic undefined at look {k} (runs missing or SD 0)")
-            continue
         ins = V.v[f"contrasts.{cid}.p"]["inputs"]
+        if obs is None:
+            why = "sequential statistic undefined (runs missing or all paired differences equal)"
+            warnings.append(f"{cid}: {why} at look {k}")
+            V.add(f"contrasts.{cid}.sequential.look", k, "look at which the contrast stopped (sealed looks log)",
+                  "count", inputs=ins, note=why)
+            continue
         for j in range(1, k + 1):  # the observed path, for the boundary plot
             o = sf.observed(lock, data, d, decls[cid], j)
             V.add(f"contrasts.{cid}.sequential.path.look{j}.t", None if o is None else o.t * plan.direction,

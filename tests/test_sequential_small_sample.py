@@ -48,3 +48,14 @@ def test_sequential_saves_seeds_at_the_pilot_effect():
     assert h1.expected_seeds < 7.0 and h0.expected_seeds < 8.0
     assert h1.reject_upper <= pw.power_paired(1.25, 1.0, 8) + 0.01  # never beats the fixed design
     assert h0.reject < 0.05 + 4 * SE  # futility stops only lower the level (non-binding)
+
+
+def test_stats_coverage_sequential_reports_each_correction(capsys):
+    from stats.cli import main
+
+    assert main(["coverage", "--sequential", "--reps", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "t_calibrated" in out and "t_tail" in out and "3, 4, 5, 6, 7, 8" in out
+    rows = [line for line in out.splitlines() if "pocock" in line and "3, 6" in line]
+    cells = [float(x) for x in rows[0].replace("│", " ").split()[3:]]
+    assert abs(cells[0] - 0.05) < 0.01 and cells[2] > 0.15  # calibrated near alpha; normal bounds far above
