@@ -194,6 +194,7 @@ class _MLflow:
         exp_id = exp.experiment_id if exp is not None else self.client.create_experiment(exp_name)
         run = self.client.create_run(exp_id, run_name=ident.run_name, tags=ident.tags())
         self.run_id = run.info.run_id
+        self.pending: list = []
         params = [Param(k, v[:6000]) for k, v in sorted(_flat_config(config).items())]
         for i in range(0, len(params), 100):
             self.client.log_batch(self.run_id, params=params[i:i + 100])
@@ -206,10 +207,21 @@ class _MLflow:
 
         from mlflow.entities import Metric
 
+        self.flush()  # the previous step's batch: its error surfaces now, while the manifest can note it
         now = int(time.time() * 1000)
-        self.client.log_batch(self.run_id, metrics=[Metric(k, v, now, step) for k, v in metrics.items()])
+        # queued (MLflow's async logging), written while the next step trains: a synchronous SQLite
+        # write per step cost about a fifth of a tiny model's step (benchmarks/tracker_overhead.py)
+        self.pending.append(self.client.log_batch(self.run_id, metrics=[Metric(k, v, now, step)
+                                                                        for k, v in metrics.items()],
+                                                  synchronous=False))
+
+    def flush(self) -> None:
+        pending, self.pending = self.pending, []
+        for ops in pending:
+            ops.wait()
 
     def finish(self, seal: str | None, status: str) -> None:
+        self.flush()
         if seal:
             self.client.set_tag(self.run_id, "rlprereg.seal", seal)
         self.client.set_tag(self.run_id, "rlprereg.status", status)
@@ -325,6 +337,21 @@ class Trackers:
             except Exception as exc:  # a dashboard outage must not end a confirmatory run
                 self.backends.remove(b)
                 self.problems.append(f"tracker {b.name} stopped at step {step}: {type(exc).__name__}: "
+                                     f"{str(exc).splitlines()[0] if str(exc) else ''}")
+
+    def flush(self, summaries: dict | None = None, step: int = 0) -> None:
+        """Send the final held-out summaries and wait for queued writes, so that any failure is in
+        ``problems`` before the manifest is sealed."""
+        final = {OUR_PREFIX + k: numeric(v) for k, v in (summaries or {}).items() if numeric(v) is not None}
+        if final:
+            self.log(final, step)
+        for b in list(self.backends):
+            try:
+                with _untouched_rng():
+                    getattr(b, "flush", lambda: None)()
+            except Exception as exc:
+                self.backends.remove(b)
+                self.problems.append(f"tracker {b.name} stopped: {type(exc).__name__}: "
                                      f"{str(exc).splitlines()[0] if str(exc) else ''}")
 
     def finish(self, seal: str | None, status: str, summaries: dict | None = None, step: int = 0) -> list[str]:

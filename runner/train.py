@@ -323,6 +323,7 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
         _remove_empty(run_dir / "checkpoints")
         manifest.update(status="complete", ended_at=utc_now(), summaries=_summaries(run_dir),
                         artifacts=artifact_digests(run_dir))
+        trackers.flush(manifest["summaries"], step=manifest["summaries"].get("steps") or 0)
         manifest["notes"] = [*manifest.get("notes", []), *trackers.problems]
         sealed = write_manifest(run_dir, manifest, key)
         _finish_trackers(trackers, sealed, quiet)
@@ -341,6 +342,7 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
             summaries = {}
         manifest.update(status=status, ended_at=utc_now(), error=f"{type(exc).__name__}: {text}",
                         summaries=summaries, artifacts=artifact_digests(run_dir))
+        trackers.flush()
         manifest["notes"] = [*manifest.get("notes", []), *trackers.problems]
         reason = disk_error(exc)
         try:
@@ -360,9 +362,13 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
 
 
 def _finish_trackers(trackers, sealed: dict, quiet: bool) -> None:
-    """Tag the tracker runs with the seal (known only now); a failure here can only be reported."""
+    """Tag the tracker runs with the seal (known only now); a failure here can only be reported.
+
+    A complete run's summaries were sent by ``trackers.flush`` before sealing; a failed run's are sent here.
+    """
     steps = (sealed.get("summaries") or {}).get("steps") or 0
-    for problem in trackers.finish(sealed["seal"], sealed["status"], sealed.get("summaries"), step=steps):
+    summaries = None if sealed["status"] == "complete" else sealed.get("summaries")
+    for problem in trackers.finish(sealed["seal"], sealed["status"], summaries, step=steps):
         print(f"runner: warning: {problem}", file=sys.stderr, flush=True)
 
 

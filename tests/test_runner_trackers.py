@@ -351,3 +351,21 @@ def test_a_failing_tracker_is_switched_off_and_noted_while_others_go_on():
     assert [s for s, _ in good.logged] == [1, 2]
     assert group.finish("ab" * 32, "complete", {"heldout_accuracy": 0.25}, step=2) == []
     assert good.logged[-2:] == [(2, {"rlprereg/heldout_accuracy": 0.25}), ("finish", "ab" * 32, "complete")]
+
+
+class _UnflushableBackend(_RandomBackend):
+    name = "unflushable"
+
+    def flush(self):
+        raise OSError("store went away")
+
+
+def test_flush_sends_the_summaries_and_notes_a_tracker_that_cannot_store_them():
+    from runner.trackers import Trackers
+
+    good, bad = _RandomBackend(), _UnflushableBackend()
+    group = Trackers([good, bad], [])
+    group.flush({"heldout_accuracy": 0.5, "heldout_n": 4, "note": "text"}, step=2)
+    assert good.logged == [(2, {"rlprereg/heldout_accuracy": 0.5, "rlprereg/heldout_n": 4.0})]
+    assert group.problems == ["tracker unflushable stopped: OSError: store went away"]
+    assert group.backends == [good]
