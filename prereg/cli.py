@@ -234,6 +234,12 @@ def cmd_show(args) -> int:
     plan.add_row("multiplicity", f"{mult['method']} at {mult['alpha']:g} over {', '.join(mult['family']) or '(none)'}")
     if "equivalence_margin" in a:
         plan.add_row("equivalence", f"margin ±{a['equivalence_margin']:g}")
+    if a.get("sequential"):
+        sq = a["sequential"]
+        fut = (sq.get("futility") or {}).get("type", "none")
+        plan.add_row("sequential", f"looks at {', '.join(map(str, sq['looks']))} seeds per arm, {sq['spending']} "
+                                   f"spending, futility {fut}, {sq.get('small_sample', 't_calibrated')} "
+                                   f"(`prereg design` shows the boundaries)")
     if "power" in a:
         pw = a["power"]
         extra = "".join(f", {k} {pw[k]:g}" for k in ("pilot_sd", "effect") if k in pw)

@@ -870,6 +870,10 @@ def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: 
         from stats.interim import log_early_analysis
 
         log_early_analysis(lock, runs_path, data)
+    if lock.prereg["analysis"].get("sequential") and data.source == "runs":
+        from stats.interim import drop_unasked_seeds
+
+        drop_unasked_seeds(lock, runs_path, data)
     return build(lock, data, lock_path)
 
 

@@ -140,3 +140,19 @@ def log_early_analysis(lock: Lock, runs: str | Path, data) -> dict | None:
              "seeds_per_arm": counts, "inputs": sorted(u.input_id for u in data.units.values() if u.input_id),
              "created_at": _now()}
     return lk.append(runs, lock.study_id, entry)
+
+
+def drop_unasked_seeds(lock: Lock, runs: str | Path, data) -> None:
+    """A study stopped early by its sealed interim record did not miss the seeds it never ran.
+
+    ``missing_seed`` deviations for seeds beyond the look at which an arm stopped are removed
+    (an intact looks log only; audit check 12 verifies the record that stopped it).
+    """
+    entries = lk.read_log(runs, lock.study_id)
+    if lk.chain_problems(entries):
+        return
+    planned = lk.planned_seeds(lock.prereg, lock.hash, entries)
+    order = {s: i for i, s in enumerate(lock.prereg["seeds"])}
+    data.deviations[:] = [d for d in data.deviations
+                          if not (d.get("kind") == "missing_seed" and d.get("arm") in planned
+                                  and order.get(d.get("seed"), -1) >= planned[d["arm"]])]

@@ -112,3 +112,12 @@ def test_design_is_deterministic_and_seeded():
     q = seq_prereg()
     q["analysis"]["rng_seed"] += 1
     assert design(plan_of(q)).t_upper[1:] != design(p).t_upper[1:]
+
+
+def test_show_names_the_sequential_plan(tmp_path, capsys):
+    path = write(tmp_path, seq_prereg())
+    assert main(["lock", str(path), "--lock-dir", str(tmp_path / "locks")]) == 0
+    lock = next((tmp_path / "locks").glob("*.lock.json"))
+    capsys.readouterr()
+    assert main(["show", str(lock)]) == 0
+    assert "looks at 4, 6, 8 seeds per arm, obrien_fleming spending" in capsys.readouterr().out

@@ -199,8 +199,9 @@ def test_early_stop_refuses_later_seeds_and_audits_clean(tmp_path):
             lk.gate(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", arm, SEEDS[4])
     with pytest.raises(Refusal, match="stopped every selected arm"):
         lk.look_units(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", 2, None, None)
-    analyze(camp.lock_path, camp.runs_dir)  # the final analysis of a stopped study is not a peek
+    a = analyze(camp.lock_path, camp.runs_dir)  # the final analysis of a stopped study is not a peek
     assert len(lk.read_log(camp.runs_dir, "seqs")) == 1
+    assert a["verdicts"]["study"]["verdict"] == "AS_PLANNED", a["deviations"]  # unrun seeds were not asked for
     assert _audit(camp, tmp_path) == []  # completeness asks only for the seeds the design asked for
 
 
@@ -303,3 +304,17 @@ def test_render_draws_the_boundary_plot_with_the_observed_path(continued, tmp_pa
     png = tmp_path / "r" / "figures" / "sequential_boundaries.png"
     assert png in paths and png.stat().st_size > 10_000
     assert "figures/sequential_boundaries.png" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_one_sided_less_alternative_signs_the_statistic():
+    """alternative 'less': a negative paired t is evidence for the alternative, a positive one is not."""
+    from prereg.seqdesign import decide, design, plan_of
+
+    p = seq_prereg()
+    p["analysis"]["contrasts"]["alternative"] = "less"
+    plan = plan_of(p)
+    assert plan.sides == 1 and plan.direction == -1
+    d = design(plan)
+    t_obs = -(d.t_upper[0] + 0.5)  # arm far below baseline
+    assert decide(d, 1, t_obs * plan.direction) == "stop_efficacy"
+    assert decide(d, 1, -t_obs * plan.direction) == "continue"
