@@ -27,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "every confirmatory run and sweep-log event must be signed by one; repeatable")
     c.add_argument("--only", action="append", default=None, metavar="CHECK", help="run only this check id or name")
     c.add_argument("--plain", action="store_true", help="plain text even in a terminal")
+    c.add_argument("--all", dest="show_all", action="store_true",
+                   help="list the findings that follow from a root cause too (by default they are counted)")
     return p
 
 
@@ -72,9 +74,9 @@ def _check(args: argparse.Namespace) -> int:
     if args.html_out:
         write_atomic(args.html_out, to_html(result), make_parents=False)
     if sys.stdout.isatty() and not args.plain:
-        rich_print(result)
+        rich_print(result, show_all=args.show_all)
     else:
-        sys.stdout.write(plain_text(result))
+        sys.stdout.write(plain_text(result, show_all=args.show_all))
     return result.exit_code
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from audit.context import load_context
 from audit.findings import ERROR, AuditResult, CheckResult
 from audit.registry import CHECKS
+from audit.rootcause import link
 from prereg.errors import UserError
 
 
@@ -42,7 +43,9 @@ def run_audit(report_dir: str | Path, *, lock: str | Path | None = None, runs: s
             else:
                 res.status = "warn" if res.findings else "pass"
         results.append(res)
+    link(ctx, results)
     return AuditResult(report_dir=str(report_dir), lock_path=str(ctx.lock_path),
                        runs_path=str(ctx.runs_path) if ctx.runs_path else None, results=results,
                        untraced=ctx._cache.get("untraced", []), traced_count=ctx._cache.get("traced_count", 0),
-                       strict=strict)
+                       strict=strict, numbers=ctx._cache.get("numbers", []),
+                       number_counts=ctx._cache.get("number_counts", {}))

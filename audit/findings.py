@@ -22,6 +22,7 @@ class Finding:
     found: str
     message: str = ""
     level: str = ERROR
+    cause: str = ""     # the root cause this finding follows from ("location: message"), see audit.rootcause
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -60,6 +61,8 @@ class AuditResult:
     untraced: list[dict] = field(default_factory=list)
     traced_count: int = 0
     strict: bool = False
+    numbers: list = field(default_factory=list)          # audit.statuses.NumberRow per report number
+    number_counts: dict = field(default_factory=dict)    # {"seen": n, status: n}
 
     @property
     def findings(self) -> list[Finding]:
@@ -72,6 +75,17 @@ class AuditResult:
     @property
     def warnings(self) -> list[Finding]:
         return [f for f in self.findings if f.level == WARNING]
+
+    @property
+    def root_causes(self) -> list:
+        """(root finding, number of consequences) for findings that others follow from (audit.rootcause)."""
+        from audit.rootcause import root_causes
+
+        return root_causes(self.findings)
+
+    @property
+    def consequences(self) -> list[Finding]:
+        return [f for f in self.findings if f.cause]
 
     @property
     def passed(self) -> bool:
@@ -92,8 +106,11 @@ class AuditResult:
             "passed": self.passed,
             "finding_count": len(self.findings),
             "error_count": len(self.errors),
+            "root_causes": [{"location": f.location, "message": f.message, "check": f.check, "consequences": n}
+                            for f, n in self.root_causes],
             "warning_count": len(self.warnings),
-            "numbers": {"traced": self.traced_count, "untraced": len(self.untraced)},
+            "numbers": dict(self.number_counts) or {"traced": self.traced_count, "untraced": len(self.untraced)},
             "untraced": self.untraced,
+            "traceability": [r.as_dict() for r in self.numbers],
             "checks": [r.as_dict() for r in self.results],
         }

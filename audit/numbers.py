@@ -163,20 +163,23 @@ def numbers_in(text: str) -> list[tuple[re.Match, float, int, int, bool]]:
 # (name, value) so the tracer can check it (n=500 against the locked held-out n, a seed list
 # against the locked seeds). Every pattern is bounded, so scanning stays linear.
 _LABELS: tuple[tuple[re.Pattern, str | None], ...] = (
-    (re.compile(r"\bn\s*=\s*(?P<v>\d{1,3}(?:,\d{3})+|\d+)(?![.\d])", re.I), "n"),
-    (re.compile(r"\bseeds?\s*[#:=]?\s*\(?\s*(?P<list>\d+(?![.\d%])(?:\s*,\s*\d+(?![.\d%])){0,99})", re.I), "seed"),
+    (re.compile(r"\bn\s*=\s*(?P<v>\d{1,3}(?:,\d{3})+|\d+)(?!\.?\d)", re.I), "n"),
+    # "seed 1", "seeds 11, 23, 37" name runs; an "RNG seed" or "random seed" is a value of the plan
+    (re.compile(r"(?<!rng )(?<!random )(?<!bootstrap )\bseeds?\s*[#:=]?\s*\(?\s*"
+                r"(?P<list>\d+(?!\.?\d|%)(?:\s*,\s*\d+(?!\.?\d|%)){0,99})", re.I), "seed"),
     (re.compile(r"\b(?P<w>pass|maj|avg|mean|best|cons)\s*@\s*(?P<v>\d+)", re.I), "@k"),
     (re.compile(r"\blast\s+(?P<v>\d+)\s+(?:training\s+)?(?:steps?|epochs?|iterations?|updates?|evals?|evaluations?)\b",
                 re.I), "last_steps"),
     (re.compile(r"\(\s*(?P<lo>\d+)\s*[-–—]\s*(?P<v>\d+)\s*\)"), "range"),
-    (re.compile(r"\b(?:lora\s+)?rank\s*[=:]?\s*(?P<v>\d+)(?![.\d])", re.I), "rank"),
-    (re.compile(r"(?P<v>\d+(?:\.\d+)?)\s*%\s*(?P<w>CI|confidence|credible|HDI|power)\b", re.I), "%"),
+    (re.compile(r"\b(?:lora\s+)?rank\s*[=:]?\s*(?P<v>\d+)(?!\.?\d)", re.I), "rank"),
+    (re.compile(r"(?P<v>\d+(?:\.\d+)?)\s*%\s*(?:[\w-]+\s+){0,2}?(?P<w>CI|confidence|credible|HDI|power|intervals?)\b",
+                re.I), "%"),
     (re.compile(r"\bCI\s*(?P<v>\d+)\b"), "ci_level"),
     (re.compile(r"\btop[-\s]?(?P<v>\d+)\b", re.I), "top"),
-    (re.compile(r"\bk\s*=\s*(?P<v>\d+)(?![.\d])"), "k"),
-    (re.compile(r"\b(?:at\s+)?(?P<w>step|epoch|iteration|checkpoint)\s+(?P<v>\d+)(?![.\d])", re.I), "@w"),
-    (re.compile(r"\b(?:table|tab\.|figure|fig\.|section|sec\.|§|eq\.|equation|appendix|hypothesis|footnote|"
-                r"version|v)\s*(?P<v>\d+(?:\.\d+)*)\b", re.I), None),
+    (re.compile(r"\bk\s*=\s*(?P<v>\d+)(?!\.?\d)"), "k"),
+    (re.compile(r"\b(?:at\s+)?(?P<w>step|epoch|iteration|checkpoint)\s+(?P<v>\d+)(?!\.?\d)", re.I), "@w"),
+    (re.compile(r"\b(?:table|tab\.|figure|fig\.|section|sec\.|§|eq\.|equation|appendix|hypothesis|"
+                r"version)\s*(?P<v>\d+(?:\.\d+)*)\b", re.I), None),
 )
 
 
@@ -204,7 +207,7 @@ def label_spans(text: str) -> dict[int, tuple[str, float] | None]:
             if name == "@k":
                 fact = (f"{m.group('w').lower()}@k", v)
             elif name == "%":
-                fact = ("power" if m.group("w").lower() == "power" else "ci_level", v)
+                fact = ("power" if m.group("w").lower() == "power" else "ci_level", v)   # "95% CI", "80% power"
             elif name == "@w":
                 fact = (m.group("w").lower(), v)
             else:
@@ -215,8 +218,9 @@ def label_spans(text: str) -> dict[int, tuple[str, float] | None]:
     return out
 
 
+# A column that names what each row is (singular: "Seeds" is a count of seeds, "Seed" names one).
 _IDENTITY_HEADER = re.compile(r"^\W*(arm|seed|run|comparison|contrast|method|algorithm|variant|model|recipe|"
-                              r"checkpoint|adapter)s?\b(?!\s*[#:=]?\s*\d)", re.I)
+                              r"checkpoint|adapter)\b(?!\s*[#:=]?\s*\d)", re.I)
 
 
 def _window(blanked: str, start: int, end: int, clause: list[int]) -> str:
@@ -339,10 +343,14 @@ def _bind_pins(made: list[tuple[int, Mention]], pins: list[tuple[int, str]]) -> 
             continue
         last = made[j][1]
         last.pin = pid
+        last.status_hint, last.label_fact = ("value", None) if last.status_hint == "label" else \
+            (last.status_hint, last.label_fact)   # a pinned number is a value: its author said which
         if last.interval is not None and pid.rsplit(".", 1)[-1] not in _SPECIFIC_END:
             for _, mn in made[max(0, j - 2):j]:
                 if mn.interval == last.interval and mn.pin is None:
                     mn.pin = pid
+                    if mn.status_hint == "label":
+                        mn.status_hint, mn.label_fact = "value", None
 
 
 def _cells_table(b: _Builder, t: Table) -> None:

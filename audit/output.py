@@ -12,29 +12,66 @@ def verdict_line(result: AuditResult) -> str:
     e, w = len(result.errors), len(result.warnings)
     if result.passed:
         return "audit passed: no findings" if not w else f"audit passed with {w} warning(s) (they fail with --strict)"
+    roots = result.root_causes
+    if roots:
+        n = sum(k for _, k in roots)
+        return (f"audit failed: {e} error(s), {w} warning(s): {len(roots)} root cause(s) with {n} consequence(s), "
+                f"{e - n - len(roots)} other error(s)")
     return f"audit failed: {e} error(s), {w} warning(s)"
 
 
-def plain_text(result: AuditResult, *, max_per_check: int = 50) -> str:
-    lines = []
+def numbers_line(result: AuditResult) -> str:
+    """How many report numbers were seen and what became of them (audit.statuses)."""
+    from audit.statuses import summary_line
+
+    if result.number_counts:
+        line = summary_line(result.number_counts)
+    else:
+        line = f"numbers: {result.traced_count} traced, {len(result.untraced)} untraced"
+    return line + ("" if result.strict else " (value-only, untraced and in-code numbers are findings only with --strict)")
+
+
+def root_lines(result: AuditResult) -> list[str]:
+    """The root causes first, each with how many findings follow from it."""
+    roots = result.root_causes
+    if not roots:
+        return []
+    out = [f"root causes ({len(roots)}; {sum(n for _, n in roots)} consequence(s) grouped under them):"]
+    for f, n in roots:
+        out.append(f"    {f.location}: {f.message} -> {n} consequence(s)")
+    return out
+
+
+def _shown(r, show_all: bool):
+    return r.findings if show_all else [f for f in r.findings if not f.cause]
+
+
+def plain_text(result: AuditResult, *, max_per_check: int = 50, show_all: bool = False) -> str:
+    """The audit as plain text; consequences of a root cause are counted, listed only with ``show_all``."""
+    lines = root_lines(result)
     for r in result.results:
         tag = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "n.a.": "N/A "}[r.status]
         extra = f" ({r.reason})" if r.reason else (f" — {len(r.findings)} finding(s)" if r.findings else "")
         lines.append(f"[{tag}] {r.check:>2} {r.name}: {r.title}{extra}")
-        for f in r.findings[:max_per_check]:
+        shown = _shown(r, show_all)
+        for f in shown[:max_per_check]:
             lvl = "warning" if f.level == "warning" else "error"
             lines.append(f"    {lvl}: {f.location}: {f.message}")
             lines.append(f"        expected: {f.expected}")
             lines.append(f"        found:    {f.found}")
-        if len(r.findings) > max_per_check:
-            lines.append(f"    ... {len(r.findings) - max_per_check} more (see --json)")
-    lines.append(f"numbers: {result.traced_count} traced, {len(result.untraced)} untraced"
-                 + ("" if result.strict else " (untraced numbers are findings only with --strict)"))
+            if f.cause:
+                lines.append(f"        follows from: {f.cause}")
+        if len(shown) > max_per_check:
+            lines.append(f"    ... {len(shown) - max_per_check} more (see --json)")
+        hidden = len(r.findings) - len(shown)
+        if hidden:
+            lines.append(f"    + {hidden} consequence(s) of the root causes above (listed with --all)")
+    lines.append(numbers_line(result))
     lines.append(verdict_line(result))
     return "\n".join(lines) + "\n"
 
 
-def rich_print(result: AuditResult, *, max_per_check: int = 50) -> None:
+def rich_print(result: AuditResult, *, max_per_check: int = 50, show_all: bool = False) -> None:
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -47,15 +84,21 @@ def rich_print(result: AuditResult, *, max_per_check: int = 50) -> None:
     for r in result.results:
         t.add_row(r.check, r.name, f"[{style[r.status]}]{r.status}[/]", str(len(r.findings)) if r.findings else "")
     con.print(t)
+    for line in root_lines(result):
+        con.print(line, markup=False, highlight=False, style="bold red")
     for r in result.results:
-        for f in r.findings[:max_per_check]:
+        shown = _shown(r, show_all)
+        for f in shown[:max_per_check]:
             color = "yellow" if f.level == "warning" else "red"
             con.print(f"[{color}]{r.check} {r.name}[/] {escape(f.location)}: {escape(f.message)}", markup=True,
                       highlight=False)
             con.print(f"    expected: {f.expected}\n    found:    {f.found}", markup=False, highlight=False)
-        if len(r.findings) > max_per_check:
-            con.print(f"    ... {len(r.findings) - max_per_check} more (see --json)", markup=False)
-    con.print(f"numbers: {result.traced_count} traced, {len(result.untraced)} untraced", markup=False)
+        if len(shown) > max_per_check:
+            con.print(f"    ... {len(shown) - max_per_check} more (see --json)", markup=False)
+        if len(r.findings) > len(shown):
+            con.print(f"    + {len(r.findings) - len(shown)} consequence(s) of the root causes above (listed with --all)",
+                      markup=False)
+    con.print(numbers_line(result), markup=False)
     con.print(f"[{'green' if result.passed else 'red'}]{escape(verdict_line(result))}[/]")
 
 
@@ -78,8 +121,14 @@ def to_html(result: AuditResult) -> str:
              f"<h1>Audit of <code>{e(result.report_dir)}</code></h1>",
              f"<p>lock <code>{e(str(result.lock_path))}</code>, runs <code>{e(str(result.runs_path))}</code></p>",
              f"<p class='{'pass' if ok else 'fail'}'>{e(verdict_line(result))} ({n} finding(s))"
-             f"</p><p>numbers in the report: {result.traced_count} traced, {len(result.untraced)} untraced</p>",
-             "<table><tr><th>#</th><th>check</th><th>status</th><th>findings</th></tr>"]
+             f"</p><p>{e(numbers_line(result))}</p>"]
+    roots = result.root_causes
+    if roots:
+        parts.append("<h2>Root causes</h2><p>Findings that follow from these are listed under their check with the "
+                     "root they follow from.</p><table><tr><th>where</th><th>what</th><th>consequences</th></tr>")
+        parts += [f"<tr><td><code>{e(f.location)}</code></td><td>{e(f.message)}</td><td>{n}</td></tr>" for f, n in roots]
+        parts.append("</table>")
+    parts.append("<table><tr><th>#</th><th>check</th><th>status</th><th>findings</th></tr>")
     for r in result.results:
         cls = {"pass": "pass", "warn": "warning", "fail": "fail", "n.a.": "na"}[r.status]
         parts.append(f"<tr><td>{e(r.check)}</td><td>{e(r.name)}: {e(r.title)}</td><td class='{cls}'>{e(r.status)}"
@@ -90,17 +139,32 @@ def to_html(result: AuditResult) -> str:
             continue
         parts.append(f"<h2>{e(r.check)}. {e(r.name)}</h2>")
         if r.findings:
-            parts.append("<table><tr><th>level</th><th>where</th><th>what</th><th>expected</th><th>found</th></tr>")
+            parts.append("<table><tr><th>level</th><th>where</th><th>what</th><th>expected</th><th>found</th>"
+                         "<th>follows from</th></tr>")
             for f in r.findings:
                 parts.append(f"<tr><td class='{e(f.level)}'>{e(f.level)}</td><td><code>{e(f.location)}</code></td>"
-                             f"<td>{e(f.message)}</td><td>{e(f.expected)}</td><td>{e(f.found)}</td></tr>")
+                             f"<td>{e(f.message)}</td><td>{e(f.expected)}</td><td>{e(f.found)}</td>"
+                             f"<td>{e(f.cause)}</td></tr>")
             parts.append("</table>")
         if r.notes:
             parts.append("<ul>" + "".join(f"<li>{e(x)}</li>" for x in r.notes[:200]) + "</ul>")
-    if result.untraced:
-        parts.append("<h2>Untraced numbers</h2><table><tr><th>where</th><th>number</th><th>line</th></tr>")
-        for u in result.untraced[:1000]:
-            parts.append(f"<tr><td><code>{e(u['location'])}</code></td><td>{e(u['text'])}</td><td>{e(u['line'])}</td></tr>")
-        parts.append("</table>")
+    if result.numbers:
+        parts.append(_traceability_html(result.numbers))
     parts.append("</body></html>\n")
     return "".join(parts)
+
+
+_ROW_CLASS = {"error": "fail", "untraced": "warning", "value-only": "warning", "traced": "pass"}
+
+
+def _traceability_html(rows) -> str:
+    """Every report number: where, what, its status, the source it was checked against, and the rule."""
+    e = html.escape
+    out = ["<h2>Every number in the report</h2><table><tr><th>where</th><th>number</th><th>status</th>"
+           "<th>source</th><th>source value</th><th>expected</th><th>rule</th><th>line</th></tr>"]
+    for r in rows:
+        out.append(f"<tr><td><code>{e(r.location)}</code></td><td>{e(r.text)}</td>"
+                   f"<td class='{_ROW_CLASS.get(r.status, 'na')}'>{e(r.status)}</td><td><code>{e(r.source)}</code></td>"
+                   f"<td>{e(r.source_value)}</td><td>{e(r.expected)}</td><td>{e(r.rule)}</td><td>{e(r.context)}</td></tr>")
+    out.append("</table>")
+    return "".join(out)

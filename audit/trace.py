@@ -112,6 +112,8 @@ _ROW_COUNT = re.compile(r"\(\s*of\s+[\d,]+\s*\)|\bsolved\b|\bnumber of\b|\(\s*co
 def is_label(m: Mention) -> bool:
     """A number in a row label, a header cell or a heading ("(n=500)", "seed 1", "pass@16",
     "95% CI"): a label, never a value (its checkable facts are checked by ``audit.claims``)."""
+    if m.pin:
+        return False   # a pinned number is a value: its author said which
     hint = getattr(m, "status_hint", "value")
     if hint not in ("value", None, ""):
         return hint == "label"

@@ -128,7 +128,8 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     L = [f"<!-- rlprereg-analysis sha256={digest} study={a['study_id']} lock={a['lock']['hash']} -->",
          f"# Results: {a['study_id']}", "",
          f"Lock `{a['lock']['hash'][:16]}…` (v{a['lock']['version']}); source: **{a['source']}**; "
-         f"primary metric `{metric}` ({munit}); {plan['resamples']} resamples, RNG seed {plan['rng_seed']}.", "",
+         f"primary metric `{metric}` ({munit}); {plan['resamples']}<!-- id:lock.analysis.resamples --> resamples, "
+         f"RNG seed {plan['rng_seed']}<!-- id:lock.analysis.rng_seed -->.", "",
          *_scope_lines(a),
          "## Study", "", "| Seeds with runs (seeds) | Included runs (count) | Excluded runs (count) | Deviations (count) | Study verdict |",
          "|---|---|---|---|---|",

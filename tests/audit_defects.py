@@ -126,7 +126,7 @@ def notes_report(a: dict) -> str:
     arms = a["arms"]
     lines = ["# E1s notes (confirmatory)", "",
              f"We registered {len(arms)} arms and {len(SEEDS)} seeds; every run was evaluated on the same held-out "
-             f"items with {prereg['resamples']} bootstrap resamples.", "",
+             f"items with {prereg['resamples']}<!-- id:lock.analysis.resamples --> bootstrap resamples.", "",
              "| Quantity | Value |", "|---|---|",
              "| Held-out items per run | 50 |",
              f"| Seeds | {len(SEEDS)} |", "",
@@ -148,7 +148,8 @@ def notes_report(a: dict) -> str:
     for arm in arms:
         for s in SEEDS:
             lines.append(f"| {arm} | s{s} | {_f(100 * v[f'runs.{arm}.s{s}.heldout_accuracy'], 1)} |")
-    lines += ["", "Held-out items correct per seed (count, out of the 50 items), and the same as a fraction.", "",
+    lines += ["", "Held-out items correct per seed (count, out of the 50<!-- id:lock.dataset.heldout_n --> items), and the same "
+              "as a fraction (value-only numbers are errors under --strict, so the two quoted here are pinned).", "",
               "| Arm | Seed | Held-out correct (count) | Held-out accuracy (fraction) |", "|---|---|---|---|"]
     for arm in arms:
         for s in SEEDS:

@@ -53,27 +53,46 @@ def _check_claims(ctx, out, files) -> None:
             out.add(c.location, c.expected, c.found, c.message)
 
 
+def _number_findings(ctx, out, results) -> list:
+    """One status per number (audit.statuses); a finding for each error, the table for --json/--html."""
+    from audit.statuses import classify, counts, number_row
+
+    rows, untraced = [], []
+    for t in results:
+        m = t.mention
+        status = classify(t, ctx.strict)
+        rows.append(number_row(t, status))
+        if t.status == "untraced" and status in ("untraced", "error"):
+            untraced.append({"location": m.where, "text": m.text, "line": m.line_text.strip()[:200]})
+        if status != "error":
+            continue
+        if t.status == "error" and not m.in_code:
+            out.add(m.where, t.expected, m.text + (f" (row {m.row!r}, column {m.column!r})" if m.kind == "table" else "")
+                    + (f" (macro \\{m.macro})" if m.macro else ""), t.message)
+        else:
+            what = ("number in code" if m.in_code else "number") + (
+                " equal to a source by value alone, its context names none" if t.status == "traced" else
+                " that does not equal the source its context names" if t.status == "error" else " untraced")
+            out.add(m.where, "a number traced to the analysis, a manifest or the lock" if t.status != "error"
+                    else t.expected, m.text, f"{what} (--strict)")
+    ctx._cache["numbers"] = rows
+    ctx._cache["number_counts"] = counts(rows)
+    ctx._cache["untraced"] = untraced
+    ctx._cache["traced_count"] = sum(1 for r in rows if r.status == "traced")
+    return rows
+
+
 def run(ctx, out) -> None:
+    from audit.statuses import SKIPPED, summary_line
+
     results, idx, files = traced_report(ctx)
     if not files:
         out.notes.append(f"no .md or .tex files under {ctx.rel(ctx.report_dir)}")
-    untraced = []
-    for t in results:
-        m = t.mention
-        if t.status == "error":
-            out.add(m.where, t.expected, m.text + (f" (row {m.row!r}, column {m.column!r})" if m.kind == "table" else "")
-                    + (f" (macro \\{m.macro})" if m.macro else ""), t.message)
-        elif t.status == "untraced":
-            untraced.append({"location": m.where, "text": m.text, "line": m.line_text.strip()[:200]})
-            if ctx.strict:
-                out.add(m.where, "a number traced to the analysis, a manifest or the lock", m.text,
-                        "untraced number (--strict)")
+    rows = _number_findings(ctx, out, results)
     _check_verdicts(ctx, out, files)
     model_index.run(ctx, out, files)
     _check_claims(ctx, out, files)
-    for lo, hi in swapped_intervals([t.mention for t in results]):
+    values = [t.mention for t, r in zip(results, rows, strict=True) if r.status not in SKIPPED]
+    for lo, hi in swapped_intervals(values):
         out.add(lo.where, f"[{hi.text}, {lo.text}] (low end first)", f"[{lo.text}, {hi.text}]", "interval with swapped ends")
-    ctx._cache["untraced"] = untraced
-    ctx._cache["traced_count"] = sum(1 for t in results if t.status == "traced")
-    out.notes.append(f"{sum(1 for t in results if t.status == 'traced')} numbers traced, {len(untraced)} untraced, "
-                     f"{sum(1 for t in results if t.status == 'error')} wrong, over {len(idx.sources)} sources")
+    out.notes.append(f"{summary_line(ctx._cache['number_counts'])}; over {len(idx.sources)} sources")
