@@ -369,3 +369,15 @@ def test_flush_sends_the_summaries_and_notes_a_tracker_that_cannot_store_them():
     assert good.logged == [(2, {"rlprereg/heldout_accuracy": 0.5, "rlprereg/heldout_n": 4.0})]
     assert group.problems == ["tracker unflushable stopped: OSError: store went away"]
     assert group.backends == [good]
+
+
+def test_sweep_refuses_a_missing_client_before_any_unit_starts(tmp_path, monkeypatch, capsys):
+    from runner.sweep import main as sweep_main
+
+    lock = write_lock(tmp_path, prereg(id="trk"))
+    monkeypatch.setitem(__import__("sys").modules, "wandb", None)
+    rc = sweep_main([str(lock), "--out", str(tmp_path / "runs"), "--no-live", "--report-to", "mlflow,wandb"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and err == ["error: --report-to wandb: the wandb package is not installed; "
+                               "pip install 'rlprereg[trackers]'"]
+    assert not (tmp_path / "runs").exists()

@@ -199,3 +199,21 @@ def test_card_license_is_the_users_choice():
 
     assert license_fields("Qwen/Qwen3-8B", "apache-2.0") == {"license": "apache-2.0"}
     assert license_fields("tiny:qwen2", None) == {"license": "other", "license_name": "same-as-base-model"}
+
+
+def test_model_cards_of_an_imported_table_are_refused_in_one_line(tmp_path, capsys):
+    from prereg.jsonio import write_json_atomic
+    from prereg.lock import build_lock
+
+    pre = small_prereg(E1, heldout_n=20, steps=3, seeds=[1, 2, 3])
+    pre["analysis"]["resamples"] = 200
+    lock = tmp_path / "e1.lock.json"
+    write_json_atomic(lock, build_lock(pre))
+    rows = ["arm,seed,heldout_accuracy"] + [f"{arm},{s},{0.5 + 0.01 * s:.4f}" for arm in pre["arms"]
+                                             for s in pre["seeds"]]
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    apath = write(analyze(lock, tmp_path / "t.csv"), tmp_path / "a" / "analysis.json")
+    rc = stats_main(["render", str(apath), "-o", str(tmp_path / "out"), "--model-cards"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and err == ["error: --model-cards: the analysis is of an imported table; cards need the run folders"]
+    assert not (tmp_path / "out").exists()
