@@ -40,6 +40,7 @@ ANALYSIS_FORMAT = 1
 ZERO_SD = "all paired differences equal (SD 0): t-based quantity undefined"
 SIG_DIGITS = 12
 SECONDARY_SCOPE = "secondary (not in the multiplicity family)"
+IQM_FEW = "IQM over fewer than 4 seeds trims nothing: it equals the mean (flagged, not an IQM)"
 # README failure 18: observed ("post-hoc") power is a one-to-one function of p at fixed n (Hoenig & Heisey 2001)
 OBSERVED_POWER = ("observed power of the paired t test (observed mean difference and SD): a one-to-one function of "
                   "p at fixed n (Hoenig & Heisey 2001), no evidential weight; never used in a verdict")
@@ -147,8 +148,13 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
         for stat in summ["statistics"]:
             vid = f"arms.{arm}.{metric}.{stat}"
             val = float(iv.rs.statistic(stat)(x)) if x.size else None
-            V.add(vid, val, f"{stat} over seeds", mu, params=base_params, inputs=ins,
-                  note=None if x.size else "no seeds: undefined")
+            note = None if x.size else "no seeds: undefined"
+            if stat == "iqm" and 0 < x.size < 4:  # 25% of fewer than 4 seeds rounds to 0: nothing is trimmed
+                note = IQM_FEW
+                w = f"arms.{arm}.{metric}.iqm: {IQM_FEW}"
+                if w not in warnings:
+                    warnings.append(w)
+            V.add(vid, val, f"{stat} over seeds", mu, params=base_params, inputs=ins, note=note)
             plans = [(tag, method)]
             if (items is not None or metric in ITEM_FIELD) and method != "hierarchical_bootstrap":
                 plans.append(("h" + tag, "hierarchical_bootstrap"))  # additional two-level interval
@@ -305,6 +311,7 @@ def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warni
     V.add(f"{pre}.effect_size_dz", dz, "standardized paired effect: mean / SD of differences", "statistic",
           params=bp, inputs=ins, note=None if dz is not None else
           ZERO_SD if sd == 0 else "fewer than two pairs: effect size undefined")
+    _effect_sizes(V, pre, bp, d, a, b, ins)
 
     # intervals (planned specs; all levels of one method share one stream)
     ints: dict[float, tuple] = {}
@@ -432,7 +439,7 @@ def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warni
     return {"p": planned.p, "p_note": planned.note if planned.p is None else None, "mde_note": mde_note,
             "intervals": ints, "mde": clean(mde), "tost_p": clean(tost), "margin": margin,
             "published": _published(prereg, arm, base, metric), "n": n, "margin_note": margin_note,
-            "design": design, "session": sess, "noninferiority_p": ni}
+            "design": design, "session": sess, "noninferiority_p": ni, "diffs": d}
 
 
 def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primary: bool, va: dict, vb: dict,
@@ -485,6 +492,23 @@ def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primar
     return facts
 
 
+
+
+def _effect_sizes(V, pre, bp, d, a, b, ins) -> None:
+    """Exact noncentral-t 95% intervals of dz, and Hedges' g (arms as independent groups) with its interval."""
+    from stats import effect_sizes as es
+
+    r = es.dz(d)
+    for end in ("low", "high"):
+        V.add(f"{pre}.effect_size_dz.ci95.{end}", getattr(r, end), "exact noncentral-t interval of dz (inverted in "
+              "the noncentrality)", "statistic", params={**bp, "level": 0.95, "method": r.method}, inputs=ins,
+              note=r.note)
+    g = es.hedges_g(a, b)
+    V.add(f"{pre}.hedges_g", g.value, "Hedges' g: (mean arm - mean baseline) / pooled SD x exact J (arms as "
+          "independent groups)", "statistic", params={**bp, "method": g.method}, inputs=ins, note=g.note)
+    for end in ("low", "high"):
+        V.add(f"{pre}.hedges_g.ci95.{end}", getattr(g, end), "exact noncentral-t interval of Hedges' g", "statistic",
+              params={**bp, "level": 0.95, "method": g.method}, inputs=ins, note=g.note)
 
 
 def _noninferiority(V, plan, pre, bp, d, ins):
@@ -621,6 +645,26 @@ def _adjust(V: Values, plan: dict, facts: dict, warnings: list[str]) -> None:
         V.add(f"contrasts.{c}.reject", a["reject"], f"{a['method']} adjusted p < alpha", "other", params=prm,
               inputs=ins, note=note)
         f["reject"] = a["reject"]
+        if a["method"] != "none" and f.get("diffs") is not None:
+            _simultaneous(V, c, f["diffs"], a, ins)
+
+
+def _simultaneous(V: Values, c: str, d, a: dict, ins) -> None:
+    """Bonferroni simultaneous t interval (level 1 - alpha/m) of a family contrast, next to its adjusted p.
+
+    Together the m intervals cover all family contrasts at 1 - alpha; reported beside Holm/BH/Bonferroni
+    adjusted p-values so the verdict's unadjusted intervals are not read as family-wise statements.
+    """
+    m = len(a["family"])
+    level = 1 - a["alpha"] / m
+    r = iv.compute(np.asarray(d, dtype=float), "mean", "t", [level], resamples=0, rng_seed=None,
+                   stream=f"contrasts.{c}.ci_simultaneous")[level] if len(d) else None
+    prm = {"method": "bonferroni simultaneous t", "level": level, "family": a["family"], "alpha": a["alpha"],
+           "adjusted_p_method": a["method"]}
+    for end in ("low", "high"):
+        V.add(f"contrasts.{c}.ci_simultaneous.{end}", None if r is None else getattr(r, end),
+              f"simultaneous (Bonferroni, level 1 - alpha/{m}) t interval of the mean paired difference", "difference",
+              params=prm, inputs=ins, note="no paired seeds: undefined" if r is None else r.note)
 
 
 def _favours(f: dict, decl) -> dict | None:
@@ -832,7 +876,8 @@ def _facts(f: dict, plan: dict):
 
 
 # first segments of the primary contrast ids: a secondary metric named like one would collide
-_CONTRAST_TAILS = {"n_pairs", "diff_mean", "diff_sd", "effect_size_dz", "tests", "p", "p_adjusted", "reject", "mde",
+_CONTRAST_TAILS = {"n_pairs", "diff_mean", "diff_sd", "effect_size_dz", "hedges_g", "noninferiority_p", "tests", "p",
+                   "p_adjusted", "reject", "mde", "ci_simultaneous",
                    "mde_d", "mde_pilot", "mde_independent", "power_achieved", "power_achieved_independent", "tost_p",
                    "tost_equivalent", "item"}
 

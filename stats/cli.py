@@ -122,7 +122,10 @@ def _cmd_coverage(args) -> int:
         write_atomic(args.json, dumps_pretty(tab), overwrite=False)
     if args.md:
         write_atomic(args.md, md, overwrite=False)
-    if args.write_table:
+    if args.write_table:  # the clustered study (--clustered --write-table) is kept
+        old = coverage.load_table() or {}
+        if "clustered" in old:
+            tab["clustered"] = old["clustered"]
         write_atomic(coverage.TABLE_PATH, json.dumps(tab, indent=1, sort_keys=True) + "\n", overwrite=True)
         print(f"wrote {coverage.TABLE_PATH}")
     return 0
@@ -161,6 +164,7 @@ def _sequential(args) -> int:
 def _clustered(args) -> int:
     """`stats coverage --clustered`: type I error of each item-level method (README failure 17)."""
     from prereg.jsonio import dumps_pretty, write_atomic
+    from stats import coverage
     from stats import coverage_items as ci
 
     for p in (args.json, args.md):
@@ -174,6 +178,13 @@ def _clustered(args) -> int:
         write_atomic(args.json, dumps_pretty(tab), overwrite=False)
     if args.md:
         write_atomic(args.md, md, overwrite=False)
+    if args.write_table:
+        import json
+
+        table = coverage.load_table() or {}
+        table["clustered"] = tab
+        write_atomic(coverage.TABLE_PATH, json.dumps(table, indent=1, sort_keys=True) + "\n", overwrite=True)
+        print(f"wrote the clustered study into {coverage.TABLE_PATH}")
     return 0
 
 

@@ -220,6 +220,7 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
 
     L += _secondary_markdown(a, d)
 
+    L += _effect_section(a, d)
     tests = ["paired_t", "wilcoxon", "sign_flip", "welch_t", "paired_bootstrap"]
     planned = a["plan"]["contrasts"]["test"] if isinstance(a.get("plan"), dict) and "contrasts" in a["plan"] else None
     L += ["## Sensitivity: every seed-level test (p-values, probability)", "",
@@ -808,3 +809,27 @@ def _item_section(a: dict, d, munit: str) -> list[str]:
                      + " | ".join(d.interval(f"{pre}.crossed_bootstrap.{t}") for t in tags) + " |")
         L.append("")
     return L
+
+
+def _effect_section(a: dict, d) -> list[str]:
+    """Standardised effects with exact intervals, and family-wise (simultaneous) intervals next to adjusted p."""
+    cs = [c for c in a["contrasts"] if f"contrasts.{c}.hedges_g" in a["values"]]
+    if not cs:
+        return []
+    simul = any(f"contrasts.{c}.ci_simultaneous.low" in a["values"] for c in cs)
+    head = ["Contrast", "dz (statistic)", "dz 95% CI, exact noncentral t (statistic)", "Hedges' g (statistic)",
+            "g 95% CI, exact noncentral t (statistic)"]
+    if simul:
+        head += ["Simultaneous interval, Bonferroni (difference)", "Adjusted p (probability)"]
+    L = ["## Effect sizes and simultaneous intervals", "",
+         "dz: mean paired difference / SD of the differences; Hedges' g: arms as independent groups (pooled SD, "
+         "exact small-sample factor). The simultaneous intervals cover every family contrast jointly at 1 − α.", "",
+         "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in cs:
+        pre = f"contrasts.{c}"
+        row = [f"`{c}`", d.cell(f"{pre}.effect_size_dz"), d.interval(f"{pre}.effect_size_dz.ci95"),
+               d.cell(f"{pre}.hedges_g"), d.interval(f"{pre}.hedges_g.ci95")]
+        if simul:
+            row += [d.interval(f"{pre}.ci_simultaneous"), d.cell(f"{pre}.p_adjusted")]
+        L.append("| " + " | ".join(row) + " |")
+    return L + [""]
