@@ -381,3 +381,55 @@ def test_sweep_refuses_a_missing_client_before_any_unit_starts(tmp_path, monkeyp
     assert rc == 2 and err == ["error: --report-to wandb: the wandb package is not installed; "
                                "pip install 'rlprereg[trackers]'"]
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.slow
+def test_a_killed_and_resumed_unit_keeps_both_tracker_runs(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tensorboard.backend.event_processing.event_accumulator import TENSORS, EventAccumulator
+
+    from runner.train import run_unit
+
+    p = prereg(id="rsm")
+    p["training"] = {**p["training"], "max_steps": 4, "checkpoint_every": 2}
+    lock = write_lock(tmp_path, p)
+    out, tb = tmp_path / "runs", tmp_path / "tb"
+    repo = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RLPREREG_", "ACCELERATE_", "TRL_"))}
+    env.update(PYTHONPATH=str(repo), HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    proc = subprocess.Popen([sys.executable, "-m", "runner", "run", "--arm", "grpo", "--seed", "1", "--lock",
+                             str(lock), "--out", str(out), "--quiet", "--report-to", "tensorboard",
+                             "--tensorboard-dir", str(tb)], cwd=repo, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    unit = unit_dir(out, "rsm", "grpo", 1)
+    deadline = time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if (unit / TELEMETRY).exists() and (unit / TELEMETRY).read_text().count("\n") >= 3:
+                os.kill(proc.pid, signal.SIGKILL)
+                break
+            time.sleep(0.01)
+    finally:
+        proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL, "the run was not killed mid-training"
+    first = read_run(unit).manifest["trackers"]
+    assert [t["name"] for t in first] == ["tensorboard"]
+
+    import torch
+
+    torch.set_num_threads(1)
+    run_unit(lock, "grpo", 1, out, quiet=True, environ={}, report_to=["tensorboard"], tensorboard_dir=tb)
+    m = read_run(unit).manifest
+    assert m["status"] == "complete" and len(m["resumes"]) == 1
+    assert m["trackers"][:1] == first and [t["name"] for t in m["trackers"]] == ["tensorboard", "tensorboard"]
+    acc = EventAccumulator(str(tb / "rsm" / "grpo" / "s1"), size_guidance={TENSORS: 0})
+    acc.Reload()
+    got = {e.step: e.value for e in acc.Scalars("rlprereg/reward_mean")}
+    want = {r["step"]: r["reward_mean"] for r in read_jsonl(unit / TELEMETRY, "telemetry")}
+    assert sorted(got) == [1, 2, 3, 4] and all(got[s] == pytest.approx(want[s], rel=1e-6) for s in want)
+    seals = [e.tensor_proto.string_val[0].decode() for e in acc.Tensors("rlprereg.seal/text_summary")]
+    assert seals == [m["seal"]]
