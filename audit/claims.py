@@ -26,7 +26,7 @@ from audit.words import Vocabulary, sentences
 
 _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b"
                        r"(?!\s*(?:,|and)\s*\d)", re.I)
-_SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?[(\[]?\s*((?:\d+\s*(?:,|and|&)\s*)+(?:and\s+)?\d+"
+_SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+"
                         r"(?:\s*,?\s*(?:\.\.\.|…))?)", re.I)
 _N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)\s+(?:held[- ]out\s+|test\s+)"
                      r"?(?:[A-Z][A-Za-z0-9]*\s+)?(?:problems|items|questions|puzzles|examples|boards)\b", re.I)
@@ -94,7 +94,27 @@ def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts) -> list[Claim]:
     for para in paragraphs(f.lines):
         _paragraph_claims(f, para, vocab, facts, out)
     _n_labels_in_tables(f, facts, out)
+    _table_verdicts(f, vocab, facts, out)
     return out
+
+
+def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim]) -> None:
+    """A verdict word in a table row: the verdict of the contrast its row names (an arm: against the baseline)."""
+    for i, line in enumerate(f.lines, 1):
+        if not line.lstrip().startswith("|") or _is_header(f.lines, i) or re.fullmatch(r"[\s|:-]+", line):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        arms = list(dict.fromkeys(a for _, a in vocab.arms_in(cells[0] if cells else "")))
+        cid = _contrast_id(_sentence_pair(arms, None, vocab), facts)
+        want = facts.verdicts.get(cid) if cid else None
+        if not want:
+            continue
+        for cell in cells[1:]:
+            for m in re.finditer(r"\b[A-Z][A-Z_]{3,}\b", cell):
+                word = m.group(0)
+                if word in facts.verdict_names and word != want and "<!--" not in cell[m.end():m.end() + 6]:
+                    out.append(Claim(f"{f.path}:{i}", f"{want} (verdicts.contrasts.{cid})", word,
+                                     f"verdict word {word} contradicts the analysis: {cid} is {want}"))
 
 
 def _registered(facts: Facts, seed: int) -> bool:

@@ -181,7 +181,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
             metric = s_metrics[-1][1]
 
 
-_COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b", re.I)), ("p", re.compile(r"^\W*p\b|p-?value", re.I)),
+_COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b|\bBH\b|Holm|Bonferroni|FDR", re.I)), ("p", re.compile(r"^\W*p\b|p-?value", re.I)),
              ("mde", re.compile(r"\bMDE\b|detectable", re.I)),
              ("diff", re.compile(r"Δ|\bdiff|\bdelta\b|\bminus\b|\svs\.?\s", re.I)))
 _RESTATED = re.compile(r"[\s(,;]*(?:(?:as\s+a\s+|or\s+|i\.e\.\s*|that\s+is\s*|=\s*)*(?:fraction|percent|proportion)?\s*)",
@@ -194,10 +194,12 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     if ent is None or ent[0] not in ("arm", "run"):
         return None
     names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "")
-    if not names:
-        return None
-    r = Reading(arms=[ent[1]], seed=ent[2] if ent[0] == "run" else None, metric=names[0][1])
     col = m.column or ""
+    if not names:
+        if not any(rx.search(col) for _, rx in _COL_ROLE):
+            return None
+        names = [(0, vocab.primary)]   # a p or Δ column of the primary metric's contrasts
+    r = Reading(arms=[ent[1]], seed=ent[2] if ent[0] == "run" else None, metric=names[0][1])
     lv = _LEVEL.findall(col)
     r.level = lv[-1] if lv else "95"
     if m.role in ("low", "high"):
