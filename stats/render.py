@@ -259,7 +259,7 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
         # check names only: the numbers behind each check are in the tables above, pinned by id
         why = ("conditions met: " + ", ".join(x["check"] for x in last["checks"])) if last and last["checks"] \
             else "fallback rule: no earlier rule held"
-        L.append(f"- `{c}`: **{res.get('verdict')}** ({why})")
+        L.append(f"- `{c}`: **{res.get('verdict')}**{_verdict_label(res)} ({why})")
     for key, res in (a["verdicts"].get("secondary") or {}).items():
         last = res.get("trail", [])[-1] if res.get("trail") else None
         why = ("conditions met: " + ", ".join(x["check"] for x in last["checks"])) if last and last["checks"] \
