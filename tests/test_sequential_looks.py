@@ -39,14 +39,14 @@ def _look1(tmp_path, effect):
     return camp, read_json(camp.lock_path)
 
 
-def _look2_runs(camp, lock, started_at=None):
+def _look2_runs(camp, lock, started_at=None, arms=None):
     from stats.synthetic import write_run
 
     p = lock["preregistration"]
     rng = np.random.default_rng(9)
     diff = np.clip(rng.beta(2, 2, size=p["dataset"]["heldout_n"]), 0, 1)
     t0 = started_at or dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=2)
-    for arm in p["arms"]:
+    for arm in arms or p["arms"]:
         for j, s in enumerate(SEEDS[3:]):
             write_run(p, lock, camp.runs_dir, arm, s, accuracy=0.5 + rng.normal(0, 0.03), difficulty=diff, rng=rng,
                       started_at=t0 + dt.timedelta(minutes=j), lock_path=str(camp.lock_path))
@@ -318,3 +318,29 @@ def test_one_sided_less_alternative_signs_the_statistic():
     t_obs = -(d.t_upper[0] + 0.5)  # arm far below baseline
     assert decide(d, 1, t_obs * plan.direction) == "stop_efficacy"
     assert decide(d, 1, -t_obs * plan.direction) == "continue"
+
+
+def test_one_arm_stops_while_the_baseline_and_another_arm_go_on(tmp_path):
+    from stats.analyze import analyze
+    from stats.interim import interim
+    from stats.synthetic import make_campaign
+
+    p = seq_prereg()
+    p["arms"]["gspo"] = json.loads((ROOT / "examples" / "e1.json").read_text())["arms"]["gspo"]
+    p["analysis"]["multiplicity"]["family"] = ["dr_grpo-grpo", "gspo-grpo"]
+    camp = make_campaign(tmp_path, p, effects={"dr_grpo": 0.3}, seeds=SEEDS[:3], rng_seed=3)
+    lock = read_json(camp.lock_path)
+    rec = interim(camp.lock_path, camp.runs_dir)
+    cs = rec["contrasts"]
+    assert cs["dr_grpo-grpo"]["decision"] == "stop_efficacy" and cs["gspo-grpo"]["decision"] == "continue"
+    assert rec["decision"] == "continue"
+    going, _ = lk.look_units(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", 2, None, None)
+    assert sorted(going) == ["grpo", "gspo"]
+    with pytest.raises(Refusal, match="the design stops here"):
+        lk.gate(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", "dr_grpo", SEEDS[3])
+    _look2_runs(camp, lock, arms=going)
+    a = analyze(camp.lock_path, camp.runs_dir)
+    v = {k: r["value"] for k, r in a["values"].items()}
+    assert v["contrasts.dr_grpo-grpo.sequential.look"] == 1 and v["contrasts.gspo-grpo.sequential.look"] == 2
+    assert a["verdicts"]["study"]["verdict"] == "AS_PLANNED" and lk.read_log(camp.runs_dir, "seqs")[-1] == rec
+    assert _audit(camp, tmp_path) == []
