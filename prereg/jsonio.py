@@ -61,6 +61,9 @@ def _pairs(items: list) -> dict:
     return d
 
 
+unique_pairs = _pairs  # public name: readers with their own json.loads options (imported tables)
+
+
 def _parse_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
         raise RecordError(f"an integer of {len(text.lstrip('-'))} digits (more than {MAX_INT_DIGITS})")

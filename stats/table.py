@@ -24,7 +24,7 @@ import numpy as np
 from prereg.canonical import sha256_file
 from prereg.declarations import ArmDecl, MetricDecl, arm_decls
 from prereg.errors import UserError
-from prereg.jsonio import read_text
+from prereg.jsonio import RecordError, read_text, unique_pairs
 from stats import passk
 
 RESERVED = ("arm", "seed", "item", "session", "task")
@@ -67,7 +67,9 @@ def _rows(path: Path) -> list[tuple[int, dict]]:
         if not line.strip():
             continue
         try:
-            r = json.loads(line, parse_constant=float)
+            r = json.loads(line, parse_constant=float, object_pairs_hook=unique_pairs)
+        except RecordError as exc:  # a repeated key: one row, two meanings
+            raise UserError(f"{path}: line {i}: {exc}") from None
         except ValueError as exc:
             raise UserError(f"{path}: line {i}: not valid JSON ({exc})") from None
         if not isinstance(r, dict):

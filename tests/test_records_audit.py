@@ -140,3 +140,34 @@ def test_duplicate_key_in_a_manifest_is_a_finding_not_a_traceback(clean, tmp_pat
     said = _said(res, "2")
     assert any("'heldout_accuracy' appears twice" in s for s in said), said
     assert res.exit_code == 1
+
+
+def test_reward_bounds_come_from_the_manifest_first():
+    from audit.checks.traces import reward_bounds
+
+    assert reward_bounds({"task": {"reward_bounds": [-1.0, 2.0]}}, "arith") == (-1.0, 2.0)
+    assert reward_bounds({}, "connections") == (-0.1, 1.6)
+    assert reward_bounds({"task": {"reward_bounds": "junk"}}, "gsm8k") == (0.0, 1.0)
+    assert reward_bounds({}, "mymod:make") is None
+
+
+def test_manifest_bounds_that_contradict_the_task_are_a_finding(clean, tmp_path):
+    def widen(c):
+        edit_manifest(c.run_dir("grpo", 11), lambda m: m["task"].update(reward_bounds=[0.0, 5.0]))
+    said = _said(_audit(clean, tmp_path, widen), "7")
+    assert any("reward bounds differ from the task's" in s for s in said), said
+
+
+def test_a_user_task_is_range_checked_and_says_it_was_not_rescored(clean, tmp_path):
+    """A module:callable task has no registered scorer: rows are range-checked only, and the audit says so."""
+    from audit.checks import traces
+    from audit.findings import CheckResult
+
+    class Ctx:
+        prereg = {"task": {"name": "mymod:make"}, "dataset": {}}
+        runs = []
+        arms = []
+
+    res = CheckResult("7", "traces", "t")
+    traces.run(Ctx(), res)
+    assert any("no registered scorer" in n for n in res.notes)

@@ -162,3 +162,18 @@ def test_manifest_with_float_seed_violates_its_schema():
     m = {"seed": 1.0}
     assert any(e.startswith("$.seed: 1.0 is not of type 'integer'") for e in schema_errors(m, "manifest"))
     assert copy.deepcopy(m) == m
+
+
+def test_imported_table_with_a_repeated_key_is_one_line(tmp_path, capsys):
+    """Issue item 3 for imported JSON: a results row that says two things is refused, naming the line."""
+    from stats.cli import main as stats_main
+
+    t = tmp_path / "t.jsonl"
+    t.write_text('{"arm": "grpo", "seed": 1, "heldout_accuracy": 0.9, "heldout_accuracy": 0.1}\n')
+    lock = tmp_path / "locks" / "demo.lock.json"
+    assert prereg_main(["lock", str(DEMO), "--lock-dir", str(tmp_path / "locks")]) == 0
+    capsys.readouterr()
+    assert stats_main(["analyze", str(lock), str(t), "-o", str(tmp_path / "a.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "t.jsonl: line 1: key 'heldout_accuracy' appears twice" in err, err
+    assert not (tmp_path / "a.json").exists()

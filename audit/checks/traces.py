@@ -248,6 +248,9 @@ def run(ctx, out) -> None:
         if r.manifest.get("status") not in ("complete",):
             continue
         bounds = reward_bounds(r.manifest, task)
+        if scorer is not None and bounds != (scorer.min_reward, scorer.max_reward):
+            out.add(f"{ctx.rel(r.path / MANIFEST)}#$.task.reward_bounds", [scorer.min_reward, scorer.max_reward],
+                    list(bounds), f"the manifest's reward bounds differ from the task's ({task})")
         arm = r.manifest.get("arm")
         max_steps, train_bounds = None, bounds
         if arm in ctx.arms:
