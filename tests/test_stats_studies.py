@@ -224,6 +224,20 @@ def test_one_seed_per_arm_item_level_interval_decides_the_verdict(tmp_path):
     assert _v(a, "contrasts.grpo-base.ci95_t.high") == pytest.approx(ci.high, rel=1e-9)
     assert _v(a, "contrasts.grpo-base.p") == pytest.approx(st.ttest_rel([g[("grpo", i)] for i in items],
                                                                         [g[("base", i)] for i in items]).pvalue)
+    # the per-arm item-level interval is scipy.stats.bootstrap's percentile interval, same draws
+    from stats import resample as rs
+
+    rec = a["values"]["arms.base.solve_rate.mean.item.ci95.low"]
+    x = np.array([g[("base", i)] for i in items], dtype=float)
+    ref = st.bootstrap((x,), np.mean, method="percentile", n_resamples=rec["params"]["resamples"],
+                       random_state=rs.generator(pre["analysis"]["rng_seed"], rec["params"]["stream"]))
+    assert rec["value"] == pytest.approx(ref.confidence_interval.low, abs=1e-12)
+    assert _v(a, "arms.base.solve_rate.mean.item.ci95.high") == pytest.approx(ref.confidence_interval.high, abs=1e-12)
+    rec = a["values"]["contrasts.grpo-base.ci95.low"]  # paired bootstrap over items of the differences
+    ref = st.bootstrap((d,), np.mean, method="percentile", n_resamples=rec["params"]["resamples"],
+                       random_state=rs.generator(pre["analysis"]["rng_seed"], rec["params"]["stream"]))
+    assert (rec["value"], _v(a, "contrasts.grpo-base.ci95.high")) == pytest.approx(
+        (ref.confidence_interval.low, ref.confidence_interval.high), abs=1e-12)
 
 
 # ----------------------------------------------------------------------------- bullet 5: analysis.unit
