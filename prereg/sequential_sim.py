@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 CORRECTIONS = ("t_tail", "none")
+_CHUNK = 65_536  # rows per block: memory stays O(reps x looks), not O(reps x seeds)
 
 
 @dataclass(frozen=True)
@@ -81,13 +82,16 @@ def draws(looks, reps: int, seed: int) -> Draws:
         (10, 2)
     """
     rng = np.random.default_rng(seed)
-    x = rng.standard_normal((reps, looks[-1]))
-    cs, cs2 = np.cumsum(x, axis=1), np.cumsum(x * x, axis=1)
     idx = np.asarray(looks) - 1
     n = np.asarray(looks, dtype=float)
-    mean = cs[:, idx] / n
-    var = (cs2[:, idx] - n * mean * mean) / (n - 1)
-    return Draws(tuple(int(v) for v in looks), mean, np.sqrt(np.maximum(var, 1e-300)))
+    mean, sd = np.empty((reps, len(looks))), np.empty((reps, len(looks)))
+    for lo in range(0, reps, _CHUNK):  # row blocks draw the same stream as one (reps, n_K) call
+        x = rng.standard_normal((min(_CHUNK, reps - lo), looks[-1]))
+        cs, cs2 = np.cumsum(x, axis=1), np.cumsum(x * x, axis=1)
+        m = cs[:, idx] / n
+        mean[lo:lo + len(x)] = m
+        sd[lo:lo + len(x)] = np.sqrt(np.maximum((cs2[:, idx] - n * m * m) / (n - 1), 1e-300))
+    return Draws(tuple(int(v) for v in looks), mean, sd)
 
 
 def calibrate(looks, increments, futility_t, *, sides: int = 2, binding: bool = False,
