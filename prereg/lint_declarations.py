@@ -99,6 +99,10 @@ def contrast_plan(p: dict) -> list[Finding]:
                                "are no seed pairs; with analysis.unit 'seed' it is analysed as seed_item "
                                "(seeds and items resampled, the reference's item-level uncertainty kept); "
                                "plan unit seed_item to say so"))
+    if p["analysis"]["unit"] == "seed" and len(p["seeds"]) == 1:
+        out.append(Finding("contrast-plan", "$.analysis.unit",
+                           "unit 'seed' with one registered seed: every seed-level interval is undefined and no "
+                           "verdict rule on an interval can hold; plan unit item (items as the unit) or more seeds"))
     if p["analysis"]["unit"] == "item" and len(p["seeds"]) > 1 and any(
             c.arm in arms and c.baseline in arms and arms[c.arm].evaluated == "per_seed"
             and arms[c.baseline].evaluated == "per_seed" for c in cs):

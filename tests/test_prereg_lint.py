@@ -173,6 +173,7 @@ FIRING["contrast-plan"] = [
     _set(PAIRS, [{"arm": "dr_grpo", "baseline": "grpo", "confirmatory": False}]),  # exploratory in the family
     _both(_set(("arms", "base"), REF), _set(PAIRS, [{"arm": "grpo", "baseline": "base"}])),  # unit seed, no seeds
     _set(("analysis", "unit"), "item"),  # items as the unit over 3 seeds: seeds treated as fixed
+    _set(("seeds",), [7]),  # unit seed with one seed: no seed-level interval can exist
 ]
 
 SEQ = ("analysis", "sequential")
