@@ -409,3 +409,21 @@ def test_run_folders_never_hold_a_reference_arm(tmp_path):
     completeness = next(ch for k, ch in checks.items() if str(k) in ("3", "completeness"))
     assert not any("base" in json.dumps(f) for f in completeness.get("findings", [])), completeness
     assert prereg_main(["show", str(c.lock_path)]) == 0
+
+
+def test_reference_evaluated_per_seed_is_paired_by_seed(tmp_path):
+    """A reference evaluated once per seed (e.g. sampled decoding with the run seed) pairs with
+    the trained arm seed by seed; a missing seed of it is a missing_seed deviation."""
+    pre = S.prereg()
+    pre["arms"]["sft"]["evaluated"] = "per_seed"
+    lock = _lock(tmp_path, pre)
+    rs = [r for r in S.rows(sessions={"s1": ["base", "sft", "grpo"]})]
+    per_seed = [dict(r, seed=s) for s in S.SEEDS[:2]  # a distinct evaluation per seed
+                for r in S.rows(seed=10 + s, sessions={"s1": ["sft"]})]
+    rows = [r for r in rs if r["arm"] != "sft"] + per_seed
+    a = analyze(lock, S.write_csv(tmp_path / "ps.csv", rows))
+    assert a["contrast_designs"]["grpo-sft"]["design"] == "seed_paired"
+    assert a["values"]["contrasts.grpo-sft.ci95.low"]["params"]["seeds"] == 2  # seeds both have
+    assert [(d["kind"], d.get("arm"), d.get("seed")) for d in a["deviations"]] == [("missing_seed", "sft", 2)]
+    with pytest.raises(UserError, match="empty seed for arm 'sft', which is evaluated per seed"):
+        analyze(lock, S.write_csv(tmp_path / "ps2.csv", rs))
