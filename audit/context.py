@@ -7,6 +7,7 @@ that is not there (a missing report folder or analysis file is bad usage, exit 2
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,6 +63,15 @@ class LockRecord:
         return self.data.get("version")
 
 
+def trace_key(rows: list[dict]) -> str | None:
+    """One digest of a trace's completion hashes, in order (None for an empty trace): equal keys,
+    identical completions. Check 8 groups runs by it."""
+    if not rows:
+        return None
+    text = "\n".join(str(r.get("completion_sha256")) for r in rows)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 @dataclass
 class AuditContext:
     report_dir: Path
@@ -106,8 +116,11 @@ class AuditContext:
         return (self.prereg or {}).get("baseline_arm")
 
     def rel(self, p: Path) -> str:
+        cwd = self._cache.get("cwd")
+        if cwd is None:
+            cwd = self._cache["cwd"] = Path.cwd().resolve()
         try:
-            return str(Path(p).resolve().relative_to(Path.cwd().resolve()))
+            return str(Path(p).resolve().relative_to(cwd))
         except ValueError:
             return str(p)
 
@@ -116,9 +129,20 @@ class AuditContext:
     # every later allocation pay for garbage-collector scans (audit time grows quadratically).
     def _rows(self, run: Run, rel: str, what: str):
         try:
-            return read_jsonl(run.path / rel, what), None
+            rows = read_jsonl(run.path / rel, what)
         except UserError as exc:
             return None, str(exc)
+        if rel in (HELDOUT_TRACE, TRAIN_TRACE):  # small, and saves check 8 a second read of every trace
+            self._cache.setdefault("trace_keys", {})[(str(run.path), rel)] = trace_key(rows)
+        return rows, None
+
+    def trace_key(self, run: Run, rel: str) -> str | None:
+        """:func:`trace_key` of one of the run's traces (None when unreadable or empty), read at most once."""
+        keys = self._cache.setdefault("trace_keys", {})
+        if (str(run.path), rel) not in keys:
+            rows, _err = self._rows(run, rel, "trace")
+            keys[(str(run.path), rel)] = None if rows is None else trace_key(rows)
+        return keys[(str(run.path), rel)]
 
     def telemetry(self, run: Run):
         return self._rows(run, TELEMETRY, "telemetry")

@@ -101,7 +101,8 @@ def fast_campaign(root: Path, prereg: dict, *, rng_seed: int = 3) -> None:
                 h = hexes[64 * j:64 * (j + 1)]
                 j += 1
                 held.append(f'{{"completion_sha256": "{h}", "correct": {"true" if c else "false"}, "index": {i}, '
-                            f'"item_id": "item-{i}", "reward": {float(c)}}}\n')
+                            f'"item_id": "item-{i}", "prediction": "{1 if c else 0}", "reward": {float(c)}, '
+                            f'"target": "1"}}\n')
             # plain writes: fsync per file would dominate the generation time
             (d / "traces").mkdir()
             (d / "adapter").mkdir()
@@ -119,6 +120,7 @@ def fast_campaign(root: Path, prereg: dict, *, rng_seed: int = 3) -> None:
                 "ended_at": (start + dt.timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
                 "resolved_config": resolved_config_for(prereg, arm, seed),
                 "declared_changes": dict(prereg["arms"][arm]["changes"]), "fingerprint": fp,
+                "task": {"name": prereg["task"]["name"], "reward_bounds": [0.0, 1.0], "item_metrics": {}},
                 "summaries": compute_summaries(tel, held_rows), "artifacts": artifact_digests(d),
                 "settings": {"synthetic": True}, "resumes": [], "error": None})
             (d / MANIFEST).write_text(dumps_pretty(manifest))

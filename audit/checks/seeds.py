@@ -7,7 +7,6 @@ arms with identical traces means the treatment changed nothing (failure 2)."""
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 
 from audit.findings import WARNING
@@ -15,14 +14,6 @@ from prereg.records import HELDOUT_TRACE, MANIFEST, TRAIN_TRACE
 
 # Where a run's resolved config records its seed(s); each present value must equal manifest.seed.
 SEED_PATHS = (("trainer", "seed"), ("trainer", "data_seed"), ("runner", "seed"))
-
-
-def trace_key(rows) -> str:
-    h = hashlib.sha256()
-    for r in rows:
-        h.update(str(r.get("completion_sha256")).encode())
-        h.update(b"\n")
-    return h.hexdigest()
 
 
 def _seed_agreement(ctx, out, r) -> None:
@@ -41,9 +32,9 @@ def _seed_agreement(ctx, out, r) -> None:
 def _heldout_copies(ctx, out, runs) -> None:
     groups = defaultdict(list)
     for r in runs:
-        rows, _ = ctx.heldout(r)
-        if rows:
-            groups[(r.manifest.get("arm"), trace_key(rows))].append(r)
+        key = ctx.trace_key(r, HELDOUT_TRACE)  # read once, by check 7 when it ran
+        if key:
+            groups[(r.manifest.get("arm"), key)].append(r)
     for (arm, _), rs in groups.items():
         seeds = {r.manifest.get("seed") for r in rs}
         if len(seeds) > 1:
@@ -62,10 +53,9 @@ def run(ctx, out) -> None:
     for r in ctx.runs:
         if r.manifest.get("status") != "complete":
             continue
-        rows, err = ctx.train(r)
-        if rows is None or not rows:
-            continue
-        groups[trace_key(rows)].append(r)
+        key = ctx.trace_key(r, TRAIN_TRACE)
+        if key:
+            groups[key].append(r)
     for rs in groups.values():
         if len(rs) < 2:
             continue
