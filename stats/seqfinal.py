@@ -81,16 +81,20 @@ def stagewise_p(d: Design, obs: Observed, dr=None) -> float:
 
 def _solve(fn, target: float) -> float | None:
     """Standardized effect where the increasing function ``fn`` crosses ``target`` (bisection)."""
-    lo, hi = -60.0, 60.0
+    lo, hi = -64.0, 64.0
+    while fn(hi) < target and hi < 1e6:  # a huge observed t (a tiny SD at a handful of seeds)
+        lo, hi = hi, hi * 4
+    while fn(lo) > target and lo > -1e6:
+        lo, hi = lo * 4, lo
     if fn(lo) > target or fn(hi) < target:
         return None
-    for _ in range(60):
+    for _ in range(200):
         mid = (lo + hi) / 2
         if fn(mid) < target:
             lo = mid
         else:
             hi = mid
-        if hi - lo < 1e-7:
+        if hi - lo < 1e-7 * max(1.0, abs(lo)):
             break
     return (lo + hi) / 2
 

@@ -344,3 +344,17 @@ def test_one_arm_stops_while_the_baseline_and_another_arm_go_on(tmp_path):
     assert v["contrasts.dr_grpo-grpo.sequential.look"] == 1 and v["contrasts.gspo-grpo.sequential.look"] == 2
     assert a["verdicts"]["study"]["verdict"] == "AS_PLANNED" and lk.read_log(camp.runs_dir, "seqs")[-1] == rec
     assert _audit(camp, tmp_path) == []
+
+
+def test_stagewise_interval_for_a_huge_statistic_is_finite():
+    """Three seeds with nearly equal differences give t in the hundreds: the limits are still found."""
+    from prereg.seqdesign import SequentialPlan, design
+    from prereg.sequential import Spec
+    from stats.seqfinal import Observed, median_unbiased, stagewise_interval
+
+    d = design(SequentialPlan((3, 6), Spec("pocock"), "t_calibrated", 10_000, "stagewise", 0.05, 2, 1, 5,
+                              ("a-b",), None, None))
+    obs = Observed(1, 500.0, 0.1, 0.1 * 3 ** 0.5 / 500.0, 3)
+    lo, hi = stagewise_interval(d, obs, 0.95)
+    est = median_unbiased(d, obs)
+    assert lo is not None and hi is not None and 0 < lo < est < hi
