@@ -17,6 +17,7 @@ from audit.words import (
     CLAIM_BEFORE,
     Reading,
     Vocabulary,
+    diff_after,
     is_param,
     is_points,
     role_before,
@@ -151,6 +152,10 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
             role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or role_before(clause)
             if role is None and m.text.startswith("+") and len(set(s_arms)) >= 1:
                 role = "diff"    # "+0.214" next to named arms: a difference
+            direction = diff_after(after) if role is None else None
+            if direction is not None and len(set(s_arms)) >= 1:
+                role = "diff"    # "10.7 points more than SFT"
+                r.negate = direction in ("less", "lower", "worse", "below")
             role = role or "mean"
             r.role = role
             lv = _LEVEL.findall(text[s_start:start])

@@ -486,7 +486,7 @@ def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     if role == "p":
         leaf += [k[len(pre) + 1:] for k in idx.by_id if k.startswith(f"{pre}.tests.") and k.endswith(".p")]
     srcs = [idx.by_id[f"{pre}.{x}"] for x in leaf if f"{pre}.{x}" in idx.by_id]
-    if flip and role in ("diff", "low", "high"):
+    if (flip != r.negate) and role in ("diff", "low", "high"):
         srcs = [dataclasses.replace(s, value=-s.value) for s in srcs]
     return srcs
 
@@ -599,6 +599,8 @@ def _scope_entity(scopes, m, arms):
         ent, _ = entity_from_text(text, arms)
         if ent is not None and ent[0] in ("arm", "run"):
             return ent
+        if ent is not None and ent[0] == "contrast":   # "GRPO LoRA on top of our SFT checkpoint": the first named
+            return ("arm", ent[1])
     return None
 
 

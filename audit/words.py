@@ -25,7 +25,7 @@ _ROLE_BEFORE = (
     ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of)?\s*$|standard deviation", re.I)),
     ("diff", re.compile(r"(?:Δ|\bdelta|\bdifference|\bgain|\bimprovement|\bdrop|\bchange)\s*(?:of|is|was|=|:)?\s*"
                         r"(?:only\s+|about\s+|roughly\s+)?$|\bby\s*(?:only\s+|about\s+)?$|"
-                        r"(?:\s[−–-]\s|−|\bminus\b)\s*[A-Za-z. ]+?\s*(?:[:=]|\bwas\b|\bis\b)\s*$|"
+                        r"(?:\s[−–-]\s|−|\bminus\b)\s*[A-Za-z.,() ]+?\s*(?:[:=]|\bwas\b|\bis\b)\s*$|"
                         r"\b(?:against|vs\.?|versus|relative\s+to|compared\s+(?:to|with))\b[^:=;,]{0,40}[:=]\s*$",
                         re.I)),
 )
@@ -115,6 +115,7 @@ class Reading:
     level: str = "95"
     percent: bool = False         # "pp", "points", a "(%)" row: a difference or value on the percent scale
     param: bool = False           # "95% CI", "80% power", "8 seeds": a parameter, not a value
+    negate: bool = False          # "10.7 points less than SFT": the magnitude of a negative difference
 
 
 def role_before(text: str) -> str | None:
@@ -124,6 +125,16 @@ def role_before(text: str) -> str | None:
         if rx.search(tail):
             return role
     return None
+
+
+_DIFF_AFTER = re.compile(r"\s*(?:pp\b|percentage\s+points?\b|points?\b)?\s*(more|less|higher|lower|better|worse|"
+                         r"above|below)\b", re.I)
+
+
+def diff_after(after: str) -> str | None:
+    """"more"/"less" when the words after a number make it a difference ("10.7 points more than SFT")."""
+    m = _DIFF_AFTER.match(after)
+    return m.group(1).lower() if m else None
 
 
 def is_param(after: str) -> bool:
