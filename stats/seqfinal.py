@@ -58,25 +58,39 @@ def _upper_tail(dr, d: Design, obs: Observed, effect: float) -> float:
 
 
 def stagewise_p(d: Design, obs: Observed, dr=None) -> float:
-    """Stage-wise ordering p-value (two-sided: twice the smaller tail, capped at 1).
+    """Stage-wise ordering p-value: P_0(stop for efficacy at an earlier look) + P_0(reach this look
+    with a statistic at least as extreme), |T| for a two-sided design.
+
+    With ``t_calibrated`` boundaries the first term is the registered alpha spent before the look
+    (the boundaries spend exactly that on these draws) and the second comes from the same draws, so
+    p <= alpha exactly when the boundary rejected; at the first look p is the exact paired-t p.
 
     Args:
         d: the registered design.
         obs: the outcome.
     Returns:
-        the adjusted p-value; at the first look it is the exact paired-t p-value.
+        the adjusted p-value.
     """
-    if obs.look == 1:
-        from scipy import stats
+    from scipy import stats
 
-        one = float(stats.t.sf(obs.t, obs.n - 1))
-        return min(1.0, 2 * min(one, 1 - one)) if d.plan.sides == 2 else one
+    two = d.plan.sides == 2
+    if obs.look == 1:
+        one = float(stats.t.sf(abs(obs.t) if two else obs.t, obs.n - 1))
+        return min(1.0, 2 * one) if two else one
     dr = dr or _paths(d)
-    up = _upper_tail(dr, d, obs, 0.0)
-    if d.plan.sides == 1:
-        return float(up)
-    lower = _upper_tail(dr, d, Observed(obs.look, -obs.t, -obs.mean_diff, obs.sd_diff, obs.n), 0.0)
-    return float(min(1.0, 2 * min(up, lower)))
+    T = dr.t(0.0)
+    alive, early = np.ones(T.shape[0], bool), 0
+    for k in range(obs.look - 1):
+        v = np.abs(T[:, k]) if two else T[:, k]
+        hit = alive & (v >= d.t_upper[k])
+        early += hit.sum()
+        alive &= ~hit
+        if d.plan.spec.futility == "binding":
+            alive &= ~(v < d.t_futility[k])
+    v = np.abs(T[:, obs.look - 1]) if two else T[:, obs.look - 1]
+    last = (alive & (v >= (abs(obs.t) if two else obs.t))).sum() / T.shape[0]
+    before = d.z.alpha_spent[obs.look - 2] if d.plan.small_sample == "t_calibrated" else early / T.shape[0]
+    return float(min(1.0, before + last))
 
 
 def _solve(fn, target: float) -> float | None:
