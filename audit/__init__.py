@@ -1,15 +1,53 @@
 """audit: check a study's records and its written report against the lock, without torch.
 
-Public API: :func:`audit.engine.run_audit` (returns an :class:`audit.findings.AuditResult`),
-the check registry :data:`audit.registry.CHECKS`, and the ``audit`` console script.
+Python API: ``from audit import check`` (returns an :class:`audit.findings.AuditResult`); the
+check registry is :data:`audit.registry.CHECKS`, and the ``audit`` console script is a thin
+layer over ``check``.
 """
+
+from __future__ import annotations
+
+from pathlib import Path
 
 from audit.findings import AuditResult, CheckResult, Finding
 
-__all__ = ["AuditResult", "CheckResult", "Finding", "run_audit"]
+__all__ = ["AuditResult", "CheckResult", "Finding", "check", "run_audit"]
 
 
-def run_audit(*args, **kwargs):
+def check(report_dir: str | Path, *, lock: str | Path | None = None, runs: str | Path | None = None,
+          strict: bool = False, trusted_keys: list[str] | None = None, only: list[str] | None = None,
+          trusted_run_keys: list[str] | None = None) -> AuditResult:
+    """Audit a report folder: every check of :data:`audit.registry.CHECKS` over records and report.
+
+    Each check recomputes what it can from the records (seals, traces, the analysis itself) and
+    every number in the report is traced to its source; a problem in the records or the report is
+    a finding, never an exception.
+
+    Args:
+        report_dir: the folder holding analysis.json and the report (.md/.tex) files.
+        lock: the lock file (default: analysis.json ``$.lock.path``).
+        runs: the runs folder (default: from analysis.json ``$.inputs``).
+        strict: untraced report numbers are findings, and warnings fail the audit.
+        trusted_keys: base64 Ed25519 public keys the lock must be signed with.
+        only: run only these check ids or names (e.g. ``["7", "seeds"]``).
+        trusted_run_keys: keys every confirmatory run's seal must be signed with.
+
+    Returns:
+        An :class:`AuditResult`: ``passed``, ``findings``/``errors``/``warnings``, per-check results.
+
+    Raises:
+        UserError: bad usage (missing folder or analysis.json, unknown check id).
+
+    Example:
+        >>> from audit import check
+        >>> result = check("report")  # doctest: +SKIP
+        >>> result.passed, [f.message for f in result.errors]  # doctest: +SKIP
+        (True, [])
+    """
     from audit.engine import run_audit as _run
 
-    return _run(*args, **kwargs)
+    return _run(report_dir, lock=lock, runs=runs, strict=strict, trusted_keys=trusted_keys, only=only,
+                trusted_run_keys=trusted_run_keys)
+
+
+run_audit = check  # the earlier name

@@ -51,7 +51,7 @@ def _may_write(out_path: str, marker: str) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from audit.engine import run_audit
+    from audit import check
     from audit.output import plain_text, rich_print, to_html, to_json
 
     keys = None
@@ -67,7 +67,7 @@ def _check(args: argparse.Namespace) -> int:
     for out_path, marker in ((args.json_out, '"audit_format"'), (args.html_out, "<!-- rlprereg-audit -->")):
         if out_path:
             _may_write(out_path, marker)
-    result = run_audit(args.report_dir, lock=args.lock, runs=args.runs, strict=args.strict,
+    result = check(args.report_dir, lock=args.lock, runs=args.runs, strict=args.strict,
                        trusted_keys=keys, only=args.only, trusted_run_keys=run_keys)
     if args.json_out:
         write_atomic(args.json_out, to_json(result), make_parents=False)

@@ -106,9 +106,9 @@ def _print_lock(path: Path) -> None:
 
 
 def cmd_lock(args) -> int:
-    from prereg.lock import lock_file
+    from prereg import lock
 
-    _print_lock(lock_file(args.file, lock_dir=args.lock_dir, key_path=args.sign))
+    _print_lock(lock(args.file, lock_dir=args.lock_dir, key_path=args.sign))
     return EXIT_OK
 
 
@@ -120,13 +120,13 @@ def cmd_amend(args) -> int:
 
 
 def _verify(args):
-    from prereg.lock import verify_lock
+    from prereg import verify
     from prereg.signing import load_public_key_b64
 
     trusted = [load_public_key_b64(k) for k in args.trusted_key] if args.trusted_key else None
     # Naming a trusted key means an unsigned lock cannot be accepted either.
-    return verify_lock(args.lock, require_signature=args.require_signature or trusted is not None,
-                       trusted_keys=trusted)
+    return verify(args.lock, require_signature=args.require_signature or trusted is not None,
+                  trusted_keys=trusted)
 
 
 def cmd_verify(args) -> int:

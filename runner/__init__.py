@@ -2,8 +2,12 @@
 
 Kept light on purpose: importing ``runner`` must not import torch, so that the CLI can
 print a one-line refusal (bad lock, unregistered arm) without paying for the ML stack.
+
+Python API: ``from runner import run_unit, run_sweep`` (see :mod:`runner.api`).
 """
 
 from prereg import __version__
+from runner.api import run_sweep, run_unit
+from runner.sweep.model import SweepOptions, SweepResult
 
-__all__ = ["__version__"]
+__all__ = ["SweepOptions", "SweepResult", "__version__", "run_sweep", "run_unit"]

@@ -51,7 +51,7 @@ def add_tracker_arguments(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     _quiet_libraries()
-    from runner.train import run_unit
+    from runner import run_unit
 
     run_dir = run_unit(args.lock, args.arm, args.seed, args.out, device=args.device, store_text=args.store_text,
                        exploratory=args.exploratory, quiet=args.quiet, require_signature=args.require_signature,

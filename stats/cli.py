@@ -10,14 +10,14 @@ from prereg.errors import OneLineParser, UserError, run_cli
 
 
 def _cmd_analyze(args) -> int:
-    from stats.analyze import analyze, write
+    from stats import analyze
 
     out = Path(args.output)
     if out.exists():
         raise UserError(f"{out}: already exists; refusing to overwrite (choose another -o)")
-    a = analyze(args.lock, args.runs, require_signature=args.require_signature)
-    write(a, out)
-    _summary(a, out)
+    result = analyze(args.lock, args.runs, require_signature=args.require_signature)
+    result.write(out)
+    _summary(dict(result.document), out)
     return 0
 
 
@@ -72,7 +72,7 @@ def _cmd_interim(args) -> int:
 
 
 def _cmd_render(args) -> int:
-    from stats.render import render
+    from stats import render
 
     for p in render(args.analysis, args.output, runs_root=args.runs, model_cards=args.model_cards,
                     hub_dir=args.hub_dir, lock=args.lock, card_license=args.card_license):

@@ -71,7 +71,7 @@ def write_lock(folder: Path, p: dict, *, key_path=None, name: str | None = None)
 def run(lock: Path, arm: str, seed: int, out: Path, **kw) -> Path:
     import torch
 
-    from runner.train import run_unit
+    from runner import run_unit
 
     # Tiny matrices: one thread is as fast alone and far faster on a shared, loaded machine
     # (spinning OpenMP threads of parallel test processes starve each other).

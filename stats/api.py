@@ -1,0 +1,134 @@
+"""The Python API of the third stage: the locked analysis as a typed result, and its report.
+
+``analyze`` executes exactly the plan in the lock over the run records and returns an
+:class:`AnalysisResult` (the analysis document plus typed views of what readers ask first);
+``render`` writes report.md, results.tex and figures from it. The ``stats`` CLI is a thin layer
+over these; errors are :class:`prereg.errors.UserError`, which only the CLI turns into one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stats import analyze as _analyze_module
+from stats import render as _render_module
+
+
+@dataclass(frozen=True)
+class ContrastResult:
+    """One planned contrast (``arm-baseline``) as analysis.json states it."""
+
+    name: str
+    estimate: float | None      # mean paired difference (or the plan's estimator)
+    p: float | None             # the planned test's p-value
+    p_adjusted: float | None    # after the planned multiplicity correction
+    reject: bool | None         # rejected at the family's alpha after correction
+    verdict: str | None         # the verdict rules' outcome (e.g. SURVIVES, DISAPPEARS)
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """A locked analysis: the analysis.json document with typed views of its main results."""
+
+    study_id: str
+    lock_hash: str
+    arms: tuple[str, ...]
+    contrasts: Mapping[str, ContrastResult]
+    hypotheses: Mapping[str, str]   # hypothesis id -> verdict
+    study_verdict: str | None       # AS_PLANNED or the deviation verdict
+    warnings: tuple[str, ...]
+    document: Mapping[str, Any]     # the whole analysis.json, as written by ``write``
+
+    def value(self, value_id: str) -> Any:
+        """The number analysis.json records under ``value_id`` (e.g. ``contrasts.gspo-grpo.p``)."""
+        rec = (self.document.get("values") or {}).get(value_id)
+        return rec.get("value") if isinstance(rec, dict) else None
+
+    def write(self, out: str | Path, *, overwrite: bool = False) -> Path:
+        """Write the byte-stable analysis.json (refuses to replace a file unless ``overwrite``)."""
+        return _analyze_module.write(dict(self.document), out, overwrite=overwrite)
+
+    @classmethod
+    def from_document(cls, doc: Mapping[str, Any]) -> AnalysisResult:
+        """Typed views over an analysis document (from ``analyze`` or a read analysis.json)."""
+        values = doc.get("values") or {}
+        verdicts = doc.get("verdicts") or {}
+
+        def num(vid):
+            rec = values.get(vid)
+            return rec.get("value") if isinstance(rec, dict) else None
+
+        contrasts = {c: ContrastResult(
+            c, num(f"contrasts.{c}.diff_mean"), num(f"contrasts.{c}.p"), num(f"contrasts.{c}.p_adjusted"),
+            num(f"contrasts.{c}.reject"), ((verdicts.get("contrasts") or {}).get(c) or {}).get("verdict"))
+            for c in doc.get("contrasts") or []}
+        hyps = {h: (v or {}).get("verdict") for h, v in (verdicts.get("hypotheses") or {}).items()}
+        return cls(study_id=doc.get("study_id"), lock_hash=(doc.get("lock") or {}).get("hash"),
+                   arms=tuple(doc.get("arms") or ()), contrasts=contrasts, hypotheses=hyps,
+                   study_verdict=(verdicts.get("study") or {}).get("verdict"),
+                   warnings=tuple(doc.get("warnings") or ()), document=doc)
+
+
+def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: bool = False,
+            log_look: bool = True) -> AnalysisResult:
+    """Verify the lock, read the runs and execute the locked analysis plan.
+
+    Every random draw is seeded from the plan, so reruns are byte-identical; runs that do not
+    belong (another lock, exploratory, broken seal, ...) are excluded and recorded as deviations.
+
+    Args:
+        lock_path: the study's lock file.
+        runs_path: the runs folder (``runs/`` or ``runs/<study>/``) or an imported results table.
+        require_signature: refuse an unsigned lock.
+        log_look: record an analysis before a sequential study's final look on its looks log
+            (README failure 19); the audit's recomputation passes False.
+
+    Returns:
+        An :class:`AnalysisResult`; ``.write(path)`` writes analysis.json.
+
+    Raises:
+        UserError: the lock does not verify, or there is no confirmatory run to analyse.
+
+    Example:
+        >>> from stats import analyze, render
+        >>> result = analyze("locks/demo.lock.json", "runs")  # doctest: +SKIP
+        >>> result.contrasts["dr_grpo-grpo"].p_adjusted  # doctest: +SKIP
+        0.41
+        >>> render(result, "report")  # doctest: +SKIP
+    """
+    doc = _analyze_module.analyze(lock_path, runs_path, require_signature=require_signature, log_look=log_look)
+    return AnalysisResult.from_document(doc)
+
+
+def render(analysis: AnalysisResult | str | Path, out_dir: str | Path = "report", *, overwrite: bool = False,
+           runs_root: str | Path | None = None, **options) -> list[Path]:
+    """Write report.md, results.tex and figures/*.png for an analysis.
+
+    Every number in the report is pinned to its analysis.json id, so ``audit check`` can trace it.
+
+    Args:
+        analysis: an :class:`AnalysisResult` (written to ``out_dir/analysis.json`` first) or the
+            path of an analysis.json.
+        out_dir: the report folder.
+        overwrite: replace files an earlier render wrote.
+        runs_root: the run folders, for figures and model cards (default: from analysis.json).
+        **options: ``model_cards``, ``hub_dir``, ``lock``, ``card_license`` (see :mod:`stats.render`).
+
+    Returns:
+        The paths written.
+
+    Raises:
+        UserError: an unreadable or invalid analysis, or a file in the way.
+
+    Example:
+        >>> render("report/analysis.json", "report")  # doctest: +SKIP
+        [PosixPath('report/report.md'), PosixPath('report/results.tex'), ...]
+    """
+    if isinstance(analysis, AnalysisResult):
+        path = analysis.write(Path(out_dir) / "analysis.json", overwrite=overwrite)
+    else:
+        path = Path(analysis)
+    return _render_module.render(path, out_dir, runs_root=runs_root, overwrite=overwrite, **options)
