@@ -164,6 +164,9 @@ class SourceIndex:
         self.by_entity: dict = {}
         self._sorted: dict[int, tuple[list[float], list[Source]]] = {}
         self._scaled: list[Source] | None = None
+        # "analysis.warnings.<i>" -> that warning's text, whitespace folded: a report line that
+        # quotes the text says which warning its numbers come from (audit.trace.quoted_context).
+        self.quotes: dict[str, str] = {}
 
     def add(self, vid: str, value, unit: str, *, exploratory=False, origin="analysis", max=None) -> None:
         v = _num(value)
@@ -231,6 +234,7 @@ def build_index(ctx) -> SourceIndex:
     for key in ("warnings", "deviations"):
         for i, item in enumerate(ctx.analysis.get(key) or []):
             text = item if isinstance(item, str) else " ".join(str(v) for v in (item or {}).values())
+            idx.quotes[f"analysis.{key}.{i}"] = " ".join(text.split())
             for j, (_m, value, _d, _e, _p) in enumerate(numbers_in(text)):
                 idx.add(f"analysis.{key}.{i}.{j}", value, "other", origin="analysis")
     prereg = ctx.prereg or {}

@@ -547,10 +547,26 @@ def traced_report(ctx) -> tuple[list[Traced], SourceIndex, list]:
                 if reading is None and m.kind == "table" and vocab is not None:
                     ent, _ = _context(m, arms)
                     reading = table_reading(m, _merge_scope(ent, scope_ent), vocab)
-                results.append(trace_mention(idx, m, arms, reading, scope_ent))
+                results.append(quoted_context(idx, trace_mention(idx, m, arms, reading, scope_ent)))
         ctx._cache["trace"] = (results, idx, files)
         ctx._cache["vocab"] = vocab
     return ctx._cache["trace"]
+
+
+def quoted_context(idx: SourceIndex, t: Traced) -> Traced:
+    """A number traced by value alone, on a line that quotes one of the analysis' own warnings or
+    deviations in full, is that warning's number: the quoted sentence is the decisive context
+    (the renderer copies those texts, e.g. a coverage figure that also equals some arm's value)."""
+    if t.status != "traced" or t.decisive or not t.sources:
+        return t
+    line = " ".join(t.mention.line_text.split())
+    for s in t.sources:
+        parts = s.id.split(".")
+        if len(parts) == 4 and parts[0] == "analysis" and parts[1] in ("warnings", "deviations"):
+            quote = idx.quotes.get(".".join(parts[:3]))
+            if quote and quote in line:
+                return Traced(t.mention, "traced", [s], t.expected, t.message, decisive=True)
+    return t
 
 
 def _vocabulary(ctx):

@@ -823,7 +823,7 @@ def _effect_section(a: dict, d) -> list[str]:
         head += ["Simultaneous interval, Bonferroni (difference)", "Adjusted p (probability)"]
     L = ["## Effect sizes and simultaneous intervals", "",
          "dz: mean paired difference / SD of the differences; Hedges' g: arms as independent groups (pooled SD, "
-         "exact small-sample factor). The simultaneous intervals cover every family contrast jointly at `1 − α`.", "",
+         "exact small-sample factor). The simultaneous intervals cover every family contrast jointly at the family-wise level.", "",
          "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in cs:
         pre = f"contrasts.{c}"

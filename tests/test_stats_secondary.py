@@ -261,3 +261,24 @@ def test_hypothesis_only_metric_and_non_plan_pair(tmp_path):
     assert a["verdicts"]["hypotheses"]["H5"]["confirmatory"] is False
     h6 = a["verdicts"]["hypotheses"]["H6"]
     assert h6["verdict"] is None and "not a contrast of the plan" in h6["note"]
+
+
+def test_a_quoted_warning_is_the_context_of_its_numbers(rendered, tmp_path):
+    """A coverage figure copied from analysis.json's warnings is traced to that warning even where it
+    also equals an arm's value; the same figure changed in the quoted line is a --strict finding."""
+    from audit import run_audit
+
+    out, c, a = rendered
+    warning = next(w for w in a["warnings"] if "covered" in w)
+    md = (out / "report.md").read_text()
+    assert f"- {warning}" in md
+    bad = tmp_path / "bad"
+    shutil.copytree(out, bad)
+    import re as _re
+    fig = _re.search(r"covered (\d\.\d{3})", warning).group(1)
+    changed = f"{float(fig) + 0.05:.3f}"
+    (bad / "report.md").write_text(md.replace(f"- {warning}", f"- {warning.replace(fig, changed, 1)}", 1))
+    res = run_audit(bad, lock=c.lock_path, runs=c.runs_dir, strict=True)
+    assert not res.passed
+    assert any(f.found == changed or changed in str(f.found) for f in _findings(res)), \
+        [(f.location, f.found, f.message) for f in _findings(res)]
