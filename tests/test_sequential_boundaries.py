@@ -44,10 +44,21 @@ def test_lan_demets_obf_matches_gsdesign_and_sas():
     assert [round(x, 4) for x in b.upper] == [4.3326, 2.9631, 2.3590, 2.0141]
 
 
-def test_one_sided_lan_demets_obf_k3():
-    # rpact getDesignGroupSequential(kMax=3, alpha=0.025, sided=1, typeOfDesign="asOF"): 3.710, 2.511, 1.993
-    b = spending_boundaries([1 / 3, 2 / 3, 1.0], 0.025, Spec("obrien_fleming"), sides=1)
-    assert [round(x, 3) for x in b.upper] == [3.710, 2.511, 1.993]
+# Published Lan-DeMets tables, one-sided alpha 0.025, equally spaced looks (gsDesign sfLDOF / sfLDPocock,
+# rpact asOF / asP; the same numbers appear in several independent packages' test tables).
+LD_ONE_SIDED = [
+    ("obrien_fleming", 2, [2.963, 1.969]),
+    ("obrien_fleming", 3, [3.710, 2.511, 1.993]),
+    ("obrien_fleming", 5, [4.877, 3.357, 2.680, 2.290, 2.031]),
+    ("pocock", 2, [2.157, 2.201]),
+    ("pocock", 3, [2.279, 2.295, 2.296]),
+]
+
+
+@pytest.mark.parametrize("fn,k,want", LD_ONE_SIDED)
+def test_one_sided_lan_demets_tables(fn, k, want):
+    b = spending_boundaries([(i + 1) / k for i in range(k)], 0.025, Spec(fn), sides=1)
+    assert [round(x, 3) for x in b.upper] == want
 
 
 def test_repeated_significance_tests_armitage_mcpherson_rowe():
