@@ -308,6 +308,7 @@ def warning_for(method: str, n: int, level: float, metric: str | None = None, *,
     cov, tn, dist = hit
     best = max((r for r in table["rows"] if r["n"] == tn and r["dist"] == dist and _row_key(r) == (stat, lv)),
                key=lambda r: r["coverage"])
+    # coverage figures in code spans: they are the shipped table's, not this analysis's numbers
     return (f"planned {method} interval under-covers at n={n} seeds: a nominal {lv * 100:g}% interval for the "
-            f"{stat} covered {cov:.3f} at n={tn} ({dist} data) in `stats coverage`; best there: {best['method']} "
-            f"({best['coverage']:.3f})")
+            f"{stat} covered `{cov:.3f}` at `n={tn}` ({dist} data) in `stats coverage`; best there: "
+            f"{best['method']} (`{best['coverage']:.3f}`)")

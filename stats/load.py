@@ -22,6 +22,7 @@ from prereg.lock import Lock, parse_time
 from prereg.records import HELDOUT_TRACE, TELEMETRY, read_run, task_record
 from prereg.rules import manifest_paths
 from stats import table as tbl
+from stats.curves import declared_curves
 
 # Held-out metrics and the per-item trace field each is the mean of.
 ITEM_FIELD = {"heldout_accuracy": "correct", "heldout_reward_mean": "reward"}
@@ -176,6 +177,7 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
     plan = prereg["analysis"]
     arms, seeds = list(prereg["arms"]), list(prereg["seeds"])
     want_items = needs_items(plan)
+    curves = declared_curves(prereg)
     metrics = needed_metrics(plan)
     excluded, deviations = [], []
     candidates: dict[tuple[str, int], list[Unit]] = defaultdict(list)
@@ -231,6 +233,8 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
         unit = Unit(a, s, sl, rel, {k: _finite(summ.get(k)) for k in set(metrics) | set(DESCRIPTIVE) | set(RUN_COUNTS)
                                   | set(secondary_contrast_metrics(prereg))},
                     fingerprint=m["fingerprint"]["hash"])
+        if curves and not _curve_metrics(unit, run, m, curves, exclude, rel, a, s, sl):
+            continue
         if want_items:
             digest = m["artifacts"].get(HELDOUT_TRACE, {}).get("sha256")
             tpath = run.path / HELDOUT_TRACE
@@ -423,6 +427,25 @@ def load(lock: Lock, runs_path: str | Path) -> Data:
     if p.is_file():
         raise UserError(f"{p}: not a runs folder nor a .csv/.jsonl results table")
     return load_runs(lock, p)
+
+
+def _curve_metrics(unit, run, m, curves: dict, exclude, rel, a, s, sl) -> bool:
+    """Learning-curve metrics (stats/curves.py) from the run's sealed telemetry; False if the run is excluded."""
+    from stats import curves as cv
+
+    digest = m["artifacts"].get(TELEMETRY, {}).get("sha256")
+    tpath = run.path / TELEMETRY
+    if digest is None or not tpath.exists() or sha256_file(tpath) != digest:
+        exclude(rel, "telemetry missing or does not match its manifest digest", "trace_mismatch", a, s, sl)
+        return False
+    rows = read_jsonl(tpath, "telemetry")
+    for name, d in curves.items():
+        try:
+            unit.metrics[name] = cv.curve_value(rows, d["kind"], d.get("field", "reward_mean"), d.get("step"),
+                                                d.get("window", 1))
+        except cv.CurveError:  # the arm summary then says the run lacks the metric
+            unit.metrics[name] = None
+    return True
 
 
 def telemetry_of(root: str | Path, rel: str) -> list[dict]:
