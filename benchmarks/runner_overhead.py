@@ -7,13 +7,16 @@ here) is trained by
 * runner: ``runner.train.build_trainer`` — the reward recorder (completion hashing, traces),
   the telemetry callback (per-step JSON lines, flushed) and progress off;
 
-alternating plain/runner for ``--repeats`` rounds. Each optimizer step is timed by the same
-tiny begin/end callback in both, the first ``--warmup`` steps of each run are dropped, and
-the ratio of mean step times (runner / plain) is printed per round and as the median. Both
-variants train identically (same seed, same rewards): the script checks the logged losses
-agree. Target: ratio within 1.03.
+in ``--repeats`` paired rounds, the order alternating (plain first in even rounds, runner first
+in odd ones, so a drift in machine load cancels). Each optimizer step is timed by the same
+tiny begin/end callback in both and the first ``--warmup`` steps of each run are dropped; a
+run's figure is its *median* step time (a load spike on a shared machine moves a mean, not a
+median). Each round gives one ratio runner/plain; the printed ratio is their geometric mean
+with a 95% t interval over the rounds' log ratios, so it carries its own uncertainty (wall
+time and process CPU time both). Both variants train identically (same seed, same rewards):
+the script checks the logged losses agree. Target: ratio within 1.03.
 
-    .venv/bin/python benchmarks/runner_overhead.py [--steps 12] [--repeats 3]
+    .venv/bin/python benchmarks/runner_overhead.py [--steps 12] [--repeats 8]
 """
 
 from __future__ import annotations
@@ -130,10 +133,39 @@ def run_runner(cfg, prereg, out: Path):
     return timer, [h["loss"] for h in trainer.state.log_history if "loss" in h]
 
 
+def ratio_interval(ratios: list[float], level: float = 0.95) -> tuple[float, float, float]:
+    """Geometric mean of paired ratios and its t interval (computed on the log scale)."""
+    import math
+
+    from scipy import stats as st
+
+    logs = [math.log(r) for r in ratios]
+    m = statistics.fmean(logs)
+    if len(logs) < 2:
+        return math.exp(m), float("nan"), float("nan")
+    half = st.t.ppf(0.5 + level / 2, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
+    return math.exp(m), math.exp(m - half), math.exp(m + half)
+
+
+def _round(cfg, prereg, out: Path, r: int, warmup: int) -> dict:
+    """One paired round: both variants, in an order that alternates between rounds."""
+    order = ("plain", "runner") if r % 2 == 0 else ("runner", "plain")
+    got = {}
+    for kind in order:
+        got[kind] = run_plain(cfg, prereg) if kind == "plain" else run_runner(cfg, prereg, out / f"run{r}")
+    (plain, plain_loss), (ours, our_loss) = got["plain"], got["runner"]
+    med = {k: (statistics.median(t.times[warmup:]), statistics.median(t.cpu[warmup:]))
+           for k, t in (("plain", plain), ("runner", ours))}
+    return {"wall": med["runner"][0] / med["plain"][0], "cpu": med["runner"][1] / med["plain"][1],
+            "plain_ms": 1000 * med["plain"][0], "runner_ms": 1000 * med["runner"][0],
+            "share": ours.instrumentation / sum(plain.times), "identical": plain_loss == our_loss,
+            "order": "/".join(order)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=12)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=8)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (same for both variants)")
     args = ap.parse_args(argv)
@@ -148,29 +180,25 @@ def main(argv=None) -> int:
     from runner.config import resolve
 
     prereg = _prereg(args.steps)
+    rounds = []
     with tempfile.TemporaryDirectory() as tmp:
         cfg = resolve(prereg, "grpo", 1, device="cpu", output_dir=str(Path(tmp) / "ckpt"))
-        ratios, cpu_ratios, shares, identical = [], [], [], True
         for r in range(args.repeats):
-            plain, plain_loss = run_plain(cfg, prereg)
-            ours, our_loss = run_runner(cfg, prereg, Path(tmp) / f"run{r}")
-            identical &= plain_loss == our_loss
-            p_mean, o_mean = statistics.fmean(plain.times[args.warmup:]), statistics.fmean(ours.times[args.warmup:])
-            p_cpu, o_cpu = statistics.fmean(plain.cpu[args.warmup:]), statistics.fmean(ours.cpu[args.warmup:])
-            ratios.append(o_mean / p_mean)
-            cpu_ratios.append(o_cpu / p_cpu)
-            shares.append(ours.instrumentation / sum(plain.times))
-            print(f"round {r + 1}: wall plain {p_mean * 1000:.1f} ms/step runner {o_mean * 1000:.1f} ms/step "
-                  f"ratio {o_mean / p_mean:.3f} | cpu plain {p_cpu * 1000:.1f} runner {o_cpu * 1000:.1f} "
-                  f"ratio {o_cpu / p_cpu:.3f}", flush=True)
-    med, cmed = statistics.median(ratios), statistics.median(cpu_ratios)
+            x = _round(cfg, prereg, Path(tmp), r, args.warmup)
+            rounds.append(x)
+            print(f"round {r + 1} ({x['order']}): median step plain {x['plain_ms']:.1f} ms runner "
+                  f"{x['runner_ms']:.1f} ms  wall ratio {x['wall']:.3f}  cpu ratio {x['cpu']:.3f}", flush=True)
+    wall = ratio_interval([x["wall"] for x in rounds])
+    cpu = ratio_interval([x["cpu"] for x in rounds])
     print(f"steps {args.steps} (first {args.warmup} dropped), 4 prompts x 4 completions x <=16 tokens, tiny:qwen2, "
-          f"torch threads {args.threads}, load average {os.getloadavg()[0]:.1f}")
-    print(f"identical training (logged losses equal): {'yes' if identical else 'NO'}")
-    print(f"median per-step wall-time ratio runner/plain: {med:.3f}  (target <= 1.03: "
-          f"{'met' if med <= 1.03 else 'NOT met'}); process-CPU-time ratio: {cmed:.3f}")
+          f"torch threads {args.threads}, {args.repeats} paired rounds, load average {os.getloadavg()[0]:.1f}")
+    print(f"identical training (logged losses equal): {'yes' if all(x['identical'] for x in rounds) else 'NO'}")
+    print(f"per-step wall-time ratio runner/plain: {wall[0]:.3f}  95% CI [{wall[1]:.3f}, {wall[2]:.3f}]  "
+          f"(target <= 1.03: {'met' if wall[2] <= 1.03 else 'not shown' if wall[0] <= 1.03 else 'NOT met'})")
+    print(f"per-step process-CPU-time ratio runner/plain: {cpu[0]:.3f}  95% CI [{cpu[1]:.3f}, {cpu[2]:.3f}]")
     print(f"time inside the runner's recorder (hashing, traces, telemetry lines) / plain training time: "
-          f"{100 * statistics.median(shares):.2f}% (the reward function's own task.reward calls excluded)")
+          f"{100 * statistics.median(x['share'] for x in rounds):.2f}% (the reward function's own task.reward "
+          f"calls excluded)")
     return 0
 
 

@@ -21,6 +21,7 @@ AERO's variable group sizes, the step's groups).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from prereg.errors import UserError
 from runner.aero import AeroSettings, aero_step
@@ -97,172 +98,214 @@ def validate_aero(trainer: dict, runner: dict) -> None:
                         "must be 1), since curation makes the batch size vary")
 
 
+@dataclass(frozen=True)
+class RolloutSettings:
+    """What the lock asks of the generation step, read once from the arm's runner fields."""
+
+    fields: dict
+    dynamic: bool                   # DAPO dynamic sampling
+    aero: bool                      # AERO curation
+    overlong_filter: bool           # mask truncated completions out of the loss
+    overlong_buffer: int | None     # DAPO soft overlong penalty buffer (None: no penalty)
+    overlong_factor: float
+
+    @classmethod
+    def from_fields(cls, runner_fields: dict) -> RolloutSettings:
+        fields = dict(runner_fields)
+        factor = fields.get("overlong_penalty_factor")
+        settings = cls(fields, bool(fields.get("dynamic_sampling")), _is_aero(fields),
+                       bool(fields.get("overlong_filtering")), fields.get("overlong_buffer_length"),
+                       float(factor if factor is not None else 1.0))
+        if settings.aero and settings.dynamic:
+            raise UserError("training.dynamic_sampling: an arm cannot lock both DAPO dynamic sampling and AERO")
+        return settings
+
+
 def make_trainer_class(base: type, runner_fields: dict) -> type:
-    """``base`` (GRPOTrainer) with dynamic sampling, overlong shaping and AERO as the lock says."""
-    fields = dict(runner_fields)
-    dynamic = bool(fields.get("dynamic_sampling"))
-    aero = _is_aero(fields)
-    overlong_filter = bool(fields.get("overlong_filtering"))
-    overlong_buffer = fields.get("overlong_buffer_length")
-    overlong_factor = float(fields.get("overlong_penalty_factor") if fields.get("overlong_penalty_factor")
-                            is not None else 1.0)
-    if aero and dynamic:
-        raise UserError("training.dynamic_sampling: an arm cannot lock both DAPO dynamic sampling and AERO")
+    """``base`` (GRPOTrainer) with dynamic sampling, overlong shaping and AERO as the lock says.
+
+    The class only binds two TRL hooks; each step of the work is a named function below
+    (``_shape_rewards``, ``_training_batch``, ``_filter_truncated``, ``_dynamic``, ``_aero``).
+    """
+    settings = RolloutSettings.from_fields(runner_fields)
 
     class RlpreregTrainer(base):
-        rlprereg_fields = fields
+        rlprereg_fields = settings.fields
+        rl_settings = settings
+        rl_base = base
 
-        # -- helpers ----------------------------------------------------------------------
-        def _rl_reward_recorder(self):
-            rf = self.reward_funcs[0] if getattr(self, "reward_funcs", None) else None
-            return getattr(rf, "task", None), getattr(rf, "recorder", None)
-
-        def _rl_extra(self, values: dict) -> None:
-            _, recorder = self._rl_reward_recorder()
-            if recorder is not None and hasattr(recorder, "step_extra"):
-                recorder.step_extra.update(values)
-
-        def _rl_base_step(self, batch_inputs, layout=None):
-            _, recorder = self._rl_reward_recorder()
-            if recorder is not None and layout is not None:
-                recorder.next_layout = layout
-            out = base._generate_and_score_completions(self, batch_inputs)
-            return out, list(self._rl_last_rewards)
-
-        # -- rewards: keep the (shaped) rewards of the last call ----------------------------
         def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
-            import torch
-
             rewards_per_func = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
-            if overlong_buffer is not None:
-                lengths = [len(ids) for ids in completion_ids_list]
-                pen = overlong_penalties(lengths, self.max_completion_length, overlong_buffer, overlong_factor)
-                rewards_per_func = rewards_per_func.clone()
-                rewards_per_func[:, 0] += torch.tensor(pen, dtype=rewards_per_func.dtype,
-                                                       device=rewards_per_func.device)
-                self._rl_penalties = getattr(self, "_rl_penalties", []) + pen
-            weights = self.reward_weights.to(rewards_per_func.device)
-            self._rl_last_rewards = (rewards_per_func * weights.unsqueeze(0)).nansum(dim=1).tolist()
-            return rewards_per_func
+            return _shape_rewards(self, rewards_per_func, completion_ids_list)
 
-        # -- the generation step ----------------------------------------------------------
         def _generate_and_score_completions(self, inputs):
             if not self.model.training:
                 return super()._generate_and_score_completions(inputs)
-            self._rl_penalties = []
-            if aero:
-                out = self._rl_aero(inputs)
-            elif dynamic:
-                out = self._rl_dynamic(inputs)
-            else:
-                out, _ = self._rl_base_step(inputs)
-            if overlong_filter:
-                out = self._rl_filter_truncated(out)
-            if overlong_buffer is not None and self._rl_penalties:
-                self._rl_extra({"overlong_penalty_mean": sum(self._rl_penalties) / len(self._rl_penalties),
-                                "overlong_penalized": sum(1 for p in self._rl_penalties if p < 0)})
-            return out
-
-        def _rl_filter_truncated(self, out):
-            ids = out["completion_ids"]
-            mask = out["completion_mask"]
-            eos = set(self.eos_token_ids)
-            truncated = []
-            for row_ids, row_mask in zip(ids.tolist(), mask.tolist(), strict=True):
-                kept = [t for t, m in zip(row_ids, row_mask, strict=True) if m]
-                truncated.append(bool(kept) and len(kept) >= self.max_completion_length and kept[-1] not in eos)
-            if any(truncated):
-                import torch
-
-                keep = torch.tensor([not t for t in truncated], device=mask.device, dtype=mask.dtype)
-                out["completion_mask"] = mask * keep.unsqueeze(1)
-                m = out["completion_mask"] if out.get("tool_mask") is None else out["completion_mask"] * out["tool_mask"]
-                out["num_items_in_batch"] = m.sum()
-            self._rl_extra({"overlong_filtered": sum(truncated)})
-            return out
-
-        def _rl_refill(self, n_groups: int, batch: int):
-            """Fresh prompts for dynamic sampling's extra batches: a pure function of
-            (run seed, step, batch), so a resumed run draws the same ones."""
-            from runner.evaluate import derive_seed
-
-            ds = self.train_dataset
-            rng = random.Random(derive_seed(self.args.seed, f"dapo-refill:{self.state.global_step}:{batch}"))
-            if n_groups <= len(ds):
-                idx = rng.sample(range(len(ds)), n_groups)
-            else:
-                idx = [rng.randrange(len(ds)) for _ in range(n_groups)]
-            G = self.num_generations
-            return [dict(ds[i]) for i in idx for _ in range(G)]
-
-        def _rl_dynamic(self, inputs):
-            G = self.num_generations
-            n_groups = len(inputs) // G
-            outputs, generations = [], []
-            _, recorder = self._rl_reward_recorder()
-
-            def generate_batch(b):
-                batch_inputs = inputs if b == 0 else self._rl_refill(n_groups, b)
-                generations.append(getattr(recorder, "generation", None))
-                out, rewards = self._rl_base_step(batch_inputs)
-                outputs.append(out)
-                return [(len(outputs) - 1, g, rewards[g * G:(g + 1) * G]) for g in range(len(batch_inputs) // G)]
-
-            sample = fill_eligible_groups(generate_batch, n_groups, int(fields["dynamic_sampling_max_batches"]),
-                                          rewards_of=lambda grp: grp[2])
-            rows = [(b, g * G + j) for b, g, _ in sample.groups for j in range(G)]
-            self._rl_extra({**sample.telemetry(),
-                            "dynamic_sampling_kept": [[generations[b], g] for b, g, _ in sample.groups]})
-            return select_rows(outputs, rows, self._tokenizer.pad_token_id)
-
-        def _rl_aero(self, inputs):
-            G = self.num_generations
-            settings = AeroSettings.from_fields(fields, num_generations=G, scale_rewards=self.scale_rewards)
-            task, recorder = self._rl_reward_recorder()
-            success_reward = float(getattr(task, "max_reward", 1.0))
-
-            def is_success(r):
-                return r >= success_reward - 1e-9
-
-            prompt_rows = inputs[::G]
-            k = settings.exploration_rollouts
-            outputs, where = [], [[] for _ in prompt_rows]
-            try:
-                self.num_generations = k
-                batch = [row for row in prompt_rows for _ in range(k)]
-                out, rewards = self._rl_base_step(batch, layout=[(g, j) for g in range(len(prompt_rows))
-                                                                 for j in range(k)])
-                outputs.append(out)
-                for g in range(len(prompt_rows)):
-                    where[g] = [(0, g * k + j) for j in range(k)]
-                exploration = [rewards[g * k:(g + 1) * k] for g in range(len(prompt_rows))]
-
-                def generate_more(groups):
-                    self.num_generations = 1
-                    layout = [(g, len(where[g])) for g in groups]
-                    out, rewards = self._rl_base_step([prompt_rows[g] for g in groups], layout=layout)
-                    outputs.append(out)
-                    for i, g in enumerate(groups):
-                        where[g].append((len(outputs) - 1, i))
-                    return rewards
-
-                step = aero_step(exploration, settings, generate_more=generate_more, is_success=is_success)
-            finally:
-                self.num_generations = G
-            rows = [where[g][i] for g, cg in enumerate(step.groups) for i in cg.kept]
-            merged = select_rows(outputs, rows, self._tokenizer.pad_token_id)
-            import torch
-
-            merged["advantages"] = torch.tensor([a for cg in step.groups for a in cg.advantages],
-                                                dtype=torch.float32, device=merged["completion_ids"].device)
-            if recorder is not None and hasattr(recorder, "step_groups"):
-                recorder.step_groups = [cg.rewards for cg in step.groups]
-            self._rl_extra(step.telemetry())
-            return merged
+            return _training_batch(self, inputs)
 
     RlpreregTrainer.__name__ = f"Rlprereg{base.__name__}"
     RlpreregTrainer.__qualname__ = RlpreregTrainer.__name__
     return RlpreregTrainer
+
+
+# -- the steps (``tr`` is the trainer; ``tr.rl_settings`` what the lock asks) -------------------
+
+def _reward_recorder(tr):
+    rf = tr.reward_funcs[0] if getattr(tr, "reward_funcs", None) else None
+    return getattr(rf, "task", None), getattr(rf, "recorder", None)
+
+
+def _extra(tr, values: dict) -> None:
+    """Extra telemetry fields for this step (through the reward recorder)."""
+    _, recorder = _reward_recorder(tr)
+    if recorder is not None and hasattr(recorder, "step_extra"):
+        recorder.step_extra.update(values)
+
+
+def _base_step(tr, batch_inputs, layout=None):
+    """TRL's own generate-and-score on ``batch_inputs``; returns (its output, the rewards)."""
+    _, recorder = _reward_recorder(tr)
+    if recorder is not None and layout is not None:
+        recorder.next_layout = layout
+    out = tr.rl_base._generate_and_score_completions(tr, batch_inputs)
+    return out, list(tr._rl_last_rewards)
+
+
+def _shape_rewards(tr, rewards_per_func, completion_ids_list):
+    """Add the overlong penalty (when locked) and keep the last call's weighted rewards."""
+    import torch
+
+    s = tr.rl_settings
+    if s.overlong_buffer is not None:
+        lengths = [len(ids) for ids in completion_ids_list]
+        pen = overlong_penalties(lengths, tr.max_completion_length, s.overlong_buffer, s.overlong_factor)
+        rewards_per_func = rewards_per_func.clone()
+        rewards_per_func[:, 0] += torch.tensor(pen, dtype=rewards_per_func.dtype, device=rewards_per_func.device)
+        tr._rl_penalties = getattr(tr, "_rl_penalties", []) + pen
+    weights = tr.reward_weights.to(rewards_per_func.device)
+    tr._rl_last_rewards = (rewards_per_func * weights.unsqueeze(0)).nansum(dim=1).tolist()
+    return rewards_per_func
+
+
+def _training_batch(tr, inputs):
+    """One training generation step: AERO, dynamic sampling or TRL's, then overlong handling."""
+    s = tr.rl_settings
+    tr._rl_penalties = []
+    if s.aero:
+        out = _aero(tr, inputs)
+    elif s.dynamic:
+        out = _dynamic(tr, inputs)
+    else:
+        out, _ = _base_step(tr, inputs)
+    if s.overlong_filter:
+        out = _filter_truncated(tr, out)
+    if s.overlong_buffer is not None and tr._rl_penalties:
+        _extra(tr, {"overlong_penalty_mean": sum(tr._rl_penalties) / len(tr._rl_penalties),
+                    "overlong_penalized": sum(1 for p in tr._rl_penalties if p < 0)})
+    return out
+
+
+def _filter_truncated(tr, out):
+    """Mask completions cut off at max_completion_length (no EOS) out of the loss."""
+    ids = out["completion_ids"]
+    mask = out["completion_mask"]
+    eos = set(tr.eos_token_ids)
+    truncated = []
+    for row_ids, row_mask in zip(ids.tolist(), mask.tolist(), strict=True):
+        kept = [t for t, m in zip(row_ids, row_mask, strict=True) if m]
+        truncated.append(bool(kept) and len(kept) >= tr.max_completion_length and kept[-1] not in eos)
+    if any(truncated):
+        import torch
+
+        keep = torch.tensor([not t for t in truncated], device=mask.device, dtype=mask.dtype)
+        out["completion_mask"] = mask * keep.unsqueeze(1)
+        m = out["completion_mask"] if out.get("tool_mask") is None else out["completion_mask"] * out["tool_mask"]
+        out["num_items_in_batch"] = m.sum()
+    _extra(tr, {"overlong_filtered": sum(truncated)})
+    return out
+
+
+def _refill(tr, n_groups: int, batch: int):
+    """Fresh prompts for dynamic sampling's extra batches: a pure function of
+    (run seed, step, batch), so a resumed run draws the same ones."""
+    from runner.evaluate import derive_seed
+
+    ds = tr.train_dataset
+    rng = random.Random(derive_seed(tr.args.seed, f"dapo-refill:{tr.state.global_step}:{batch}"))
+    if n_groups <= len(ds):
+        idx = rng.sample(range(len(ds)), n_groups)
+    else:
+        idx = [rng.randrange(len(ds)) for _ in range(n_groups)]
+    G = tr.num_generations
+    return [dict(ds[i]) for i in idx for _ in range(G)]
+
+
+def _dynamic(tr, inputs):
+    """DAPO dynamic sampling: generate batches until enough groups have mixed rewards."""
+    G = tr.num_generations
+    n_groups = len(inputs) // G
+    outputs, generations = [], []
+    _, recorder = _reward_recorder(tr)
+
+    def generate_batch(b):
+        batch_inputs = inputs if b == 0 else _refill(tr, n_groups, b)
+        generations.append(getattr(recorder, "generation", None))
+        out, rewards = _base_step(tr, batch_inputs)
+        outputs.append(out)
+        return [(len(outputs) - 1, g, rewards[g * G:(g + 1) * G]) for g in range(len(batch_inputs) // G)]
+
+    sample = fill_eligible_groups(generate_batch, n_groups, int(tr.rl_settings.fields["dynamic_sampling_max_batches"]),
+                                  rewards_of=lambda grp: grp[2])
+    rows = [(b, g * G + j) for b, g, _ in sample.groups for j in range(G)]
+    _extra(tr, {**sample.telemetry(), "dynamic_sampling_kept": [[generations[b], g] for b, g, _ in sample.groups]})
+    return select_rows(outputs, rows, tr._tokenizer.pad_token_id)
+
+
+def _aero_rollouts(tr, prompt_rows, settings, is_success):
+    """AERO's exploration rollouts and its adaptive extra ones; returns (step, outputs, where)."""
+    G, k = tr.num_generations, settings.exploration_rollouts
+    outputs, where = [], [[] for _ in prompt_rows]
+    try:
+        tr.num_generations = k
+        batch = [row for row in prompt_rows for _ in range(k)]
+        out, rewards = _base_step(tr, batch, layout=[(g, j) for g in range(len(prompt_rows)) for j in range(k)])
+        outputs.append(out)
+        for g in range(len(prompt_rows)):
+            where[g] = [(0, g * k + j) for j in range(k)]
+        exploration = [rewards[g * k:(g + 1) * k] for g in range(len(prompt_rows))]
+
+        def generate_more(groups):
+            tr.num_generations = 1
+            layout = [(g, len(where[g])) for g in groups]
+            out, rewards = _base_step(tr, [prompt_rows[g] for g in groups], layout=layout)
+            outputs.append(out)
+            for i, g in enumerate(groups):
+                where[g].append((len(outputs) - 1, i))
+            return rewards
+
+        step = aero_step(exploration, settings, generate_more=generate_more, is_success=is_success)
+    finally:
+        tr.num_generations = G
+    return step, outputs, where
+
+
+def _aero(tr, inputs):
+    """AERO: curated rollouts per prompt with its own advantages (runner.aero)."""
+    import torch
+
+    G = tr.num_generations
+    settings = AeroSettings.from_fields(tr.rl_settings.fields, num_generations=G, scale_rewards=tr.scale_rewards)
+    task, recorder = _reward_recorder(tr)
+    success_reward = float(getattr(task, "max_reward", 1.0))
+    step, outputs, where = _aero_rollouts(tr, inputs[::G], settings, lambda r: r >= success_reward - 1e-9)
+    rows = [where[g][i] for g, cg in enumerate(step.groups) for i in cg.kept]
+    merged = select_rows(outputs, rows, tr._tokenizer.pad_token_id)
+    merged["advantages"] = torch.tensor([a for cg in step.groups for a in cg.advantages],
+                                        dtype=torch.float32, device=merged["completion_ids"].device)
+    if recorder is not None and hasattr(recorder, "step_groups"):
+        recorder.step_groups = [cg.rewards for cg in step.groups]
+    _extra(tr, step.telemetry())
+    return merged
 
 
 def trainer_hook(base: type, runner_fields: dict) -> type:
