@@ -150,49 +150,101 @@ def arm_view(prereg: dict, arm: str, *, exploratory: bool = False) -> tuple[str,
     raise Refusal(f"--arm {arm!r} is not registered in the lock (registered: {', '.join(sorted(prereg['arms']))})")
 
 
+@dataclass
+class _Draft:
+    """The config being resolved: one dict per namespace and where each value came from."""
+
+    trainer: dict = field(default_factory=dict)
+    peft: dict = field(default_factory=dict)
+    runner: dict = field(default_factory=dict)
+    sources: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+
+    def set(self, ns: str, key: str, value, source: str) -> None:
+        getattr(self, ns)[key] = value
+        self.sources[f"{ns}.{key}"] = source
+
+
 def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
             exploratory: bool = False) -> ResolvedConfig:
+    """The arm's trainer, LoRA and runner config, built only from the lock (README failure 1).
+
+    Each step refuses what it cannot honour (README failures 2, 3, 8): a field the installed
+    TRL/PEFT lacks, an extension the arm's algorithm does not implement, a batch that does not
+    split, an on-policy GSPO arm, a precision the device cannot run.
+
+    Args:
+        prereg: the locked preregistration.
+        arm, seed: the unit.
+        device: ``cpu`` or ``cuda``.
+        output_dir: the trainer's checkpoint folder.
+        exploratory: note instead of refusing what only a confirmatory run must not do.
+
+    Returns:
+        The :class:`ResolvedConfig` with the built GRPOConfig and LoraConfig and every value's source.
+
+    Example:
+        >>> resolve(prereg, "grpo", 1, device="cpu", output_dir="/tmp/x").grpo_config.loss_type  # doctest: +SKIP
+        'grpo'
+    """
+    algorithm, merged, _ = arm_view(prereg, arm, exploratory=exploratory)
+    preset = get_preset(algorithm)
+    d = _from_lock(merged, check_preset(arm, preset, merged), preset)
+    _refuse_unknown_fields(d, arm, preset)
+    _batch_geometry(d)
+    if preset.validate is not None:  # e.g. dapo/aero settings the preset cannot run
+        preset.validate(d.trainer, d.runner)
+    _on_policy_rule(d, arm, preset, exploratory)
+    _runner_settings(d, prereg, arm, seed, device, output_dir)
+    grpo, lora = _build(d, arm)
+    _record_default_sources(d, grpo, lora)
+    return ResolvedConfig(arm=arm, algorithm=algorithm, preset=preset, seed=seed, device=device,
+                          trainer_kwargs=d.trainer, peft_kwargs=d.peft, runner_fields=d.runner, sources=d.sources,
+                          notes=d.notes, grpo_config=grpo, lora_config=lora)
+
+
+def _from_lock(merged: dict, filled: dict, preset: ArmPreset) -> _Draft:
+    """Locked values (shared training + the arm's changes) and what the algorithm preset fills in."""
+    d = _Draft()
+    for name, value in merged.items():
+        ns, key = resolved_path(name).split(".", 1)
+        d.set(ns, key, value, "lock")
+    for name, value in filled.items():
+        d.set("trainer", name, value, f"preset:{preset.name}")
+    return d
+
+
+def _refuse_unknown_fields(d: _Draft, arm: str, preset: ArmPreset) -> None:
+    """A field the runner owns, the installed TRL/PEFT lacks, or the arm's algorithm does not implement."""
     from peft import LoraConfig
     from trl import GRPOConfig
 
-    algorithm, merged, _ = arm_view(prereg, arm, exploratory=exploratory)
-    preset = get_preset(algorithm)
-    filled = check_preset(arm, preset, merged)
-    notes: list[str] = []
-
-    trainer, peft, runner, sources = {}, {}, {}, {}
-    for name, value in merged.items():
-        path = resolved_path(name)
-        ns, key = path.split(".", 1)
-        {"trainer": trainer, "peft": peft, "runner": runner}[ns][key] = value
-        sources[path] = "lock"
-    for name, value in filled.items():
-        trainer[name] = value
-        sources["trainer." + name] = f"preset:{preset.name}"
-
-    owned = sorted(RUNNER_OWNED & set(trainer))
+    owned = sorted(RUNNER_OWNED & set(d.trainer))
     if owned:
         raise Refusal(f"training.{owned[0]}: set by the runner (free setting), not by the preregistration; remove it")
     grpo_fields = {f.name for f in dataclasses.fields(GRPOConfig) if f.init}
-    unknown = sorted(set(trainer) - grpo_fields)
+    unknown = sorted(set(d.trainer) - grpo_fields)
     if unknown:
         raise Refusal(
             f"training.{unknown[0]}: the installed TRL GRPOConfig has no such field "
             f"({len(unknown)} unknown: {', '.join(unknown)}); it would be dropped, so the run is refused"
         )
     lora_fields = {f.name for f in dataclasses.fields(LoraConfig) if f.init}
-    unknown = sorted(k for k in peft if peft_kwarg(k, lora_fields) is None)
+    unknown = sorted(k for k in d.peft if peft_kwarg(k, lora_fields) is None)
     if unknown:
         raise Refusal(f"training.lora_{unknown[0]}: the installed PEFT LoraConfig has no such field")
     supported = COMMON_EXTENSIONS | preset.extensions
-    unsupported = sorted(k for k, v in runner.items() if k not in supported and v not in (None, False))
+    unsupported = sorted(k for k, v in d.runner.items() if k not in supported and v not in (None, False))
     if unsupported:
         raise Refusal(
             f"training.{unsupported[0]}: arm {arm!r} (algorithm {preset.name!r}) does not implement this "
             f"runner extension; it would be ignored, so the run is refused"
         )
 
-    # Batch geometry: prompts_per_step prompts x num_generations completions per optimizer step.
+
+def _batch_geometry(d: _Draft) -> None:
+    """prompts_per_step prompts x num_generations completions per optimizer step."""
+    trainer, runner = d.trainer, d.runner
     gas = trainer.get("gradient_accumulation_steps", 1)
     if "prompts_per_step" in runner:
         total = runner["prompts_per_step"] * trainer["num_generations"]
@@ -203,21 +255,23 @@ def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
         if "per_device_train_batch_size" in trainer and trainer["per_device_train_batch_size"] != pdb:
             raise Refusal("training.per_device_train_batch_size contradicts prompts_per_step x num_generations")
         if "per_device_train_batch_size" not in trainer:
-            trainer["per_device_train_batch_size"] = pdb
-            sources["trainer.per_device_train_batch_size"] = "derived:prompts_per_step*num_generations"
+            d.set("trainer", "per_device_train_batch_size", pdb, "derived:prompts_per_step*num_generations")
     elif "per_device_train_batch_size" not in trainer:
         raise Refusal("training.prompts_per_step: not set (nor per_device_train_batch_size); the batch is not locked")
 
-    if preset.validate is not None:  # e.g. dapo/aero settings the preset cannot run
-        preset.validate(trainer, runner)
 
-    if preset.needs_off_policy and not off_policy(trainer):
+def _on_policy_rule(d: _Draft, arm: str, preset: ArmPreset, exploratory: bool) -> None:
+    """An algorithm that needs off-policy updates (GSPO) run fully on-policy (prereg.rules.off_policy)."""
+    if preset.needs_off_policy and not off_policy(d.trainer):
         msg = (f"arms.{arm}: {preset.name} with num_iterations=1 and steps_per_generation=gradient_accumulation_steps "
                f"is fully on-policy, where its objective equals GRPO's")
         if not exploratory:
             raise Refusal(msg + "; lock num_iterations>1 or steps_per_generation>gradient_accumulation_steps")
-        notes.append(msg)
+        d.notes.append(msg)
 
+
+def _runner_settings(d: _Draft, prereg: dict, arm: str, seed: int, device: str, output_dir: str) -> None:
+    """The free settings the runner owns: seeds, output, logging, device and precision, checkpoints."""
     if device not in ("cpu", "cuda"):
         raise Refusal(f"--device {device!r}: expected cpu or cuda")
     run_set = {
@@ -227,46 +281,52 @@ def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
     }
     if device == "cpu":
         for prec in ("bf16", "fp16"):
-            if trainer.get(prec):
+            if d.trainer.get(prec):
                 raise Refusal(f"training.{prec}: locked true, which --device cpu cannot run; use --device cuda")
-            if prec not in trainer:
+            if prec not in d.trainer:
                 run_set[prec] = False
     from runner.resume import checkpoint_trainer_kwargs
 
-    run_set.update(checkpoint_trainer_kwargs(runner.get("checkpoint_every"), trainer))
+    run_set.update(checkpoint_trainer_kwargs(d.runner.get("checkpoint_every"), d.trainer))
     for k, v in run_set.items():
-        trainer[k] = v
-        sources["trainer." + k] = "runner"
-    if trainer.get("use_vllm") and device == "cpu":
+        d.set("trainer", k, v, "runner")
+    if d.trainer.get("use_vllm") and device == "cpu":
         raise Refusal("training.use_vllm: locked true, which --device cpu cannot run")
-
-    peft.setdefault("task_type", "CAUSAL_LM")
-    sources.setdefault("peft.task_type", "runner")
-    runner.update({"seed": seed, "device": device})
-    sources.update({"runner.seed": "runner", "runner.device": "runner"})
-    if trainer.get("use_vllm"):  # the seed vLLM samples with, derived from the run seed (runner.gpu)
+    d.peft.setdefault("task_type", "CAUSAL_LM")
+    d.sources.setdefault("peft.task_type", "runner")
+    d.set("runner", "seed", seed, "runner")
+    d.set("runner", "device", device, "runner")
+    if d.trainer.get("use_vllm"):  # the seed vLLM samples with, derived from the run seed (runner.gpu)
         from runner.gpu import vllm_seed_record
 
-        runner["vllm_seed"] = vllm_seed_record(trainer, seed)
-        sources["runner.vllm_seed"] = "runner"
+        d.set("runner", "vllm_seed", vllm_seed_record(d.trainer, seed), "runner")
+
+
+def _build(d: _Draft, arm: str):
+    """The installed TRL and PEFT build their configs; a value they reject is a refusal."""
+    from peft import LoraConfig
+    from trl import GRPOConfig
 
     try:
-        grpo = GRPOConfig(**trainer)
+        grpo = GRPOConfig(**d.trainer)
     except (ValueError, TypeError) as exc:
         raise Refusal(f"arms.{arm}: TRL rejects the locked trainer config: {str(exc).splitlines()[0]}") from None
+    lora_fields = {f.name for f in dataclasses.fields(LoraConfig) if f.init}
     try:
-        lora = LoraConfig(**{peft_kwarg(k, lora_fields): v for k, v in peft.items()})
+        lora = LoraConfig(**{peft_kwarg(k, lora_fields): v for k, v in d.peft.items()})
     except (ValueError, TypeError) as exc:
         raise Refusal(f"arms.{arm}: PEFT rejects the locked LoRA config: {str(exc).splitlines()[0]}") from None
+    return grpo, lora
+
+
+def _record_default_sources(d: _Draft, grpo, lora) -> None:
+    """Every other field of the built configs: the library's default, or derived by TRL from others."""
+    from trl import GRPOConfig
 
     defaults = {f.name: f.default for f in dataclasses.fields(GRPOConfig) if f.default is not dataclasses.MISSING}
     for key, value in grpo.to_dict().items():
         path = "trainer." + key
-        if path not in sources:
-            sources[path] = "default" if defaults.get(key, value) == value else "trl-derived"
+        if path not in d.sources:
+            d.sources[path] = "default" if defaults.get(key, value) == value else "trl-derived"
     for key in peft_dict(lora):
-        sources.setdefault("peft." + key, "default")
-
-    return ResolvedConfig(arm=arm, algorithm=algorithm, preset=preset, seed=seed, device=device,
-                          trainer_kwargs=trainer, peft_kwargs=peft, runner_fields=runner, sources=sources,
-                          notes=notes, grpo_config=grpo, lora_config=lora)
+        d.sources.setdefault("peft." + key, "default")
