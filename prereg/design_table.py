@@ -41,7 +41,7 @@ def print_design(d: Design, oc: Operating, title: str) -> None:
     tab = Table(title=f"{title}: {p.spec.spending} spending, futility {p.spec.futility}, "
                       f"{'two' if p.sides == 2 else 'one'}-sided alpha {p.alpha:.4g} per contrast "
                       f"({len(p.contrasts)} monitored), correction {p.small_sample}")
-    for col in ("look", "seeds/arm", "t", "z bound", "t bound", "t futility", "alpha spent", "P(stop) H0",
+    for col in ("look", "seeds/arm", "info fraction", "z bound", "t bound", "t futility", "alpha spent", "P(stop) H0",
                 "P(stop) pilot"):
         tab.add_column(col, justify="right")
     for k, n in enumerate(p.looks):
