@@ -13,6 +13,7 @@ content hash on any machine.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +75,13 @@ class Lock:
     @property
     def signed(self) -> bool:
         return self.data.get("signature") is not None
+
+    @functools.cached_property
+    def study(self):
+        """The preregistration as typed values (:class:`prereg.study.Study`), parsed once."""
+        from prereg.study import study_of
+
+        return study_of(self.prereg)
 
 
 def read_json_strict(path: str | Path, what: str):

@@ -24,7 +24,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from prereg.errors import OneLineParser, UserError, run_cli
-from prereg.fields import merged_fields
 from prereg.lock import Lock, verify_lock
 from prereg.records import MANIFEST, TELEMETRY, read_run, seal_of, unit_dir
 
@@ -138,17 +137,14 @@ def registered_units(lock: Lock, arms: list[str] | None = None,
     Reference arms (a base model, an SFT checkpoint; README failure 16) are never run: the
     runner does not train them, so they are not units of a sweep, and naming one is refused.
     """
-    from prereg.declarations import arm_decls
-
-    prereg = lock.prereg
-    decls = arm_decls(prereg)
+    study = lock.study
     if arms is not None:
-        ref = [a for a in arms if a in decls and decls[a].is_reference]
+        ref = [a for a in arms if a in study.arms and not study.arms[a].trained]
         if ref:
             raise UserError(f"--arms: {ref[0]!r} is a reference arm of {lock.path}: the runner does not train "
                             "reference arms (import their evaluation as a table)")
-    reg_arms = [a for a, d in decls.items() if not d.is_reference]
-    reg_seeds = list(prereg["seeds"])
+    reg_arms = list(study.trained_arms)
+    reg_seeds = list(study.seeds)
     if arms is not None:
         bad = [a for a in arms if a not in reg_arms]
         if bad:
@@ -169,7 +165,7 @@ def study_status(lock: Lock, out: str | Path = "runs", arms: list[str] | None = 
                  seeds: list[int] | None = None) -> list[UnitStatus]:
     units = []
     for arm, seed in registered_units(lock, arms, seeds):
-        max_steps = merged_fields(lock.prereg, arm).get("max_steps")
+        max_steps = lock.study.arms[arm].training.max_steps if arm in lock.study.arms else None
         units.append(unit_status(unit_dir(out, lock.study_id, arm, seed), arm, seed, lock=lock, max_steps=max_steps))
     return units
 

@@ -118,8 +118,8 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
     lock = verify_lock(path, require_signature=require_signature, trusted_keys=trusted_keys)
     prereg = lock.prereg
     arm_view(prereg, arm, exploratory=exploratory)  # refuses an unregistered arm
-    if seed not in prereg["seeds"] and not exploratory:
-        raise Refusal(f"--seed {seed} is not registered in the lock (registered: {', '.join(map(str, prereg['seeds']))})")
+    if seed not in lock.study.seeds and not exploratory:
+        raise Refusal(f"--seed {seed} is not registered in the lock (registered: {', '.join(map(str, lock.study.seeds))})")
     check_seed_range(seed)
     if not exploratory:  # a later look's seed waits for the earlier look's interim record (README failure 19)
         from prereg.looks import gate
@@ -149,7 +149,7 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
     task = get_task(prereg["task"], prereg["dataset"])
     if hasattr(task, "preflight"):  # cheap load-time checks (e.g. connections: split dates, shortcut probe)
         task.preflight()
-    task.heldout_items(prereg["dataset"]["heldout_n"])  # refuses a held-out split shorter than heldout_n now
+    task.heldout_items(lock.study.evaluation.heldout_n)  # refuses a held-out split shorter than heldout_n now
     run_dir = unit_dir(out, lock.study_id, arm, seed)
     cfg = resolve(prereg, arm, seed, device=device, output_dir=str(run_dir / "checkpoints"),
                   exploratory=exploratory)
@@ -314,9 +314,9 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
 
         _stable_target_modules(trainer.model)
         trainer.model.save_pretrained(str(run_dir / "adapter"))
-        _say(quiet, f"runner: evaluating {prereg['dataset']['heldout_n']} held-out items")
+        _say(quiet, f"runner: evaluating {lock.study.evaluation.heldout_n} held-out items")
         tmp_eval = Path(tempfile.mkdtemp(prefix="rlprereg-eval-"))
-        rows = evaluate_heldout(trainer.model, tokenizer, task, prereg["evaluation"], prereg["dataset"]["heldout_n"],
+        rows = evaluate_heldout(trainer.model, tokenizer, task, prereg["evaluation"], lock.study.evaluation.heldout_n,
                                 run_seed=cfg.seed, work_dir=tmp_eval / "merged")
         write_atomic(run_dir / HELDOUT_TRACE, "".join(json.dumps(r, allow_nan=False) + "\n" for r in rows),
                      overwrite=False)

@@ -111,15 +111,13 @@ def run_sweep(opts: SweepOptions, console=None) -> SweepResult:
         opts.runner_args = [*opts.runner_args, "--device", "cuda"]
     from rich.console import Console
 
-    from prereg.fields import merged_fields
-
     console = console or Console(stderr=True)
     sweep_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + uuid.uuid4().hex[:6]
     log_path = Path(opts.out) / lock.study_id / SWEEP_LOG
     rec = SweepRecorder(log_path, sweep_id, key_path=opts.sign_key)
     specs = _unit_specs(opts, lock, sweep_id, log_path)
     outcomes = {(s["arm"], s["seed"]): UnitOutcome(s["arm"], s["seed"], path=s["run_dir"]) for s in specs}
-    max_steps = {a: merged_fields(lock.prereg, a).get("max_steps") for a in lock.prereg["arms"]}
+    max_steps = {a: arm.training.max_steps for a, arm in lock.study.arms.items()}
     _log_start(rec, opts, lock, specs)
     board = Board(lock.study_id, specs, outcomes, max_steps)
     todo = _settle_known(specs, outcomes, lock, rec)

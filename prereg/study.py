@@ -1,0 +1,163 @@
+"""The validated preregistration, parsed once into frozen dataclasses with its defaults.
+
+Readers used to look fields up by string keys in the preregistration dict, each with its own
+default (``.get("unit", "seed")`` here, ``["unit"]`` there). :func:`study_of` reads it once:
+arms (with their merged training view and the declarations of :mod:`prereg.declarations`),
+training, evaluation, the analysis plan, metrics and contrasts. A :class:`prereg.lock.Lock`
+gives it as ``lock.study``. Torch-free.
+
+Example:
+    >>> s = study_of(prereg)  # doctest: +SKIP
+    >>> s.arms["gspo"].training.num_iterations, s.analysis.multiplicity.method  # doctest: +SKIP
+    (2, 'holm')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from prereg.declarations import ArmDecl, ContrastDecl, MetricDecl, arm_decls, contrast_decls, metric_decls
+from prereg.fields import merged_fields
+from prereg.rules import off_policy
+
+
+def _frozen(d: Mapping | None) -> Mapping:
+    return MappingProxyType(dict(d or {}))
+
+
+@dataclass(frozen=True)
+class Training:
+    """One arm's training settings (shared settings with the arm's changes applied)."""
+
+    fields: Mapping[str, Any]     # every locked field, by its preregistration name
+    max_steps: int | None
+    prompts_per_step: int | None
+    num_generations: int | None
+    gradient_accumulation_steps: int   # TRL's default 1 when not locked
+    steps_per_generation: int | None   # None: TRL's default, one update's worth
+    num_iterations: int                # TRL's default 1 when not locked
+
+    @property
+    def off_policy(self) -> bool:
+        """Whether a generation batch serves more than one update (:func:`prereg.rules.off_policy`)."""
+        return off_policy(self.fields)
+
+    @classmethod
+    def of(cls, fields: Mapping) -> Training:
+        return cls(_frozen(fields), fields.get("max_steps"), fields.get("prompts_per_step"),
+                   fields.get("num_generations"), fields.get("gradient_accumulation_steps") or 1,
+                   fields.get("steps_per_generation"), fields.get("num_iterations") or 1)
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    algorithm: str | None
+    changes: Mapping[str, Any]
+    decl: ArmDecl                  # kind (trained/reference), labels, checkpoint
+    training: Training
+
+    @property
+    def trained(self) -> bool:
+        return not self.decl.is_reference
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    decoding: str
+    max_new_tokens: int
+    batch_size: int
+    backend: str
+    temperature: float | None
+    heldout_n: int                 # from the dataset block: how many held-out items are scored
+
+
+@dataclass(frozen=True)
+class Multiplicity:
+    method: str
+    alpha: float
+    family: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AnalysisPlan:
+    primary_metric: str
+    secondary_metrics: tuple[str, ...]
+    unit: str
+    test: str
+    alternative: str               # default two-sided
+    item_level: str                # default none
+    resamples: int
+    rng_seed: int
+    multiplicity: Multiplicity
+    equivalence_margin: float | None
+    noninferiority_margin: float | None
+    sequential: Mapping[str, Any] | None
+    raw: Mapping[str, Any]         # the whole block, for fields without a typed view yet
+
+
+@dataclass(frozen=True)
+class Study:
+    """A preregistration as typed, read-only values; ``raw`` is the validated dict itself."""
+
+    id: str
+    title: str
+    evidence_class: str
+    seeds: tuple[int, ...]
+    baseline_arm: str
+    arms: Mapping[str, Arm]
+    evaluation: Evaluation
+    analysis: AnalysisPlan
+    metrics: Mapping[str, MetricDecl]
+    contrasts: tuple[ContrastDecl, ...]
+    model: Mapping[str, Any]
+    dataset: Mapping[str, Any]
+    task: Mapping[str, Any]
+    raw: Mapping[str, Any]
+
+    @property
+    def trained_arms(self) -> tuple[str, ...]:
+        """Arms the runner trains (reference arms are evaluated, never run)."""
+        return tuple(a for a, spec in self.arms.items() if spec.trained)
+
+
+def _analysis(plan: Mapping) -> AnalysisPlan:
+    c, m = plan.get("contrasts") or {}, plan.get("multiplicity") or {}
+    return AnalysisPlan(
+        primary_metric=plan["primary_metric"], secondary_metrics=tuple(plan.get("secondary_metrics") or ()),
+        unit=plan.get("unit", "seed"), test=c.get("test", "paired_t"), alternative=c.get("alternative", "two-sided"),
+        item_level=c.get("item_level", "none"), resamples=plan["resamples"], rng_seed=plan["rng_seed"],
+        multiplicity=Multiplicity(m.get("method", "none"), m.get("alpha", 0.05), tuple(m.get("family") or ())),
+        equivalence_margin=plan.get("equivalence_margin"), noninferiority_margin=plan.get("noninferiority_margin"),
+        sequential=_frozen(plan["sequential"]) if plan.get("sequential") else None, raw=_frozen(plan))
+
+
+def study_of(prereg: dict) -> Study:
+    """Parse a validated preregistration (``prereg.schema`` has accepted it) into a :class:`Study`.
+
+    Args:
+        prereg: the preregistration dict (a lock's ``preregistration``).
+
+    Returns:
+        The :class:`Study`; its mappings are read-only views.
+
+    Example:
+        >>> study_of(lock.prereg).evaluation.heldout_n  # doctest: +SKIP
+        4
+    """
+    decls = arm_decls(prereg)
+    arms = {name: Arm(name, spec.get("algorithm"), _frozen(spec.get("changes")), decls[name],
+                      Training.of(merged_fields(prereg, name)))
+            for name, spec in prereg["arms"].items()}
+    ev = prereg["evaluation"]
+    evaluation = Evaluation(ev["decoding"], ev["max_new_tokens"], ev["batch_size"], ev["backend"],
+                            ev.get("temperature"), prereg["dataset"]["heldout_n"])
+    return Study(id=prereg["id"], title=prereg.get("title", ""), evidence_class=prereg["evidence_class"],
+                 seeds=tuple(prereg["seeds"]), baseline_arm=prereg["baseline_arm"], arms=_frozen(arms),
+                 evaluation=evaluation, analysis=_analysis(prereg["analysis"]),
+                 metrics=_frozen(metric_decls(prereg)), contrasts=tuple(contrast_decls(prereg)),
+                 model=_frozen(prereg["model"]), dataset=_frozen(prereg["dataset"]), task=_frozen(prereg["task"]),
+                 raw=prereg)

@@ -1,0 +1,59 @@
+"""prereg.study: the preregistration parsed once into frozen, typed values with defaults."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from prereg.fields import merged_fields
+from prereg.rules import off_policy
+from prereg.study import study_of
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("name", ["e1.json", "demo.json"])
+def test_study_matches_the_preregistration(name):
+    p = json.loads((ROOT / "examples" / name).read_text())
+    s = study_of(p)
+    assert (s.id, s.seeds, s.baseline_arm) == (p["id"], tuple(p["seeds"]), p["baseline_arm"])
+    assert list(s.arms) == list(p["arms"])
+    for arm, spec in s.arms.items():
+        view = merged_fields(p, arm)
+        assert dict(spec.training.fields) == view and spec.changes == p["arms"][arm]["changes"]
+        assert spec.training.max_steps == view.get("max_steps")
+        assert spec.training.off_policy == off_policy(view)
+    a = p["analysis"]
+    assert s.analysis.primary_metric == a["primary_metric"] and s.analysis.resamples == a["resamples"]
+    assert s.analysis.multiplicity.family == tuple(a["multiplicity"]["family"])
+    assert s.evaluation.heldout_n == p["dataset"]["heldout_n"]
+    assert s.analysis.alternative == a["contrasts"].get("alternative", "two-sided")  # the default, stated once
+    assert s.trained_arms == tuple(a for a in p["arms"] if p["arms"][a].get("kind", "trained") == "trained")
+
+
+def test_study_is_read_only_and_defaults_apply():
+    p = json.loads((ROOT / "examples" / "demo.json").read_text())
+    p["training"].pop("num_iterations", None)
+    for spec in p["arms"].values():
+        spec["changes"].pop("num_iterations", None)
+    s = study_of(p)
+    arm = next(iter(s.arms.values()))
+    assert arm.training.num_iterations == 1 and arm.training.gradient_accumulation_steps >= 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.id = "other"
+    with pytest.raises(TypeError):
+        s.arms["x"] = arm
+    with pytest.raises(TypeError):
+        arm.training.fields["max_steps"] = 1
+
+
+def test_lock_gives_its_study(tmp_path):
+    from prereg import lock, verify
+
+    src = tmp_path / "demo.json"
+    src.write_text((ROOT / "examples" / "demo.json").read_text())
+    got = verify(lock(src, lock_dir=tmp_path / "locks"))
+    assert got.study.id == got.study_id and got.study is got.study  # parsed once
