@@ -17,7 +17,8 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
              device: str = "cpu", store_text: bool = False, exploratory: bool = False, quiet: bool = False,
              require_signature: bool = False, trusted_keys: list[str] | None = None,
              environ: dict | None = None, lock_dir: str | Path = "locks", report_to=None,
-             tensorboard_dir: str | Path | None = None, sign_key: str | Path | None = None) -> Path:
+             tensorboard_dir: str | Path | None = None, sign_key: str | Path | None = None,
+             sweep_id: str | None = None) -> Path:
     """Train, evaluate and seal one registered (arm, seed) of a locked study.
 
     The trainer config is built only from the lock (README failure 1); anything the lock forbids
@@ -40,6 +41,7 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
         report_to: experiment trackers (``runner.trackers``), a free setting.
         tensorboard_dir: TensorBoard log folder when reporting to it.
         sign_key: Ed25519 private key (PEM) that signs every seal the run writes.
+        sweep_id: the sweep that runs the unit (set by ``runner sweep``), kept in ``settings.sweep_id``.
 
     Returns:
         The run folder.
@@ -58,7 +60,7 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
     return _run_unit(lock_path, arm, seed, out, device=device, store_text=store_text, exploratory=exploratory,
                      quiet=quiet, require_signature=require_signature, trusted_keys=trusted_keys,
                      environ=environ, lock_dir=lock_dir, report_to=report_to, tensorboard_dir=tensorboard_dir,
-                     sign_key=sign_key)
+                     sign_key=sign_key, sweep_id=sweep_id)
 
 
 def run_sweep(opts: SweepOptions | str | Path, console=None, **options) -> SweepResult:

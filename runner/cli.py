@@ -29,6 +29,7 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trusted-key", action="append", default=None, metavar="PUBKEY",
                    help="accept only signatures by this public key (repeatable)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--sweep-id", default=None, help=argparse.SUPPRESS)  # set by `runner sweep` (settings.sweep_id)
     add_sign_argument(p)
     add_tracker_arguments(p)
 
@@ -56,7 +57,7 @@ def _run(args: argparse.Namespace) -> int:
     run_dir = run_unit(args.lock, args.arm, args.seed, args.out, device=args.device, store_text=args.store_text,
                        exploratory=args.exploratory, quiet=args.quiet, require_signature=args.require_signature,
                        trusted_keys=args.trusted_key, report_to=args.report_to,
-                       tensorboard_dir=args.tensorboard_dir, sign_key=args.sign)
+                       tensorboard_dir=args.tensorboard_dir, sign_key=args.sign, sweep_id=args.sweep_id)
     print(run_dir)
     return 0
 

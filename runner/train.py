@@ -161,13 +161,16 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
              device: str = "cpu", store_text: bool = False, exploratory: bool = False, quiet: bool = False,
              require_signature: bool = False, trusted_keys: list[str] | None = None,
              environ: dict | None = None, lock_dir: str | Path = "locks", report_to=None,
-             tensorboard_dir: str | Path | None = None, sign_key: str | Path | None = None) -> Path:
+             tensorboard_dir: str | Path | None = None, sign_key: str | Path | None = None,
+             sweep_id: str | None = None) -> Path:
     """Train, evaluate and seal one unit; returns its run folder ``out/<study>/<arm>/s<seed>``.
 
     ``report_to`` names experiment trackers (``runner.trackers``): a free setting, recorded in
     ``settings.report_to`` and ``trackers`` of the manifest, never in the resolved config.
     ``sign_key`` (an Ed25519 PEM private key held by the machine or cluster) signs every seal
-    the run writes (``prereg.records.seal``), for ``audit check --trusted-run-key``.
+    the run writes (``prereg.records.seal``), for ``audit check --trusted-run-key``. ``sweep_id``
+    (set by ``runner sweep``) is recorded in ``settings.sweep_id``, so the audit can require the
+    sweep log's events of this unit even when the log's tail was cut.
 
     Raises ``UserError``/``Refusal`` (one line) for anything refused; any other exception is
     recorded in a ``failed`` manifest and re-raised.
@@ -188,6 +191,8 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
     settings = {"out": str(out), "device": device, "store_text": store_text, "quiet": quiet,
                 "exploratory": exploratory, "require_signature": require_signature,
                 "lock_path": str(lock.path), "env": env, "report_to": list(report_to)}
+    if sweep_id is not None:
+        settings["sweep_id"] = sweep_id
     with UnitGuard(run_dir, allow_resume=True) as guard:
         trackers = _start_trackers(report_to, lock, cfg, exploratory, tensorboard_dir)
         return _run(lock, cfg, run_dir, settings, exploratory=exploratory, store_text=store_text, quiet=quiet,

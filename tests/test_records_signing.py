@@ -163,25 +163,33 @@ def test_signed_log_requires_trusted_keys_and_shows_edits(tmp_path, keys):
     assert any("signature does not verify" in m for m in msgs), msgs
 
 
-def _write_sweep_log(camp):
+def _write_sweep_log(camp, key_path=None):
+    """A sweep log as `runner sweep` writes it, and each run's settings.sweep_id (re-signed)."""
     p = camp.runs / "e1s" / "sweep.jsonl"
-    append_event(p, {"event": "sweep_start", "sweep": "s1"})
+    key = load_private_key(key_path) if key_path else None
+    append_event(p, {"event": "sweep_start", "sweep": "s1"}, key_path)
     for m in sorted(camp.runs.rglob(MANIFEST)):
         d = read_json(m)
-        append_event(p, {"event": "unit_end", "sweep": "s1", "arm": d["arm"], "seed": d["seed"], "outcome": "complete"})
-    append_event(p, {"event": "sweep_end", "sweep": "s1"})
+        d["settings"]["sweep_id"] = "s1"
+        write_json_atomic(m, seal(d, key))
+        unit = {"sweep": "s1", "arm": d["arm"], "seed": d["seed"]}
+        append_event(p, {"event": "attempt", **unit, "attempt": 1}, key_path)
+        append_event(p, {"event": "unit_end", **unit, "outcome": "complete"}, key_path)
+    append_event(p, {"event": "sweep_end", "sweep": "s1"}, key_path)
     return p
 
 
-def test_audit_checks_the_sweep_log(tmp_path, signed):
+def test_audit_checks_the_sweep_log(tmp_path, signed, keys):
     camp = copy_campaign(signed, tmp_path / "c")
-    p = _write_sweep_log(camp)
-    assert run_audit(camp.report).exit_code == 0
+    p = _write_sweep_log(camp, keys["lab"])
+    reanalyze(camp)  # the analysis names the (re-sealed) manifests' seals
+    assert run_audit(camp.report, trusted_run_keys=[keys["lab_b64"]]).exit_code == 0
     lines = _lines(p)
-    del lines[4]  # a unit's event deleted
+    del lines[3]  # a unit's attempt event deleted
     p.write_text("".join(lines))
     said = _said(run_audit(camp.report))
-    assert any("sweep.jsonl:5" in s and "hash chain broken" in s for s in said), said
+    assert any("sweep.jsonl:4" in s and "hash chain broken" in s for s in said), said
+    assert any("lacks the events of unit" in s for s in said), said
 
 
 def test_audit_names_a_deleted_unit_the_log_says_completed(tmp_path, signed):
@@ -195,10 +203,27 @@ def test_audit_names_a_deleted_unit_the_log_says_completed(tmp_path, signed):
 def test_a_log_cut_before_its_end_is_a_warning(tmp_path, signed):
     camp = copy_campaign(signed, tmp_path / "c")
     p = _write_sweep_log(camp)
+    reanalyze(camp)
     p.write_text("".join(_lines(p)[:-1]))
     res = run_audit(camp.report)
     assert any("no end event" in f.message and f.level == "warning" for f in res.findings)
-    assert run_audit(camp.report, strict=True).exit_code == 1
+    assert res.exit_code == 0 and run_audit(camp.report, strict=True).exit_code == 1
+
+
+def test_a_cut_tail_or_a_deleted_log_shows_through_the_runs(tmp_path, signed):
+    """The runs record the sweep that made them, so cutting a unit's events off the end of the
+    log (the chain stays intact) or deleting the whole log is still a finding."""
+    camp = copy_campaign(signed, tmp_path / "c")
+    p = _write_sweep_log(camp)
+    reanalyze(camp)
+    lines = _lines(p)
+    p.write_text("".join(lines[:-3]))  # the last unit's attempt, unit_end and the sweep_end
+    said = _said(run_audit(camp.report))
+    assert any("lacks the events of unit" in s for s in said), said
+    assert not any("hash chain broken" in s for s in said), said
+    p.unlink()
+    said = _said(run_audit(camp.report))
+    assert any("the sweep log is missing though 9 run(s)" in s for s in said), said
 
 
 @pytest.mark.slow
@@ -218,6 +243,7 @@ def test_a_real_signed_sweep_signs_every_seal_and_log_event(tmp_path, keys):
     assert res.ok, [(u.arm, u.seed, u.outcome, u.error) for u in res.units]
     m = read_json(out / "sg" / "grpo" / "s1" / MANIFEST)
     assert m["status"] == "complete" and signature_problem(m, [keys["lab_b64"]]) is None
+    assert m["settings"]["sweep_id"] == res.sweep_id
     events, problems = verify_chain(out / "sg" / "sweep.jsonl", [keys["lab_b64"]])
     assert problems == [] and [e["event"] for e in events][0] == "sweep_start" and events[-1]["event"] == "sweep_end"
     assert any(e["event"] == "attempt" for e in events)  # written by the child process, signed too

@@ -28,10 +28,42 @@ def _units_on_disk(ctx) -> set:
             if r.manifest.get("status") == "complete"}
 
 
+def _swept(ctx) -> dict:
+    """(sweep id, arm, seed) -> manifest path of every complete run a sweep made (``settings.sweep_id``,
+    also of the sweeps that resumed it)."""
+    out = {}
+    for r in ctx.runs:
+        m = r.manifest
+        if m.get("status") != "complete":
+            continue
+        blocks = [m.get("settings")] + [e.get("settings") for e in m.get("resumes") or [] if isinstance(e, dict)]
+        for b in blocks:
+            sid = b.get("sweep_id") if isinstance(b, dict) else None
+            if isinstance(sid, str):
+                out[(sid, m.get("arm"), m.get("seed"))] = ctx.rel(r.path / "manifest.json")
+    return out
+
+
+def _missing_events(ctx, out, where, events) -> None:
+    """A run that says a sweep made it needs that sweep's attempt event: a cut log tail shows."""
+    attempts = {(e.get("sweep"), e.get("arm"), e.get("seed")) for e in events if e.get("event") == "attempt"}
+    for (sid, arm, seed), mp in sorted(_swept(ctx).items(), key=str):
+        if (sid, arm, seed) not in attempts:
+            out.add(where, f"the attempt event of {arm}/s{seed} in sweep {sid} ({mp})", "none",
+                    f"the sweep log lacks the events of unit {arm}/s{seed} that its run says sweep {sid} made "
+                    "(deleted or cut)")
+
+
 def check_sweep_log(ctx, out) -> None:
     path = sweep_log_path(ctx)
     if path is None:
-        out.notes.append("no sweep log (units run one by one with `runner run`): nothing to chain-check")
+        swept = _swept(ctx)
+        if swept:
+            (sid, arm, seed), mp = next(iter(sorted(swept.items(), key=str)))
+            out.add(mp, f"runs/<study>/{SWEEP_LOG} (the run says sweep {sid} made it)", "missing",
+                    f"the sweep log is missing though {len(swept)} run(s) were made by a sweep (deleted?)")
+        else:
+            out.notes.append("no sweep log (units run one by one with `runner run`): nothing to chain-check")
         return
     where = ctx.rel(path)
     try:
@@ -43,6 +75,7 @@ def check_sweep_log(ctx, out) -> None:
         out.add(f"{where}:{p.line}", p.expected, p.found, p.message)
     if events and not any(isinstance(e.get("chain"), dict) for e in events):
         out.notes.append(f"{where}: not hash-chained (written before chaining); order and deletions unchecked")
+    _missing_events(ctx, out, where, events)
     on_disk = _units_on_disk(ctx)
     done = {}
     for e in events:

@@ -52,7 +52,8 @@ def child_main(argv: list[str]) -> int:
 
 def unit_command(spec: dict, ppid: int) -> list[str]:
     cmd = [sys.executable, "-m", "runner.sweep", "--child", str(ppid), "run",
-           "--lock", spec["lock"], "--arm", spec["arm"], "--seed", str(spec["seed"]), "--out", spec["out"]]
+           "--lock", spec["lock"], "--arm", spec["arm"], "--seed", str(spec["seed"]), "--out", spec["out"],
+           "--sweep-id", spec["sweep_id"]]
     return cmd + list(spec.get("runner_args") or [])
 
 
