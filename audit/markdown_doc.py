@@ -129,10 +129,10 @@ def walk(text: str) -> Doc:
     last_prose = ""
     i = 0
     n = len(toks)
+    cur: tuple[str, ...] = ()
     while i < n:
         tok = toks[i]
         t = tok.type
-        cur = tuple(s for _, s in scope)
         line = (tok.map[0] + 1) if tok.map else 0
         if t == "front_matter":
             doc.front_matter = tok.content
@@ -144,7 +144,7 @@ def walk(text: str) -> Doc:
             while scope and scope[-1][0] >= level:
                 scope.pop()
             scope.append((level, _heading_text(inline).strip()))
-            piece.scope = tuple(s for _, s in scope)
+            piece.scope = cur = tuple(s for _, s in scope)
             doc.items.append(piece)
             i += 3
             continue

@@ -183,6 +183,10 @@ _LABELS: tuple[tuple[re.Pattern, str | None], ...] = (
 )
 
 
+_LABEL_CUE = re.compile(r"[=@(%§]|seed|last|rank|CI|top|step|epoch|iteration|checkpoint|table|tab\.|fig|section|"
+                        r"sec\.|eq\.|equation|appendix|hypothesis|version", re.I)
+
+
 def label_spans(text: str) -> dict[int, tuple[str, float] | None]:
     """{start of a label number: its fact or None} for every label phrase in ``text``.
 
@@ -195,7 +199,7 @@ def label_spans(text: str) -> dict[int, tuple[str, float] | None]:
         [(10, ('n', 500.0)), (36, ('pass@k', 16.0))]
     """
     out: dict[int, tuple[str, float] | None] = {}
-    if not any(ch.isdigit() for ch in text):
+    if not _LABEL_CUE.search(text):   # one scan decides whether any of the patterns below can match
         return out
     for pat, name in _LABELS:
         for m in pat.finditer(text):
@@ -263,15 +267,15 @@ class _Builder:
         """Numbers of one piece; ``status`` forces a hint (a label cell), ``fact`` names the label fact
         of a bare number in a label cell (a "Seed" column's "37" is ("seed", 37))."""
         text = p.text
-        found = numbers_in(text) if any(ch.isdigit() for ch in text) else []
+        found = numbers_in(text) if _DIGIT.search(text) else []
         if not found:
             return []
         ends = self._intervals(text)
         labels = label_spans(text)
-        nl = _positions(_NEWLINE, text)
+        nl = _positions(_NEWLINE, text) if "\n" in text else []
         clause = _positions(_CLAUSE, text)
-        blanked = _BLANK_NUM.sub(lambda x: " " * len(x.group(0)), text)
-        sents = _positions(_SENTENCE, text, end=True)
+        blanked = _BLANK_NUM.sub(_spaces, text)
+        sents = _positions(_SENTENCE, text, end=True) if len(text) > 12 else []
         hints = sorted(p.hints)
         base = status or _HINT_OF_KIND.get(p.kind)
         made, h, sentence_of = [], 0, {}
@@ -327,6 +331,11 @@ class _Builder:
 
 
 _NEWLINE = re.compile(r"\n")
+_DIGIT = re.compile(r"\d")
+
+
+def _spaces(m: re.Match) -> str:
+    return " " * (m.end() - m.start())
 _SPECIFIC_END = ("low", "high", "lower", "upper", "lo", "hi")
 
 

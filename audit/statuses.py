@@ -117,7 +117,7 @@ def number_row(t, status: str) -> NumberRow:
     return NumberRow(location=m.where, text=m.text, status=status, rule=_rule(t, status),
                      source=src.id if src else "", source_value=f"{src.value!r}" if src else "",
                      expected=t.expected, kind=m.kind, row=m.row or "", column=m.column or "",
-                     context=" ".join((m.line_text or "").split())[:200])
+                     context=" ".join((m.line_text or "")[:400].split())[:200])   # bounded: linear
 
 
 def counts(rows: list[NumberRow]) -> dict[str, int]:

@@ -28,13 +28,17 @@ def run(ctx, out) -> None:
     results, idx, _files = traced_report(ctx)
     arms = idx.arms
     reported = set()
+    entity_of: dict[str, tuple] = {}   # one reading per line, not per number (a line may hold thousands)
     for t in results:
         m = t.mention
         if t.status == "untraced" and not t.sources:
             srcs_expl = False
         else:
             srcs_expl = bool(t.sources) and all(s.exploratory for s in t.sources)
-        text_ent, _ = entity_from_text(m.identity or m.row or m.line_text, arms)
+        text = m.identity or m.row or m.line_text
+        if text not in entity_of:
+            entity_of[text] = entity_from_text(text, arms)[0]
+        text_ent = entity_of[text]
         if text_ent is not None and text_ent[0] == "seed" and m.kind != "table":
             text_ent = None  # "RNG seed 20260714" in prose names no run
         if not (srcs_expl or _is_exploratory_entity(ctx, text_ent)):

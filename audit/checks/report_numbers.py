@@ -63,7 +63,7 @@ def _number_findings(ctx, out, results) -> list:
         status = classify(t, ctx.strict)
         rows.append(number_row(t, status))
         if t.status == "untraced" and status in ("untraced", "error"):
-            untraced.append({"location": m.where, "text": m.text, "line": m.line_text.strip()[:200]})
+            untraced.append({"location": m.where, "text": m.text, "line": m.line_text[:400].strip()[:200]})
         if status != "error":
             continue
         if t.status == "error" and not m.in_code:
