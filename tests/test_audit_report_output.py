@@ -85,9 +85,11 @@ def test_code_comments_and_front_matter_are_counted_and_strict_covers_code(clean
         "---\nlicense: apache-2.0\nnote: 0.9 of an epoch\n---\n# Card\n\n"
         "```note``` numbers below come from the run\n\n"
         "Run with `lr = 0.12345` and:\n\n```bash\npython train.py --beta 0.04\n```\n\n<!-- draft: 0.777 -->\n")
+    base = run_audit(clean.report).number_counts
     res = run_audit(camp.report)
     c = res.number_counts
-    assert (c["in code"], c["comment"], c["front matter"]) == (2, 1, 1)
+    assert (c["in code"] - base["in code"], c["comment"] - base["comment"],
+            c["front matter"] - base["front matter"]) == (2, 1, 1)
     assert [f for f in res.findings if f.check == "10" and "card.md" in f.location] == []
     strict = run_audit(camp.report, strict=True)
     said = [(f.found, f.message) for f in strict.findings if f.check == "10"]
