@@ -228,7 +228,7 @@ def build_index(ctx) -> SourceIndex:
         m = r.manifest
         expl = not _registered_confirmatory(ctx, r)
         for k, v in (m.get("summaries") or {}).items():
-            idx.add(f"manifest.{m.get('arm')}.s{m.get('seed')}.{k}", v, _SUMMARY_UNITS.get(k, "reward"),
+            idx.add(f"manifest.{m.get('arm')}.{_unit_tag(m)}.{k}", v, _SUMMARY_UNITS.get(k, "reward"),
                     exploratory=expl, origin="manifest")
     # Numbers quoted inside the analysis' own warnings and deviations (e.g. a coverage figure)
     for key in ("warnings", "deviations"):
@@ -355,7 +355,7 @@ def _add_groups_correct(idx: SourceIndex, ctx) -> None:
         rec = task_record(m)
         top = (rec.item_max("groups_correct") if rec else None) or top
         mean = math.fsum(vals) / len(vals)
-        idx.add(f"manifest.{m.get('arm')}.s{m.get('seed')}.groups_correct.mean", mean, "count",
+        idx.add(f"manifest.{m.get('arm')}.{_unit_tag(m)}.groups_correct.mean", mean, "count",
                 exploratory=not _registered_confirmatory(ctx, r), origin="trace", max=top)
         if _registered_confirmatory(ctx, r):
             per_arm.setdefault(m["arm"], []).append(mean)
@@ -373,8 +373,15 @@ def _add_groups_correct(idx: SourceIndex, ctx) -> None:
 
 
 def _registered_confirmatory(ctx, r) -> bool:
+    from audit.checks.completeness import is_registered
+
     m = r.manifest
-    return m.get("evidence_class") == "confirmatory" and m.get("arm") in ctx.arms and m.get("seed") in ctx.seeds
+    return m.get("evidence_class") == "confirmatory" and is_registered(ctx, m)
+
+
+def _unit_tag(m: dict) -> str:
+    """``s<seed>``, or ``once`` for a reference evaluated once (seed null)."""
+    return "once" if m.get("seed") is None else f"s{m.get('seed')}"
 
 
 def _add_lock(idx: SourceIndex, obj, prefix: str) -> None:

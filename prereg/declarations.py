@@ -334,3 +334,51 @@ def resolve_label(decls: dict, text: str) -> str | None:
     names = label_index(decls).get(normalise_label(text), [])
     return names[0] if len(names) == 1 else None
 
+
+
+def unregistered_reason(prereg: dict, arm, seed, kind=None) -> str | None:
+    """Why a run record is not a registered evaluation of the plan, or None when it is.
+
+    The one rule (read by stats, the audit's completeness, source and exploratory checks): a
+    trained arm's record is a training run (``kind`` absent or ``trained``) with a registered
+    seed; a reference arm's is a reference evaluation (``kind: reference``, ``runner
+    evaluate``) with no seed when it is evaluated once and a registered seed when evaluated
+    per seed (README failure 16: no invented seeds, no trained "reference").
+
+    Args:
+        prereg: a schema-valid preregistration.
+        arm, seed, kind: the manifest's ``arm``, ``seed`` and ``kind`` (any JSON value).
+
+    Returns:
+        A short reason, or None.
+
+    Example:
+        >>> p = {"arms": {"base": {"kind": "reference"}, "grpo": {"algorithm": "grpo", "changes": {}}}, "seeds": [1]}
+        >>> unregistered_reason(p, "base", None, "reference") is None, unregistered_reason(p, "base", 1, "reference")
+        (True, "seed 1 for reference arm 'base', which is evaluated once (no seed)")
+    """
+    decls = arm_decls(prereg)
+    if not isinstance(arm, str) or arm not in decls:
+        return f"unregistered arm {arm!r}"
+    decl, ref = decls[arm], kind == "reference"
+    if ref != decl.is_reference:
+        return (f"a reference evaluation of trained arm {arm!r}" if ref
+                else f"a training run of reference arm {arm!r} (reference arms are evaluated, never trained)")
+    if decl.is_reference and decl.evaluated == "once":
+        return None if seed is None else f"seed {seed!r} for reference arm {arm!r}, which is evaluated once (no seed)"
+    registered = isinstance(seed, int) and not isinstance(seed, bool) and seed in prereg.get("seeds", [])
+    return None if registered else f"unregistered seed {seed!r}"
+
+
+def registered_evaluations(prereg: dict) -> list[tuple[str, int | None]]:
+    """Every (arm, seed) evaluation the plan registers: trained arms and per-seed references on
+    every seed, a reference evaluated once as ``(arm, None)``.
+
+    Example:
+        >>> registered_evaluations({"arms": {"base": {"kind": "reference"}, "g": {}}, "seeds": [1, 2]})
+        [('base', None), ('g', 1), ('g', 2)]
+    """
+    out: list[tuple[str, int | None]] = []
+    for a, d in arm_decls(prereg).items():
+        out.extend([(a, None)] if d.is_reference and d.evaluated == "once" else [(a, s) for s in prereg["seeds"]])
+    return out

@@ -31,8 +31,17 @@ ADAPTER_DIR = "adapter"
 NON_ARTIFACTS = (".unit.lock", "checkpoints/")
 
 
-def unit_dir(out: str | Path, study_id: str, arm: str, seed: int) -> Path:
-    return Path(out) / study_id / arm / f"s{seed}"
+ONCE = "once"  # folder of a reference arm evaluated once (no seed; README failure 16)
+
+
+def unit_dir(out: str | Path, study_id: str, arm: str, seed: int | None) -> Path:
+    """``out/<study>/<arm>/s<seed>``; ``.../<arm>/once`` for a reference evaluated once (seed None)."""
+    return Path(out) / study_id / arm / (ONCE if seed is None else f"s{seed}")
+
+
+def is_reference_run(manifest: dict) -> bool:
+    """Whether a manifest records a reference evaluation (``runner evaluate``: nothing trained)."""
+    return isinstance(manifest, dict) and manifest.get("kind") == "reference"
 
 
 SIGNATURE = "signature"  # outside the seal: it signs the seal itself

@@ -34,6 +34,42 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     add_tracker_arguments(p)
 
 
+def _add_evaluate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--arm", required=True, help="registered reference arm (kind: reference)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="registered seed, only for a reference evaluated per seed (evaluated: per_seed)")
+    p.add_argument("--lock", default=None,
+                   help="lock file (default: the latest version of the only study in ./locks)")
+    p.add_argument("--out", default="runs",
+                   help="runs folder (default runs/); the unit is <out>/<study>/<arm>/once or .../s<seed>")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--require-signature", action="store_true", help="refuse an unsigned lock")
+    p.add_argument("--trusted-key", action="append", default=None, metavar="PUBKEY",
+                   help="accept only signatures by this public key (repeatable)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_session_argument(p)
+    add_sign_argument(p)
+
+
+def add_session_argument(p: argparse.ArgumentParser) -> None:
+    """``--session NAME``: the evaluation session (batch), a free setting recorded in the manifest."""
+    p.add_argument("--session", default=None, metavar="NAME",
+                   help="evaluation session (batch) of this unit, recorded in the manifest; stats forms contrasts "
+                        "within a session and states a cross-session contrast as a deviation")
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    _quiet_libraries()
+    from runner.reference import evaluate_reference
+
+    run_dir = evaluate_reference(args.lock, args.arm, args.seed, args.out, device=args.device,
+                                 quiet=args.quiet,
+                                 require_signature=args.require_signature, trusted_keys=args.trusted_key,
+                                 sign_key=args.sign, session=args.session)
+    print(run_dir)
+    return 0
+
+
 def add_sign_argument(p: argparse.ArgumentParser) -> None:
     """``--sign KEY``, shared by ``runner run`` and ``runner sweep``."""
     p.add_argument("--sign", default=None, metavar="KEY",
@@ -105,6 +141,8 @@ def _status(args: argparse.Namespace) -> int:
     return status_command(args)
 
 
+SUBCOMMANDS["evaluate"] = (_add_evaluate, _evaluate, "evaluate a reference arm (base model, SFT or other "
+                           "checkpoint) on the held-out split without training it, and seal its record")
 SUBCOMMANDS["sweep"] = (_add_sweep, _sweep, "run every registered unit of a locked study, locally or on Ray")
 SUBCOMMANDS["status"] = (_add_status, _status, "which units of a locked study are complete, running, failed, missing")
 

@@ -142,7 +142,7 @@ def arm_view(prereg: dict, arm: str, *, exploratory: bool = False) -> tuple[str,
         spec = prereg["arms"][arm]
         if spec.get("kind") == "reference":
             raise Refusal(f"--arm {arm!r} is a reference arm (kind: reference): the runner does not train "
-                          "reference arms; import their evaluation as a table (README failure 16)")
+                          "reference arms; evaluate it with `runner evaluate --arm " + arm + "` (README failure 16)")
         return spec["algorithm"], merged_fields(prereg, arm), dict(spec["changes"])
     if exploratory:
         get_preset(arm)

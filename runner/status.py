@@ -142,7 +142,7 @@ def registered_units(lock: Lock, arms: list[str] | None = None,
         ref = [a for a in arms if a in study.arms and not study.arms[a].trained]
         if ref:
             raise UserError(f"--arms: {ref[0]!r} is a reference arm of {lock.path}: the runner does not train "
-                            "reference arms (import their evaluation as a table)")
+                            "reference arms (evaluate one with `runner evaluate --arm ARM`)")
     reg_arms = list(study.trained_arms)
     reg_seeds = list(study.seeds)
     if arms is not None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from prereg.canonical import sha256_file
-from prereg.declarations import MetricDecl, arm_decls, metric_decls, planned_metrics
+from prereg.declarations import MetricDecl, arm_decls, metric_decls, planned_metrics, unregistered_reason
 from prereg.errors import UserError
 from prereg.jsonio import read_jsonl
 from prereg.lock import Lock, parse_time
@@ -175,12 +175,11 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
         raise UserError(f"{root}: runs folder not found")
     prereg = lock.prereg
     plan = prereg["analysis"]
-    arms, seeds = list(prereg["arms"]), list(prereg["seeds"])
     want_items = needs_items(plan)
     curves = declared_curves(prereg)
     metrics = needed_metrics(plan)
     excluded, deviations = [], []
-    candidates: dict[tuple[str, int], list[Unit]] = defaultdict(list)
+    candidates: dict[tuple[str, int | None, str | None], list[Unit]] = defaultdict(list)
     manifests: list[dict] = []
     locked_at = parse_time(lock.locked_at)
 
@@ -215,9 +214,9 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
         if not run.confirmatory:
             exclude(rel, "exploratory run", "exploratory_run", a, s, sl)
             continue
-        if a not in arms or s not in seeds:
-            what = f"arm {a!r}" if a not in arms else f"seed {s}"
-            exclude(rel, f"unregistered {what}", "unregistered_run", a, s, sl)
+        what = unregistered_reason(prereg, a, s, m.get("kind"))
+        if what:
+            exclude(rel, what, "unregistered_run", a, s, sl)
             continue
         if run.status != "complete":
             exclude(rel, f"status {run.status!r}", "incomplete_run", a, s, sl)
@@ -232,7 +231,7 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
         summ = m.get("summaries", {})
         unit = Unit(a, s, sl, rel, {k: _finite(summ.get(k)) for k in set(metrics) | set(DESCRIPTIVE) | set(RUN_COUNTS)
                                   | set(secondary_contrast_metrics(prereg))},
-                    fingerprint=m["fingerprint"]["hash"])
+                    fingerprint=m["fingerprint"]["hash"], session=m.get("session"))
         if curves and not _curve_metrics(unit, run, m, curves, exclude, rel, a, s, sl):
             continue
         if want_items:
@@ -250,16 +249,18 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
                 continue
             if plan.get("tasks"):
                 _task_means(unit, plan, exclude, rel)
-        candidates[(a, s)].append(unit)
+        candidates[(a, s, unit.session)].append(unit)
         manifests.append(m)
 
     units = {}
-    for key, group in sorted(candidates.items()):
+    for key, group in sorted(candidates.items(), key=lambda kv: (kv[0][0], -1 if kv[0][1] is None else kv[0][1],
+                                                                 kv[0][2] or "")):
         if len(group) > 1:
+            name = f"{key[0]}/{seed_tag(key[1])}" + (f" in session {key[2]!r}" if key[2] is not None else "")
             for u in group:
                 excluded.append({"path": u.path, "arm": u.arm, "seed": u.seed, "seal": u.seal,
-                                 "reason": f"duplicate unit ({len(group)} runs for {u.arm}/s{u.seed})"})
-            deviations.append(_deviation("duplicate_unit", f"{len(group)} confirmatory runs for {key[0]}/s{key[1]}: "
+                                 "reason": f"duplicate unit ({len(group)} runs for {name})"})
+            deviations.append(_deviation("duplicate_unit", f"{len(group)} confirmatory runs for {name}: "
                                          + ", ".join(u.path for u in group) + "; all excluded",
                                          arm=key[0], seed=key[1]))
             continue
@@ -273,7 +274,7 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
     _missing_metrics(data, prereg)
     fps = defaultdict(list)
     for u in units.values():
-        fps[u.fingerprint].append(f"{u.arm}/s{u.seed}")
+        fps[u.fingerprint].append(f"{u.arm}/{seed_tag(u.seed)}")
     if len(fps) > 1:
         detail = "; ".join(f"{h[:12]}: {len(v)} runs" for h, v in sorted(fps.items()))
         deviations.append(_deviation("mixed_fingerprint", f"runs differ in stack fingerprint ({detail})",

@@ -12,7 +12,7 @@ from pathlib import Path
 from prereg.canonical import sha256_bytes, sha256_file
 from prereg.errors import UserError
 from prereg.jsonio import make_dirs, read_json, read_jsonl, write_atomic
-from prereg.records import MANIFEST, TELEMETRY
+from prereg.records import MANIFEST, TELEMETRY, is_reference_run
 
 RENDERING = """\
 Rendering convention (parsed by the audit):
@@ -555,6 +555,8 @@ def _telemetry(a: dict, root: Path, notes: list[str]) -> dict[str, dict[int, lis
             if not isinstance(man, dict):
                 notes.append(f"figures: {r['path']}: manifest is not a JSON object; not plotted")
                 continue
+            if is_reference_run(man) and TELEMETRY not in (man.get("artifacts") or {}):
+                continue  # a reference evaluation trained nothing: no curves to plot
             entry = man.get("artifacts") if isinstance(man.get("artifacts"), dict) else {}
             entry = entry.get(TELEMETRY) if isinstance(entry.get(TELEMETRY), dict) else {}
             digest = entry.get("sha256")

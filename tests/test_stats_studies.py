@@ -386,8 +386,9 @@ def test_planned_metric_missing_from_the_data_is_a_deviation(study, tmp_path):
 # ----------------------------------------------------------------------------- run folders
 def test_run_folders_never_hold_a_reference_arm(tmp_path):
     """A synthetic campaign of a plan with a reference arm: the runner's units skip it, stats
-    reports its evaluation missing (it comes from a table), the audit's completeness check does
-    not ask for its run folders, and `prereg show` says what it is."""
+    reports its evaluation missing, the audit's completeness check asks for its evaluation
+    (`runner evaluate`, tests/test_reference_runs.py), not for training runs of it, and
+    `prereg show` says what it is."""
     from audit.cli import main as audit_main
     from prereg.cli import main as prereg_main
     from stats.synthetic import make_campaign, small_prereg
@@ -407,7 +408,9 @@ def test_run_folders_never_hold_a_reference_arm(tmp_path):
                 "--json", str(out)])
     checks = {ch.get("id", ch.get("check")): ch for ch in json.loads(out.read_text())["checks"]}
     completeness = next(ch for k, ch in checks.items() if str(k) in ("3", "completeness"))
-    assert not any("base" in json.dumps(f) for f in completeness.get("findings", [])), completeness
+    base = [f for f in completeness.get("findings", []) if "base" in json.dumps(f)]
+    assert len(base) == 1 and "runner evaluate --arm base" in json.dumps(base[0]), completeness
+    assert "base/once" in json.dumps(base[0]) and "base/s1" not in json.dumps(completeness)
     assert prereg_main(["show", str(c.lock_path)]) == 0
 
 

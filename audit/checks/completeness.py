@@ -8,11 +8,25 @@ from collections import defaultdict
 from prereg.records import MANIFEST
 
 
+def is_registered(ctx, m: dict) -> bool:
+    """Whether a manifest's (arm, seed, kind) is a registered evaluation (prereg.declarations, one rule)."""
+    from prereg.declarations import unregistered_reason
+
+    try:
+        return bool(ctx.prereg) and unregistered_reason(ctx.prereg, m.get("arm"), m.get("seed"), m.get("kind")) is None
+    except (TypeError, KeyError, AttributeError):  # a malformed lock or manifest is reported elsewhere
+        return False
+
+
+def unit_name(arm, seed) -> str:
+    """``grpo/s1``; ``base/once`` for a reference evaluated once."""
+    return f"{arm}/{'once' if seed is None else f's{seed}'}"
+
+
 def qualifying(ctx, run) -> bool:
     m = run.manifest
     return (m.get("evidence_class") == "confirmatory" and m.get("status") == "complete"
-            and (m.get("lock") or {}).get("hash") == ctx.lock.hash
-            and m.get("arm") in ctx.arms and m.get("seed") in ctx.seeds)
+            and (m.get("lock") or {}).get("hash") == ctx.lock.hash and is_registered(ctx, m))
 
 
 def misplaced(run) -> str | None:
@@ -22,20 +36,23 @@ def misplaced(run) -> str | None:
     names it, and so does the audit (README "Record guarantees").
     """
     m = run.manifest
-    arm, seed = m.get("arm"), m.get("seed")
-    if run.path.name == f"s{seed}" and run.path.parent.name == str(arm):
+    name = unit_name(m.get("arm"), m.get("seed"))
+    if f"{run.path.parent.name}/{run.path.name}" == name:
         return None
-    return f"{arm}/s{seed}"
+    return name
 
 
 def _registered(ctx, study) -> list[tuple[str, int]]:
     """Every (arm, seed) the design asks the runner for: a sequential study stopped at look j by its
     sealed interim record asks only for that look's seeds (README failure 19; check 12 audits the
-    record). Reference arms are never run (README failure 16): they have no run folders."""
-    from prereg.declarations import arm_decls
+    record). A reference arm (README failure 16) is evaluated, not trained: once (``<arm>/once``,
+    no seed) or per seed, by ``runner evaluate``."""
+    from prereg.declarations import registered_evaluations
 
-    ref = {a for a, d in arm_decls(ctx.prereg).items() if d.is_reference} if ctx.prereg else set()
-    return [(a, s) for a, s in _registered_all(ctx, study) if a not in ref]
+    if not ctx.prereg:
+        return []
+    every = registered_evaluations(ctx.prereg)
+    return [(a, s) for a, s in every if s is None or (a, s) in set(_registered_all(ctx, study))]
 
 
 def _registered_all(ctx, study) -> list[tuple[str, int]]:
@@ -67,9 +84,9 @@ def run(ctx, out) -> None:
             squatters[(r.path.parent.name, r.path.name)] = f"{ctx.rel(r.path)} holds the run of {record}"
             out.add(where, f"a folder .../{record}", ctx.rel(r.path),
                     f"run {record} sits in another unit's folder (moved or copied)")
-        if key[0] not in ctx.arms or key[1] not in ctx.seeds:
+        if not is_registered(ctx, m):
             if m.get("evidence_class") == "confirmatory":
-                out.add(where, f"arms {ctx.arms} x seeds {ctx.seeds}", f"confirmatory run {key[0]}/s{key[1]}",
+                out.add(where, f"arms {ctx.arms} x seeds {ctx.seeds}", f"confirmatory run {unit_name(*key)}",
                         "confirmatory run of an unregistered arm or seed")
             else:
                 out.notes.append(f"exploratory run of an unregistered unit (not counted): {where}")
@@ -85,16 +102,20 @@ def run(ctx, out) -> None:
             why = f"lock version {(m.get('lock') or {}).get('version')} (not the audited lock)"
         others[key].append(f"{where}: {why}")
         out.notes.append(f"not counted: {where}: {why}")
+    refs = _reference_arms(ctx)
     for key in registered:
         found = units.get(key, [])
+        name = unit_name(*key)
         if not found:
             extra = f"; present: {'; '.join(others[key])}" if others.get(key) else ""
-            if (key[0], f"s{key[1]}") in squatters:
-                extra += f"; {squatters[(key[0], f's{key[1]}')]}"
-            out.add(f"{ctx.rel(base)}/{key[0]}/s{key[1]}", "one complete confirmatory run",
-                    f"none{extra}", f"registered unit {key[0]}/s{key[1]} has no complete confirmatory run")
-        elif len(found) > 1:
-            out.add(f"{ctx.rel(base)}/{key[0]}/s{key[1]}", "exactly one run",
+            if tuple(name.split("/")) in squatters:
+                extra += f"; {squatters[tuple(name.split('/'))]}"
+            what = (f"reference arm {key[0]} has no complete confirmatory evaluation {name} "
+                    f"(runner evaluate --arm {key[0]}{'' if key[1] is None else f' --seed {key[1]}'})"
+                    if key[0] in refs else f"registered unit {name} has no complete confirmatory run")
+            out.add(f"{ctx.rel(base)}/{name}", "one complete confirmatory run", f"none{extra}", what)
+        elif len(found) > 1 and len({r.manifest.get("session") for r in found}) < len(found):
+            out.add(f"{ctx.rel(base)}/{name}", "exactly one run",
                     ", ".join(ctx.rel(r.path) for r in found), "registered unit has more than one confirmatory run")
     # What the analysis counted must be exactly the qualifying units (a stale seal is check 9's).
     ap = ctx.rel(ctx.analysis_path)
@@ -111,7 +132,7 @@ def run(ctx, out) -> None:
         rs = by_unit.get(key, [])
         match = [r for r in rs if r.manifest.get("seal") == item.get("seal")] or rs
         r = match[0] if match else None
-        if key[0] not in ctx.arms or key[1] not in ctx.seeds:
+        if not (r is not None and is_registered(ctx, r.manifest)) and key not in set(registered):
             why = "an unregistered unit"
         elif r is None:
             why = "no run folder on disk"
@@ -122,6 +143,15 @@ def run(ctx, out) -> None:
         else:
             why = "a run on another lock"
         out.add(f"{ap}#$.inputs.runs[{i}]", "only complete confirmatory runs of registered units",
-                f"{key[0]}/s{key[1]} ({why})", "the analysis counted a run it must not count")
+                f"{unit_name(*key)} ({why})", "the analysis counted a run it must not count")
     for key in sorted(good_units - counted, key=str):
-        out.add(f"{ap}#$.inputs.runs", f"{key[0]}/s{key[1]}", "absent", "the analysis left out a qualifying run")
+        out.add(f"{ap}#$.inputs.runs", unit_name(*key), "absent", "the analysis left out a qualifying run")
+
+
+def _reference_arms(ctx) -> set[str]:
+    from prereg.declarations import arm_decls
+
+    try:
+        return {a for a, d in arm_decls(ctx.prereg).items() if d.is_reference} if ctx.prereg else set()
+    except (TypeError, KeyError, AttributeError):
+        return set()

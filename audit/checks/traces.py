@@ -16,7 +16,7 @@ import re
 import sys
 
 from prereg.fields import merged_fields
-from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, TRAIN_TRACE
+from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, TRAIN_TRACE, is_reference_run
 from prereg.scoring import scorer_for
 from prereg.summaries import compute_summaries
 
@@ -119,13 +119,15 @@ def _check_hashes(out, where, rows, field="completion_sha256"):
                 f"malformed completion hash ({len(bad)} line(s))")
 
 
-def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer=None):
+def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer=None, reference=False):
     m = r.manifest
     mp = ctx.rel(r.path / MANIFEST)
     s = m.get("summaries") if isinstance(m.get("summaries"), dict) else {}
-    tel, terr = ctx.telemetry(r)
+    # A reference evaluation's summaries are recomputed from its held-out trace and no steps; a
+    # telemetry or training trace in its folder is read (and checked) like any other.
+    tel, terr = ctx.telemetry(r) if not reference or (r.path / TELEMETRY).exists() else ([], None)
     held, herr = ctx.heldout(r)
-    train, trerr = ctx.train(r)
+    train, trerr = ctx.train(r) if not reference or (r.path / TRAIN_TRACE).exists() else (None, None)
     for err, rel in ((terr, TELEMETRY), (herr, HELDOUT_TRACE), (trerr, TRAIN_TRACE)):
         if err:
             out.add(ctx.rel(r.path / rel), "a readable JSON-lines file", err, "trace cannot be read")
@@ -265,6 +267,9 @@ def run(ctx, out) -> None:
                     list(bounds), f"the manifest's reward bounds differ from the task's ({task})")
         arm = r.manifest.get("arm")
         max_steps, train_bounds = None, bounds
+        if is_reference_run(r.manifest):  # evaluated, never trained: no telemetry, no training trace
+            _check_run(ctx, out, r, heldout_n, bounds, None, None, scorer, reference=True)
+            continue
         if arm in ctx.arms:
             view = merged_fields(prereg, arm)
             max_steps = view.get("max_steps")

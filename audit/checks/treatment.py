@@ -8,7 +8,7 @@ resolved config was dropped (failure 3).
 from __future__ import annotations
 
 from prereg.fields import FREE_PATHS, flatten, merged_fields, resolved_path
-from prereg.records import MANIFEST
+from prereg.records import MANIFEST, is_reference_run
 from prereg.rules import off_policy
 
 _MISSING = object()
@@ -46,8 +46,11 @@ def _on_policy(f: dict) -> bool:
 def run(ctx, out) -> None:
     prereg = ctx.prereg
     base = ctx.baseline
+    # A reference evaluation (runner evaluate; README failure 16) trained nothing: it has no
+    # config to compare, and a reference baseline leaves each trained arm checked against its lock view.
     conf = [r for r in ctx.runs if r.manifest.get("evidence_class") == "confirmatory"
-            and r.manifest.get("arm") in ctx.arms and r.manifest.get("lock", {}).get("hash") == ctx.lock.hash]
+            and r.manifest.get("arm") in ctx.arms and r.manifest.get("lock", {}).get("hash") == ctx.lock.hash
+            and not is_reference_run(r.manifest) and prereg["arms"][r.manifest["arm"]].get("kind") != "reference"]
     flat = {}
     for r in conf:
         rc = r.manifest.get("resolved_config")
@@ -85,7 +88,9 @@ def run(ctx, out) -> None:
             continue
         b = base_by_seed.get(seed) or (base_runs[0] if base_runs else None)
         if b is None:
-            out.notes.append(f"{arm}/s{seed}: no baseline run to compare against")
+            why = "the baseline is a reference arm (not trained)" if prereg["arms"].get(base, {}).get("kind") == \
+                "reference" else "no baseline run"
+            out.notes.append(f"{arm}/s{seed}: {why}: checked against its locked view only")
             continue
         bf = flat[str(b.path)]
         isl = "trainer.importance_sampling_level"

@@ -1,0 +1,148 @@
+"""Reference arms with run folders (issue 12, README failure 16).
+
+A base model is a reference arm: `runner evaluate` evaluates it on the registered held-out
+split with the locked evaluation protocol, trains nothing, and seals a run folder marked
+``kind: reference`` (``<arm>/once``, seed null: no invented seed). A study with that base
+reference and a GRPO arm trained for real on the tiny offline model x 2 seeds goes
+run + evaluate -> analyze -> render -> audit with zero findings; a tampered reference record
+is caught; the runner still refuses to train a reference arm.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from prereg.errors import Refusal
+from prereg.jsonio import write_json_atomic
+from prereg.lock import build_lock
+from prereg.records import read_run
+from stats.analyze import analyze
+from stats.cli import main as stats_main
+from tests.runner_run_support import prereg, run
+
+NOW = "2026-01-01T00:00:00.000000Z"  # locked well before the runs (audit check 5)
+
+pytestmark = pytest.mark.slow
+
+
+def _plan(evaluated: str = "once", checkpoint: str = "tiny:qwen2") -> dict:
+    p = prereg(arms={"base": {"kind": "reference", "checkpoint": checkpoint, "evaluated": evaluated,
+                              "labels": ["Base model"]},
+                     "grpo": {"algorithm": "grpo", "changes": {}, "labels": ["GRPO"]}},
+               baseline_arm="base",
+               hypotheses=[{"id": "H1", "metric": "heldout_accuracy", "arm": "grpo", "baseline": "base",
+                            "direction": "two-sided"}])
+    p["id"] = f"ref-{evaluated}"
+    p["analysis"]["unit"] = "seed_item"
+    p["analysis"]["contrasts"] = {"test": "paired_t", "intervals": [{"method": "paired_bootstrap", "level": 0.95}],
+                                  "pairs": [{"arm": "grpo", "baseline": "base", "hypothesis": "H1"}]}
+    p["analysis"]["multiplicity"]["family"] = ["grpo-base"]
+    return p
+
+
+def _evaluate(lock, arm, seed, out, **kw):
+    import torch
+
+    from runner.reference import evaluate_reference
+
+    torch.set_num_threads(1)
+    return evaluate_reference(lock, arm, seed, out, quiet=True, environ={}, **kw)
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = tmp_path_factory.mktemp("refruns")
+    lock = root / "ref-once.lock.json"
+    write_json_atomic(lock, build_lock(_plan(), now=NOW))
+    runs = root / "runs"
+    for s in (1, 2):
+        run(lock, "grpo", s, runs)
+    ref = _evaluate(lock, "base", None, runs)
+    return root, lock, runs, ref
+
+
+def _audit(report: Path, lock: Path, runs: Path) -> tuple[int, list[dict]]:
+    from audit.cli import main as audit_main
+
+    out = report.parent / f"audit-{report.name}.json"
+    # not --strict: with 2 seeds the analysis warns that coverage below 3 seeds is untabulated, and
+    # --strict calls the "3" quoted in that rendered warning value-only (a report-parsing matter)
+    rc = audit_main(["check", str(report), "--lock", str(lock), "--runs", str(runs), "--json", str(out)])
+    doc = json.loads(out.read_text())
+    return rc, [f for ch in doc["checks"] for f in ch.get("findings", [])]
+
+
+def test_reference_evaluation_is_a_sealed_run_folder(study):
+    root, lock, runs, ref = study
+    assert ref == runs / "ref-once" / "base" / "once"
+    r = read_run(ref)  # schema-valid, sealed
+    m = r.manifest
+    assert r.seal_ok() and m["status"] == "complete" and m["kind"] == "reference" and m["seed"] is None
+    assert m["reference"]["loaded"]["kind"] == "base" and m["reference"]["evaluated"] == "once"
+    assert m["resolved_config"]["trainer"] == {} and m["summaries"]["steps"] == 0
+    assert sorted(m["artifacts"]) == ["traces/heldout.jsonl"]  # nothing trained: no telemetry, no adapter
+    assert len(r.heldout_trace()) == 4 and m["summaries"]["heldout_n"] == 4
+    # evaluated on the same stack as the trained runs: one fingerprint
+    g = read_run(runs / "ref-once" / "grpo" / "s1").manifest
+    assert m["fingerprint"]["hash"] == g["fingerprint"]["hash"]
+
+
+@pytest.fixture(scope="module")
+def report(study):
+    root, lock, runs, _ = study
+    report = root / "report"
+    assert stats_main(["analyze", str(lock), str(runs), "-o", str(report / "analysis.json")]) == 0
+    assert stats_main(["render", str(report / "analysis.json"), "-o", str(report), "--runs", str(runs)]) == 0
+    return report
+
+
+def test_run_evaluate_analyze_render_audit_clean(study, report):
+    root, lock, runs, _ = study
+    a = json.loads((report / "analysis.json").read_text())
+    assert a["deviations"] == [] and a["verdicts"]["study"]["verdict"] != "DEVIATION"
+    assert sorted((x["arm"], x["seed"]) for x in a["inputs"]["runs"]) == [("base", None), ("grpo", 1), ("grpo", 2)]
+    assert a["contrast_designs"]["grpo-base"]["design"] == "reference_once"
+    assert a["values"]["runs.base.once.heldout_accuracy"]["value"] is not None
+    prm = a["values"]["contrasts.grpo-base.ci95.low"]["params"]
+    assert prm["design"] == "reference_once" and prm["seeds"] == 2 and prm["items"] == 4
+    rc, findings = _audit(report, lock, runs)
+    assert (rc, findings) == (0, [])
+
+
+def test_tampered_reference_record_is_caught(study, report, tmp_path):
+    root, lock, runs, _ = study
+    bad_runs = tmp_path / "runs"
+    shutil.copytree(runs, bad_runs)
+    trace = bad_runs / "ref-once" / "base" / "once" / "traces" / "heldout.jsonl"
+    rows = [json.loads(line) for line in trace.read_text().splitlines()]
+    rows[0]["correct"] = not rows[0]["correct"]  # the reference 'scored' differently after the fact
+    trace.chmod(0o644)
+    trace.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rc, findings = _audit(report, lock, bad_runs)
+    assert rc == 1
+    assert any("base/once" in str(f.get("where", f)) and "changed after the run was sealed" in json.dumps(f)
+               for f in findings), findings
+    a = analyze(lock, bad_runs)
+    assert [(d["kind"], d.get("arm")) for d in a["deviations"]][:1] == [("trace_mismatch", "base")]
+    assert ("missing_arm", "base") in [(d["kind"], d.get("arm")) for d in a["deviations"]]
+
+
+def test_runner_refuses_to_train_a_reference_and_to_evaluate_a_trained_arm(study, capsys):
+    from runner.cli import main as runner_main
+
+    root, lock, runs, _ = study
+    with pytest.raises(Refusal, match="runner evaluate --arm base"):
+        run(lock, "base", 1, root / "other")
+    assert runner_main(["evaluate", "--arm", "grpo", "--seed", "1", "--lock", str(lock), "--out",
+                        str(root / "other")]) == 2
+    assert "is a trained arm" in capsys.readouterr().err
+    assert runner_main(["evaluate", "--arm", "base", "--seed", "1", "--lock", str(lock), "--out",
+                        str(root / "other")]) == 2
+    assert "evaluated once" in capsys.readouterr().err
+    assert not (root / "other").exists()  # nothing written
+    with pytest.raises(Refusal, match="unit is complete"):
+        _evaluate(lock, "base", None, runs)  # a sealed reference evaluation is never overwritten
