@@ -232,7 +232,8 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
         unit = Unit(a, s, sl, rel, {k: _finite(summ.get(k)) for k in set(metrics) | set(DESCRIPTIVE) | set(RUN_COUNTS)
                                   | set(secondary_contrast_metrics(prereg))},
                     fingerprint=m["fingerprint"]["hash"], session=m.get("session"))
-        if curves and not _curve_metrics(unit, run, m, curves, exclude, rel, a, s, sl):
+        # a reference evaluation trained nothing: it has no learning curve (its curve metrics stay absent)
+        if curves and m.get("kind") != "reference" and not _curve_metrics(unit, run, m, curves, exclude, rel, a, s, sl):
             continue
         if want_items:
             digest = m["artifacts"].get(HELDOUT_TRACE, {}).get("sha256")
