@@ -18,6 +18,8 @@ SCHEMAS = {
     "lock": "lock.schema.json",
     "manifest": "manifest.schema.json",
     "analysis": "analysis.schema.json",
+    "telemetry_row": "telemetry_row.schema.json",
+    "trace_row": "trace_row.schema.json",
 }
 
 

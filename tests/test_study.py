@@ -57,3 +57,38 @@ def test_lock_gives_its_study(tmp_path):
     src.write_text((ROOT / "examples" / "demo.json").read_text())
     got = verify(lock(src, lock_dir=tmp_path / "locks"))
     assert got.study.id == got.study_id and got.study is got.study  # parsed once
+
+
+def test_record_row_schemas_accept_real_rows_and_catch_broken_ones(tmp_path):
+    """telemetry_row / trace_row schemas: what the readers (summaries, stats, audit) rely on."""
+    from prereg.jsonio import read_jsonl
+    from prereg.records import HELDOUT_TRACE, TELEMETRY, TRAIN_TRACE
+    from prereg.schema import schema_errors
+    from stats.synthetic import make_campaign, small_prereg
+
+    p = small_prereg(json.loads((ROOT / "examples" / "e1.json").read_text()), heldout_n=10, steps=3, seeds=[1, 2])
+    c = make_campaign(tmp_path, p)
+    run = next(Path(c.runs_dir).rglob("manifest.json")).parent
+    tel, train, held = (read_jsonl(run / f) for f in (TELEMETRY, TRAIN_TRACE, HELDOUT_TRACE))
+    assert all(schema_errors(r, "telemetry_row") == [] for r in tel)
+    assert all(schema_errors(r, "trace_row") == [] for r in train + held)
+    assert schema_errors({**tel[0], "zvf": 1.5}, "telemetry_row")  # a ZVF outside [0, 1]
+    assert schema_errors({k: v for k, v in tel[0].items() if k != "rollouts"}, "telemetry_row")
+    assert schema_errors({**held[0], "correct": "yes"}, "trace_row")
+    assert schema_errors({**train[0], "completion_sha256": "abc"}, "trace_row")
+
+
+def test_analysis_schema_requires_what_render_and_audit_read(tmp_path):
+    from prereg.schema import load_schema, schema_errors
+    from stats import analyze
+    from stats.synthetic import make_campaign, small_prereg
+
+    required = set(load_schema("analysis")["required"])
+    assert {"plan", "arms", "baseline", "contrasts", "values", "verdicts", "inputs", "lock"} <= required
+    p = small_prereg(json.loads((ROOT / "examples" / "e1.json").read_text()), heldout_n=10, steps=3, seeds=[1, 2, 3])
+    p["analysis"]["resamples"] = 200
+    c = make_campaign(tmp_path, p)
+    doc = dict(analyze(c.lock_path, c.runs_dir, log_look=False).document)
+    assert schema_errors(doc, "analysis") == []
+    assert any("'contrasts' is a required property" in e
+               for e in schema_errors({k: v for k, v in doc.items() if k != "contrasts"}, "analysis"))
