@@ -39,6 +39,21 @@ def unit_dir(out: str | Path, study_id: str, arm: str, seed: int | None) -> Path
     return Path(out) / study_id / arm / (ONCE if seed is None else f"s{seed}")
 
 
+def check_session(session: str | None) -> str | None:
+    """An evaluation session name (``--session``) as recorded, or a one-line error naming the flag.
+
+    Example:
+        >>> check_session(" 2025-03 batch ")
+        '2025-03 batch'
+    """
+    if session is None:
+        return None
+    name = str(session).strip()
+    if not name or any(ord(c) < 32 for c in name):
+        raise UserError(f"--session {session!r}: must be a non-empty name without control characters")
+    return name
+
+
 def is_reference_run(manifest: dict) -> bool:
     """Whether a manifest records a reference evaluation (``runner evaluate``: nothing trained)."""
     return isinstance(manifest, dict) and manifest.get("kind") == "reference"

@@ -7,7 +7,7 @@ Python API: ``from runner import run_unit, run_sweep`` (see :mod:`runner.api`).
 """
 
 from prereg import __version__
-from runner.api import run_sweep, run_unit
+from runner.api import evaluate_reference, run_sweep, run_unit
 from runner.sweep.model import SweepOptions, SweepResult
 
-__all__ = ["SweepOptions", "SweepResult", "__version__", "run_sweep", "run_unit"]
+__all__ = ["SweepOptions", "SweepResult", "__version__", "evaluate_reference", "run_sweep", "run_unit"]

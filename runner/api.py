@@ -18,7 +18,7 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
              require_signature: bool = False, trusted_keys: list[str] | None = None,
              environ: dict | None = None, lock_dir: str | Path = "locks", report_to=None,
              tensorboard_dir: str | Path | None = None, sign_key: str | Path | None = None,
-             sweep_id: str | None = None) -> Path:
+             sweep_id: str | None = None, session: str | None = None) -> Path:
     """Train, evaluate and seal one registered (arm, seed) of a locked study.
 
     The trainer config is built only from the lock (README failure 1); anything the lock forbids
@@ -42,6 +42,8 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
         tensorboard_dir: TensorBoard log folder when reporting to it.
         sign_key: Ed25519 private key (PEM) that signs every seal the run writes.
         sweep_id: the sweep that runs the unit (set by ``runner sweep``), kept in ``settings.sweep_id``.
+        session: the evaluation session (batch), a free setting kept as the manifest's ``session``;
+            stats forms contrasts within a session.
 
     Returns:
         The run folder.
@@ -60,7 +62,36 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
     return _run_unit(lock_path, arm, seed, out, device=device, store_text=store_text, exploratory=exploratory,
                      quiet=quiet, require_signature=require_signature, trusted_keys=trusted_keys,
                      environ=environ, lock_dir=lock_dir, report_to=report_to, tensorboard_dir=tensorboard_dir,
-                     sign_key=sign_key, sweep_id=sweep_id)
+                     sign_key=sign_key, sweep_id=sweep_id, session=session)
+
+
+def evaluate_reference(lock_path: str | Path | None, arm: str, seed: int | None = None, out: str | Path = "runs",
+                       **options) -> Path:
+    """Evaluate a reference arm (base model, SFT adapter, other checkpoint) without training it.
+
+    The locked evaluation protocol on the registered held-out split; the sealed run folder
+    (``manifest.kind: reference``) is ``out/<study>/<arm>/once`` (seed null) or ``.../s<seed>``
+    for a reference evaluated per seed (README failure 16). See :mod:`runner.reference`.
+
+    Args:
+        lock_path: the lock file (None: the only study in ``locks/``).
+        arm: a reference arm of the lock.
+        seed: None for ``evaluated: once``; a registered seed for ``evaluated: per_seed``.
+        out: runs root.
+        **options: ``device``, ``quiet``, ``require_signature``, ``trusted_keys``, ``environ``,
+            ``lock_dir``, ``sign_key``, ``session`` (as ``run_unit``).
+
+    Returns:
+        The run folder.
+
+    Example:
+        >>> from runner import evaluate_reference
+        >>> evaluate_reference("locks/demo.lock.json", "base")  # doctest: +SKIP
+        PosixPath('runs/demo/base/once')
+    """
+    from runner.reference import evaluate_reference as _evaluate
+
+    return _evaluate(lock_path, arm, seed, out, **options)
 
 
 def run_sweep(opts: SweepOptions | str | Path, console=None, **options) -> SweepResult:

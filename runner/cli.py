@@ -32,6 +32,7 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sweep-id", default=None, help=argparse.SUPPRESS)  # set by `runner sweep` (settings.sweep_id)
     add_sign_argument(p)
     add_tracker_arguments(p)
+    add_session_argument(p)
 
 
 def _add_evaluate(p: argparse.ArgumentParser) -> None:
@@ -93,7 +94,8 @@ def _run(args: argparse.Namespace) -> int:
     run_dir = run_unit(args.lock, args.arm, args.seed, args.out, device=args.device, store_text=args.store_text,
                        exploratory=args.exploratory, quiet=args.quiet, require_signature=args.require_signature,
                        trusted_keys=args.trusted_key, report_to=args.report_to,
-                       tensorboard_dir=args.tensorboard_dir, sign_key=args.sign, sweep_id=args.sweep_id)
+                       tensorboard_dir=args.tensorboard_dir, sign_key=args.sign, sweep_id=args.sweep_id,
+                       session=args.session)
     print(run_dir)
     return 0
 

@@ -166,8 +166,10 @@ def evaluate_reference(lock_path: str | Path | None, arm: str, seed: int | None 
     Example:
         ``evaluate_reference("locks/s.lock.json", "base")  # -> runs/s/base/once``
     """
+    from prereg.records import check_session
     from runner.unit import UnitGuard
 
+    session = check_session(session)
     key = None
     if sign_key is not None:
         from prereg.signing import load_private_key

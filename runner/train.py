@@ -162,8 +162,12 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
              require_signature: bool = False, trusted_keys: list[str] | None = None,
              environ: dict | None = None, lock_dir: str | Path = "locks", report_to=None,
              tensorboard_dir: str | Path | None = None, sign_key: str | Path | None = None,
-             sweep_id: str | None = None) -> Path:
+             sweep_id: str | None = None, session: str | None = None) -> Path:
     """Train, evaluate and seal one unit; returns its run folder ``out/<study>/<arm>/s<seed>``.
+
+    ``session`` names the evaluation session (batch) of the unit's held-out evaluation: a free
+    setting recorded as the manifest's ``session`` (and ``settings.session``); stats forms each
+    contrast within one session and states a cross-session contrast as a deviation.
 
     ``report_to`` names experiment trackers (``runner.trackers``): a free setting, recorded in
     ``settings.report_to`` and ``trackers`` of the manifest, never in the resolved config.
@@ -175,8 +179,10 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
     Raises ``UserError``/``Refusal`` (one line) for anything refused; any other exception is
     recorded in a ``failed`` manifest and re-raised.
     """
+    from prereg.records import check_session
     from runner.trackers import check_clients, parse_report_to
 
+    session = check_session(session)
     key = None
     if sign_key is not None:  # an unreadable key is refused before anything is written
         from prereg.signing import load_private_key
@@ -193,6 +199,8 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
                 "lock_path": str(lock.path), "env": env, "report_to": list(report_to)}
     if sweep_id is not None:
         settings["sweep_id"] = sweep_id
+    if session is not None:
+        settings["session"] = session
     with UnitGuard(run_dir, allow_resume=True) as guard:
         trackers = _start_trackers(report_to, lock, cfg, exploratory, tensorboard_dir)
         return _run(lock, cfg, run_dir, settings, exploratory=exploratory, store_text=store_text, quiet=quiet,
@@ -231,6 +239,7 @@ def _base_manifest(lock: Lock, cfg: ResolvedConfig, settings: dict, exploratory:
         "resumes": [],
         "notes": list(cfg.notes),
         "error": None,
+        **({"session": settings["session"]} if settings.get("session") is not None else {}),
     }
 
 

@@ -47,7 +47,7 @@ def _plan(evaluated: str = "once", checkpoint: str = "tiny:qwen2") -> dict:
 def _evaluate(lock, arm, seed, out, **kw):
     import torch
 
-    from runner.reference import evaluate_reference
+    from runner import evaluate_reference
 
     torch.set_num_threads(1)
     return evaluate_reference(lock, arm, seed, out, quiet=True, environ={}, **kw)
@@ -60,8 +60,9 @@ def study(tmp_path_factory):
     write_json_atomic(lock, build_lock(_plan(), now=NOW))
     runs = root / "runs"
     for s in (1, 2):
-        run(lock, "grpo", s, runs)
-    ref = _evaluate(lock, "base", None, runs)
+        run(lock, "grpo", s, runs, session="A")
+    ref = _evaluate(lock, "base", None, runs, session="A")
+    _evaluate(lock, "base", None, runs / "B", session="B")  # the base model again, in a later session
     return root, lock, runs, ref
 
 
@@ -104,7 +105,9 @@ def test_run_evaluate_analyze_render_audit_clean(study, report):
     root, lock, runs, _ = study
     a = json.loads((report / "analysis.json").read_text())
     assert a["deviations"] == [] and a["verdicts"]["study"]["verdict"] != "DEVIATION"
-    assert sorted((x["arm"], x["seed"]) for x in a["inputs"]["runs"]) == [("base", None), ("grpo", 1), ("grpo", 2)]
+    assert sorted((x["arm"], str(x["seed"]), x["session"]) for x in a["inputs"]["runs"]) == [
+        ("base", "None", "A"), ("base", "None", "B"), ("grpo", "1", "A"), ("grpo", "2", "A")]
+    assert a["sessions"] == ["A", "B"] and a["contrast_designs"]["grpo-base"]["session"] == "A"
     assert a["contrast_designs"]["grpo-base"]["design"] == "reference_once"
     assert a["values"]["runs.base.once.heldout_accuracy"]["value"] is not None
     prm = a["values"]["contrasts.grpo-base.ci95.low"]["params"]
@@ -128,7 +131,8 @@ def test_tampered_reference_record_is_caught(study, report, tmp_path):
                for f in findings), findings
     a = analyze(lock, bad_runs)
     assert [(d["kind"], d.get("arm")) for d in a["deviations"]][:1] == [("trace_mismatch", "base")]
-    assert ("missing_arm", "base") in [(d["kind"], d.get("arm")) for d in a["deviations"]]
+    # the excluded session-A evaluation leaves only the base model's session-B evaluation
+    assert [d["kind"] for d in a["deviations"]] == ["trace_mismatch", "cross_session_contrast"]
 
 
 def test_runner_refuses_to_train_a_reference_and_to_evaluate_a_trained_arm(study, capsys):
@@ -146,3 +150,36 @@ def test_runner_refuses_to_train_a_reference_and_to_evaluate_a_trained_arm(study
     assert not (root / "other").exists()  # nothing written
     with pytest.raises(Refusal, match="unit is complete"):
         _evaluate(lock, "base", None, runs)  # a sealed reference evaluation is never overwritten
+
+
+# ----------------------------------------------------------------------------- sessions as a run field
+def test_session_is_a_recorded_run_field(study):
+    root, lock, runs, ref = study
+    assert read_run(ref).manifest["session"] == "A"
+    assert read_run(runs / "ref-once" / "grpo" / "s1").manifest["session"] == "A"
+    m = read_run(runs / "B" / "ref-once" / "base" / "once").manifest
+    assert m["session"] == "B" and m["settings"]["session"] == "B"
+
+
+def test_cross_session_contrast_of_run_folders_is_a_stated_deviation(study, tmp_path):
+    """Without the session-A evaluation of the base model, GRPO (session A) can only be compared
+    with the base evaluated in session B: a cross_session_contrast deviation, stated in the verdict."""
+    root, lock, runs, _ = study
+    cross = tmp_path / "runs"
+    shutil.copytree(runs, cross)
+    shutil.rmtree(cross / "ref-once" / "base")
+    a = analyze(lock, cross)
+    dev = [d for d in a["deviations"] if d["kind"] == "cross_session_contrast"]
+    assert [d["sessions"] for d in dev] == [["A", "B"]] and a["verdicts"]["study"]["verdict"] == "DEVIATION"
+    assert "session" in json.dumps(a["verdicts"]["contrasts"]["grpo-base"]).lower()
+    assert not [d for d in a["deviations"] if d["kind"] == "duplicate_unit"]
+
+
+def test_bad_session_name_is_one_line(study, capsys):
+    from runner.cli import main as runner_main
+
+    root, lock, runs, _ = study
+    assert runner_main(["evaluate", "--arm", "base", "--lock", str(lock), "--out", str(root / "x"),
+                        "--session", " "]) == 2
+    err = capsys.readouterr().err
+    assert "--session" in err and len(err.strip().splitlines()) == 1 and not (root / "x").exists()
