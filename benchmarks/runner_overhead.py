@@ -7,14 +7,16 @@ here) is trained by
 * runner: ``runner.train.build_trainer`` — the reward recorder (completion hashing, traces),
   the telemetry callback (per-step JSON lines, flushed) and progress off;
 
-in ``--repeats`` paired rounds, the order alternating (plain first in even rounds, runner first
-in odd ones, so a drift in machine load cancels). Each optimizer step is timed by the same
-tiny begin/end callback in both and the first ``--warmup`` steps of each run are dropped; a
-run's figure is its *median* step time (a load spike on a shared machine moves a mean, not a
-median). Each round gives one ratio runner/plain; the printed ratio is their geometric mean
-with a 95% t interval over the rounds' log ratios, so it carries its own uncertainty (wall
-time and process CPU time both). Both variants train identically (same seed, same rewards):
-the script checks the logged losses agree. Target: ratio within 1.03.
+**step by step, interleaved**: both trainers run in one process, each in its own thread,
+and a baton lets exactly one of them work at a time, alternating plain, runner, plain, ...
+at every optimizer step. A step's time runs from one step begin to the next (so it includes
+the runner's per-step telemetry line), as wall time and as the thread's CPU time. A change in
+machine load lasting longer than a step hits both variants alike, which is what made the
+earlier round-by-round figure swing from 0.74 to 1.54 on a shared machine. Each round gives
+the median of the paired per-step log ratios (runner/plain, first ``--warmup`` steps
+dropped); the printed ratio is the geometric mean over ``--repeats`` rounds with a 95% t
+interval, so it carries its own uncertainty. Both variants train identically (same seed,
+same rewards): the script checks the logged losses agree. Target: ratio within 1.03.
 
     .venv/bin/python benchmarks/runner_overhead.py [--steps 12] [--repeats 8]
 """
@@ -42,21 +44,97 @@ def _prereg(steps: int) -> dict:
     return p
 
 
-class _StepTimer:
+class Baton:
+    """Lets one of two trainer threads work at a time, alternating at every step begin.
+
+    The global random generators (torch, numpy, random) are shared by threads, so each thread's
+    state is saved when it hands over and restored when its turn comes: each trainer draws the
+    same numbers as if it ran alone, and both do identical work.
+    """
+
     def __init__(self):
+        import threading
+
+        self.cv = threading.Condition()
+        self.turn = "plain"
+        self.done: set[str] = set()
+        self.rng: dict[str, tuple] = {}
+
+    @staticmethod
+    def other(me: str) -> str:
+        return "runner" if me == "plain" else "plain"
+
+    def wait(self, me: str) -> None:
+        with self.cv:
+            self.cv.wait_for(lambda: self.turn == me or self.other(me) in self.done)
+        if me in self.rng:
+            _set_rng(self.rng.pop(me))
+
+    def hand_over(self, me: str) -> None:
+        self.rng[me] = _get_rng()
+        with self.cv:
+            self.turn = self.other(me)
+            self.cv.notify_all()
+
+    def finish(self, me: str) -> None:
+        with self.cv:
+            self.done.add(me)
+            self.turn = self.other(me)
+            self.cv.notify_all()
+
+
+def _get_rng() -> tuple:
+    import random
+
+    import numpy as np
+    import torch
+
+    return random.getstate(), np.random.get_state(), torch.get_rng_state()
+
+
+def _set_rng(state: tuple) -> None:
+    import random
+
+    import numpy as np
+    import torch
+
+    random.setstate(state[0])
+    np.random.set_state(state[1])
+    torch.set_rng_state(state[2])
+
+
+class _StepTimer:
+    """Times each step from its begin to the next step's begin, holding the baton meanwhile."""
+
+    def __init__(self, baton: Baton | None = None, me: str = "plain"):
         from transformers import TrainerCallback
 
         timer = self
         self.times: list[float] = []
         self.cpu: list[float] = []
+        self._t0 = None
+
+        def lap():
+            if timer._t0 is not None:
+                timer.times.append(time.perf_counter() - timer._t0)
+                timer.cpu.append(time.thread_time() - timer._c0)
+
+        def start():
+            timer._t0, timer._c0 = time.perf_counter(), time.thread_time()
 
         class CB(TrainerCallback):
             def on_step_begin(self, args, state, control, **kw):
-                timer._t0, timer._c0 = time.perf_counter(), time.process_time()
+                lap()
+                if baton is not None:  # every step begin, the first too: the other may set up
+                    baton.hand_over(me)
+                    baton.wait(me)
+                start()
 
-            def on_step_end(self, args, state, control, **kw):
-                timer.times.append(time.perf_counter() - timer._t0)
-                timer.cpu.append(time.process_time() - timer._c0)
+            def on_train_end(self, args, state, control, **kw):
+                lap()
+                timer._t0 = None
+                if baton is not None:
+                    baton.finish(me)
 
         self.callback = CB()
 
@@ -73,7 +151,7 @@ def _fresh(cfg, prereg):
     return task, model, tok
 
 
-def run_plain(cfg, prereg):
+def run_plain(cfg, prereg, baton=None):
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
     from trl import GRPOTrainer
@@ -86,7 +164,7 @@ def run_plain(cfg, prereg):
     def reward(prompts, completions, item_id, **_):
         return [float(task.reward(c, by_id[i])) for c, i in zip(completions, item_id, strict=True)]
 
-    timer = _StepTimer()
+    timer = _StepTimer(baton, "plain")
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=cfg.grpo_config, train_dataset=ds,
                           processing_class=tok, peft_config=cfg.lora_config, callbacks=[timer.callback])
     trainer.remove_callback(PrinterCallback)
@@ -118,14 +196,14 @@ def _timed_recorder_cls():
     return TimedRecorder
 
 
-def run_runner(cfg, prereg, out: Path):
+def run_runner(cfg, prereg, out: Path, baton=None):
     from runner.train import build_trainer
 
     task, model, tok = _fresh(cfg, prereg)
     recorder = _timed_recorder_cls()(out, num_generations=cfg.grpo_config.num_generations, max_reward=task.max_reward,
                         max_completion_length=cfg.grpo_config.max_completion_length,
                         eos_token_id=tok.eos_token_id, total_steps=cfg.grpo_config.max_steps)
-    timer = _StepTimer()
+    timer = _StepTimer(baton, "runner")
     trainer = build_trainer(cfg, model, tok, task, recorder, callbacks=[timer.callback])
     trainer.train()
     recorder.close()
@@ -148,18 +226,34 @@ def ratio_interval(ratios: list[float], level: float = 0.95) -> tuple[float, flo
 
 
 def _round(cfg, prereg, out: Path, r: int, warmup: int) -> dict:
-    """One paired round: both variants, in an order that alternates between rounds."""
-    order = ("plain", "runner") if r % 2 == 0 else ("runner", "plain")
-    got = {}
-    for kind in order:
-        got[kind] = run_plain(cfg, prereg) if kind == "plain" else run_runner(cfg, prereg, out / f"run{r}")
+    """One round: both trainers in threads, their steps interleaved one by one."""
+    import math
+    import threading
+
+    baton, got = Baton(), {}
+
+    def work(kind):
+        baton.wait(kind)  # set-up too takes turns, so each seeds and draws alone
+        try:
+            got[kind] = run_plain(cfg, prereg, baton) if kind == "plain" else run_runner(
+                cfg, prereg, out / f"run{r}", baton)
+        finally:
+            baton.finish(kind)  # a failed variant must not leave the other waiting
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in ("plain", "runner")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     (plain, plain_loss), (ours, our_loss) = got["plain"], got["runner"]
-    med = {k: (statistics.median(t.times[warmup:]), statistics.median(t.cpu[warmup:]))
-           for k, t in (("plain", plain), ("runner", ours))}
-    return {"wall": med["runner"][0] / med["plain"][0], "cpu": med["runner"][1] / med["plain"][1],
-            "plain_ms": 1000 * med["plain"][0], "runner_ms": 1000 * med["runner"][0],
+    n = min(len(plain.times), len(ours.times))
+    wall = [math.log(ours.times[i] / plain.times[i]) for i in range(warmup, n)]
+    cpu = [math.log(ours.cpu[i] / plain.cpu[i]) for i in range(warmup, n)]
+    return {"wall": math.exp(statistics.median(wall)), "cpu": math.exp(statistics.median(cpu)),
+            "plain_ms": 1000 * statistics.median(plain.times[warmup:]),
+            "runner_ms": 1000 * statistics.median(ours.times[warmup:]),
             "share": ours.instrumentation / sum(plain.times), "identical": plain_loss == our_loss,
-            "order": "/".join(order)}
+            "order": "interleaved"}
 
 
 def main(argv=None) -> int:
@@ -186,12 +280,12 @@ def main(argv=None) -> int:
         for r in range(args.repeats):
             x = _round(cfg, prereg, Path(tmp), r, args.warmup)
             rounds.append(x)
-            print(f"round {r + 1} ({x['order']}): median step plain {x['plain_ms']:.1f} ms runner "
+            print(f"round {r + 1}: median step plain {x['plain_ms']:.1f} ms runner "
                   f"{x['runner_ms']:.1f} ms  wall ratio {x['wall']:.3f}  cpu ratio {x['cpu']:.3f}", flush=True)
     wall = ratio_interval([x["wall"] for x in rounds])
     cpu = ratio_interval([x["cpu"] for x in rounds])
     print(f"steps {args.steps} (first {args.warmup} dropped), 4 prompts x 4 completions x <=16 tokens, tiny:qwen2, "
-          f"torch threads {args.threads}, {args.repeats} paired rounds, load average {os.getloadavg()[0]:.1f}")
+          f"torch threads {args.threads}, {args.repeats} rounds of step-interleaved pairs, load average {os.getloadavg()[0]:.1f}")
     print(f"identical training (logged losses equal): {'yes' if all(x['identical'] for x in rounds) else 'NO'}")
     print(f"per-step wall-time ratio runner/plain: {wall[0]:.3f}  95% CI [{wall[1]:.3f}, {wall[2]:.3f}]  "
           f"(target <= 1.03: {'met' if wall[2] <= 1.03 else 'not shown' if wall[0] <= 1.03 else 'NOT met'})")
