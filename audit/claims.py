@@ -21,15 +21,15 @@ import re
 from dataclasses import dataclass
 
 from audit.numbers import ParsedFile
-from audit.prose import paragraphs
+from audit.prose import paragraphs, tex_paragraphs, tex_text
 from audit.words import Vocabulary, sentences
 
 _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b"
                        r"(?!\s*(?:,|and)\s*\d)", re.I)
 _SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+"
                         r"(?:\s*,?\s*(?:\.\.\.|…))?)", re.I)
-_N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)\s+(?:held[- ]out\s+|test\s+)"
-                     r"?(?:[A-Z][A-Za-z0-9]*\s+)?(?:problems|items|questions|puzzles|examples|boards)\b", re.I)
+_N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)\s+(?:(?:held[- ]out|test|[A-Z][A-Za-z0-9]*)"
+                     r"\s+){0,3}(?:problems|items|questions|puzzles|examples|boards)\b", re.I)
 _HELDOUT_WORDS = re.compile(r"held[- ]?out|\btest\b|split|items|problems|questions|puzzles|accuracy|GSM8K|"
                             r"\beval", re.I)
 _SIGNIF = re.compile(r"\b(not\s+(?:statistically\s+)?significant|non-?significant|insignificant|"
@@ -91,7 +91,8 @@ def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts) -> list[Claim]:
     """Every contradicted claim of one report file."""
     out: list[Claim] = []
     _seed_labels(f, facts, out)
-    for para in paragraphs(f.lines):
+    paras = tex_paragraphs(f.lines) if f.path.endswith(".tex") else paragraphs(f.lines)
+    for para in paras:
         _paragraph_claims(f, para, vocab, facts, out)
     _n_labels_in_tables(f, facts, out)
     _table_verdicts(f, vocab, facts, out)
@@ -145,10 +146,12 @@ def _is_header(lines: list[str], i: int) -> bool:
 
 
 def _n_labels_in_tables(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
-    """"(n=500)", "(of 1,319)" in table rows and headers."""
+    """"(n=500)", "(of 1,319)" in table rows and headers, and in LaTeX captions."""
     for i, line in enumerate(f.lines, 1):
         if line.lstrip().startswith("|"):
             _n_facts(line, facts, f"{f.path}:{i}", out)
+        elif f.path.endswith(".tex") and "\\caption" in line:
+            _n_facts(tex_text(line), facts, f"{f.path}:{i}", out)
 
 
 def _n_facts(text: str, facts: Facts, where: str, out: list[Claim]) -> None:
@@ -181,8 +184,6 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
                 out.append(Claim(f"{f.path}:{_line_of(offs, nums, s_start + m.start())}",
                                  f"one of the registered seeds {list(facts.seeds)}", m.group(0),
                                  f"seed {seed} is not a registered seed (lock.seeds = {list(facts.seeds)})"))
-        if not f.path.endswith(".md"):
-            continue
         for m in _COUNTS.finditer(sent):
             _count_fact(m, facts, f"{f.path}:{_line_of(offs, nums, s_start + m.start())}", out)
         for m in _N_FACT.finditer(sent):

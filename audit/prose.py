@@ -37,6 +37,49 @@ def _blank_comments(line: str) -> str:
     return re.sub(r"<!--.*?-->", lambda m: " " * len(m.group(0)), line)
 
 
+_TEX_BLOCK = re.compile(r"\\begin\{(tabular\*?|tabularx|longtable|array|comment|verbatim|Verbatim|lstlisting|minted|"
+                        r"table\*?|figure\*?|equation\*?|align\*?)\}")
+_TEX_NOT_PROSE = re.compile(r"^\s*\\(?:(?:re|provide)?newcommand|def\\|title|chapter|(?:sub)*section|paragraph|"
+                            r"caption|label|documentclass|usepackage|begin|end|maketitle)\b")
+
+
+def tex_text(line: str) -> str:
+    """One LaTeX line as the text it typesets (comment dropped), by audit.latex_doc's grammar."""
+    from audit.latex_doc import _split_comment, clean
+
+    return clean(_split_comment(line)[0])
+
+
+def tex_paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
+    """Prose paragraphs of a LaTeX file: blank lines split them; tables, figures, macro definitions,
+    headings and code are not prose."""
+    out, cur, depth = [], [], 0
+    for i, line in enumerate(lines, 1):
+        code = line.split("%", 1)[0] if "\\%" not in line else line
+        if _TEX_BLOCK.search(code):
+            depth += 1
+        if depth or not line.strip() or _TEX_NOT_PROSE.match(line) or not tex_text(line).strip():
+            if cur:
+                out.append(cur)
+            cur = []
+        else:
+            cur.append(i)
+        if re.search(r"\\end\{(tabular\*?|tabularx|longtable|array|comment|verbatim|Verbatim|lstlisting|minted|"
+                     r"table\*?|figure\*?|equation\*?|align\*?)\}", code):
+            depth = max(0, depth - 1)
+    if cur:
+        out.append(cur)
+    return [_joined(nums, [tex_text(lines[n - 1]) for n in nums]) for nums in out]
+
+
+def _joined(nums: list[int], texts: list[str]):
+    offs, text = [], ""
+    for t in texts:
+        offs.append(len(text))
+        text += " ".join(t.split()) + " "
+    return nums, text, offs
+
+
 def paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
     """(line numbers, joined text, offset of each line in the text) of each prose paragraph."""
     out, cur = [], []
@@ -59,14 +102,7 @@ def paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
         cur.append(i)
     if cur:
         out.append(cur)
-    res = []
-    for nums in out:
-        offs, text = [], ""
-        for n in nums:
-            offs.append(len(text))
-            text += _blank_comments(lines[n - 1]).strip() + " "
-        res.append((nums, text, offs))
-    return res
+    return [_joined(nums, [_blank_comments(lines[n - 1]).strip() for n in nums]) for nums in out]
 
 
 def _positions(file: ParsedFile, para) -> list[tuple[int, int, Mention]]:
@@ -80,7 +116,8 @@ def _positions(file: ParsedFile, para) -> list[tuple[int, int, Mention]]:
             continue
         k = seen.get((m.line, m.text), 0)
         seen[(m.line, m.text)] = k + 1
-        raw = _blank_comments(file.lines[m.line - 1]).strip()
+        line = file.lines[m.line - 1]
+        raw = " ".join((tex_text(line) if file.path.endswith(".tex") else _blank_comments(line)).split())
         pos = -1
         for _ in range(k + 1):
             pos = raw.find(m.text, pos + 1)
@@ -98,7 +135,10 @@ def _arm_after(text: str, vocab: Vocabulary) -> str | None:
     m = _AFTER_ARM.match(text)
     rest = text[m.end():m.end() + 30] if m else text[:30]
     hits = vocab.arms_in(rest)
-    return hits[0][1] if hits and hits[0][0] == 0 else None
+    if not hits or hits[0][0] != 0:
+        return None
+    follow = re.match(r"[A-Za-z0-9_.\- ]*?[`*]*\s*[:=]", rest)   # "(GRPO: 0.448)" labels the next number
+    return None if follow and len(vocab.arms_in(rest[:follow.end()])) == 1 else hits[0][1]
 
 
 def _pair(sentence_arms: list[str], para_pair, vocab: Vocabulary):
@@ -117,9 +157,8 @@ def _pair(sentence_arms: list[str], para_pair, vocab: Vocabulary):
 def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
     """Readings of the prose numbers of one Markdown file, keyed by ``id(mention)``."""
     out: dict[int, Reading] = {}
-    if not file.path.endswith(".md"):
-        return out
-    for para in paragraphs(file.lines):
+    paras = tex_paragraphs(file.lines) if file.path.endswith(".tex") else paragraphs(file.lines)
+    for para in paras:
         _read_paragraph(para, _positions(file, para), vocab, out)
     return out
 
@@ -172,8 +211,9 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
             else:
                 c_arms = [a for _, a in vocab.arms_in(clause)]
                 nxt = _arm_after(text[end:], vocab)
-                r.arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else [subject] if subject else
-                          list(dict.fromkeys(s_arms)))
+                lead = [a for pos, a in vocab.arms_in(sent) if s_start + pos < start]
+                r.arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else list(dict.fromkeys(lead)) if lead else
+                          [subject] if subject else list(dict.fromkeys(s_arms)))
                 if role == "mean":
                     last_kind = "mean"
             out[id(m)] = r
