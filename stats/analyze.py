@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -255,6 +256,30 @@ def _session_views(data: Data, arm: str, base: str) -> tuple[dict, dict, dict]:
     return data.sessions[sa[0]], data.sessions[sb[0]], {"sessions": [sa[0], sb[0]], "cross_session": True}
 
 
+@dataclass
+class _Pairs:
+    """One seed-paired contrast's data and plan, shared by the steps of :func:`_contrast_values`."""
+
+    plan: dict
+    pre: str                 # value id prefix: contrasts.<id> or contrasts.<id>.<metric>
+    metric: str
+    primary: bool
+    alt: str
+    resamples: int
+    rng_seed: int
+    ua: list
+    ub: list
+    a: np.ndarray
+    b: np.ndarray
+    d: np.ndarray            # per-seed paired differences, arm - baseline
+    bp: dict                 # params every value of the block records
+    ins: list                # input ids
+
+    @property
+    def n(self) -> int:
+        return int(self.d.size)
+
+
 def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warnings: list[str],
                      metric: str | None = None) -> dict:
     """The contrast block of one declared (arm, baseline) contrast on one metric.
@@ -264,18 +289,15 @@ def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warni
     power), streams named by those ids, ``confirmatory: false`` in params, and no item-level
     comparison (the plan's item_level is about the primary metric's items). The design and
     unit (stats.designs) decide the block: per-seed pairs here, item-level units there.
+    Steps: pair the seeds, describe the differences, intervals, tests, power, TOST,
+    non-inferiority, the item-level comparison.
     """
     plan = prereg["analysis"]
     cp = plan["contrasts"]
-    arm, base, cid = c.arm, c.baseline, c.id
+    arm, base = c.arm, c.baseline
     primary = metric is None or metric == plan["primary_metric"]
     metric = plan["primary_metric"] if primary else metric
     mu = metric_unit(metric, data.decls)
-    pre = f"contrasts.{cid}" if primary else f"contrasts.{cid}.{metric}"
-    wkey = "contrasts.*" if primary else f"contrasts.*.{metric}"
-    alt = cp.get("alternative", "two-sided")
-    B, seed = plan["resamples"], plan["rng_seed"]
-    alpha = plan["multiplicity"]["alpha"]
     va, vb, sess = _session_views(data, arm, base)
     design = designs.choose(data.seeds_of(arm, va), data.seeds_of(base, vb), plan["unit"])
     dp = {"design": design.kind, "unit": design.unit, "planned_unit": plan["unit"], **sess,
@@ -285,21 +307,48 @@ def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warni
         dp.update(metric_unit=mu, _margin=_margin(plan, metric, mu, primary, data, extra))
         dp.update(extra)
         return _unit_contrast(V, prereg, c, metric, primary, va, vb, design, dp, warnings)
+    P = _pair_seeds(plan, c, data, va, vb, metric, primary, mu, dp)
+    margin, margin_note = _margin(plan, metric, mu, primary, data, P.bp)
+    sd = _describe_differences(V, P)
+    ints = _contrast_intervals(V, P, cp.get("intervals", []), warnings)
+    planned = _contrast_tests(V, P, cp["test"])
+    mde = _contrast_power(V, P, sd) if plan.get("power") else None
+    tost = _contrast_tost(V, P, margin, margin_note)
+    ni = _noninferiority(V, plan, P.pre, P.bp, P.d, P.ins) if primary else None
+    item_level = cp.get("item_level", "none")
+    if primary and item_level != "none":
+        _item_contrast(V, plan, P.pre, P.bp, P.ua, P.ub, metric, item_level, cp.get("intervals", []), P.ins,
+                       warnings)
+    mde_note = V.v[f"{P.pre}.mde"].get("note") if f"{P.pre}.mde" in V.v else None
+    return {"p": planned.p, "p_note": planned.note if planned.p is None else None, "mde_note": mde_note,
+            "intervals": ints, "mde": clean(mde), "tost_p": clean(tost), "margin": margin,
+            "published": _published(prereg, arm, base, metric), "n": P.n, "margin_note": margin_note,
+            "design": design, "session": sess, "noninferiority_p": ni, "diffs": P.d}
+
+
+def _pair_seeds(plan, c: ContrastDecl, data: Data, va, vb, metric, primary, mu, dp) -> _Pairs:
+    """Seeds where both arms have the metric, and their per-seed paired differences."""
+    arm, base, cid = c.arm, c.baseline, c.id
     seeds = [s for s in data.seeds_of(arm, va) if s in data.seeds_of(base, vb)
              and va[(arm, s)].metrics.get(metric) is not None
              and vb[(base, s)].metrics.get(metric) is not None]
     ua = [va[(arm, s)] for s in seeds]
     ub = [vb[(base, s)] for s in seeds]
-    ins = [u.input_id for u in ua + ub]
     a = np.asarray([u.metrics[metric] for u in ua], dtype=float)
     b = np.asarray([u.metrics[metric] for u in ub], dtype=float)
     # equal-by-construction differences (identical arms, or a constant offset) are exactly
     # constant, not 1e-17 apart: zero variance takes its stated branches below
     d = iv.rs.snap_constant(a - b, scale=float(np.max(np.abs(np.concatenate([a, b])))) if a.size else None)
     a, b = iv.rs.snap_constant(a), iv.rs.snap_constant(b)
-    n = d.size
     bp = {"metric": metric, "arm": arm, "baseline": base, "seeds": seeds, "metric_unit": mu, **dp}
-    margin, margin_note = _margin(plan, metric, mu, primary, data, bp)
+    return _Pairs(plan, f"contrasts.{cid}" if primary else f"contrasts.{cid}.{metric}", metric, primary,
+                  plan["contrasts"].get("alternative", "two-sided"), plan["resamples"], plan["rng_seed"],
+                  ua, ub, a, b, d, bp, [u.input_id for u in ua + ub])
+
+
+def _describe_differences(V: Values, P: _Pairs) -> float | None:
+    """n, mean and SD of the paired differences and the effect sizes; returns the SD."""
+    pre, bp, ins, d, n = P.pre, P.bp, P.ins, P.d, P.n
     none_note = "no paired seeds: undefined" if n == 0 else None
     V.add(f"{pre}.n_pairs", n, "count of seeds with both arms", "seeds", params=bp, inputs=ins)
     V.add(f"{pre}.diff_mean", float(d.mean()) if n else None, "mean of per-seed paired differences (arm - baseline)",
@@ -311,23 +360,27 @@ def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warni
     V.add(f"{pre}.effect_size_dz", dz, "standardized paired effect: mean / SD of differences", "statistic",
           params=bp, inputs=ins, note=None if dz is not None else
           ZERO_SD if sd == 0 else "fewer than two pairs: effect size undefined")
-    _effect_sizes(V, pre, bp, d, a, b, ins)
+    _effect_sizes(V, pre, bp, d, P.a, P.b, ins)
+    return sd
 
-    # intervals (planned specs; all levels of one method share one stream)
+
+def _contrast_intervals(V: Values, P: _Pairs, specs: list, warnings: list[str]) -> dict[float, tuple]:
+    """The planned intervals of the mean difference (all levels of one method share one stream)."""
+    pre, bp, ins, metric, n = P.pre, P.bp, P.ins, P.metric, P.n
+    wkey = "contrasts.*" if P.primary else f"contrasts.*.{metric}"
     ints: dict[float, tuple] = {}
-    specs = cp.get("intervals", [])
     tags = _interval_tags(specs)
-    items_a = _item_matrix(ua, metric) if metric in ITEM_FIELD else None
-    items_b = _item_matrix(ub, metric) if metric in ITEM_FIELD else None
-    if items_a is not None and items_b is not None and (ua[0].item_ids != ub[0].item_ids):
+    items_a = _item_matrix(P.ua, metric) if metric in ITEM_FIELD else None
+    items_b = _item_matrix(P.ub, metric) if metric in ITEM_FIELD else None
+    if items_a is not None and items_b is not None and (P.ua[0].item_ids != P.ub[0].item_ids):
         items_a = items_b = None
     cache: dict[str, dict] = {}
     for spec, tag in zip(specs, tags, strict=True):
         m, lv = spec["method"], spec["level"]
         if m not in cache:
             lvls = [s["level"] for s in specs if s["method"] == m]
-            cache[m] = iv.compute(d, "mean", m, lvls, resamples=B, rng_seed=seed, stream=f"{pre}.{m}",
-                                  items=items_a, items_other=items_b)
+            cache[m] = iv.compute(P.d, "mean", m, lvls, resamples=P.resamples, rng_seed=P.rng_seed,
+                                  stream=f"{pre}.{m}", items=items_a, items_other=items_b)
         r = cache[m][lv]
         for end in ("low", "high"):
             V.add(f"{pre}.{tag}.{end}", getattr(r, end), f"{m} interval of the mean paired difference",
@@ -338,108 +391,114 @@ def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warni
         w = coverage.warning_for("percentile" if m == "paired_bootstrap" else m, n, lv, metric, contrast=True)
         if w and f"{wkey}: {w}" not in warnings:
             warnings.append(f"{wkey}: {w}")
+    return ints
 
-    # tests: every seed-level paired test, the planned one also as `.p`
+
+def _paired_bootstrap_test(P: _Pairs) -> ht.TestResult:
+    d, n, B, alt = P.d, P.n, P.resamples, P.alt
+    if n < 1:
+        return ht.TestResult(None, None, "paired_bootstrap", {"n": 0}, "no pairs")
+    rng = iv.rs.generator(P.rng_seed, f"{P.pre}.tests.paired_bootstrap")
+    dist = iv.rs.bootstrap(d, "mean", B, rng)
+    pb = ht.bootstrap_p(dist, alt) if n > 1 and np.ptp(d) > 0 else (1.0 if np.all(d == 0) else None)
+    return ht.TestResult(
+        pb, float(d.mean()), "paired_bootstrap",
+        {"n": n, "alternative": alt, "resamples": B, "stream": f"{P.pre}.tests.paired_bootstrap",
+         "p_rule": "2*min((#<=0)+1, (#>=0)+1)/(B+1)"},
+        None if pb is not None else "all differences equal and non-zero: bootstrap p undefined", P.rng_seed)
+
+
+def _contrast_tests(V: Values, P: _Pairs, test: str) -> ht.TestResult:
+    """Every seed-level paired test, the planned one also as ``.p``; returns the planned one."""
+    pre, bp, ins, d, alt, B, seed = P.pre, P.bp, P.ins, P.d, P.alt, P.resamples, P.rng_seed
     results = {
         "paired_t": ht.paired_t(d, alt),
         "wilcoxon": ht.wilcoxon(d, alt, rng_seed=seed, stream=f"{pre}.tests.wilcoxon", resamples=B),
         "sign_flip": ht.sign_flip(d, alt, rng_seed=seed, stream=f"{pre}.tests.sign_flip", resamples=B),
-        "welch_t": ht.welch_t(a, b, alt),
+        "welch_t": ht.welch_t(P.a, P.b, alt),
+        "paired_bootstrap": _paired_bootstrap_test(P),
     }
-    if n >= 1:
-        rng = iv.rs.generator(seed, f"{pre}.tests.paired_bootstrap")
-        dist = iv.rs.bootstrap(d, "mean", B, rng)
-        pb = ht.bootstrap_p(dist, alt) if n > 1 and np.ptp(d) > 0 else (1.0 if np.all(d == 0) else None)
-        results["paired_bootstrap"] = ht.TestResult(
-            pb, float(d.mean()), "paired_bootstrap",
-            {"n": n, "alternative": alt, "resamples": B, "stream": f"{pre}.tests.paired_bootstrap",
-             "p_rule": "2*min((#<=0)+1, (#>=0)+1)/(B+1)"},
-            None if pb is not None else "all differences equal and non-zero: bootstrap p undefined", seed)
-    else:
-        results["paired_bootstrap"] = ht.TestResult(None, None, "paired_bootstrap", {"n": 0}, "no pairs")
     for name, r in results.items():
-        rin = ins
         V.add(f"{pre}.tests.{name}.p", r.p, f"{r.method} test p-value", "probability",
-              params={**bp, **r.params}, inputs=rin, random=r.rng_seed is not None, note=r.note)
+              params={**bp, **r.params}, inputs=ins, random=r.rng_seed is not None, note=r.note)
         if name != "paired_bootstrap":
             V.add(f"{pre}.tests.{name}.statistic", r.statistic, f"{r.method} test statistic", "statistic",
-                  params={**bp, **r.params}, inputs=rin, note=r.note if r.statistic is None else None)
-    planned = results[cp["test"]]
-    V.add(f"{pre}.p", planned.p, f"planned test ({cp['test']}) p-value", "probability",
-          params={**bp, **planned.params, "test": cp["test"]}, inputs=ins, random=planned.rng_seed is not None,
+                  params={**bp, **r.params}, inputs=ins, note=r.note if r.statistic is None else None)
+    planned = results[test]
+    V.add(f"{pre}.p", planned.p, f"planned test ({test}) p-value", "probability",
+          params={**bp, **planned.params, "test": test}, inputs=ins, random=planned.rng_seed is not None,
           note=planned.note)
+    return planned
 
-    # power
-    mde = None
-    pplan = plan.get("power")
-    if pplan:
-        pm, pa, target = pplan["method"], pplan["alpha"], pplan["target"]
-        pparams = {**bp, "power_method": pm, "alpha": pa, "target": target, "alternative": alt, "n": n}
-        d_std = None
-        note = None
-        if n >= 2:
-            d_std = pw.mde(1.0, n, pa, target, alt, design="paired", method=pm)
-        else:
-            note = "fewer than two pairs: MDE undefined"
-        V.add(f"{pre}.mde_d", d_std, "minimum detectable standardized paired effect (dz) at the seeds present",
-              "statistic", params=pparams, inputs=ins, note=note)
-        mde = d_std * sd if (d_std is not None and sd) else None
-        V.add(f"{pre}.mde", mde, "minimum detectable paired effect in metric units (mde_d x observed SD of differences)",
-              "difference", params={**pparams, "sd": sd}, inputs=ins,
-              note=None if mde is not None else
-              ZERO_SD + "; MDE null by convention (no verdict rests on a zero-variance power analysis)"
-              if sd == 0 else "fewer than two pairs: MDE undefined")
-        if primary and pplan.get("pilot_sd") and n >= 2:  # pilot SD is in primary-metric units
-            V.add(f"{pre}.mde_pilot", d_std * pplan["pilot_sd"], "minimum detectable paired effect at the plan's pilot SD",
-                  "difference", params={**pparams, "sd": pplan["pilot_sd"]}, inputs=ins)
-        sda = (0.0 if np.ptp(a) == 0 else float(np.std(a, ddof=1))) if a.size > 1 else None
-        sdb = (0.0 if np.ptp(b) == 0 else float(np.std(b, ddof=1))) if b.size > 1 else None
-        pooled = math.sqrt((sda ** 2 + sdb ** 2) / 2) if sda is not None and sdb is not None else None
-        mde_ind = (pw.mde(pooled, n, pa, target, alt, design="independent", method=pm)
-                   if pooled and n >= 2 else None)
-        V.add(f"{pre}.mde_independent", mde_ind,
-              "minimum detectable effect if arms were independent samples (pooled within-arm SD)", "difference",
-              params={**pparams, "sd": pooled, "design": "independent", "n_per_arm": n}, inputs=ins,
-              note=None if mde_ind is not None else "pooled SD zero or undefined: MDE undefined")
-        obs = float(d.mean()) if n else None
-        pa_paired = pw.power(obs, sd, n, pa, alt, design="paired", method=pm) if (sd and n >= 2) else None
-        V.add(f"{pre}.power_achieved", pa_paired, OBSERVED_POWER,
-              "probability", params={**pparams, "effect": obs, "sd": sd, "evidential_weight": "none"}, inputs=ins,
-              note=None if pa_paired is not None else
-              ZERO_SD + "; power undefined" if sd == 0 else "fewer than two pairs: power undefined")
-        pa_ind = pw.power(obs, pooled, n, pa, alt, design="independent", method=pm) if (pooled and n >= 2) else None
-        V.add(f"{pre}.power_achieved_independent", pa_ind,
-              "observed power of the two-sample t test (observed difference, pooled SD): a function of p, "
-              "no evidential weight", "probability",
-              params={**pparams, "effect": obs, "sd": pooled, "design": "independent", "evidential_weight": "none"},
-              inputs=ins,
-              note=None if pa_ind is not None else "pooled SD zero or undefined: power undefined")
 
-    tost = None
+def _contrast_power(V: Values, P: _Pairs, sd: float | None) -> float | None:
+    """MDE (standardized, in metric units, at the pilot SD, as if independent) and observed power."""
+    pre, bp, ins, n, alt = P.pre, P.bp, P.ins, P.n, P.alt
+    pplan = P.plan["power"]
+    pm, pa, target = pplan["method"], pplan["alpha"], pplan["target"]
+    pparams = {**bp, "power_method": pm, "alpha": pa, "target": target, "alternative": alt, "n": n}
+    d_std = pw.mde(1.0, n, pa, target, alt, design="paired", method=pm) if n >= 2 else None
+    V.add(f"{pre}.mde_d", d_std, "minimum detectable standardized paired effect (dz) at the seeds present",
+          "statistic", params=pparams, inputs=ins, note=None if n >= 2 else "fewer than two pairs: MDE undefined")
+    mde = d_std * sd if (d_std is not None and sd) else None
+    V.add(f"{pre}.mde", mde, "minimum detectable paired effect in metric units (mde_d x observed SD of differences)",
+          "difference", params={**pparams, "sd": sd}, inputs=ins,
+          note=None if mde is not None else
+          ZERO_SD + "; MDE null by convention (no verdict rests on a zero-variance power analysis)"
+          if sd == 0 else "fewer than two pairs: MDE undefined")
+    if P.primary and pplan.get("pilot_sd") and n >= 2:  # pilot SD is in primary-metric units
+        V.add(f"{pre}.mde_pilot", d_std * pplan["pilot_sd"], "minimum detectable paired effect at the plan's pilot SD",
+              "difference", params={**pparams, "sd": pplan["pilot_sd"]}, inputs=ins)
+    a, b = P.a, P.b
+    sda = (0.0 if np.ptp(a) == 0 else float(np.std(a, ddof=1))) if a.size > 1 else None
+    sdb = (0.0 if np.ptp(b) == 0 else float(np.std(b, ddof=1))) if b.size > 1 else None
+    pooled = math.sqrt((sda ** 2 + sdb ** 2) / 2) if sda is not None and sdb is not None else None
+    mde_ind = (pw.mde(pooled, n, pa, target, alt, design="independent", method=pm)
+               if pooled and n >= 2 else None)
+    V.add(f"{pre}.mde_independent", mde_ind,
+          "minimum detectable effect if arms were independent samples (pooled within-arm SD)", "difference",
+          params={**pparams, "sd": pooled, "design": "independent", "n_per_arm": n}, inputs=ins,
+          note=None if mde_ind is not None else "pooled SD zero or undefined: MDE undefined")
+    _observed_power(V, P, pparams, sd, pooled)
+    return mde
+
+
+def _observed_power(V: Values, P: _Pairs, pparams: dict, sd, pooled) -> None:
+    """Observed power, paired and as if independent: labelled a function of p (no evidential weight)."""
+    pre, ins, n, alt = P.pre, P.ins, P.n, P.alt
+    pm, pa = pparams["power_method"], pparams["alpha"]
+    obs = float(P.d.mean()) if n else None
+    pa_paired = pw.power(obs, sd, n, pa, alt, design="paired", method=pm) if (sd and n >= 2) else None
+    V.add(f"{pre}.power_achieved", pa_paired, OBSERVED_POWER,
+          "probability", params={**pparams, "effect": obs, "sd": sd, "evidential_weight": "none"}, inputs=ins,
+          note=None if pa_paired is not None else
+          ZERO_SD + "; power undefined" if sd == 0 else "fewer than two pairs: power undefined")
+    pa_ind = pw.power(obs, pooled, n, pa, alt, design="independent", method=pm) if (pooled and n >= 2) else None
+    V.add(f"{pre}.power_achieved_independent", pa_ind,
+          "observed power of the two-sample t test (observed difference, pooled SD): a function of p, "
+          "no evidential weight", "probability",
+          params={**pparams, "effect": obs, "sd": pooled, "design": "independent", "evidential_weight": "none"},
+          inputs=ins,
+          note=None if pa_ind is not None else "pooled SD zero or undefined: power undefined")
+
+
+def _contrast_tost(V: Values, P: _Pairs, margin, margin_note) -> float | None:
+    """TOST against the equivalence margin (or both values null, saying why); returns its p."""
+    pre, bp, ins = P.pre, P.bp, P.ins
+    alpha = P.plan["multiplicity"]["alpha"]
     if margin is not None:
-        tr = ht.tost_paired(d, margin)
-        tost = tr.p
+        tr = ht.tost_paired(P.d, margin)
         V.add(f"{pre}.tost_p", tr.p, "TOST (two one-sided paired t tests) p-value", "probability",
               params={**bp, **tr.params}, inputs=ins, note=tr.note)
         V.add(f"{pre}.tost_equivalent", None if tr.p is None else tr.p < alpha, "TOST p < alpha", "other",
               params={**bp, "alpha": alpha, "margin": margin}, inputs=ins, note=tr.note)
-    elif margin_note:
+        return tr.p
+    if margin_note:
         V.add(f"{pre}.tost_p", None, "TOST (two one-sided paired t tests) p-value", "probability", params=bp,
               inputs=ins, note=margin_note)
         V.add(f"{pre}.tost_equivalent", None, "TOST p < alpha", "other", params={**bp, "alpha": alpha},
               inputs=ins, note=margin_note)
-
-    ni = _noninferiority(V, plan, pre, bp, d, ins) if primary else None
-
-    item_level = cp.get("item_level", "none")
-    if primary and item_level != "none":
-        _item_contrast(V, plan, pre, bp, ua, ub, metric, item_level, specs, ins, warnings)
-
-    mde_note = V.v[f"{pre}.mde"].get("note") if f"{pre}.mde" in V.v else None
-    return {"p": planned.p, "p_note": planned.note if planned.p is None else None, "mde_note": mde_note,
-            "intervals": ints, "mde": clean(mde), "tost_p": clean(tost), "margin": margin,
-            "published": _published(prereg, arm, base, metric), "n": n, "margin_note": margin_note,
-            "design": design, "session": sess, "noninferiority_p": ni, "diffs": d}
+    return None
 
 
 def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primary: bool, va: dict, vb: dict,
