@@ -531,9 +531,17 @@ def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primar
     if not primary:
         bp["confirmatory"] = False
     ins = [u.input_id for u in ua + ub]
+    x = designs.fixed_reference_diffs(ua, ub, metric) if not same_items and plan["unit"] == "seed" else None
+    if x is not None:  # per-seed values only, unit seed: the reference's one value held fixed (stats.designs)
+        facts = designs.fixed_reference_block(V, plan, pre, bp, x, ins, margin, margin_note,
+                                              _interval_tags(plan["contrasts"].get("intervals", [])), warnings)
+        return {**facts, "published": _published(prereg, arm, base, metric), "session": dp}
     if not same_items:
-        why = (f"{design.kind} at unit {design.unit!r} needs per-item data for both sides on the same items "
-               "(a per-item table): undefined")
+        why = (f"{design.kind} at unit {design.unit!r} needs per-item data for both sides on the same items: give "
+               "a per-item table (arm, seed, item, metric; the reference's seed empty) or run folders with held-out "
+               "traces" + (", or plan analysis.unit 'seed' to compare each seed's value with the reference's one "
+                           "value held fixed (an estimand conditional on that evaluation)"
+                           if design.kind == "reference_once" else "") + ": undefined")
         return designs.undefined_block(V, plan, pre, bp, ins, why, margin, margin_note,
                                        _published(prereg, arm, base, metric), design, dp)
     d = designs.difference_matrix(A, Bm)

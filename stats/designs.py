@@ -368,3 +368,103 @@ def undefined_block(V, plan: dict, pre: str, bp: dict, ins: list[str], why: str,
     return {"p": None, "p_note": why, "mde_note": why, "intervals": {}, "mde": None, "tost_p": None,
             "margin": margin, "n": 0, "margin_note": margin_note, "published": published, "design": design,
             "session": sess}
+
+
+FIXED_REFERENCE = Design("reference_once", "seed", "seed",
+                         "per-seed values only (no per-item data): each seed's value minus the reference's one "
+                         "value, seeds as the unit; the reference's evaluation is held fixed, so the estimand is the "
+                         "difference from that evaluation on these items, not over new items")
+METHOD_TEXT[("reference_once", "seed")] = (
+    "one-sample analysis over seeds of (arm seed value - the reference's one value): the reference's sampling "
+    "error is ignored, so intervals are for the difference from that evaluation on these items (covers its "
+    "nominal rate for that estimand from 3 seeds; for the difference over new items it is the copied-seed "
+    "interval, `stats coverage --reference`)")
+
+
+def fixed_reference_diffs(ua: list, ub: list, metric: str) -> np.ndarray | None:
+    """Per-seed differences against a side evaluated once, or None when that is not the data.
+
+    Args:
+        ua, ub: the arm's and the baseline's evaluations (one side a single unit with seed None).
+        metric: the metric.
+
+    Returns:
+        ``arm_s - reference`` (or ``reference - baseline_s`` when the arm is the reference), one per seed.
+
+    Example:
+        ``fixed_reference_diffs(grpo_units, [base_unit], "solve_rate")``
+    """
+    once_a, once_b = [u.seed for u in ua] == [None], [u.seed for u in ub] == [None]
+    if once_a == once_b or not ua or not ub:
+        return None
+    seeds, ref = (ub, ua[0]) if once_a else (ua, ub[0])
+    vals = np.asarray([u.metrics[metric] for u in seeds], dtype=float)
+    r = float(ref.metrics[metric])
+    return r - vals if once_a else vals - r
+
+
+def fixed_reference_block(V, plan: dict, pre: str, bp: dict, x: np.ndarray, ins: list[str], margin,
+                          margin_note, tags: list[str], warnings: list[str]) -> dict:
+    """Values ``{pre}.*`` of a contrast against a reference evaluated once when only per-seed values
+    exist and the plan's unit is ``seed``: the planned intervals and test over the per-seed
+    differences with the reference's value held fixed (``FIXED_REFERENCE``); returns the verdict facts.
+
+    Args:
+        V, plan, pre, bp, ins, margin, margin_note, tags: as ``add_unit_block``.
+        x: per-seed differences (``fixed_reference_diffs``).
+        warnings: the analysis warnings (the estimand caveat is added once per contrast).
+
+    Returns:
+        The facts dict ``stats.analyze`` turns into ``ContrastFacts``.
+
+    Example:
+        ``fixed_reference_block(V, plan, "contrasts.grpo-base", bp, x, seals, None, None, ["ci95"], warnings)``
+    """
+    cp = plan["contrasts"]
+    alt = cp.get("alternative", "two-sided")
+    n = int(x.size)
+    bp = {**bp, "design": "reference_once", "unit": "seed", "analysed_unit": "seed", "seeds": n,
+          "method_text": FIXED_REFERENCE.describe(), "design_note": FIXED_REFERENCE.note,
+          "reference_error": "ignored (the reference's one value is held fixed)"}
+    V.add(f"{pre}.n_pairs", n, "seeds of the arm, each against the reference's one value", "seeds", params=bp,
+          inputs=ins)
+    V.add(f"{pre}.diff_mean", float(x.mean()) if n else None, "mean over seeds of (arm - reference's one value)",
+          "difference", params=bp, inputs=ins)
+    sd = _clean_sd(x)
+    V.add(f"{pre}.diff_sd", sd, "SD over seeds of the differences (ddof=1)", "difference", params=bp, inputs=ins,
+          note=None if sd is not None else "fewer than two seeds: undefined")
+    ints: dict = {}
+    specs = cp.get("intervals", [])
+    for spec, tag in zip(specs, tags, strict=True):
+        r = iv.compute(x, "mean", spec["method"], [spec["level"]], resamples=plan["resamples"],
+                       rng_seed=plan["rng_seed"], stream=f"{pre}.fixed_reference.{spec['method']}")[spec["level"]]
+        for end in ("low", "high"):
+            V.add(f"{pre}.{tag}.{end}", getattr(r, end), f"{spec['method']} interval over seeds, reference held fixed",
+                  "difference", params={**bp, **r.params, "level": spec["level"], "method": spec["method"]},
+                  inputs=ins, random=spec["method"] != "t" and r.low is not None, note=r.note)
+        ints.setdefault(spec["level"], (r.low, r.high))
+    test = cp["test"] if cp["test"] in ("paired_t", "wilcoxon", "sign_flip") else "paired_t"
+    res = (ht.paired_t(x, alt) if test == "paired_t" else
+           (ht.wilcoxon if test == "wilcoxon" else ht.sign_flip)(x, alt, rng_seed=plan["rng_seed"],
+                                                                 stream=f"{pre}.fixed_reference.tests.{test}",
+                                                                 resamples=plan["resamples"]))
+    tnote = None if test == cp["test"] else f"{cp['test']} needs two samples: one-sample t over seeds instead"
+    for vid in (f"{pre}.tests.{cp['test']}.p", f"{pre}.p"):
+        V.add(vid, res.p, f"{test} over seeds against the reference's one value", "probability",
+              params={**bp, **res.params, "test": cp["test"]}, inputs=ins, random=res.rng_seed is not None,
+              note="; ".join(t for t in (res.note, tnote) if t) or None)
+    tost = None
+    if margin is not None:
+        tr = ht.tost_paired(x, margin)
+        tost = tr.p
+        V.add(f"{pre}.tost_p", tr.p, "TOST over seeds, reference held fixed", "probability",
+              params={**bp, **tr.params}, inputs=ins, note=tr.note)
+    w = (f"{pre}: per-seed values against a reference evaluated once: its one value is held fixed (its sampling "
+         "error ignored), so the interval is for the difference from that evaluation on these items; it "
+         "under-covers the difference over new items (`stats coverage --reference`, copied_seed_t); a per-item "
+         "table or run folders give the crossed analysis instead")
+    if w not in warnings:
+        warnings.append(w)
+    return {"p": res.p, "p_note": res.note if res.p is None else None, "mde_note": "MDE not computed for this design",
+            "intervals": ints, "mde": None, "tost_p": tost, "margin": margin, "n": n, "margin_note": margin_note,
+            "design": FIXED_REFERENCE}

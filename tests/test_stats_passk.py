@@ -71,6 +71,22 @@ def test_reference_coverage_analysis_methods_hold_copied_seeds_do_not():
     assert cov["copied_seed_t"] < 0.8
     assert cov["crossed_bootstrap"] >= 0.9 and cov["crossed_t"] >= 0.9
     assert "| copied_seed_t | 0 |" in cr.to_markdown(tab)
+    # the same interval is honest for the estimand it is offered for (per-seed tables, unit seed):
+    # the difference from the reference's one evaluation on these items
+    assert cov["fixed_reference_t"] >= 0.9
+    assert "fixed_reference_t (per-seed tables; estimand: these items" in cr.to_markdown(tab)
+
+
+def test_conditional_truth_is_the_expected_difference_on_these_items():
+    """conditional_truth (quadrature over the seed effect) equals a Monte-Carlo average of the arm's
+    accuracy on the same items minus the reference's observed accuracy."""
+    from scipy.special import expit
+
+    rng = np.random.default_rng(3)
+    arm, ref, beta = cr.draw(rng, 2, 3, 50, 0.3, with_items=True)
+    u = rng.normal(0.0, 0.3, 200_000)
+    mc = expit(cr.DELTA + beta[0][None, :] + u[:, None]).mean() - ref[0].mean()
+    assert cr.conditional_truth(beta, ref, 0.3)[0] == pytest.approx(mc, abs=2e-3)
 
 
 def test_cli_reference_coverage(capsys, tmp_path):

@@ -368,8 +368,42 @@ def test_per_seed_table_against_a_once_reference_states_why_nothing_is_computed(
     a = analyze(lock, tmp_path / "seeds.csv")
     rec = a["values"]["contrasts.grpo-base.diff_mean"]
     assert rec["value"] is None and "needs per-item data" in rec["note"]
+    assert "per-item table (arm, seed, item, metric" in rec["note"] and "analysis.unit 'seed'" in rec["note"]
     assert a["verdicts"]["contrasts"]["grpo-base"]["verdict"] == "INCONCLUSIVE"
     assert _v(a, "runs.base.once.solve_rate") == 0.35
+
+
+def test_per_seed_table_unit_seed_holds_the_reference_value_fixed(tmp_path):
+    """With only per-seed values and unit seed, each seed's value is compared with the reference's
+    one value held fixed: the t interval equals scipy's one-sample t of (seed values - reference),
+    the design says the reference's error is ignored, and a warning names the estimand."""
+    pre = S.prereg()
+    pre["analysis"]["unit"] = "seed"
+    lock = _lock(tmp_path, pre)
+    vals = [0.61, 0.64, 0.58]
+    lines = ["arm,seed,session,solve_rate,format_pct,groups_correct,correct_of_32",
+             "base,,s1,0.35,90,1.4,0.8", "sft,,s1,0.45,91,2.0,0.88"]
+    lines += [f"grpo,{s},s1,{v},90,2.4,0.93" for s, v in zip(S.SEEDS, vals, strict=False)]
+    (tmp_path / "seeds.csv").write_text("\n".join(lines) + "\n")
+    a = analyze(lock, tmp_path / "seeds.csv")
+    x = np.asarray(vals) - 0.35
+    ci = st.ttest_1samp(x, 0.0).confidence_interval(0.95)
+    t_id = next(k for k in a["values"] if k.startswith("contrasts.grpo-base.ci95") and k.endswith(".low")
+                and a["values"][k]["params"]["method"] == "t")
+    assert _v(a, t_id) == pytest.approx(ci.low, abs=1e-12)
+    assert _v(a, t_id.replace(".low", ".high")) == pytest.approx(ci.high, abs=1e-12)
+    assert _v(a, "contrasts.grpo-base.p") == pytest.approx(st.ttest_1samp(x, 0.0).pvalue, abs=1e-12)
+    assert _v(a, "contrasts.grpo-base.diff_mean") == pytest.approx(x.mean())
+    prm = a["values"]["contrasts.grpo-base.diff_mean"]["params"]
+    assert (prm["design"], prm["unit"]) == ("reference_once", "seed") and "ignored" in prm["reference_error"]
+    assert a["contrast_designs"]["grpo-base"]["unit"] == "seed"
+    assert any("held fixed" in w and "grpo-base" in w for w in a["warnings"])
+    # two single evaluations hold no seeds to compare: still undefined without items
+    assert _v(a, "contrasts.sft-base.diff_mean") is None
+    write(a, tmp_path / "report" / "analysis.json")
+    assert stats_main(["render", str(tmp_path / "report" / "analysis.json"), "-o", str(tmp_path / "report")]) == 0
+    rc, doc = _audit(tmp_path / "report", lock, tmp_path / "seeds.csv")
+    assert rc == 0, [f for ch in doc["checks"] for f in ch.get("findings", [])]
 
 
 def test_planned_metric_missing_from_the_data_is_a_deviation(study, tmp_path):
