@@ -50,9 +50,15 @@ def inline_piece(tok, line: int, kind: str, scope: tuple[str, ...]) -> Piece:
     hints: list[tuple[int, int, str]] = []
     pins: list[tuple[int, str]] = []
     pos = 0
+    in_autolink = False
     for c in tok.children or ():
         t = c.type
-        if t in ("text", "text_special"):
+        if t in ("link_open", "link_close") and c.markup == "autolink":
+            in_autolink = t == "link_open"   # <https://...>: the URL is not text a reader reads as numbers
+            continue
+        if in_autolink:
+            s = " "
+        elif t in ("text", "text_special"):
             s = c.content
         elif t in ("softbreak", "hardbreak"):
             s = "\n"

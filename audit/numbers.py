@@ -438,7 +438,16 @@ def parse_latex(path: str | Path, text: str, rel: str) -> ParsedFile:
 
 
 def parse_report(report_dir: Path, rel_of) -> list[ParsedFile]:
-    """Parse every ``.md`` and ``.tex`` file under ``report_dir`` (sorted, recursively)."""
+    """Parse every ``.md`` and ``.tex`` file under ``report_dir`` (sorted, recursively).
+
+    Args:
+        report_dir: the report folder.
+        rel_of: how findings name a file (``ctx.rel``).
+    Returns:
+        One :class:`ParsedFile` per file.
+    Example:
+        >>> parse_report(Path("report"), lambda p: p.name)  # doctest: +SKIP
+    """
     files = []
     for p in sorted(report_dir.rglob("*")):
         if not p.is_file() or p.suffix not in (".md", ".tex"):

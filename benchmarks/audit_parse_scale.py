@@ -136,6 +136,9 @@ def main(argv=None) -> int:
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="audit_parse_scale_"))
     try:
         report = campaign(work)
+        from audit.numbers import parse_latex, parse_markdown
+
+        parse_markdown("warm", "warm 1", "warm"), parse_latex("warm", "warm 1", "warm")   # imports, parser setup
         base = measure(report, {"report.md": report_text(work / "c", "scale10")}, args.repeats, args.parse_only)
         rows = [("baseline", base)] + [(k, measure(report, v, args.repeats, args.parse_only))
                                        for k, v in shapes(args.mb).items()]

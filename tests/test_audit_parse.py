@@ -115,7 +115,7 @@ def test_footnotes_bodies_are_text_and_reference_labels_are_not_numbers():
 
 
 def test_link_urls_and_html_tags_are_not_text():
-    ms = md("See [run 3.5](https://x.org/2401.12345) and <img src='a_0.5.png'> 0.7\n")
+    ms = md("See [run 3.5](https://x.org/2401.12345) and <img src='a_0.5.png'> <https://x.org/2401.1> 0.7\n")
     assert values(ms) == ["3.5", "0.7"]
 
 
