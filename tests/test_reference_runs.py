@@ -183,3 +183,40 @@ def test_bad_session_name_is_one_line(study, capsys):
                         "--session", " "]) == 2
     err = capsys.readouterr().err
     assert "--session" in err and len(err.strip().splitlines()) == 1 and not (root / "x").exists()
+
+
+# ----------------------------------------------------------------------------- an SFT adapter, per seed
+def test_adapter_checkpoint_is_evaluated_as_trained(study, tmp_path):
+    """A reference arm whose checkpoint is a PEFT adapter folder (an SFT LoRA; here the adapter a
+    GRPO run saved) is that adapter on the lock's base model: evaluated per seed with the same seed,
+    its held-out completions are the ones the trained run's own evaluation produced, its record names
+    the adapter's file hashes, and it shares the trained runs' stack fingerprint."""
+    root, lock, runs, _ = study
+    adapter = runs / "ref-once" / "grpo" / "s1" / "adapter"
+    p = _plan(evaluated="per_seed", checkpoint=str(adapter))
+    lock2 = tmp_path / "ref-per_seed.lock.json"
+    write_json_atomic(lock2, build_lock(p, now=NOW))
+    out = _evaluate(lock2, "base", 1, tmp_path / "runs")
+    assert out == tmp_path / "runs" / "ref-per_seed" / "base" / "s1"
+    m = read_run(out).manifest
+    assert m["seed"] == 1 and m["reference"]["loaded"]["kind"] == "adapter"
+    assert set(m["reference"]["loaded"]["adapter_sha256"]) >= {"adapter_config.json", "adapter_model.safetensors"}
+    trained = read_run(runs / "ref-once" / "grpo" / "s1")
+    assert [r["completion_sha256"] for r in read_run(out).heldout_trace()] == \
+        [r["completion_sha256"] for r in trained.heldout_trace()]
+    assert m["summaries"]["heldout_accuracy"] == trained.manifest["summaries"]["heldout_accuracy"]
+    assert m["fingerprint"]["hash"] == trained.manifest["fingerprint"]["hash"]
+    with pytest.raises(Refusal, match="evaluated per seed; give a registered seed"):
+        _evaluate(lock2, "base", None, tmp_path / "runs")
+
+
+def test_checkpoint_resolution():
+    from prereg.errors import UserError
+    from runner.reference import resolve_checkpoint
+
+    model = {"name": "tiny:qwen2", "revision": None}
+    assert resolve_checkpoint(None, model).kind == "base" and resolve_checkpoint("tiny:qwen2", model).kind == "base"
+    hub = resolve_checkpoint("Qwen/Qwen2.5-7B-Instruct@a09a3545", model)
+    assert (hub.kind, hub.name, hub.revision) == ("model", "Qwen/Qwen2.5-7B-Instruct", "a09a3545")
+    with pytest.raises(UserError, match="no such folder"):
+        resolve_checkpoint("./ckpt/missing", model)
