@@ -121,26 +121,52 @@ def _contrast_tags(plan: dict) -> list[tuple[str, dict]]:
 
 
 def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
+    """report.md: one section per step, every number pinned to its analysis.json id."""
     d = _Doc(a)
     plan = a["plan"]
     metric = plan["primary_metric"]
     munit = _unit(a, f"arms.{a['arms'][0]}.{metric}.{plan['arm_summary']['statistics'][0]}", "fraction")
-    L = [f"<!-- rlprereg-analysis sha256={digest} study={a['study_id']} lock={a['lock']['hash']} -->",
-         f"# Results: {a['study_id']}", "",
-         f"Lock `{a['lock']['hash'][:16]}…` (v{a['lock']['version']}); source: **{a['source']}**; "
-         f"primary metric `{metric}` ({munit}); {plan['resamples']}<!-- id:lock.analysis.resamples --> resamples, "
-         f"RNG seed {plan['rng_seed']}<!-- id:lock.analysis.rng_seed -->.", "",
-         *_scope_lines(a),
-         "## Study", "", "| Seeds with runs (seeds) | Included runs (count) | Excluded runs (count) | Deviations (count) | Study verdict |",
-         "|---|---|---|---|---|",
-         f"| {d.cell('study.n_seeds')} | {d.cell('study.n_runs')} | {d.cell('study.n_excluded')} | "
-         f"{d.cell('study.n_deviations')} | {a['verdicts']['study']['verdict']}<!-- verdict:study -->"
-         f"{' (exploratory study)' if a['verdicts']['study'].get('confirmatory') is False else ''} |", ""]
-
     summ = plan["arm_summary"]
-    tag = "ci" + _level_tag(summ["level"])
+    tag, lvl = "ci" + _level_tag(summ["level"]), f"{summ['level'] * 100:g}%"
+    L = _md_head(a, d, digest, metric, munit)
+    L += _md_arms(a, d, metric, munit, tag, lvl)
+    L += _md_per_seed(a, d, metric, munit)
+    L += _other_metric_arms(a, d, tag, lvl)
+    L += _md_contrasts(a, d, munit)
+    L += _secondary_markdown(a, d)
+    L += _effect_section(a, d)
+    L += _md_sensitivity(a, d)
+    if any(f"contrasts.{c}.item.n_pairs" in a["values"] for c in a["contrasts"]):
+        L += _item_section(a, d, munit)
+    if any(k.startswith("rliable.") for k in a["values"]):
+        L += _md_rliable(a, d, tag, lvl)
+    L += _md_verdict_rules(a)
+    L += _md_records(a, notes, figures)
+    if a.get("evidence_class") == "exploratory":  # every section of an exploratory study says so
+        L = [x + " (exploratory)" if x.startswith(("## ", "### ")) else x for x in L]
+    return "\n".join(L)
+
+
+def _md_head(a: dict, d: _Doc, digest: str, metric: str, munit: str) -> list[str]:
+    plan = a["plan"]
+    return [f"<!-- rlprereg-analysis sha256={digest} study={a['study_id']} lock={a['lock']['hash']} -->",
+            f"# Results: {a['study_id']}", "",
+            f"Lock `{a['lock']['hash'][:16]}…` (v{a['lock']['version']}); source: **{a['source']}**; "
+            f"primary metric `{metric}` ({munit}); {plan['resamples']}<!-- id:lock.analysis.resamples --> resamples, "
+            f"RNG seed {plan['rng_seed']}<!-- id:lock.analysis.rng_seed -->.", "",
+            *_scope_lines(a),
+            "## Study", "", "| Seeds with runs (seeds) | Included runs (count) | Excluded runs (count) | Deviations (count) | Study verdict |",
+            "|---|---|---|---|---|",
+            f"| {d.cell('study.n_seeds')} | {d.cell('study.n_runs')} | {d.cell('study.n_excluded')} | "
+            f"{d.cell('study.n_deviations')} | {a['verdicts']['study']['verdict']}<!-- verdict:study -->"
+            f"{' (exploratory study)' if a['verdicts']['study'].get('confirmatory') is False else ''} |", ""]
+
+
+def _md_arms(a: dict, d: _Doc, metric: str, munit: str, tag: str, lvl: str) -> list[str]:
+    """The arm summary table: planned statistics with their intervals, SD, ZVF/GU."""
+    summ = a["plan"]["arm_summary"]
     stats_ = summ["statistics"]
-    lvl = f"{summ['level'] * 100:g}%"
+    L: list[str] = []
     hier = any(f"arms.{arm}.{metric}.{stats_[0]}.h{tag}.low" in a["values"] for arm in a["arms"])
     head = ["Arm", "Seeds (seeds)"]
     for s in stats_:
@@ -171,6 +197,11 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
         L.append("| " + " | ".join(row) + " |")
     L.append("")
 
+    return L
+
+
+def _md_per_seed(a: dict, d: _Doc, metric: str, munit: str) -> list[str]:
+    L: list[str] = []
     seeds = _seed_tags(a)
     if seeds:
         L += [f"## Per-seed `{metric}` ({munit})", "", "| Arm | " + " | ".join(
@@ -179,8 +210,13 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
         for arm in a["arms"]:
             L.append(f"| `{arm}` | " + " | ".join(d.cell(f"runs.{arm}.{s}.{metric}") for s in seeds) + " |")
         L.append("")
-    L += _other_metric_arms(a, d, tag, lvl)
+    return L
 
+
+def _md_contrasts(a: dict, d: _Doc, munit: str) -> list[str]:
+    """The contrast table: difference, planned intervals, p, adjusted p, power, TOST, verdict."""
+    plan = a["plan"]
+    L: list[str] = []
     cp = plan["contrasts"]
     ctags = _contrast_tags(plan)
     mp = plan["multiplicity"]
@@ -218,12 +254,13 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     L.append("")
     L += _reported_sign_lines(a, d, ctags, munit)
 
-    L += _secondary_markdown(a, d)
+    return L
 
-    L += _effect_section(a, d)
+
+def _md_sensitivity(a: dict, d: _Doc) -> list[str]:
     tests = ["paired_t", "wilcoxon", "sign_flip", "welch_t", "paired_bootstrap"]
     planned = a["plan"]["contrasts"]["test"] if isinstance(a.get("plan"), dict) and "contrasts" in a["plan"] else None
-    L += ["## Sensitivity: every seed-level test (p-values, probability)", "",
+    L = ["## Sensitivity: every seed-level test (p-values, probability)", "",
           f"Only the planned test ({planned or 'see plan'}) enters multiplicity and verdicts; the others are "
           "shown so a reader can see whether the conclusion depends on the choice of test.", "",
           "| Contrast | " + " | ".join(f"{t} p (probability)" for t in tests) + " |", "|" + "---|" * (len(tests) + 1)]
@@ -231,28 +268,32 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
         L.append(f"| {_label_row(a, c)} | " + " | ".join(d.cell(f"contrasts.{c}.tests.{t}.p") for t in tests) + " |")
     L.append("")
 
-    if any(f"contrasts.{c}.item.n_pairs" in a["values"] for c in a["contrasts"]):
-        L += _item_section(a, d, munit)
+    return L
 
-    if any(k.startswith("rliable.") for k in a["values"]):
-        from stats.rliable import AGGREGATES
 
-        L += ["## Multi-task aggregates (stratified bootstrap)", "",
-              "| Arm | " + " | ".join(f"{g} (fraction)" for g in AGGREGATES) + " | "
-              + " | ".join(f"{lvl} CI of {g} (fraction)" for g in AGGREGATES) + " |", "|" + "---|" * (1 + 2 * len(AGGREGATES))]
-        for arm in a["arms"]:
-            if f"rliable.{arm}.mean" not in a["values"]:
-                continue
-            L.append(f"| `{arm}` | " + " | ".join(d.cell(f"rliable.{arm}.{g}") for g in AGGREGATES) + " | "
-                     + " | ".join(d.interval(f"rliable.{arm}.{g}.{tag}") for g in AGGREGATES) + " |")
-        L += ["", "| Contrast | P(improvement) (probability) | CI (probability) |", "|---|---|---|"]
-        for c in a["contrasts"]:
-            base = f"rliable.{c}.prob_improvement"
-            if base in a["values"]:
-                L.append(f"| {_label_row(a, c)} | {d.cell(base)} | {d.interval(base + '.' + tag)} |")
-        L.append("")
+def _md_rliable(a: dict, d: _Doc, tag: str, lvl: str) -> list[str]:
+    from stats.rliable import AGGREGATES
 
-    L += ["## Verdict rules", ""]
+    L = ["## Multi-task aggregates (stratified bootstrap)", "",
+          "| Arm | " + " | ".join(f"{g} (fraction)" for g in AGGREGATES) + " | "
+          + " | ".join(f"{lvl} CI of {g} (fraction)" for g in AGGREGATES) + " |", "|" + "---|" * (1 + 2 * len(AGGREGATES))]
+    for arm in a["arms"]:
+        if f"rliable.{arm}.mean" not in a["values"]:
+            continue
+        L.append(f"| `{arm}` | " + " | ".join(d.cell(f"rliable.{arm}.{g}") for g in AGGREGATES) + " | "
+                 + " | ".join(d.interval(f"rliable.{arm}.{g}.{tag}") for g in AGGREGATES) + " |")
+    L += ["", "| Contrast | P(improvement) (probability) | CI (probability) |", "|---|---|---|"]
+    for c in a["contrasts"]:
+        base = f"rliable.{c}.prob_improvement"
+        if base in a["values"]:
+            L.append(f"| {_label_row(a, c)} | {d.cell(base)} | {d.interval(base + '.' + tag)} |")
+    L.append("")
+
+    return L
+
+
+def _md_verdict_rules(a: dict) -> list[str]:
+    L = ["## Verdict rules", ""]
     for c in a["contrasts"]:
         res = a["verdicts"]["contrasts"].get(c, {})
         last = res.get("trail", [])[-1] if res.get("trail") else None
@@ -267,7 +308,12 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
         L.append(f"- `{key}` (secondary, not in the multiplicity family; multiplicity_rejects on the unadjusted p): "
                  f"**{res.get('verdict')}** ({why})")
     L.append("")
-    L += ["## Deviations from the plan", ""]
+    return L
+
+
+def _md_records(a: dict, notes: list[str], figures: list[str]) -> list[str]:
+    """Deviations, excluded runs, warnings and figures."""
+    L = ["## Deviations from the plan", ""]
     L += [f"- **{x['kind']}**: {x['detail']}" for x in a["deviations"]] or ["None."]
     L += ["", "## Excluded runs", ""]
     L += [f"- `{x.get('path')}`: {x['reason']}" for x in a["inputs"]["excluded"]] or ["None."]
@@ -276,9 +322,7 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     L.append("")
     if figures:
         L += ["## Figures", ""] + [f"![{Path(f).stem}]({f})" for f in figures] + [""]
-    if a.get("evidence_class") == "exploratory":  # every section of an exploratory study says so
-        L = [x + " (exploratory)" if x.startswith(("## ", "### ")) else x for x in L]
-    return "\n".join(L)
+    return L
 
 
 def _scope_lines(a: dict) -> list[str]:
