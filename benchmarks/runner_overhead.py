@@ -89,7 +89,8 @@ def _get_rng() -> tuple:
     import numpy as np
     import torch
 
-    return random.getstate(), np.random.get_state(), torch.get_rng_state()
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None
+    return random.getstate(), np.random.get_state(), torch.get_rng_state(), cuda
 
 
 def _set_rng(state: tuple) -> None:
@@ -101,6 +102,8 @@ def _set_rng(state: tuple) -> None:
     random.setstate(state[0])
     np.random.set_state(state[1])
     torch.set_rng_state(state[2])
+    if state[3] is not None:  # on a GPU, sampling draws from the CUDA generators
+        torch.cuda.set_rng_state_all(state[3])
 
 
 class _StepTimer:
@@ -262,8 +265,14 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=8)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (same for both variants)")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                    help="where both variants train (cuda: the GPU path of the same comparison)")
     args = ap.parse_args(argv)
     import torch
+
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print("error: --device cuda: no CUDA GPU is visible on this machine", file=sys.stderr)
+        return 2
 
     torch.set_num_threads(args.threads)
     warnings.filterwarnings("ignore")
@@ -276,7 +285,7 @@ def main(argv=None) -> int:
     prereg = _prereg(args.steps)
     rounds = []
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = resolve(prereg, "grpo", 1, device="cpu", output_dir=str(Path(tmp) / "ckpt"))
+        cfg = resolve(prereg, "grpo", 1, device=args.device, output_dir=str(Path(tmp) / "ckpt"))
         for r in range(args.repeats):
             x = _round(cfg, prereg, Path(tmp), r, args.warmup)
             rounds.append(x)
@@ -285,7 +294,7 @@ def main(argv=None) -> int:
     wall = ratio_interval([x["wall"] for x in rounds])
     cpu = ratio_interval([x["cpu"] for x in rounds])
     print(f"steps {args.steps} (first {args.warmup} dropped), 4 prompts x 4 completions x <=16 tokens, tiny:qwen2, "
-          f"torch threads {args.threads}, {args.repeats} rounds of step-interleaved pairs, load average {os.getloadavg()[0]:.1f}")
+          f"torch threads {args.threads}, device {args.device}, {args.repeats} rounds of step-interleaved pairs, load average {os.getloadavg()[0]:.1f}")
     print(f"identical training (logged losses equal): {'yes' if all(x['identical'] for x in rounds) else 'NO'}")
     print(f"per-step wall-time ratio runner/plain: {wall[0]:.3f}  95% CI [{wall[1]:.3f}, {wall[2]:.3f}]  "
           f"(target <= 1.03: {'met' if wall[2] <= 1.03 else 'not shown' if wall[0] <= 1.03 else 'NOT met'})")
