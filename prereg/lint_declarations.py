@@ -61,6 +61,13 @@ def declarations(p: dict) -> list[Finding]:
             out.append(Finding("declarations", f"$.arms.{name}",
                                f"reference arm {name!r} does not say what was evaluated; set checkpoint "
                                "(model id@revision, checkpoint path, or 'base')"))
+        greedy = (p.get("evaluation") or {}).get("decoding", "greedy") == "greedy"
+        if a.is_reference and a.evaluated == "per_seed" and greedy:
+            out.append(Finding("declarations", f"$.arms.{name}.evaluated",
+                               f"reference arm {name!r} is evaluated per seed with greedy decoding: a fixed "
+                               "checkpoint decoded greedily gives the same evaluation under every seed, i.e. one "
+                               "evaluation copied to seeds (audit check 8 flags the identical traces); declare "
+                               "evaluated: once, or sampled decoding"))
     return out
 
 
@@ -96,9 +103,10 @@ def contrast_plan(p: dict) -> list[Finding]:
         if b is not None and b.is_reference and b.evaluated == "once" and p["analysis"]["unit"] == "seed":
             out.append(Finding("contrast-plan", where,
                                f"contrast {c.id}: baseline {c.baseline!r} is a reference evaluated once, so there "
-                               "are no seed pairs; with analysis.unit 'seed' it is analysed as seed_item "
-                               "(seeds and items resampled, the reference's item-level uncertainty kept); "
-                               "plan unit seed_item to say so"))
+                               "are no seed pairs; with analysis.unit 'seed' and per-item data it is analysed as "
+                               "seed_item (seeds and items resampled, the reference's item-level uncertainty "
+                               "kept), with per-seed values only each seed is compared with the reference's one "
+                               "value held fixed (its sampling error ignored); plan unit seed_item to say which"))
     if p["analysis"]["unit"] == "seed" and len(p["seeds"]) == 1:
         out.append(Finding("contrast-plan", "$.analysis.unit",
                            "unit 'seed' with one registered seed: every seed-level interval is undefined and no "

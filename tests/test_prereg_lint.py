@@ -164,6 +164,7 @@ FIRING["declarations"] = [
     _both(_set(("arms", "grpo", "labels"), ["GRPO"]), _set(("arms", "bnpo", "labels"), ["g-r-p-o"])),
     _set(("metrics",), {"a": {"unit": "real", "labels": ["Acc"]}, "b": {"unit": "real", "labels": ["acc."]}}),
     _set(("arms", "base"), {"kind": "reference"}),  # does not say what was evaluated
+    _set(("arms", "base"), {**REF, "evaluated": "per_seed"}),  # greedy: every seed's evaluation the same
 ]
 FIRING["contrast-plan"] = [
     _set(PAIRS, [{"arm": "grpo", "baseline": "grpo"}]),
