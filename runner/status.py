@@ -36,7 +36,7 @@ class UnitStatus:
     """One unit as found on disk; ``detail`` says anything odd (other lock, broken seal...)."""
 
     arm: str
-    seed: int
+    seed: int | None  # None: a reference evaluated once
     path: str
     state: str
     manifest_status: str | None = None
@@ -80,7 +80,7 @@ def count_lines(path: Path) -> int:
         return 0
 
 
-def unit_status(run_dir: str | Path, arm: str, seed: int, *, lock: Lock | None = None,
+def unit_status(run_dir: str | Path, arm: str, seed: int | None, *, lock: Lock | None = None,
                 max_steps: int | None = None) -> UnitStatus:
     """The state of one unit folder (see the module docstring for the rules)."""
     run_dir = Path(run_dir)
@@ -167,6 +167,16 @@ def study_status(lock: Lock, out: str | Path = "runs", arms: list[str] | None = 
     for arm, seed in registered_units(lock, arms, seeds):
         max_steps = lock.study.arms[arm].training.max_steps if arm in lock.study.arms else None
         units.append(unit_status(unit_dir(out, lock.study_id, arm, seed), arm, seed, lock=lock, max_steps=max_steps))
+    if arms is None:  # reference evaluations (runner evaluate; README failure 16), listed after the trained units
+        from prereg.declarations import arm_decls, registered_evaluations
+
+        refs = {a for a, d in arm_decls(lock.prereg).items() if d.is_reference}
+        for arm, seed in registered_evaluations(lock.prereg):
+            if arm in refs and (seed is None and seeds is None or seed is not None and (seeds is None or seed in seeds)):
+                st = unit_status(unit_dir(out, lock.study_id, arm, seed), arm, seed, lock=lock)
+                st.detail = "; ".join(x for x in ("reference: runner evaluate --arm " + arm
+                                                  + ("" if seed is None else f" --seed {seed}"), st.detail) if x)
+                units.append(st)
     return units
 
 
@@ -192,7 +202,8 @@ def status_table(units: list[UnitStatus], title: str | None = None):
     for u in units:
         steps = f"{u.steps}/{u.max_steps}" if u.max_steps is not None else str(u.steps)
         style = STATE_STYLE.get(u.state, "")
-        t.add_row(u.arm, str(u.seed), f"[{style}]{u.state}[/]" if style else u.state, steps, u.detail)
+        t.add_row(u.arm, "once" if u.seed is None else str(u.seed), f"[{style}]{u.state}[/]" if style else u.state,
+                  steps, u.detail)
     return t
 
 

@@ -220,3 +220,12 @@ def test_checkpoint_resolution():
     assert (hub.kind, hub.name, hub.revision) == ("model", "Qwen/Qwen2.5-7B-Instruct", "a09a3545")
     with pytest.raises(UserError, match="no such folder"):
         resolve_checkpoint("./ckpt/missing", model)
+
+
+def test_runner_status_lists_the_reference_evaluation(study):
+    from prereg.lock import verify_lock
+    from runner.status import study_status
+
+    root, lock, runs, _ = study
+    st = {(u.arm, u.seed): u.state for u in study_status(verify_lock(lock), runs)}
+    assert st == {("grpo", 1): "complete", ("grpo", 2): "complete", ("base", None): "complete"}

@@ -124,6 +124,14 @@ def test_reference_arms_are_never_run(tmp_path):
     with pytest.raises(Refusal, match="reference arm"):
         arm_view(lk.prereg, "sft")
     assert arm_view(lk.prereg, "grpo")[0] == "grpo"
+    # `runner status` lists the reference's evaluation (missing until `runner evaluate` writes it)
+    from runner.status import study_status
+
+    st = study_status(lk, tmp_path / "runs")
+    ref = [u for u in st if u.arm == "sft"]
+    assert [(u.seed, u.state) for u in ref] == [(None, "missing")]
+    assert "runner evaluate --arm sft" in ref[0].detail and ref[0].path.endswith("sft/once")
+    assert not [u for u in study_status(lk, tmp_path / "runs", ["grpo"]) if u.arm == "sft"]
 
 
 def test_cli_json_and_table(lock, tmp_path, capsys):
