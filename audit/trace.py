@@ -17,6 +17,7 @@ the count it stands for, when the context or the column's unit word ("(count)", 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -553,13 +554,19 @@ def traced_report(ctx) -> tuple[list[Traced], SourceIndex, list]:
     return ctx._cache["trace"]
 
 
+@functools.lru_cache(maxsize=64)
+def _squashed(line: str) -> str:
+    """A line with its whitespace collapsed, once per line (a line may hold thousands of numbers)."""
+    return " ".join(line.split())
+
+
 def quoted_context(idx: SourceIndex, t: Traced) -> Traced:
     """A number traced by value alone, on a line that quotes one of the analysis' own warnings or
     deviations in full, is that warning's number: the quoted sentence is the decisive context
     (the renderer copies those texts, e.g. a coverage figure that also equals some arm's value)."""
     if t.status != "traced" or t.decisive or not t.sources:
         return t
-    line = " ".join(t.mention.line_text.split())
+    line = _squashed(t.mention.line_text)
     for s in t.sources:
         parts = s.id.split(".")
         if len(parts) == 4 and parts[0] == "analysis" and parts[1] in ("warnings", "deviations"):
