@@ -47,13 +47,14 @@ def card_runs(a: dict, root: Path) -> list[CardRun]:
         root: the runs folder the analysis read.
 
     Returns:
-        One :class:`CardRun` per analysed run, in the analysis' order.
+        One :class:`CardRun` per analysed trained run, in the analysis' order (reference
+        evaluations produced no model and get no card; the study card reports them).
 
     Example:
         >>> [r.name for r in card_runs(analysis, Path("runs"))][:1]
         ['aero-s1']
     """
-    from prereg.records import read_run
+    from prereg.records import is_reference_run, read_run
 
     out = []
     for r in a["inputs"]["runs"]:
@@ -61,6 +62,8 @@ def card_runs(a: dict, root: Path) -> list[CardRun]:
         if run.manifest.get("seal") != r.get("seal") or not run.seal_ok():
             raise UserError(f"{run.path / 'manifest.json'}: seal differs from the analysed run's; "
                             "re-run `stats analyze` before rendering model cards")
+        if is_reference_run(run.manifest):  # a reference evaluation (runner evaluate) made no model to card
+            continue
         out.append(CardRun(r["arm"], r["seed"], run.path, run.manifest))
     return out
 

@@ -97,7 +97,8 @@ def report(study):
     root, lock, runs, _ = study
     report = root / "report"
     assert stats_main(["analyze", str(lock), str(runs), "-o", str(report / "analysis.json")]) == 0
-    assert stats_main(["render", str(report / "analysis.json"), "-o", str(report), "--runs", str(runs)]) == 0
+    assert stats_main(["render", str(report / "analysis.json"), "-o", str(report), "--runs", str(runs),
+                       "--model-cards", "--lock", str(lock)]) == 0
     return report
 
 
@@ -112,6 +113,8 @@ def test_run_evaluate_analyze_render_audit_clean(study, report):
     assert a["values"]["runs.base.once.heldout_accuracy"]["value"] is not None
     prm = a["values"]["contrasts.grpo-base.ci95.low"]["params"]
     assert prm["design"] == "reference_once" and prm["seeds"] == 2 and prm["items"] == 4
+    # model cards for the trained runs only: the reference evaluation made no model
+    assert sorted(p.name for p in (report / "model_cards").iterdir()) == ["grpo-s1", "grpo-s2", "study"]
     rc, findings = _audit(report, lock, runs)
     assert (rc, findings) == (0, [])
 
