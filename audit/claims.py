@@ -101,16 +101,21 @@ def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts) -> list[Claim]:
 
 def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim]) -> None:
     """A verdict word in a table row: the verdict of the contrast its row names (an arm: against the baseline)."""
+    header: list[str] = []
     for i, line in enumerate(f.lines, 1):
-        if not line.lstrip().startswith("|") or _is_header(f.lines, i) or re.fullmatch(r"[\s|:-]+", line):
+        if not line.lstrip().startswith("|") or re.fullmatch(r"[\s|:-]+", line):
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        arms = list(dict.fromkeys(a for _, a in vocab.arms_in(cells[0] if cells else "")))
-        cid = _contrast_id(_sentence_pair(arms, None, vocab), facts)
-        want = facts.verdicts.get(cid) if cid else None
-        if not want:
+        if _is_header(f.lines, i):
+            header = cells
             continue
-        for cell in cells[1:]:
+        row_arms = list(dict.fromkeys(a for _, a in vocab.arms_in(cells[0] if cells else "")))
+        for ci, cell in enumerate(cells[1:], 1):
+            arms = row_arms or list(dict.fromkeys(a for _, a in vocab.arms_in(header[ci] if ci < len(header) else "")))
+            cid = _contrast_id(_sentence_pair(arms, None, vocab), facts)
+            want = facts.verdicts.get(cid) if cid else None
+            if not want:
+                continue
             for m in re.finditer(r"\b[A-Z][A-Z_]{3,}\b", cell):
                 word = m.group(0)
                 if word in facts.verdict_names and word != want and "<!--" not in cell[m.end():m.end() + 6]:

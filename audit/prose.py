@@ -249,17 +249,38 @@ _RESTATED = re.compile(r"[\s(,;]*(?:(?:as\s+a\s+|or\s+|i\.e\.\s*|that\s+is\s*|=\
                        re.I)
 
 
+_VERSUS = re.compile(r"\b(?:vs\.?|versus|against|relative\s+to|compared\s+(?:to|with)|minus)\s*|\s[−–-]\s*", re.I)
+_SD_WORD = re.compile(r"\bs\.?d\.?\b|\bstd\b|standard dev", re.I)
+
+
 def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     """A table cell read like a sentence: the metric its row or column names, the arm or run its
     row, column or heading names, the statistic its column names (mean, ± sd, CI end, p, Δ)."""
+    other, is_contrast = vocab.baseline, False
+    if ent is not None and ent[0] == "contrast":
+        is_contrast = True   # "Δ vs. GRPO (pp)" row, "DAPO" column
+        against = None
+        for text in (m.row or "", m.column or ""):
+            k = _VERSUS.search(text)
+            hits = vocab.arms_in(text[k.end():]) if k else []
+            if hits and hits[0][1] in ent[1:]:
+                against = hits[0][1]
+        first = (ent[2] if against == ent[1] else ent[1]) if against else ent[1]
+        other = ent[2] if first == ent[1] else ent[1]
+        ent = ("arm", first)
     if ent is None or ent[0] not in ("arm", "run"):
         return None
     names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "")
+    # the statistic is named by the column, or (metrics as rows, arms as columns) by the row label
     col = m.column or ""
+    if not any(rx.search(col) for _, rx in _COL_ROLE) and not _SD_WORD.search(col) and not _LEVEL.search(col):
+        if any(rx.search(m.row or "") for _, rx in _COL_ROLE) or _SD_WORD.search(m.row or "") \
+                or _LEVEL.search(m.row or "") or re.search(r"\bCI\b|interval", m.row or "", re.I):
+            col = m.row or ""
     if not names:
-        if not any(rx.search(col) for _, rx in _COL_ROLE):
+        if not (any(rx.search(col) for _, rx in _COL_ROLE) or _SD_WORD.search(col) or m.role in ("low", "high")):
             return None
-        names = [(0, vocab.primary)]   # a p or Δ column of the primary metric's contrasts
+        names = [(0, vocab.primary)]   # a p, Δ, SD or CI line of the primary metric
     r = Reading(arms=[ent[1]], seed=ent[2] if ent[0] == "run" else None, metric=names[0][1])
     lv = _LEVEL.findall(col)
     r.level = lv[-1] if lv else "95"
@@ -267,14 +288,17 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
         r.role = m.role
     elif m.role == "pm":
         r.role = "sd"
-    elif re.search(r"\bs\.?d\.?\b|\bstd\b|standard dev", col, re.I) and "±" not in col:
+    elif _SD_WORD.search(col) and "±" not in col:
         r.role = "sd"
     else:
         r.role = "mean"
         for role, rx in _COL_ROLE:
             if rx.search(col):
-                r.role, r.pair, r.arms = role, (ent[1], vocab.baseline), []
+                r.role, r.pair, r.arms = role, (ent[1], other), []
                 break
+    if is_contrast and r.pair is None:   # a "DAPO − GRPO" row: its estimate and interval are the contrast's
+        r.role = "diff" if r.role == "mean" else r.role
+        r.pair, r.arms = (ent[1], other), []
     return r
 
 

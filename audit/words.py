@@ -36,7 +36,7 @@ _PARAM_AFTER = re.compile(r"\s*(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fo
 CLAIM_BEFORE = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?$", re.I)
 _PP_AFTER = re.compile(r"\s*(?:pp\b|percentage points?\b|points?\b)", re.I)
 _SEED_WORD = re.compile(r"\bseeds?\s*[:=]?\s*(\d+)\b|(?<![A-Za-z0-9])s(\d+)\b", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?:\*\*|\*|_)?\s+(?=[A-Z*_`(\[])")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])(?:\*\*|\*|_)?\s+(?=[A-Z*_`(\[])")
 
 
 @dataclass(frozen=True)
