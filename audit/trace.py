@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from audit.numbers import EXPLORATORY_WORDS, Mention, parse_report
-from audit.prose import read_file, table_reading
+from audit.prose import _CONTRAST_ROLES, read_file, table_reading
 from audit.sources import Source, SourceIndex, build_index, entity_from_text
 from audit.words import Reading, vocabulary
 
@@ -130,6 +130,10 @@ def is_label(m: Mention) -> bool:
 def _merge_scope(ent, scope_ent):
     if scope_ent is None:
         return ent
+    if scope_ent[0] == "seed":   # ("seed", s, arm of an outer heading or None): "### Results (seed 2)"
+        if ent is None:
+            return ("run", scope_ent[2], scope_ent[1]) if scope_ent[2] else None
+        return ("run", ent[1], scope_ent[1]) if ent[0] == "arm" else ent
     if ent is None:
         return scope_ent
     if ent[0] == "seed" and scope_ent[0] in ("arm", "run"):
@@ -545,6 +549,8 @@ def traced_report(ctx) -> tuple[list[Traced], SourceIndex, list]:
             for m in f.mentions:
                 scope_ent = _scope_entity(scopes, m, arms)
                 reading = readings.get(id(m))
+                if reading is not None and m.kind == "prose" and m.status_hint == "value":
+                    _scoped_reading(reading, scope_ent, vocab)
                 if reading is None and m.kind == "table" and vocab is not None:
                     ent, _ = _context(m, arms)
                     reading = table_reading(m, _merge_scope(ent, scope_ent), vocab)
@@ -558,6 +564,23 @@ def traced_report(ctx) -> tuple[list[Traced], SourceIndex, list]:
 def _squashed(line: str) -> str:
     """A line with its whitespace collapsed, once per line (a line may hold thousands of numbers)."""
     return " ".join(line.split())
+
+
+def _scoped_reading(r: Reading, scope_ent, vocab) -> None:
+    """A prose number whose own sentence names no arm belongs to the arm (or run) its heading names:
+    a model card titled "Qwen3-8B GSPO LoRA" with "- **Accuracy:** 61.0%", "- seed 3: 60.0 %" or
+    "Gain over GRPO: +3.04 points" (the heading's arm minus the one named)."""
+    if scope_ent is not None and scope_ent[0] == "seed":
+        scope_ent = ("run", scope_ent[2], scope_ent[1]) if scope_ent[2] else None
+    if r.param or scope_ent is None or scope_ent[0] not in ("arm", "run"):
+        return
+    arm = scope_ent[1]
+    if r.role in _CONTRAST_ROLES and r.pair is None and vocab is not None and arm != vocab.baseline:
+        r.pair, r.arms = (arm, vocab.baseline), []
+    elif r.pair is None and not r.arms and r.role not in _CONTRAST_ROLES:
+        r.arms = [arm]
+        if scope_ent[0] == "run" and r.seed is None and r.role == "mean":
+            r.seed = scope_ent[2]
 
 
 def quoted_context(idx: SourceIndex, t: Traced) -> Traced:
@@ -616,15 +639,20 @@ def scope_of(scopes, line: int) -> list[str]:
 
 
 def _scope_entity(scopes, m, arms):
-    """The arm or run the innermost heading naming one scopes ``m`` to."""
+    """The arm or run the innermost heading naming one scopes ``m`` to; a heading naming only a seed
+    ("Results (seed 2)") gives ("seed", seed, arm of an outer heading or None), made a run by the cell's arm."""
     texts = list(getattr(m, "scope", ()) or ()) or scope_of(scopes, m.line)
+    seed = None
     for text in reversed(texts):
         ent, _ = entity_from_text(text, arms)
-        if ent is not None and ent[0] in ("arm", "run"):
-            return ent
+        if ent is not None and ent[0] == "seed":   # "Results (seed 2)": the run of the arm a cell or outer heading names
+            seed = ent[1] if seed is None else seed
+            continue
         if ent is not None and ent[0] == "contrast":   # "GRPO LoRA on top of our SFT checkpoint": the first named
-            return ("arm", ent[1])
-    return None
+            ent = ("arm", ent[1])
+        if ent is not None and ent[0] in ("arm", "run"):
+            return ("seed", seed, ent[1]) if seed is not None and ent[0] == "arm" else ent
+    return ("seed", seed, None) if seed is not None else None
 
 
 def mentions_exploratory(text: str) -> bool:
