@@ -18,7 +18,7 @@ from prereg.declarations import arm_decls, metric_decls, normalise_label
 # A statistic named by the words just before a number, most specific first.
 _ROLE_BEFORE = (
     ("p_adjusted", re.compile(r"(?:BH|Holm|Bonferroni|FDR)[- ]?(?:adjusted|corrected)|adjusted\s+p|"
-                              r"corrected\s+p|\bq\s*[=<]|p[_ ]?adj", re.I)),
+                              r"corrected\s+p|\bq\s*[=<]|\bp[_\s]*adj", re.I)),
     ("mde", re.compile(r"minimum\s+detectable\s+effect|\bMDE\b", re.I)),
     ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|of)?\s*$|\bp-?values?\b", re.I)),
     ("power", re.compile(r"achieved\s+power|power\s+(?:was|is|of)\b", re.I)),
