@@ -232,3 +232,35 @@ def test_runner_status_lists_the_reference_evaluation(study):
     root, lock, runs, _ = study
     st = {(u.arm, u.seed): u.state for u in study_status(verify_lock(lock), runs)}
     assert st == {("grpo", 1): "complete", ("grpo", 2): "complete", ("base", None): "complete"}
+
+
+def test_invented_seed_or_kind_is_an_unregistered_run(study, report, tmp_path):
+    """A reference evaluation re-labelled with a seed (folder s1, re-sealed) and a trained run
+    re-labelled a reference evaluation are not registered evaluations: stats excludes them with the
+    reason and the audit's completeness check names them (one rule, prereg.declarations)."""
+    from prereg.jsonio import read_json
+    from prereg.records import write_manifest
+
+    root, lock, runs, _ = study
+    bad = tmp_path / "runs"
+    shutil.copytree(runs, bad)
+    ref = bad / "ref-once" / "base" / "once"
+    m = read_json(ref / "manifest.json")
+    m["seed"] = 1
+    (ref / "manifest.json").chmod(0o644)
+    write_manifest(ref, m)
+    ref.rename(ref.parent / "s1")
+    g = bad / "ref-once" / "grpo" / "s2"
+    mg = read_json(g / "manifest.json")
+    mg["kind"] = "reference"
+    (g / "manifest.json").chmod(0o644)
+    write_manifest(g, mg)
+    a = analyze(lock, bad)
+    reasons = {(e["arm"], e["seed"]): e["reason"] for e in a["inputs"]["excluded"]}
+    assert "evaluated once (no seed)" in reasons[("base", 1)]
+    assert "a reference evaluation of trained arm 'grpo'" in reasons[("grpo", 2)]
+    rc, findings = _audit(report, lock, bad)
+    text = json.dumps(findings)
+    assert rc == 1 and "confirmatory run of an unregistered arm or seed" in text
+    assert "registered unit grpo/s2 has no complete confirmatory run" in text
+    assert "base/s1" in text  # named where it sits (the session-B evaluation still covers base/once)
