@@ -142,15 +142,15 @@ def test_contrast_decls_several_baselines_signs_family():
 
 def test_old_single_baseline_form_keeps_its_meaning():
     c = contrast_decls(DEMO)
-    assert [x.id for x in c] == ["dr_grpo-grpo", "gspo-grpo", "bnpo-grpo"]
+    assert [x.id for x in c] == ["dr_grpo-grpo", "gspo-grpo", "bnpo-grpo", "high_lr-grpo"]
     assert all(x.confirmatory and x.in_family and x.sign == "arm_minus_baseline" for x in c)
-    assert [x.hypothesis for x in c] == ["H1", "H2", "H3"]
+    assert [x.hypothesis for x in c] == ["H1", "H2", "H3", "H4"]
     p = copy.deepcopy(DEMO)
     p["analysis"]["contrasts"].pop("baseline")
     p["baseline_arm"] = "gspo"  # no contrast baseline: baseline_arm decides
-    assert [x.id for x in contrast_decls(p)] == ["grpo-gspo", "dr_grpo-gspo", "bnpo-gspo"]
+    assert [x.id for x in contrast_decls(p)] == ["grpo-gspo", "dr_grpo-gspo", "bnpo-gspo", "high_lr-gspo"]
     p["analysis"]["multiplicity"]["family"] = ["grpo-gspo"]
-    assert [x.in_family for x in contrast_decls(p)] == [True, False, False]
+    assert [x.in_family for x in contrast_decls(p)] == [True, False, False, False]
 
 
 @pytest.mark.parametrize("a, b", [("Dr. GRPO", "dr_grpo"), ("dr_grpo", "drgrpo"), ("DR-GRPO", "dr grpo"),

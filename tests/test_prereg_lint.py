@@ -197,7 +197,7 @@ def test_reference_arms_are_not_training_arms():
                        _set(("analysis", "unit"), "seed_item"),
                        _set(PAIRS, [{"arm": "grpo", "baseline": "base"}, {"arm": "grpo", "baseline": "sft"},
                                     {"arm": "dr_grpo", "baseline": "grpo"}, {"arm": "gspo", "baseline": "grpo"},
-                                    {"arm": "bnpo", "baseline": "grpo"}])))
+                                    {"arm": "bnpo", "baseline": "grpo"}, {"arm": "high_lr", "baseline": "grpo"}])))
     assert lint(doc) == []
     # the old way: the same checkpoints as fake RL arms with no changes are 'not wired'
     old = mutate(_both(_set(("arms", "base"), {"algorithm": "grpo", "changes": {}}),
@@ -246,7 +246,8 @@ NOT_FIRING = {
     "eval-decoding": [_both(_set(("evaluation", "decoding"), "sample"), _set(("evaluation", "temperature"), 1.0)),
                       _set(("evaluation", "temperature"), 0)],
     "eval-shorter-than-training": [_set(("evaluation", "max_new_tokens"), 64)],
-    "hypothesis-direction": [_both(*[_set(("hypotheses", i, "direction"), "greater") for i in range(3)],
+    "hypothesis-direction": [_both(*[_set(("hypotheses", i, "direction"), "greater")
+                                     for i in range(len(DEMO["hypotheses"]))],
                                    _set(("analysis", "contrasts", "alternative"), "greater"))],
     "arm-algorithm-mismatch": [_set(("arms", "bnpo"), {"algorithm": "dapo", "changes": {
         "loss_type": "dapo", "epsilon_high": 0.28}})],

@@ -84,7 +84,8 @@ def test_design_json_next_to_fixed_design(tmp_path, capsys):
     path = write(tmp_path, seq_prereg(futility={"type": "non_binding"}))
     assert main(["design", str(path), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    alpha = 0.05 / 3  # Bonferroni split of the family's alpha over its 3 contrasts
+    m = len(json.loads(path.read_text())["analysis"]["multiplicity"]["family"])
+    alpha = 0.05 / m  # Bonferroni split of the family's alpha over its contrasts (4 in the demo)
     assert d["alpha_per_contrast"] == pytest.approx(alpha)
     z = spending_boundaries([0.5, 0.75, 1.0], alpha)
     assert d["z_upper"] == pytest.approx(list(z.upper))
