@@ -121,28 +121,46 @@ def paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
     return [_joined(nums, [_blank_comments(lines[n - 1]).strip() for n in nums]) for nums in out]
 
 
-def _positions(file: ParsedFile, para) -> list[tuple[int, int, Mention]]:
-    """(start, end, mention) of the paragraph's mentions, found in its text by occurrence order."""
-    nums, text, offs = para
-    lines = set(nums)
-    out = []
-    seen: dict[tuple[int, str], int] = {}
+def _prose_by_line(file: ParsedFile) -> dict[int, list[Mention]]:
+    """The file's prose mentions grouped by line, built once per file (not once per paragraph)."""
+    hit = _BY_LINE.get(id(file))
+    if hit is not None and hit[0] is file:
+        return hit[1]
+    by: dict[int, list[Mention]] = {}
     for m in file.mentions:
-        if m.line not in lines or m.kind not in ("prose",):
+        if m.kind == "prose":
+            by.setdefault(m.line, []).append(m)
+    _BY_LINE.clear()
+    _BY_LINE[id(file)] = (file, by)
+    return by
+
+
+_BY_LINE: dict[int, tuple] = {}
+
+
+def _positions(file: ParsedFile, para) -> list[tuple[int, int, Mention]]:
+    """(start, end, mention) of the paragraph's mentions, found in its text by occurrence order.
+
+    Linear: each line is cleaned once and each number searched from the previous occurrence of the
+    same text on (README failure 10: one line may hold 30,000 numbers)."""
+    nums, text, offs = para
+    by = _prose_by_line(file)
+    out = []
+    for n in nums:
+        ms = by.get(n)
+        if not ms:
             continue
-        k = seen.get((m.line, m.text), 0)
-        seen[(m.line, m.text)] = k + 1
-        line = file.lines[m.line - 1]
+        line = file.lines[n - 1]
         raw = " ".join((tex_text(line) if file.path.endswith(".tex") else _blank_comments(line)).split())
-        pos = -1
-        for _ in range(k + 1):
-            pos = raw.find(m.text, pos + 1)
+        base = offs[nums.index(n)]
+        last: dict[str, int] = {}
+        for m in ms:
+            pos = raw.find(m.text, last.get(m.text, -1) + 1)
             if pos < 0:
-                break
-        if pos < 0:
-            continue
-        base = offs[nums.index(m.line)]
-        out.append((base + pos, base + pos + len(m.text), m))
+                last[m.text] = len(raw)
+                continue
+            last[m.text] = pos
+            out.append((base + pos, base + pos + len(m.text), m))
     out.sort(key=lambda t: t[0])
     return out
 
