@@ -146,10 +146,25 @@ def _boundary_ok(text: str, m: re.Match) -> bool:
     return True
 
 
+# An interval written with an en or em dash, "60.4–61.7%", "(95% CI 2.64–3.44)": both ends decimals (so that
+# "0–4", "1–5" and "2026–2027" stay labels or years); the dash separates the ends, it is no minus sign.
+_DASH_RANGE = re.compile(r"(?<![\w.])[-−+]?(?P<a>\d+\.\d+)\s?\\?%?\s?[–—]\s?(?P<b>\d+\.\d+)(?![\d])")
+
+
+def dash_ranges(text: str) -> list[re.Match]:
+    """The en-dash intervals of ``text`` (both ends decimals)."""
+    return list(_DASH_RANGE.finditer(text)) if ("–" in text or "—" in text) else []
+
+
 def numbers_in(text: str) -> list[tuple[re.Match, float, int, int, bool]]:
     out = []
+    ranges = dash_ranges(text)
+    lows = {r.start("a") for r in ranges}
+    highs = {r.start("b") for r in ranges}
     for m in _NUM.finditer(text):
-        if not _boundary_ok(text, m):
+        if m.start("body") in highs and m.group("sign"):
+            m = _NUM.match(text, m.start("body"))   # "61.7" of "60.4–61.7": the dash is no sign
+        if m is None or not (m.start("body") in lows | highs or _boundary_ok(text, m)):
             continue
         lit = _parse_literal(m)
         if lit is None:
@@ -174,7 +189,7 @@ _LABELS: tuple[tuple[re.Pattern, str | None], ...] = (
     (re.compile(r"\b(?:lora\s+)?rank\s*[=:]?\s*(?P<v>\d+)(?!\.?\d)", re.I), "rank"),
     (re.compile(r"(?P<v>\d+(?:\.\d+)?)\s*%\s*(?:[\w-]+\s+){0,2}?(?P<w>CI|confidence|credible|HDI|power|intervals?)\b",
                 re.I), "%"),
-    (re.compile(r"\bCI\s*(?P<v>\d+)\b"), "ci_level"),
+    (re.compile(r"\bCI\s*(?P<v>\d+)\b(?![.,]\d)"), "ci_level"),
     (re.compile(r"\btop[-\s]?(?P<v>\d+)\b", re.I), "top"),
     (re.compile(r"\bk\s*=\s*(?P<v>\d+)(?!\.?\d)"), "k"),
     (re.compile(r"\b(?:at\s+)?(?P<w>step|epoch|iteration|checkpoint)\s+(?P<v>\d+)(?!\.?\d)", re.I), "@w"),
@@ -254,6 +269,14 @@ def _positions(pat: re.Pattern, text: str, *, end: bool = False) -> list[int]:
     return [m.end() if end else m.start() for m in pat.finditer(text)]
 
 
+def _shared_percent(made: list) -> None:
+    """"60.4–61.7%": one % sign after an interval's high end is the unit of both ends."""
+    lows = {mn.interval: mn for _, mn in made if mn.role == "low" and not mn.percent}
+    for _, mn in made:
+        if mn.role == "high" and mn.percent and mn.interval in lows:
+            lows[mn.interval].percent = True
+
+
 class _Builder:
     """Turns pieces into mentions; one pass over each piece's text, with bisect for lines and clauses."""
 
@@ -313,6 +336,7 @@ class _Builder:
             if mention.scale is None and not pct and _COUNT_AFTER.match(text, m.end()):
                 mention.scale = "count"
             made.append((m.end(), mention))
+        _shared_percent(made)
         _bind_pins(made, p.pins)
         if p.kind == "macro" and p.pins:   # "% id: X" after a macro definition pins its whole body
             for _, mn in made:
@@ -327,6 +351,10 @@ class _Builder:
                 self._interval += 1
                 ends[im.start("a")] = ("low", self._interval)
                 ends[im.start("b")] = ("high", self._interval)
+        for im in dash_ranges(text):
+            self._interval += 1
+            ends[im.start("a")] = ("low", self._interval)
+            ends[im.start("b")] = ("high", self._interval)
         return ends
 
 

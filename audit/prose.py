@@ -239,7 +239,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
             r.metric = metric or vocab.primary
             r.seed = seed_in(sent)
             if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and last_kind == "diff"):
-                r.pair = pair
+                r.pair, r.contrast = pair, True
                 if role in _CONTRAST_ROLES:
                     last_kind = "diff"
             else:

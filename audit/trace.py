@@ -575,9 +575,9 @@ def _scoped_reading(r: Reading, scope_ent, vocab) -> None:
     if r.param or scope_ent is None or scope_ent[0] not in ("arm", "run"):
         return
     arm = scope_ent[1]
-    if r.role in _CONTRAST_ROLES and r.pair is None and vocab is not None and arm != vocab.baseline:
+    if (r.contrast or r.role in _CONTRAST_ROLES) and r.pair is None and vocab is not None and arm != vocab.baseline:
         r.pair, r.arms = (arm, vocab.baseline), []
-    elif r.pair is None and not r.arms and r.role not in _CONTRAST_ROLES:
+    elif r.pair is None and not r.arms and not r.contrast and r.role not in _CONTRAST_ROLES:
         r.arms = [arm]
         if scope_ent[0] == "run" and r.seed is None and r.role == "mean":
             r.seed = scope_ent[2]

@@ -116,6 +116,7 @@ class Reading:
     percent: bool = False         # "pp", "points", a "(%)" row: a difference or value on the percent scale
     param: bool = False           # "95% CI", "80% power", "8 seeds": a parameter, not a value
     negate: bool = False          # "10.7 points less than SFT": the magnitude of a negative difference
+    contrast: bool = False        # a contrast's statistic (or its interval end), even where no pair is named
 
 
 def role_before(text: str) -> str | None:
