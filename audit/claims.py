@@ -159,18 +159,28 @@ def _n_labels_in_tables(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
             _n_facts(tex_text(line), facts, f"{f.path}:{i}", out)
 
 
-def _n_facts(text: str, facts: Facts, where: str, out: list[Claim]) -> None:
-    if not facts.heldout_n:
-        return
+def n_facts(text: str) -> list[re.Match]:
+    """The statements of the held-out n in ``text`` ("n=500", "(of 1,319)", "162 held-out puzzles")."""
+    out = []
     for m in _N_FACT.finditer(text):
-        raw = m.group(1) or m.group(2) or m.group(3)
         near = text[max(0, m.start() - 60):m.end() + 60]
         if m.group(1) and (not _HELDOUT_WORDS.search(near) or re.search(r"\bseeds?\b", near, re.I)):
             continue   # "n=3 seeds", "at n=3 (bounded data)": not the held-out n
+        out.append(m)
+    return out
+
+
+def _n_facts(text: str, facts: Facts, where: str, out: list[Claim]) -> None:
+    if not facts.heldout_n:
+        return
+    for m in n_facts(text):
+        raw = m.group(1) or m.group(2) or m.group(3)
         n = float(raw.replace(",", ""))
         if n != float(facts.heldout_n):
             out.append(Claim(where, f"{facts.heldout_n:g} (lock.dataset.heldout_n)", m.group(0).strip(),
-                             f"n written as {raw}, the lock says {facts.heldout_n:g} (lock.dataset.heldout_n)"))
+                             f"n written as {raw}, the lock says {facts.heldout_n:g} (lock.dataset.heldout_n)"
+                             + ("; the number differs in its last digits from the locked n"
+                                if abs(n - float(facts.heldout_n)) <= 2 else "")))
 
 
 def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]) -> None:

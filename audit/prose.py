@@ -197,8 +197,19 @@ def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
     return out
 
 
+def _fact_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of seed lists, held-out n and run/arm/seed counts: facts audit.claims checks against the
+    lock, so their numbers are labels here, not values to trace."""
+    from audit.claims import _COUNTS, _SEED_LIST, n_facts
+
+    spans = [(m.start(1), m.end(1)) for m in _SEED_LIST.finditer(text)]
+    spans += [(m.start(), m.end()) for m in [*n_facts(text), *_COUNTS.finditer(text)]]
+    return spans
+
+
 def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
     text = para[1]
+    facts = _fact_spans(text)
     subject, metric, pair, last_kind, last_pct = None, None, None, "mean", False
     spans = sentences(text)
     for s_start, s_end in spans:
@@ -210,6 +221,10 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
         for start, end, m in [x for x in located if s_start <= x[0] < s_end]:
             after = text[end:end + 40]
             r = Reading(percent=m.percent or is_points(after) or (m.role in ("low", "high", "pm") and last_pct))
+            if any(a <= start < b for a, b in facts):
+                r.param = True     # checked as a fact by audit.claims
+                out[id(m)] = r
+                continue
             if is_param(after) or (m.comparator is None and _LEVEL.match(text[start:start + 12])) \
                     or CLAIM_BEFORE.search(text[max(0, start - 30):start]):
                 r.param = True

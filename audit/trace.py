@@ -145,6 +145,8 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Readin
                   scope_ent=None) -> Traced:
     """The status of one report number: label, traced (to the source its context names), error, or
     traced by value alone / untraced when nothing in its context says which value it is."""
+    if getattr(m, "in_code", False):
+        reading = None     # a number in code is never a label or a claim; by value alone at most
     if is_label(m) or (reading is not None and reading.param):
         return Traced(m, "label")
     want, other = _scales(m)
