@@ -90,12 +90,11 @@ def add_tracker_arguments(p: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> int:
     _quiet_libraries()
     from runner import run_unit
+    from runner.options import RunOptions
 
-    run_dir = run_unit(args.lock, args.arm, args.seed, args.out, device=args.device, store_text=args.store_text,
-                       exploratory=args.exploratory, quiet=args.quiet, require_signature=args.require_signature,
-                       trusted_keys=args.trusted_key, report_to=args.report_to,
-                       tensorboard_dir=args.tensorboard_dir, sign_key=args.sign, sweep_id=args.sweep_id,
-                       session=args.session)
+    opts = RunOptions.from_args(args)  # the same settings object `runner sweep` passes to each unit
+    run_dir = run_unit(args.lock, args.arm, args.seed, args.out, exploratory=args.exploratory, quiet=args.quiet,
+                       sweep_id=args.sweep_id, session=args.session, **opts.run_unit_kwargs())
     print(run_dir)
     return 0
 

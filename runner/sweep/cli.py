@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from prereg.errors import OneLineParser, UserError, run_cli
 from runner.status import parse_list
@@ -62,29 +61,17 @@ def _look_selection(args, arms, seeds):
 
 def sweep_command(args: argparse.Namespace) -> int:
     """``runner sweep``: exit 0 when every selected unit is complete, 1 otherwise."""
-    runner_args: list[str] = []
-    if args.device:
-        runner_args += ["--device", args.device]
-    if args.store_text:
-        runner_args.append("--store-text")
-    if args.require_signature:
-        runner_args.append("--require-signature")
-    for key in args.trusted_key or []:
-        runner_args += ["--trusted-key", key]
-    from runner.trackers import check_clients, parse_report_to
+    from runner.options import RunOptions
+    from runner.trackers import check_clients
 
-    trackers = parse_report_to(args.report_to)
-    check_clients(trackers)  # one line before any unit starts, not once per unit
-    if trackers:
-        runner_args += ["--report-to", ",".join(trackers)]
-    if args.tensorboard_dir:
-        runner_args += ["--tensorboard-dir", str(Path(args.tensorboard_dir).resolve())]
+    run = RunOptions.from_args(args, absolute_paths=True)  # the same settings object `runner run` uses
+    check_clients(run.report_to)  # one line before any unit starts, not once per unit
     arms, seeds = _look_selection(args, parse_list(args.arms, "--arms"), parse_list(args.seeds, "--seeds", int))
     opts = SweepOptions(
         lock_path=args.lock, out=args.out, arms=arms,
         seeds=seeds, executor=args.executor, address=args.address,
         gpus_per_run=args.gpus_per_run, cpus_per_run=args.cpus_per_run, max_parallel=args.max_parallel,
-        retries=args.retries, runner_args=runner_args, live=not args.no_live, sign_key=args.sign)
+        retries=args.retries, run=run.with_(sign_key=None), live=not args.no_live, sign_key=args.sign)
     result = run_sweep(opts)
     return 0 if result.ok else 1
 

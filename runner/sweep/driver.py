@@ -36,8 +36,7 @@ def _check_options(opts: SweepOptions) -> None:
 
         load_private_key(opts.sign_key)
         opts.sign_key = str(Path(opts.sign_key).resolve())  # workers may run elsewhere on shared storage
-        if "--sign" not in opts.runner_args:
-            opts.runner_args = [*opts.runner_args, "--sign", opts.sign_key]
+        opts.run = opts.run.with_(sign_key=opts.sign_key)  # every unit's seals signed by the same key
 
 
 def _unit_specs(opts: SweepOptions, lock: Lock, sweep_id: str, log_path: Path) -> list[dict]:
@@ -49,7 +48,7 @@ def _unit_specs(opts: SweepOptions, lock: Lock, sweep_id: str, log_path: Path) -
         specs.append({
             "sweep_id": sweep_id, "lock": str(opts.lock_path), "out": str(opts.out), "arm": arm, "seed": seed,
             "run_dir": str(unit_dir(opts.out, lock.study_id, arm, seed)), "study_root": str(study_root),
-            "log_path": str(log_path), "runner_args": list(opts.runner_args), "env": env, "cwd": os.getcwd(),
+            "log_path": str(log_path), "runner_args": opts.run.argv(), "env": env, "cwd": os.getcwd(),
             "busy_wait_s": opts.busy_wait_s, "sign_key": opts.sign_key,
         })
     return specs
@@ -107,8 +106,8 @@ def run_sweep(opts: SweepOptions, console=None) -> SweepResult:
     lock = verify_lock(opts.lock_path)
     registered_units(lock, opts.arms, opts.seeds)  # refuses filters outside the lock
     slots = local_slots(opts) if opts.executor == "local" else []
-    if opts.gpus_per_run and "--device" not in opts.runner_args:
-        opts.runner_args = [*opts.runner_args, "--device", "cuda"]
+    if opts.gpus_per_run and opts.run.device is None:
+        opts.run = opts.run.with_(device="cuda")
     from rich.console import Console
 
     console = console or Console(stderr=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runner.options import RunOptions
+
 OUTCOMES = ("complete", "skipped", "failed", "lost", "busy", "other_lock", "interrupted", "not_started")
 
 
@@ -22,7 +24,7 @@ class SweepOptions:
     cpus_per_run: float | None = None
     max_parallel: int | None = None  # local: 1; ray: as many as the cluster's resources fit
     retries: int = 2
-    runner_args: list[str] = field(default_factory=list)
+    run: RunOptions = field(default_factory=RunOptions)  # the free settings of every unit's `runner run`
     busy_wait_s: float = 60.0
     live: bool = True
     ray_init: dict = field(default_factory=dict)  # extra ray.init kwargs for a local cluster
