@@ -275,7 +275,7 @@ def test_a_quoted_warning_is_the_context_of_its_numbers(rendered, tmp_path):
     bad = tmp_path / "bad"
     shutil.copytree(out, bad)
     import re as _re
-    fig = _re.search(r"covered (\d\.\d{3})", warning).group(1)
+    fig = _re.search(r"covered `?(\d\.\d{3})", warning).group(1)
     changed = f"{float(fig) + 0.05:.3f}"
     (bad / "report.md").write_text(md.replace(f"- {warning}", f"- {warning.replace(fig, changed, 1)}", 1))
     res = run_audit(bad, lock=c.lock_path, runs=c.runs_dir, strict=True)
