@@ -26,7 +26,8 @@ _ROLE_BEFORE = (
     ("diff", re.compile(r"(?:Δ|\bdelta|\bdifference|\bgain|\bimprovement|\bdrop|\bchange)\s*(?:of|is|was|=|:)?\s*"
                         r"(?:only\s+|about\s+|roughly\s+)?$|\bby\s*(?:only\s+|about\s+)?$|"
                         r"(?:\s[−–-]\s|−|\bminus\b)\s*[A-Za-z.,() ]+?\s*(?:[:=]|\bwas\b|\bis\b)\s*$|"
-                        r"\b(?:against|vs\.?|versus|relative\s+to|compared\s+(?:to|with))\b[^:=;,]{0,40}[:=]\s*$",
+                        r"\b(?:against|vs\.?|versus|relative\s+to|compared\s+(?:to|with)|(?:gain|improvement|drop|change)\s+over)\b"
+                        r"[^:=;,]{0,40}[:=]\**\s*$",
                         re.I)),
 )
 # Numbers that are parameters of another statistic, not values: "95% CI", "80% power", "8 seeds".
