@@ -88,6 +88,9 @@ class AuditContext:
     trusted_keys: list[str] | None = None
     trusted_run_keys: list[str] | None = None  # --trusted-run-key: every confirmatory run signed by one
     _cache: dict = field(default_factory=dict)
+    # check 8 groups runs by these digests, taken when check 7 reads each trace: (run, trace) -> key
+    trace_keys: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    cwd: Path = field(default_factory=lambda: Path.cwd().resolve())  # what ``rel`` paths are relative to
 
     # ---- views -------------------------------------------------------------------------
     @property
@@ -116,11 +119,8 @@ class AuditContext:
         return (self.prereg or {}).get("baseline_arm")
 
     def rel(self, p: Path) -> str:
-        cwd = self._cache.get("cwd")
-        if cwd is None:
-            cwd = self._cache["cwd"] = Path.cwd().resolve()
         try:
-            return str(Path(p).resolve().relative_to(cwd))
+            return str(Path(p).resolve().relative_to(self.cwd))
         except ValueError:
             return str(p)
 
@@ -133,12 +133,12 @@ class AuditContext:
         except UserError as exc:
             return None, str(exc)
         if rel in (HELDOUT_TRACE, TRAIN_TRACE):  # small, and saves check 8 a second read of every trace
-            self._cache.setdefault("trace_keys", {})[(str(run.path), rel)] = trace_key(rows)
+            self.trace_keys[(str(run.path), rel)] = trace_key(rows)
         return rows, None
 
     def trace_key(self, run: Run, rel: str) -> str | None:
         """:func:`trace_key` of one of the run's traces (None when unreadable or empty), read at most once."""
-        keys = self._cache.setdefault("trace_keys", {})
+        keys = self.trace_keys
         if (str(run.path), rel) not in keys:
             rows, _err = self._rows(run, rel, "trace")
             keys[(str(run.path), rel)] = None if rows is None else trace_key(rows)
