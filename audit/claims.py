@@ -164,20 +164,23 @@ def n_facts(text: str) -> list[re.Match]:
     out = []
     for m in _N_FACT.finditer(text):
         near = text[max(0, m.start() - 60):m.end() + 60]
-        if m.group(1) and (not _HELDOUT_WORDS.search(near) or re.search(r"\bseeds?\b", near, re.I)):
+        if m.group(1) and (not _HELDOUT_WORDS.search(near) or re.search(r"\bseeds?\b", text[m.end():m.end() + 24], re.I)):
             continue   # "n=3 seeds", "at n=3 (bounded data)": not the held-out n
         out.append(m)
     return out
 
 
-def _n_facts(text: str, facts: Facts, where: str, out: list[Claim]) -> None:
+def _n_facts(text: str, facts: Facts, where, out: list[Claim]) -> None:
+    """Each held-out n stated in ``text`` against the lock; ``where``: a location, or a function of
+    the statement's offset in ``text`` giving one."""
     if not facts.heldout_n:
         return
     for m in n_facts(text):
+        at = where(m.start()) if callable(where) else where
         raw = m.group(1) or m.group(2) or m.group(3)
         n = float(raw.replace(",", ""))
         if n != float(facts.heldout_n):
-            out.append(Claim(where, f"{facts.heldout_n:g} (lock.dataset.heldout_n)", m.group(0).strip(),
+            out.append(Claim(at, f"{facts.heldout_n:g} (lock.dataset.heldout_n)", m.group(0).strip(),
                              f"n written as {raw}, the lock says {facts.heldout_n:g} (lock.dataset.heldout_n)"
                              + ("; the number differs in its last digits from the locked n"
                                 if abs(n - float(facts.heldout_n)) <= 2 else "")))
@@ -201,8 +204,7 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
                                  f"seed {seed} is not a registered seed (lock.seeds = {list(facts.seeds)})"))
         for m in _COUNTS.finditer(sent):
             _count_fact(m, facts, f"{f.path}:{_line_of(offs, nums, s_start + m.start())}", out)
-        for m in _N_FACT.finditer(sent):
-            _n_facts(m.group(0), facts, f"{f.path}:{_line_of(offs, nums, s_start + m.start())}", out)
+        _n_facts(sent, facts, lambda pos, s0=s_start: f"{f.path}:{_line_of(offs, nums, s0 + pos)}", out)
         cid = _contrast_id(pair, facts)
         if cid is None:
             continue
