@@ -159,6 +159,8 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Readin
         return _pinned(idx, m, arms, want, other, scope_ent)
     if reading is not None and (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"):
         cands = prose_sources(idx, reading)
+        if m.comparator and reading.role == "p":   # "p < 0.05" bounds the planned test's p, not whichever test's
+            cands = [c for c in cands if ".tests." not in c.id] or cands
         if cands:
             if m.kind == "table" and _ROW_COUNT.search(m.row or "") and not m.column_percent:
                 counted = _decide_count(m, cands)
