@@ -177,14 +177,31 @@ def n_required(effect: float, sd: float, alpha: float = 0.05, power_target: floa
     def ok(n: int) -> bool:
         return power(effect, sd, n, alpha, alt, design=design, ratio=ratio, method=method) >= power_target
 
+    return first_n(ok, lo, _N_MAX, f"power: target {power_target} needs more than {_N_MAX} units")
+
+
+def first_n(ok, lo: int, cap: int, too_many: str) -> int:
+    """The smallest n >= ``lo`` with ``ok(n)``, for an ``ok`` that stays true once true (power
+    increases with n): doubling to bracket it, then bisection.
+
+    Args:
+        ok: the monotone predicate.
+        lo: the smallest n allowed.
+        cap: give up above this n ...
+        too_many: ... with this UserError message.
+    Returns:
+        The first n that satisfies ``ok``.
+    Example:
+        >>> first_n(lambda n: n * n >= 50, 2, 1000, "too many")
+        8
+    """
     if ok(lo):
         return lo
     hi = lo * 2
     while not ok(hi):
-        hi *= 2
-        if hi > _N_MAX:
-            raise UserError(f"power: target {power_target} needs more than {_N_MAX} units")
-    # power is increasing in n: binary search for the first n that reaches the target
+        lo, hi = hi, hi * 2
+        if hi > cap:
+            raise UserError(too_many)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if ok(mid):
@@ -343,18 +360,7 @@ def n_required_equivalence(margin: float, sd: float, alpha: float = 0.05, power_
     def ok(n: int) -> bool:
         return power_equivalence(margin, sd, n, alpha, true_diff, rule=rule, power_target=power_target) >= power_target
 
-    lo, hi = 2, 4
-    while not ok(hi):
-        lo, hi = hi, hi * 2
-        if hi > 100_000:
-            raise UserError(f"power: equivalence target {power_target} needs more than 100000 seeds")
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return first_n(ok, 2, 100_000, f"power: equivalence target {power_target} needs more than 100000 seeds")
 
 
 def power_noninferiority(margin: float, sd: float, n: float, alpha: float = 0.05, true_diff: float = 0.0) -> float:
