@@ -159,9 +159,14 @@ def test_wandb_offline_run_holds_the_tags_seal_and_telemetry(units):
 
 
 @pytest.mark.slow
-def test_trackio_local_run_holds_the_tags_seal_and_telemetry(units):
-    from trackio.sqlite_storage import SQLiteStorage
+def test_trackio_local_run_holds_the_tags_seal_and_telemetry(units, monkeypatch):
+    import trackio.sqlite_storage as store
 
+    # trackio fixes its folder (TRACKIO_DIR) when it is first imported; in a whole-suite run an
+    # earlier test may have imported it before the fixture set TRACKIO_DIR, so the reader is pointed
+    # at the folder the swept runs wrote to (the manifest's recorded location, asserted below)
+    monkeypatch.setattr(store, "TRACKIO_DIR", units["root"] / "trackio")
+    SQLiteStorage = store.SQLiteStorage
     run_dir = units["tracked"]
     m = read_run(run_dir).manifest
     assert Path(_record(run_dir, "trackio")["location"]) == units["root"] / "trackio"
