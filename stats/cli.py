@@ -95,7 +95,7 @@ def _cmd_coverage(args) -> int:
 
     from rich.console import Console
 
-    from prereg.jsonio import dumps_pretty, write_atomic
+    from prereg.jsonio import write_atomic
     from stats import coverage
 
     if args.reps < 10:
@@ -109,19 +109,13 @@ def _cmd_coverage(args) -> int:
         return _reference(args, [1] + seeds if 1 not in seeds else seeds)
     if args.sequential:
         return _sequential(args)
-    for p in (args.json, args.md):
-        if p and Path(p).exists():
-            raise UserError(f"{p}: already exists; refusing to overwrite")
+    _refuse_existing(args)
     con = Console(highlight=False, stderr=True)
     with con.status("Monte-Carlo coverage ...") as st:
         tab = coverage.study(seeds, reps=args.reps, resamples=args.resamples, rng_seed=args.rng_seed,
                              progress=lambda d, n: st.update(f"Monte-Carlo coverage ... {d} n={n} done"))
     md = coverage.to_markdown(tab)
-    print(md)
-    if args.json:
-        write_atomic(args.json, dumps_pretty(tab), overwrite=False)
-    if args.md:
-        write_atomic(args.md, md, overwrite=False)
+    _emit(args, tab, md)
     if args.write_table:  # the clustered study (--clustered --write-table) is kept
         old = coverage.load_table() or {}
         if "clustered" in old:
@@ -163,21 +157,15 @@ def _sequential(args) -> int:
 
 def _clustered(args) -> int:
     """`stats coverage --clustered`: type I error of each item-level method (README failure 17)."""
-    from prereg.jsonio import dumps_pretty, write_atomic
+    from prereg.jsonio import write_atomic
     from stats import coverage
     from stats import coverage_items as ci
 
-    for p in (args.json, args.md):
-        if p and Path(p).exists():
-            raise UserError(f"{p}: already exists; refusing to overwrite")
+    _refuse_existing(args)
     tab = ci.null_study(reps=args.reps, resamples=args.resamples, rng_seed=args.rng_seed,
                         resampled_reps=args.resampled_reps)
     md = ci.to_markdown(tab)
-    print(md)
-    if args.json:
-        write_atomic(args.json, dumps_pretty(tab), overwrite=False)
-    if args.md:
-        write_atomic(args.md, md, overwrite=False)
+    _emit(args, tab, md)
     if args.write_table:
         import json
 
@@ -188,21 +176,33 @@ def _clustered(args) -> int:
     return 0
 
 
-def _reference(args, seeds: list[int]) -> int:
-    """`stats coverage --reference`: the reference-contrast methods (README failure 16)."""
-    from prereg.jsonio import dumps_pretty, write_atomic
-    from stats import coverage_reference as cr
 
+def _refuse_existing(args) -> None:
+    """A coverage table never replaces a file the user named (--json, --md): checked before the
+    minutes of simulation, not after."""
     for p in (args.json, args.md):
         if p and Path(p).exists():
             raise UserError(f"{p}: already exists; refusing to overwrite")
-    tab = cr.study(tuple(seeds), reps=args.reps, resamples=args.resamples, rng_seed=args.rng_seed)
-    md = cr.to_markdown(tab)
+
+
+def _emit(args, tab: dict, md: str) -> None:
+    """Print a coverage table and write it where --json / --md say."""
+    from prereg.jsonio import dumps_pretty, write_atomic
+
     print(md)
     if args.json:
         write_atomic(args.json, dumps_pretty(tab), overwrite=False)
     if args.md:
         write_atomic(args.md, md, overwrite=False)
+
+def _reference(args, seeds: list[int]) -> int:
+    """`stats coverage --reference`: the reference-contrast methods (README failure 16)."""
+    from stats import coverage_reference as cr
+
+    _refuse_existing(args)
+    tab = cr.study(tuple(seeds), reps=args.reps, resamples=args.resamples, rng_seed=args.rng_seed)
+    md = cr.to_markdown(tab)
+    _emit(args, tab, md)
     return 0
 
 
