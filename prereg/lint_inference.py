@@ -16,7 +16,7 @@ Registered into ``prereg.lint.RULES`` when :mod:`prereg.lint` is imported, so
   (of the verdict actually applied, TOST or the ad hoc interval-and-MDE rule) is short.
 - ``iqm-few-seeds``: an IQM over fewer than 4 seeds (it trims nothing: it is the mean).
 
-Lint stays torch-free: the table is JSON, the verdict evaluator (``stats.verdicts``) is
+Lint stays torch-free: the table is JSON, the verdict evaluator (``prereg.verdicts``) is
 pure Python, and the power math is ``prereg.power`` (scipy).
 """
 

@@ -5,7 +5,7 @@ E1's rules, for instance, call a small significant negative effect REVERSES but 
 image DISAPPEARS (the equivalence rule sits between the two directional ones), and a
 RETAINS rule that needs a published effect can never fire when no hypothesis declares one.
 The scan builds, for a grid of mean differences and standard errors at the registered
-number of seeds, exactly the facts ``stats.verdicts`` reads (t intervals at the planned
+number of seeds, exactly the facts ``prereg.verdicts`` reads (t intervals at the planned
 levels, the planned test's p, the MDE, TOST p), evaluates the rules, and reports the
 asymmetric pairs and the rules that never fired.
 """
@@ -58,7 +58,7 @@ def _constants(plan: dict, n: int) -> dict:
 def _facts(plan: dict, k: dict, mean: float, se: float, published: float | None):
     from scipy.special import stdtr
 
-    from stats.verdicts import ContrastFacts
+    from prereg.verdicts import ContrastFacts
 
     df = k["df"]
     ints = {lv: (mean - q * se, mean + q * se) for lv, q in k["q"].items()}
@@ -93,7 +93,7 @@ def scan(prereg: dict, scale: float | None = None) -> list[tuple[Outcome, Outcom
     """
     import json
 
-    from stats.verdicts import evaluate
+    from prereg.verdicts import evaluate
 
     key = json.dumps([prereg["analysis"], prereg["seeds"], [h.get("published_effect") for h in prereg["hypotheses"]],
                       scale], sort_keys=True)

@@ -934,7 +934,7 @@ def _design_doc(c: ContrastDecl, f: dict) -> dict:
 
 
 def _facts(f: dict, plan: dict):
-    from stats.verdicts import ContrastFacts
+    from prereg.verdicts import ContrastFacts
 
     return ContrastFacts(intervals=f["intervals"], p=f["p"], reject=f["reject"], mde=f["mde"], tost_p=f["tost_p"],
                          margin=f["margin"], alpha=plan["multiplicity"]["alpha"], published_effect=f["published"],
@@ -961,7 +961,7 @@ def _secondary_metrics(prereg: dict) -> list[str]:
 
 
 def _verdict(plan: dict, facts) -> dict:
-    from stats.verdicts import evaluate
+    from prereg.verdicts import evaluate
 
     return evaluate(plan["verdicts"], facts)
 

@@ -214,7 +214,7 @@ def test_multiplicity_null_p_counts_as_one_like_statsmodels():
 
 
 def test_verdict_conditions_with_null_inputs_fall_through():
-    from stats.verdicts import ContrastFacts, evaluate
+    from prereg.verdicts import ContrastFacts, evaluate
 
     rules = [{"verdict": "SURVIVES", "when": [{"check": "lower_above", "level": 0.95, "value": 0},
                                               {"check": "multiplicity_rejects"}]},

@@ -1,6 +1,9 @@
 """Verdicts from the plan's ordered rules: the first rule whose conditions all hold wins.
 
-A rule with an empty ``when`` always holds (the fallback). A condition whose input is
+A rule with an empty ``when`` always holds (the fallback). The rule lives in ``prereg`` (pure Python,
+no dependencies) because both ``stats`` (which applies it) and ``prereg lint`` (which scans a
+plan's rules for asymmetric or dead verdicts before any run) read it: one rule in one place,
+and ``prereg`` stays the root of the dependency graph. A condition whose input is
 undefined (no interval at that level, a null value) does not hold, and says why.
 """
 
