@@ -98,10 +98,8 @@ def _card(f, out):
 def _titled_run(ctx, f):
     """(arm, seed) a hand-typed card's headings name ("# ... `gspo`, seed 37"), else None."""
     from audit.sources import entity_from_text
-    from audit.trace import heading_scopes
-
     arms = list(ctx.arms)
-    for _line, _level, text in heading_scopes(f):
+    for text in f.headings:
         ent, _ = entity_from_text(text, arms)
         if ent is not None and ent[0] == "run":
             return ent[1], str(ent[2])

@@ -107,6 +107,7 @@ class ParsedFile:
     mentions: list[Mention] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     front_matter: str = ""      # the YAML front matter of a Markdown file (model-index values), without fences
+    headings: list[str] = field(default_factory=list)   # each heading's text, in order (Markdown and LaTeX)
 
 
 def _parse_literal(m: re.Match) -> tuple[float, int, int, bool] | None:
@@ -417,16 +418,18 @@ def _cells_table(b: _Builder, t: Table) -> None:
 
 def _build(rel: str, doc: Doc, lines: list[str]) -> ParsedFile:
     b = _Builder(rel, lines)
+    headings: list[str] = []
     for item in doc.items:
         if isinstance(item, Table):
             _cells_table(b, item)
         elif item.kind == "heading":
+            headings.append(item.scope[-1] if item.scope else item.text)
             b.piece(item, kind="heading")
         elif item.kind == "macro":
             b.piece(item, kind="macro")
         else:
             b.piece(item, kind="prose")
-    return ParsedFile(rel, b.out, lines, doc.front_matter)
+    return ParsedFile(rel, b.out, lines, doc.front_matter, headings)
 
 
 def parse_markdown(path: str | Path, text: str, rel: str) -> ParsedFile:

@@ -11,9 +11,11 @@ import bisect
 import json
 import math
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from audit.names import longest_names
 from audit.numbers import numbers_in
 from prereg.records import HELDOUT_TRACE, task_record
 
@@ -77,26 +79,66 @@ class Source:
         return self.value * self.max if self.unit == "fraction" and self.max else None
 
 
-def find_arms(tokens: list[str], arms: list[str]) -> list[tuple[int, int, str]]:
-    """Arms named by consecutive tokens (``dr grpo`` -> ``dr_grpo``), longest match first."""
-    sq = {squash(a): a for a in arms}
-    hits, i = [], 0
-    while i < len(tokens):
-        for span in (3, 2, 1):
-            if i + span <= len(tokens) and "".join(tokens[i:i + span]) in sq:
-                hits.append((i, i + span, sq["".join(tokens[i:i + span])]))
-                i += span
-                break
-        else:
-            i += 1
-    return hits
+def arm_names(arms: Iterable[str] | Mapping[str, str]) -> dict[str, str]:
+    """Folded name -> arm for a list of arm names, or a mapping of display names (labels) to arms.
+
+    Args:
+        arms: arm names (``["grpo", "dr_grpo"]``), or display name -> arm (``{"Dr. GRPO": "dr_grpo"}``).
+
+    Returns:
+        ``squash(name)`` -> arm; an arm's own name wins over another arm's label folded the same.
+
+    Example:
+        >>> arm_names({"Dr. GRPO": "dr_grpo", "grpo": "grpo"})
+        {'drgrpo': 'dr_grpo', 'grpo': 'grpo'}
+    """
+    pairs = arms.items() if isinstance(arms, Mapping) else ((a, a) for a in arms)
+    out: dict[str, str] = {}
+    for name, arm in pairs:
+        key = squash(name)
+        if key and (key not in out or squash(arm) == key):
+            out[key] = arm
+    return out
+
+
+def find_arms(tokens: list[str], arms: Iterable[str] | Mapping[str, str]) -> list[tuple[int, int, str]]:
+    """Arms named by consecutive tokens, the longest declared name or label first, any number of tokens.
+
+    Args:
+        tokens: the lower-case words of a label (before any synonym is applied).
+        arms: arm names, or display name -> arm (see :func:`arm_names`).
+
+    Returns:
+        ``(first token, end token, arm)`` per arm named, left to right (:func:`audit.names.longest_names`).
+
+    Example:
+        >>> find_arms(["grpo", "lr", "100", "x", "vs", "dr", "grpo"], ["grpo", "grpo_lr100x", "dr_grpo"])
+        [(0, 4, 'grpo_lr100x'), (5, 7, 'dr_grpo')]
+    """
+    return longest_names(tokens, arm_names(arms))
 
 
 _SEED_TEXT = re.compile(r"(?<![A-Za-z0-9'’])s(\d+)\b|\bseed\s*[=:#]?\s*(\d+)\b", re.I)
 
 
-def entity_from_text(text: str, arms: list[str]) -> tuple[tuple | None, list[str]]:
-    """(entity, remaining tokens) of a row label, macro name or id."""
+def entity_from_text(text: str, arms: Iterable[str] | Mapping[str, str]) -> tuple[tuple | None, list[str]]:
+    """What a row label, column header, heading or macro name names, and the words left over.
+
+    Arms are found first, on the raw words (the longest declared name or label wins: ``grpo_lr100x``
+    is never ``grpo`` plus a learning rate); synonyms are applied to the remaining words only.
+
+    Args:
+        text: the label as written ("Dr. GRPO seed 2 accuracy", ``gspoS37HeldoutAcc``).
+        arms: arm names, or display name -> arm (see :func:`arm_names`).
+
+    Returns:
+        ``(entity, tokens)``: entity is ``("arm", a)``, ``("run", a, seed)``, ``("contrast", a, b)``,
+        ``("seed", s)`` or None; tokens are the other words, synonyms applied, stop words dropped.
+
+    Example:
+        >>> entity_from_text("grpo_lr100x seed 2 accuracy", ["grpo", "grpo_lr100x"])
+        (('run', 'grpo_lr100x', 2), ['accuracy'])
+    """
     seed = None
     sm = _SEED_TEXT.search(text)
     if sm:   # "s37", "seed 37", "seed=37" (never the "s" of "GRPO's 0.41")
@@ -157,8 +199,10 @@ _SUMMARY_UNITS = {"heldout_accuracy": "fraction", "zvf_mean": "fraction", "gu_me
 
 
 class SourceIndex:
-    def __init__(self, arms: list[str]):
+    def __init__(self, arms: list[str], labels: Mapping[str, str] | None = None):
         self.arms = arms
+        # folded arm name or declared label -> arm: what report text is matched against
+        self.names = arm_names({**dict(labels or {}), **{a: a for a in arms}})
         self.sources: list[Source] = []
         self.by_id: dict[str, Source] = {}
         self.by_entity: dict = {}
@@ -199,6 +243,16 @@ class SourceIndex:
         return srcs[a:b]
 
 
+def _declared_labels(prereg: dict) -> dict[str, str]:
+    """Display label -> arm for every label the preregistration declares (``arms.X.labels``)."""
+    try:
+        from prereg.declarations import arm_decls
+
+        return {lab: d.name for d in arm_decls(prereg).values() for lab in d.labels} if prereg.get("arms") else {}
+    except (KeyError, TypeError, AttributeError):
+        return {}
+
+
 def _value_unit(rec: dict) -> str:
     """The scale of an analysis value: a difference of a declared percent metric is in percent
     (points), of a count or real metric on no 0-1 scale (prereg.declarations; README failure 16)."""
@@ -214,7 +268,7 @@ def _value_unit(rec: dict) -> str:
 def build_index(ctx) -> SourceIndex:
     arms = list(ctx.arms)
     run_arms = sorted({r.manifest.get("arm") for r in ctx.runs if isinstance(r.manifest.get("arm"), str)})
-    idx = SourceIndex(arms + [a for a in run_arms if a not in arms])
+    idx = SourceIndex(arms + [a for a in run_arms if a not in arms], _declared_labels(ctx.prereg or {}))
     exploratory_seals = {r.manifest.get("seal") for r in ctx.runs if not _registered_confirmatory(ctx, r)}
     for vid, rec in sorted((ctx.analysis.get("values") or {}).items()):
         if not isinstance(rec, dict):

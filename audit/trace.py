@@ -544,14 +544,13 @@ def traced_report(ctx) -> tuple[list[Traced], SourceIndex, list]:
     if "trace" not in ctx._cache:
         idx = build_index(ctx)
         files = parse_report(ctx.report_dir, ctx.rel)
-        arms = idx.arms
+        arms = idx.names
         vocab = _vocabulary(ctx)
         results = []
         for f in files:
             readings = read_file(f, vocab) if vocab is not None else {}
-            scopes = heading_scopes(f)
             for m in f.mentions:
-                scope_ent = _scope_entity(scopes, m, arms)
+                scope_ent = _scope_entity(m, arms)
                 reading = readings.get(id(m))
                 if reading is not None and m.kind == "prose" and m.status_hint == "value":
                     _scoped_reading(reading, scope_ent, vocab)
@@ -610,44 +609,14 @@ def _vocabulary(ctx):
         return None
 
 
-def heading_scopes(f) -> list[tuple[int, int, str]]:
-    """(line, level, text) of each heading of a Markdown or LaTeX file, in order."""
-    out = []
-    fenced = False
-    for i, line in enumerate(f.lines, 1):
-        if re.match(r"\s*(```|~~~)", line):
-            fenced = not fenced
-        if fenced:
-            continue
-        h = re.match(r"\s{0,3}(#{1,6})\s+(.*)", line)
-        if h and f.path.endswith(".md"):
-            out.append((i, len(h.group(1)), h.group(2)))
-            continue
-        t = re.search(r"\\(title|section|subsection|subsubsection)\*?\{([^}]*)\}", line)
-        if t:
-            out.append((i, {"title": 0, "section": 1, "subsection": 2, "subsubsection": 3}[t.group(1)], t.group(2)))
-    return out
-
-
-def scope_of(scopes, line: int) -> list[str]:
-    """Texts of the headings enclosing ``line``, outermost first (a heading scopes what follows it
-    until the next heading of the same or a higher level)."""
-    stack: list[tuple[int, str]] = []
-    for ln, level, text in scopes:
-        if ln > line:
-            break
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, text))
-    return [t for _, t in stack]
-
-
-def _scope_entity(scopes, m, arms):
+def _scope_entity(m: Mention, arms):
     """The arm or run the innermost heading naming one scopes ``m`` to; a heading naming only a seed
-    ("Results (seed 2)") gives ("seed", seed, arm of an outer heading or None), made a run by the cell's arm."""
-    texts = list(getattr(m, "scope", ()) or ()) or scope_of(scopes, m.line)
+    ("Results (seed 2)") gives ("seed", seed, arm of an outer heading or None), made a run by the cell's arm.
+
+    The headings are the parser's (``m.scope``: CommonMark headings, LaTeX sectioning commands), so
+    a "#" inside a fence or an HTML block never scopes anything."""
     seed = None
-    for text in reversed(texts):
+    for text in reversed(m.scope):
         ent, _ = entity_from_text(text, arms)
         if ent is not None and ent[0] == "seed":   # "Results (seed 2)": the run of the arm a cell or outer heading names
             seed = ent[1] if seed is None else seed

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from audit.names import longest_names
 from prereg.declarations import arm_decls, metric_decls, normalise_label
 
 # A statistic named by the words just before a number, most specific first.
@@ -58,20 +59,9 @@ class Vocabulary:
 
 
 def _names_in(text: str, names: dict[str, str]) -> list[tuple[int, str]]:
-    words = [(m.start(), m.group(0)) for m in re.finditer(r"[A-Za-z0-9]+", text)]
-    out, i = [], 0
-    while i < len(words):
-        for span in (4, 3, 2, 1):
-            if i + span > len(words):
-                continue
-            key = normalise_label("".join(w for _, w in words[i:i + span]))
-            if key in names:
-                out.append((words[i][0], names[key]))
-                i += span
-                break
-        else:
-            i += 1
-    return out
+    """(position, name) of each declared name in ``text``, the longest first (:mod:`audit.names`)."""
+    words = [(m.start(), normalise_label(m.group(0))) for m in re.finditer(r"[A-Za-z0-9]+", text)]
+    return [(words[i][0], name) for i, _j, name in longest_names([w for _, w in words], names)]
 
 
 _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "test accuracy", "solved",

@@ -190,3 +190,22 @@ def test_four_times_the_input_takes_far_less_than_sixteen_times_as_long(fn, unit
     t1 = _best_of(fn, small)
     t4 = _best_of(fn, small * 4)
     assert t4 < 8.0 * t1 + 0.05, (t1, t4)
+
+
+def test_only_the_parsers_headings_scope_numbers():
+    """A "# gspo" line inside an HTML comment or a fence is no heading: it scopes nothing (there is
+    one reading of headings, the parser's; the line-based fallback that read such lines is gone)."""
+    from audit.trace import _scope_entity
+
+    hidden = md("<!--\n# gspo\n-->\n\n| Metric | Value |\n|---|---|\n| accuracy | 0.1042 |\n")
+    (m,) = [m for m in hidden if m.text == "0.1042"]
+    assert m.scope == () and _scope_entity(m, ARMS) is None
+    t = trace_mention(index(), m, ARMS, None, _scope_entity(m, ARMS))
+    assert t.status == "traced" and not t.decisive   # by value alone: bnpo's mean, not an error against gspo's
+    fenced = parse_markdown("r.md", "```\n# gspo seed 3\n```\n\nacc 0.5\n", "r.md")
+    assert fenced.headings == [] and fenced.mentions[-1].scope == ()
+    real = md("# gspo\n\n| Metric | Value |\n|---|---|\n| accuracy | 0.1042 |\n")
+    (m,) = [m for m in real if m.text == "0.1042"]
+    assert _scope_entity(m, ARMS) == ("arm", "gspo")
+    t = trace_mention(index(), m, ARMS, None, _scope_entity(m, ARMS))
+    assert t.status == "error" and t.sources[0].id == "arms.gspo.heldout_accuracy.mean"
