@@ -157,17 +157,39 @@ def _fmt(v) -> str:
 
 def cmd_show(args) -> int:
     from rich.console import Console
-    from rich.table import Table
 
     lock = _verify(args)
-    d, p = lock.data, lock.prereg
+    p = lock.prereg
     con = Console(file=sys.stdout, highlight=False, soft_wrap=False, width=max(100, Console().width))
+    con.print("[bold]verified lock[/bold]")
+    con.print(_grid(_lock_rows(lock.data, p)))
+    con.print(_arms_table(p))
+    con.print("[bold]shared training[/bold]: " + ", ".join(f"{k}={_fmt(v)}" for k, v in p["training"].items()))
+    e = p["evaluation"]
+    con.print(f"[bold]evaluation[/bold]: {e['decoding']}"
+              f"{' T=' + _fmt(e['temperature']) if 'temperature' in e else ''}, max_new_tokens {e['max_new_tokens']},"
+              f" batch {e['batch_size']}, {e['backend']}")
+    con.print("[bold]analysis plan[/bold]")
+    con.print(_grid(_plan_rows(p)))
+    con.print(_hypotheses_table(p))
+    return EXIT_OK
 
-    head = Table.grid(padding=(0, 2))
-    head.add_column(style="bold")
-    head.add_column()
-    sig = d["signature"]
-    git = d["git"]
+
+def _grid(rows: list[tuple[str, str]]):
+    """A two-column key/value grid (bold keys), as ``show`` prints the lock and the plan."""
+    from rich.table import Table
+
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    for k, v in rows:
+        grid.add_row(k, v)
+    return grid
+
+
+def _lock_rows(d: dict, p: dict) -> list[tuple[str, str]]:
+    """What was locked, when, by whom (git, signature, amendment) and on what model, data and seeds."""
+    sig, git = d["signature"], d["git"]
     rows = [
         ("study", f"{p['id']} — {p['title']}"),
         ("evidence", p["evidence_class"]),
@@ -182,17 +204,17 @@ def cmd_show(args) -> int:
         a = d["amends"]
         rows.append(("amends", f"version {a['version']} {a['lock_hash']}: {a['reason']}"))
     m, ds = p["model"], p["dataset"]
-    rows += [
+    return rows + [
         ("model", f"{m['name']} @ {m.get('revision')}"),
         ("dataset", f"{ds['name']}{'/' + ds['config'] if ds.get('config') else ''} @ {ds.get('revision')}; "
                     f"train={ds['train_split']} held-out={ds['heldout_split']} (n={ds['heldout_n']})"),
         ("task", p["task"]["name"]),
         ("seeds", ", ".join(map(str, p["seeds"])) + f"  ({len(p['seeds'])})"),
     ]
-    for k, v in rows:
-        head.add_row(k, v)
-    con.print("[bold]verified lock[/bold]")
-    con.print(head)
+
+
+def _arms_table(p: dict):
+    from rich.table import Table
 
     arms = Table(title="arms (shared training settings + declared changes)", show_lines=False)
     arms.add_column("arm")
@@ -206,58 +228,55 @@ def cmd_show(args) -> int:
             continue
         changes = ", ".join(f"{k}={_fmt(v)}" for k, v in sorted(spec["changes"].items())) or "(none)"
         arms.add_row(label, spec["algorithm"], changes)
-    con.print(arms)
-    con.print("[bold]shared training[/bold]: " + ", ".join(f"{k}={_fmt(v)}" for k, v in p["training"].items()))
+    return arms
 
-    e, a = p["evaluation"], p["analysis"]
-    con.print(f"[bold]evaluation[/bold]: {e['decoding']}"
-              f"{' T=' + _fmt(e['temperature']) if 'temperature' in e else ''}, max_new_tokens {e['max_new_tokens']},"
-              f" batch {e['batch_size']}, {e['backend']}")
-    plan = Table.grid(padding=(0, 2))
-    plan.add_column(style="bold")
-    plan.add_column()
-    c = a["contrasts"]
-    mult = a["multiplicity"]
+
+def _plan_rows(p: dict) -> list[tuple[str, str]]:
+    """The analysis plan in words: metric, summaries, contrasts, resampling, multiplicity, margins,
+    sequential design, power and the verdict rules in order."""
     from prereg.declarations import contrast_decls, metric_decls
 
+    a = p["analysis"]
+    c, mult, s = a["contrasts"], a["multiplicity"], a["arm_summary"]
     md = metric_decls(p).get(a["primary_metric"])
-    plan.add_row("primary metric", f"{a['primary_metric']} ({md.unit if md else 'unit not declared'}; "
-                                   f"inferential unit: {a['unit']})")
-    s = a["arm_summary"]
-    plan.add_row("per arm", f"{'/'.join(s['statistics'])} with {s['level']:g} {s['interval']} interval")
     pairs = ", ".join(("" if d.confirmatory else "exploratory ") + f"{d.arm} vs {d.baseline}"
                       for d in contrast_decls(p))
-    plan.add_row("contrasts", f"{pairs}: {c['test']} "
-                              f"({c.get('alternative', 'two-sided')}); intervals "
-                              + ", ".join(f"{iv['level']:g} {iv['method']}" for iv in c["intervals"]))
-    plan.add_row("resampling", f"{a['resamples']} resamples, rng seed {a['rng_seed']}")
-    plan.add_row("multiplicity", f"{mult['method']} at {mult['alpha']:g} over {', '.join(mult['family']) or '(none)'}")
+    rows = [
+        ("primary metric", f"{a['primary_metric']} ({md.unit if md else 'unit not declared'}; "
+                           f"inferential unit: {a['unit']})"),
+        ("per arm", f"{'/'.join(s['statistics'])} with {s['level']:g} {s['interval']} interval"),
+        ("contrasts", f"{pairs}: {c['test']} ({c.get('alternative', 'two-sided')}); intervals "
+                      + ", ".join(f"{iv['level']:g} {iv['method']}" for iv in c["intervals"])),
+        ("resampling", f"{a['resamples']} resamples, rng seed {a['rng_seed']}"),
+        ("multiplicity", f"{mult['method']} at {mult['alpha']:g} over {', '.join(mult['family']) or '(none)'}"),
+    ]
     if "equivalence_margin" in a:
-        plan.add_row("equivalence", f"margin ±{a['equivalence_margin']:g}")
+        rows.append(("equivalence", f"margin ±{a['equivalence_margin']:g}"))
     if a.get("sequential"):
         sq = a["sequential"]
         fut = (sq.get("futility") or {}).get("type", "none")
-        plan.add_row("sequential", f"looks at {', '.join(map(str, sq['looks']))} seeds per arm, {sq['spending']} "
+        rows.append(("sequential", f"looks at {', '.join(map(str, sq['looks']))} seeds per arm, {sq['spending']} "
                                    f"spending, futility {fut}, {sq.get('small_sample', 't_calibrated')} "
-                                   f"(`prereg design` shows the boundaries)")
+                                   f"(`prereg design` shows the boundaries)"))
     if "power" in a:
         pw = a["power"]
         extra = "".join(f", {k} {pw[k]:g}" for k in ("pilot_sd", "effect") if k in pw)
-        plan.add_row("power", f"{pw['method']}, alpha {pw['alpha']:g}, target {pw['target']:g}{extra}")
-    verdicts = []
-    for v in a["verdicts"]:
-        conds = " and ".join(_cond(x) for x in v["when"]) or "otherwise"
-        verdicts.append(f"{v['verdict']} when {conds}")
-    plan.add_row("verdicts", "\n".join(f"{i + 1}. {t}" for i, t in enumerate(verdicts)))
-    con.print("[bold]analysis plan[/bold]")
-    con.print(plan)
+        rows.append(("power", f"{pw['method']}, alpha {pw['alpha']:g}, target {pw['target']:g}{extra}"))
+    verdicts = [f"{v['verdict']} when {' and '.join(_cond(x) for x in v['when']) or 'otherwise'}"
+                for v in a["verdicts"]]
+    rows.append(("verdicts", "\n".join(f"{i + 1}. {t}" for i, t in enumerate(verdicts))))
+    return rows
+
+
+def _hypotheses_table(p: dict):
+    from rich.table import Table
+
     hyp = Table(title="hypotheses")
     for col in ("id", "contrast", "metric", "direction", "statement"):
         hyp.add_column(col)
     for h in p["hypotheses"]:
         hyp.add_row(h["id"], f"{h['arm']} vs {h['baseline']}", h["metric"], h["direction"], h.get("statement", ""))
-    con.print(hyp)
-    return EXIT_OK
+    return hyp
 
 
 def _cond(c: dict) -> str:

@@ -169,25 +169,134 @@ def _read_items(run, plan: dict) -> tuple[list[str], dict[str, np.ndarray], list
     return ids, items, tasks
 
 
+@dataclass
+class _Exclusions:
+    """What load_runs leaves out: each excluded run with its reason, and the deviations some imply."""
+
+    excluded: list[dict] = field(default_factory=list)
+    deviations: list[dict] = field(default_factory=list)
+
+    def __call__(self, path, reason, kind=None, arm=None, seed=None, seal=None) -> None:
+        self.excluded.append({"path": str(path), "arm": arm, "seed": seed, "seal": seal, "reason": reason})
+        if kind:
+            self.deviations.append(_deviation(kind, f"{path}: {reason}", arm=arm, seed=seed))
+
+
+def _inadmissible(run, lock: Lock, locked_at) -> tuple[str, str | None] | None:
+    """Why a run may not enter the analysis, as (reason, deviation kind), or None when it may:
+    another study, a broken seal, another lock, exploratory, unregistered, incomplete or early."""
+    m = run.manifest
+    if m["study_id"] != lock.study_id:
+        return f"run of another study {m['study_id']!r}", None
+    if not run.seal_ok():
+        return "manifest seal does not match its content", "broken_seal"
+    if run.lock_hash != lock.hash:
+        v = m["lock"].get("version")
+        if isinstance(v, int) and v < lock.version:
+            return f"run on an older lock version (v{v}, analysing v{lock.version})", "stale_lock"
+        return f"run on a different lock {run.lock_hash[:12]}", "foreign_lock"
+    if not run.confirmatory:
+        return "exploratory run", "exploratory_run"
+    what = unregistered_reason(lock.prereg, m["arm"], m["seed"], m.get("kind"))
+    if what:
+        return what, "unregistered_run"
+    if run.status != "complete":
+        return f"status {run.status!r}", "incomplete_run"
+    try:
+        if parse_time(m["started_at"]) < locked_at:
+            return "run started before the lock", "run_before_lock"
+    except ValueError:
+        return "unreadable started_at", "malformed_run"
+    return None
+
+
+def _unit_of(run, rel: str, prereg: dict, curves, exclude: _Exclusions) -> Unit | None:
+    """The run's evaluation unit with its metrics, curves and (when the plan needs them) items;
+    None when its curves or held-out trace do not hold up (``exclude`` says why)."""
+    plan = prereg["analysis"]
+    m = run.manifest
+    a, s, sl = m["arm"], m["seed"], m.get("seal")
+    summ = m.get("summaries", {})
+    wanted = set(needed_metrics(plan)) | set(DESCRIPTIVE) | set(RUN_COUNTS) | set(secondary_contrast_metrics(prereg))
+    unit = Unit(a, s, sl, rel, {k: _finite(summ.get(k)) for k in wanted},
+                fingerprint=m["fingerprint"]["hash"], session=m.get("session"))
+    # a reference evaluation trained nothing: it has no learning curve (its curve metrics stay absent)
+    if curves and m.get("kind") != "reference" and not _curve_metrics(unit, run, m, curves, exclude, rel, a, s, sl):
+        return None
+    if not needs_items(plan):
+        return unit
+    digest = m["artifacts"].get(HELDOUT_TRACE, {}).get("sha256")
+    tpath = run.path / HELDOUT_TRACE
+    if digest is None or not tpath.exists() or sha256_file(tpath) != digest:
+        exclude(rel, "held-out trace missing or does not match its manifest digest", "trace_mismatch", a, s, sl)
+        return None
+    unit.item_ids, unit.items, unit.item_tasks = _read_items(run, plan)
+    bad = [k for k, arr in unit.items.items()
+           if unit.metrics.get(k) is not None and abs(float(arr.mean()) - unit.metrics[k]) > 1e-9]
+    if bad:
+        exclude(rel, f"summary {bad[0]} disagrees with the held-out trace", "trace_mismatch", a, s, sl)
+        return None
+    if plan.get("tasks"):
+        _task_means(unit, plan, exclude, rel)
+    return unit
+
+
+def _one_per_key(candidates: dict, exclude: _Exclusions) -> dict:
+    """One unit per (arm, seed, session): a key with several runs keeps none of them (a deviation)."""
+    units = {}
+    for key, group in sorted(candidates.items(), key=lambda kv: (kv[0][0], -1 if kv[0][1] is None else kv[0][1],
+                                                                 kv[0][2] or "")):
+        if len(group) > 1:
+            name = f"{key[0]}/{seed_tag(key[1])}" + (f" in session {key[2]!r}" if key[2] is not None else "")
+            for u in group:
+                exclude.excluded.append({"path": u.path, "arm": u.arm, "seed": u.seed, "seal": u.seal,
+                                         "reason": f"duplicate unit ({len(group)} runs for {name})"})
+            exclude.deviations.append(_deviation("duplicate_unit", f"{len(group)} confirmatory runs for {name}: "
+                                                 + ", ".join(u.path for u in group) + "; all excluded",
+                                                 arm=key[0], seed=key[1]))
+            continue
+        units[key] = group[0]
+    return units
+
+
+def _mixed_fingerprints(units) -> dict | None:
+    """The mixed_fingerprint deviation when the units ran on more than one software stack."""
+    fps = defaultdict(list)
+    for u in units:
+        fps[u.fingerprint].append(f"{u.arm}/{seed_tag(u.seed)}")
+    if len(fps) <= 1:
+        return None
+    detail = "; ".join(f"{h[:12]}: {len(v)} runs" for h, v in sorted(fps.items()))
+    return _deviation("mixed_fingerprint", f"runs differ in stack fingerprint ({detail})",
+                      fingerprints={h: sorted(v) for h, v in fps.items()})
+
+
 def load_runs(lock: Lock, root: str | Path) -> Data:
+    """Read the run folders under ``root`` into the analysis's units.
+
+    Args:
+        lock: the verified lock being analysed.
+        root: the runs folder.
+
+    Returns:
+        The :class:`Data`: admitted units, excluded runs with reasons, and deviations.
+
+    Raises:
+        UserError: ``root`` does not exist, or a held-out trace holds a non-number.
+
+    Example:
+        >>> load_runs(verify("locks/demo.lock.json"), "runs").seeds_of("grpo")  # doctest: +SKIP
+        [1, 2, 3]
+    """
     root = Path(root)
     if not root.exists():
         raise UserError(f"{root}: runs folder not found")
     prereg = lock.prereg
-    plan = prereg["analysis"]
-    want_items = needs_items(plan)
     curves = declared_curves(prereg)
-    metrics = needed_metrics(plan)
-    excluded, deviations = [], []
+    exclude = _Exclusions()
     candidates: dict[tuple[str, int | None, str | None], list[Unit]] = defaultdict(list)
     manifests: list[dict] = []
     locked_at = parse_time(lock.locked_at)
-
-    def exclude(path, reason, kind=None, arm=None, seed=None, seal=None):
-        excluded.append({"path": str(path), "arm": arm, "seed": seed, "seal": seal, "reason": reason})
-        if kind:
-            deviations.append(_deviation(kind, f"{path}: {reason}", arm=arm, seed=seed))
-
     for mpath in manifest_paths(root):
         rdir = mpath.parent
         rel = rdir.relative_to(root).as_posix() if rdir != root else "."
@@ -197,89 +306,25 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
             exclude(rel, f"malformed manifest ({exc})", "malformed_run")
             continue
         m = run.manifest
-        a, s, sl = m["arm"], m["seed"], m.get("seal")
-        if m["study_id"] != lock.study_id:
-            exclude(rel, f"run of another study {m['study_id']!r}", None, a, s, sl)
+        why = _inadmissible(run, lock, locked_at)
+        if why:
+            exclude(rel, why[0], why[1], m["arm"], m["seed"], m.get("seal"))
             continue
-        if not run.seal_ok():
-            exclude(rel, "manifest seal does not match its content", "broken_seal", a, s, sl)
-            continue
-        if run.lock_hash != lock.hash:
-            v = m["lock"].get("version")
-            if isinstance(v, int) and v < lock.version:
-                exclude(rel, f"run on an older lock version (v{v}, analysing v{lock.version})", "stale_lock", a, s, sl)
-            else:
-                exclude(rel, f"run on a different lock {run.lock_hash[:12]}", "foreign_lock", a, s, sl)
-            continue
-        if not run.confirmatory:
-            exclude(rel, "exploratory run", "exploratory_run", a, s, sl)
-            continue
-        what = unregistered_reason(prereg, a, s, m.get("kind"))
-        if what:
-            exclude(rel, what, "unregistered_run", a, s, sl)
-            continue
-        if run.status != "complete":
-            exclude(rel, f"status {run.status!r}", "incomplete_run", a, s, sl)
-            continue
-        try:
-            if parse_time(m["started_at"]) < locked_at:
-                exclude(rel, "run started before the lock", "run_before_lock", a, s, sl)
-                continue
-        except ValueError:
-            exclude(rel, "unreadable started_at", "malformed_run", a, s, sl)
-            continue
-        summ = m.get("summaries", {})
-        unit = Unit(a, s, sl, rel, {k: _finite(summ.get(k)) for k in set(metrics) | set(DESCRIPTIVE) | set(RUN_COUNTS)
-                                  | set(secondary_contrast_metrics(prereg))},
-                    fingerprint=m["fingerprint"]["hash"], session=m.get("session"))
-        # a reference evaluation trained nothing: it has no learning curve (its curve metrics stay absent)
-        if curves and m.get("kind") != "reference" and not _curve_metrics(unit, run, m, curves, exclude, rel, a, s, sl):
-            continue
-        if want_items:
-            digest = m["artifacts"].get(HELDOUT_TRACE, {}).get("sha256")
-            tpath = run.path / HELDOUT_TRACE
-            if digest is None or not tpath.exists() or sha256_file(tpath) != digest:
-                exclude(rel, "held-out trace missing or does not match its manifest digest", "trace_mismatch",
-                        a, s, sl)
-                continue
-            unit.item_ids, unit.items, unit.item_tasks = _read_items(run, plan)
-            bad = [k for k, arr in unit.items.items()
-                   if unit.metrics.get(k) is not None and abs(float(arr.mean()) - unit.metrics[k]) > 1e-9]
-            if bad:
-                exclude(rel, f"summary {bad[0]} disagrees with the held-out trace", "trace_mismatch", a, s, sl)
-                continue
-            if plan.get("tasks"):
-                _task_means(unit, plan, exclude, rel)
-        candidates[(a, s, unit.session)].append(unit)
-        manifests.append(m)
-
-    units = {}
-    for key, group in sorted(candidates.items(), key=lambda kv: (kv[0][0], -1 if kv[0][1] is None else kv[0][1],
-                                                                 kv[0][2] or "")):
-        if len(group) > 1:
-            name = f"{key[0]}/{seed_tag(key[1])}" + (f" in session {key[2]!r}" if key[2] is not None else "")
-            for u in group:
-                excluded.append({"path": u.path, "arm": u.arm, "seed": u.seed, "seal": u.seal,
-                                 "reason": f"duplicate unit ({len(group)} runs for {name})"})
-            deviations.append(_deviation("duplicate_unit", f"{len(group)} confirmatory runs for {name}: "
-                                         + ", ".join(u.path for u in group) + "; all excluded",
-                                         arm=key[0], seed=key[1]))
-            continue
-        units[key] = group[0]
+        unit = _unit_of(run, rel, prereg, curves, exclude)
+        if unit is not None:
+            candidates[(unit.arm, unit.seed, unit.session)].append(unit)
+            manifests.append(m)
+    units = _one_per_key(candidates, exclude)
     task = next((task_record(u_manifest) for u_manifest in manifests if task_record(u_manifest)), None)
     decls = metric_decls(prereg, reward_range=task.reward_bounds if task else None,
                          task_metrics=task.item_metrics if task else None)
-    data = Data("runs", {}, excluded, deviations, str(root), decls=decls)
+    data = Data("runs", {}, exclude.excluded, exclude.deviations, str(root), decls=decls)
     data.add_units(list(units.values()))
     _missing(data, prereg)
     _missing_metrics(data, prereg)
-    fps = defaultdict(list)
-    for u in units.values():
-        fps[u.fingerprint].append(f"{u.arm}/{seed_tag(u.seed)}")
-    if len(fps) > 1:
-        detail = "; ".join(f"{h[:12]}: {len(v)} runs" for h, v in sorted(fps.items()))
-        deviations.append(_deviation("mixed_fingerprint", f"runs differ in stack fingerprint ({detail})",
-                                     fingerprints={h: sorted(v) for h, v in fps.items()}))
+    mixed = _mixed_fingerprints(units.values())
+    if mixed:
+        exclude.deviations.append(mixed)
     return data
 
 
