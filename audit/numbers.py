@@ -26,8 +26,13 @@ from prereg.errors import UserError
 
 _NUM = re.compile(
     r"(?P<sign>[-−–+])?(?P<body>\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-    r"(?P<exp>[eE][-+−]?\d+)?(?P<pct>\s?\\?%)?"
+    r"(?P<exp>[eE][-+−]?\d+)?(?:(?P<mult>\s?k|K|M)(?![\w-]))?(?P<pct>\s?\\?%)?"
 )
+# "1.3k", "12k", "2.5 k", "1.2M": a count shown rounded in thousands or millions. The suffix is a
+# power of ten on the mantissa, like "1.3e3": the digits shown set the interval, so "1.3k" stands
+# for [1,250, 1,350] (half a unit of its last digit, 0.05 thousand) and "12k" for [11,500, 12,500].
+# "B" (billions) is not read: "7B" names a model size far more often than it reports a count.
+_MULT = {"k": 3, "K": 3, "M": 6}
 _CMP = re.compile(r"(<=|>=|≤|≥|<|>|\\leq?|\\geq?|\\lt|\\gt)\s*\$?\s*$")
 _PM = re.compile(r"(?:±|\+/-|\\pm)\s*\$?\s*$")
 # Words that name the scale of a number: a count (of items, of the 4 groups of a board) or a
@@ -116,6 +121,8 @@ def _parse_literal(m: re.Match) -> tuple[float, int, int, bool] | None:
     neg = sign in ("-", "−", "–")
     exp = m.group("exp")
     e = int(exp[1:].replace("−", "-")) if exp else 0
+    if m.group("mult"):
+        e += _MULT[m.group("mult").strip()]
     decimals = len(body.split(".", 1)[1]) if "." in body else 0
     try:
         v = float(body) * (10.0 ** e if e else 1.0)

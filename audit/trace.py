@@ -57,9 +57,44 @@ def _in_value(m: Mention, v: float) -> bool:
 
 def _fmt(m: Mention, s: Source, scale: int) -> str:
     v = s.value * scale
+    if abbreviated(m):
+        return _abbrev_text(m, v)
     if m.exponent:
         return f"{v:.{m.decimals}e}"
     return f"{v:.{m.decimals}f}{'%' if scale == 100 else ''}"
+
+
+def abbreviated(m: Mention) -> bool:
+    """A count shown rounded in thousands or millions ("1.3k", "12k", "2.5 k", "1.2M"; see audit.numbers)."""
+    return bool(m.exponent) and m.text[-1:] in ("k", "K", "M")
+
+
+def _abbrev_text(m: Mention, v: float) -> str:
+    """``v`` shown the way ``m`` shows its number: 1319 as "1.3k" for "1.9k"."""
+    return f"{v / 10.0 ** m.exponent:.{m.decimals}f}{m.text[-1]}"
+
+
+_HELDOUT_COUNT = re.compile(r"held[- ]?out|\btest\b|\bsplit\b|\b(?:problems|items|questions|puzzles|examples|boards)\b",
+                            re.I)
+
+
+def _trace_abbreviated(idx: SourceIndex, m: Mention) -> Traced:
+    """An abbreviated count ("about 1.3k", "12k rows") is a count, never a fraction or a mean.
+
+    It stands for the interval its digits set ("1.3k": 1,250 to 1,350, half a unit of its last digit
+    either side), so it traces to a count in that interval. When its clause is about the held-out set
+    ("1,319 problems, about 1.3k", "a 1.3k-problem test split") it is the locked held-out n: checked
+    against ``lock.dataset.heldout_n``, and any other value is an error. Otherwise it is traced by value
+    alone to a whole-number source, or untraced."""
+    n = idx.by_id.get("lock.dataset.heldout_n")
+    if n is not None and _HELDOUT_COUNT.search(m.window or m.sentence):
+        if _in(m, n, 1):
+            return Traced(m, "traced", [n], decisive=True)
+        return Traced(m, "error", [n], f"{_abbrev_text(m, n.value)} ({n.id} = {n.value:g})",
+                      f"{m.text} written, the lock gives {n.value:,.0f} held-out items ({n.id}), "
+                      f"{_abbrev_text(m, n.value)} at the digits shown", True)
+    hits = [s for s in idx.matching(*m.bounds) if not s.percentable and s.unit != "percent"]
+    return Traced(m, "traced" if hits else "untraced", hits[:5])
 
 
 def _context(m: Mention, arms: list[str]):
@@ -149,6 +184,8 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Readin
         reading = None     # a number in code is never a label or a claim; by value alone at most
     if is_label(m) or (reading is not None and reading.param):
         return Traced(m, "label")
+    if abbreviated(m) and not m.pin:
+        return _trace_abbreviated(idx, m)
     want, other = _scales(m)
     if m.kind == "table" and _ROW_PCT.search(m.row or "") and not m.column_percent:
         m.column_percent = True

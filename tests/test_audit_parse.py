@@ -209,3 +209,36 @@ def test_only_the_parsers_headings_scope_numbers():
     assert _scope_entity(m, ARMS) == ("arm", "gspo")
     t = trace_mention(index(), m, ARMS, None, _scope_entity(m, ARMS))
     assert t.status == "error" and t.sources[0].id == "arms.gspo.heldout_accuracy.mean"
+
+
+@pytest.mark.parametrize("text, shown, value, lo, hi", [
+    ("about 1.3k problems", "1.3k", 1300, 1250, 1350),
+    ("12k rows", "12k", 12000, 11500, 12500),
+    ("1.2M tokens", "1.2M", 1.2e6, 1.15e6, 1.25e6),
+    ("2.5 k items", "2.5 k", 2500, 2450, 2550),
+])
+def test_abbreviated_counts_are_numbers_standing_for_their_rounding_interval(text, shown, value, lo, hi):
+    (m,) = md(text)
+    assert (m.text, m.value, m.status_hint) == (shown, value, "value")
+    assert m.bounds[0] == pytest.approx(lo) and m.bounds[1] == pytest.approx(hi)
+
+
+def test_words_and_model_sizes_are_no_abbreviated_counts():
+    assert [m.text for m in md("GSM8K, a 7B model, 5 k-fold splits, 3 km")] == ["5", "3"]
+
+
+def test_an_abbreviated_held_out_n_is_checked_against_the_lock():
+    idx = index()
+    idx.add("lock.dataset.heldout_n", 1319, "other", origin="lock")
+
+    def traced(text):
+        (m,) = [m for m in md(text) if m.text.endswith("k")]
+        return trace_mention(idx, m, ARMS, None)
+
+    ok = traced("The full test split (about 1.3k problems).")
+    assert (ok.status, ok.decisive, ok.sources[0].id) == ("traced", True, "lock.dataset.heldout_n")
+    bad = traced("The full test split (about 1.9k problems).")
+    assert bad.status == "error" and bad.expected == "1.3k (lock.dataset.heldout_n = 1319)"
+    assert traced("We logged 1.3k rows.").status == "traced"        # by value alone: no held-out words
+    assert traced("We logged 4.8k rows.").status == "untraced"
+    assert traced("The full test split (about 1.32k problems).").status == "traced"
