@@ -28,7 +28,9 @@ def numbers_line(result: AuditResult) -> str:
         line = summary_line(result.number_counts)
     else:
         line = f"numbers: {result.traced_count} traced, {len(result.untraced)} untraced"
-    return line + ("" if result.strict else " (value-only, untraced and in-code numbers are findings only with --strict)")
+    return line + ("" if result.strict else " (value-only numbers are errors in a results table or a sentence with a "
+                                            "statistic; elsewhere value-only, untraced and in-code numbers are findings "
+                                            "only with --strict)")
 
 
 def root_lines(result: AuditResult) -> list[str]:

@@ -4,8 +4,9 @@ The tracer (:mod:`audit.trace`) says what a number equals; this module says what
 of it, so that a drop in the count is visible and nothing is skipped silently:
 
 - ``traced``: its context (pin, scope, row, column, sentence) names the source it equals;
-- ``value-only``: it equals some source but nothing in its context says which (an error with
-  ``--strict``);
+- ``value-only``: it equals some source but nothing in its context says which: counted and shown;
+  an error where the reader takes it for a checked result (:func:`setting`: in a *results table*
+  or a *sentence with a statistic*), and everywhere with ``--strict``;
 - ``label``: a number inside a label (header cell, row label, "n=500", "seed 1", "pass@16"):
   never a value (its checkable facts are checked as facts);
 - ``error``: it contradicts the source its context names (or, with ``--strict``, is untraced);
@@ -18,6 +19,7 @@ of it, so that a drop in the count is visible and nothing is skipped silently:
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 STATUSES = ("traced", "value-only", "label", "error", "untraced", "in code", "comment", "front matter")
@@ -44,12 +46,14 @@ class NumberRow:
         return asdict(self)
 
 
-def _rule(t, status: str) -> str:
+def _rule(t, status: str, where: str = "") -> str:
     """The rule that decided a number's status, in words a reviewer can read."""
     m = t.mention
     own = getattr(t, "rule", "")
     if own:
         return own
+    if status == "error" and t.status == "traced" and where:
+        return f"value-only in a {where}: equal to a source by value alone, its context names none"
     if status == "label":
         fact = f" ({m.label_fact[0]} = {m.label_fact[1]:g})" if m.label_fact else ""
         return "label: header cell, row label or label phrase" + fact
@@ -79,12 +83,14 @@ def _quoted(t) -> bool:
     return bool(t.sources) and all(s.id.startswith(_QUOTED) for s in t.sources)
 
 
-def classify(t, strict: bool = False) -> str:
+def classify(t, strict: bool = False, where: str = "") -> str:
     """The final status of one traced number (see the module docstring).
 
     Args:
         t: an :class:`audit.trace.Traced`.
         strict: ``--strict``: value-only, untraced and wrong-in-code numbers are errors.
+        where: :func:`setting` of the number: a value-only number in a results table or a sentence
+            with a statistic is an error (README failure 15), elsewhere it is only counted.
     Returns:
         One of :data:`STATUSES`.
     Example:
@@ -104,17 +110,17 @@ def classify(t, strict: bool = False) -> str:
     if t.status == "traced" and not t.decisive and not m.pin:
         if _quoted(t):
             return "traced"
-        return "error" if strict else "value-only"
+        return "error" if strict or where else "value-only"
     if t.status == "untraced" and strict:
         return "error"
     return t.status if t.status in STATUSES else "untraced"
 
 
-def number_row(t, status: str) -> NumberRow:
-    """The traceability-table line of one number."""
+def number_row(t, status: str, where: str = "") -> NumberRow:
+    """The traceability-table line of one number (``where``: its :func:`setting`)."""
     m = t.mention
     src = t.sources[0] if t.sources else None
-    return NumberRow(location=m.where, text=m.text, status=status, rule=_rule(t, status),
+    return NumberRow(location=m.where, text=m.text, status=status, rule=_rule(t, status, where),
                      source=src.id if src else "", source_value=f"{src.value!r}" if src else "",
                      expected=t.expected, kind=m.kind, row=m.row or "", column=m.column or "",
                      context=" ".join((m.line_text or "")[:400].split())[:200])   # bounded: linear
@@ -138,3 +144,147 @@ def summary_line(c: dict[str, int]) -> str:
     skipped = sum(c.get(s, 0) for s in SKIPPED)
     why = ", ".join(f"{c.get(s, 0)} {s}" for s in SKIPPED if c.get(s, 0))
     return f"numbers: {c.get('seen', 0)} seen: {main}; skipped {skipped}" + (f" ({why})" if why else "")
+
+
+# Where a value-only number is an error (README failure 15). One definition, used by check 10:
+#
+# - a *results table* is a table (Markdown, HTML or LaTeX) whose header cells or row labels name
+#   an arm, a seed or a metric of the study, or that holds a number its context traced to a value
+#   of the analysis or of a run record (a hyperparameter table whose numbers are all lock values is
+#   not one);
+# - a *sentence with a statistic* is a prose sentence that states a statistic with a number:
+#   "p = 0.021", "p < 0.05", "95% CI [0.630, 0.635]", "(CI 2.64-3.44)", an interval "[a, b]",
+#   "Δ = +0.005", "± 0.8", "t(7) = 2.9", "d = 0.41", "effect size 0.4", "SD 0.8". The word alone
+#   ("percentile intervals", "effect sizes are reported below") is not a statistic.
+#
+# A reader takes every number there for a checked result, so one the audit can only match by
+# value is an error there; elsewhere (a hyperparameter sentence, "2,000 resamples") it is counted.
+
+RESULTS_TABLE = "results table"
+STATISTIC_SENTENCE = "sentence with a statistic"
+
+_NUM = r"[-−+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)"
+_DEC = r"[-−+]?\d*\.\d+"   # an interval's ends have decimals: "(1, 2)" is a list of seeds, not an interval
+_STATISTIC = re.compile(
+    rf"\bp(?:[-_ ]?(?:adj(?:usted)?|values?))?\s*(?:=|<|>|≤|≥|<=|>=|\\le\b|\\leq\b|\\ge\b|\\geq\b|\\lt\b|of)\s*\$?\s*{_NUM}"
+    rf"|\b(?:CIs?|confidence\s+intervals?|credible\s+intervals?|HDI)\b\W{{0,6}}(?:of\s+|from\s+)?{_NUM}"
+    rf"|[\[(]\s*{_DEC}\s*%?\s*,\s*{_DEC}\s*%?\s*[\])]"
+    rf"|Δ|\\Delta\b|±|\\pm\b|\+/-"
+    rf"|\bt\s*(?:\(\s*\d+(?:\.\d+)?\s*\))?\s*=\s*{_NUM}"
+    rf"|\b(?:Cohen'?s\s+)?d(?:_?z|_\{{z\}})?\s*=\s*{_NUM}"
+    rf"|\beffect\s+sizes?\b\W{{0,4}}(?:of\s+|was\s+|is\s+)?(?:d_?z?\s*=\s*)?{_NUM}"
+    rf"|\b(?:s\.?d\.?|std|standard\s+deviation|s\.?e\.?m?|standard\s+error)\b\W{{0,3}}(?:of\s+|was\s+|is\s+)?{_NUM}",
+    re.I)
+
+
+def statistic_in(sentence: str) -> str:
+    """The statistic ``sentence`` states with a number (the text that says so), or ``""``.
+
+    Args:
+        sentence: one prose sentence.
+    Returns:
+        The matched words, e.g. ``"p = 0.021"``; ``""`` when the sentence states no statistic.
+    Example:
+        >>> statistic_in("GSPO against GRPO: paired t p = 0.021 (BH-adjusted 0.084).")
+        'p = 0.021'
+        >>> statistic_in("Intervals are percentile intervals over seeds with 2,000 resamples.")
+        ''
+    """
+    m = _STATISTIC.search(sentence or "")
+    return m.group(0) if m else ""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The report's results tables, found once: ``of(t)`` gives each number's setting."""
+
+    tables: frozenset
+
+    def of(self, t) -> str:
+        """:data:`RESULTS_TABLE`, :data:`STATISTIC_SENTENCE` or ``""`` for one traced number."""
+        m = t.mention
+        if m.kind == "table":
+            return RESULTS_TABLE if _table_key(m) in self.tables else ""
+        if m.kind == "prose" and statistic_in(m.sentence):
+            return STATISTIC_SENTENCE
+        return ""
+
+
+def _table_key(m) -> tuple:
+    return (m.file, tuple(m.header or ()), m.table_caption or "")
+
+
+def _outcome(t) -> bool:
+    """Its context traced it (right or wrong) to a value of the analysis or a run record."""
+    return bool(t.decisive and t.sources and t.sources[0].origin != "lock")
+
+
+def _names_result(text: str, vocab) -> bool:
+    from audit.words import seed_in
+
+    if not text or not re.search(r"[A-Za-z]", text):
+        return False
+    if seed_in(text) is not None:
+        return True
+    return vocab is not None and bool(vocab.arms_in(text) or vocab.metrics_in(text))
+
+
+def settings(results: list, vocab=None) -> Settings:
+    """Find the results tables of a traced report (see the definition above); linear in numbers.
+
+    Args:
+        results: the :class:`audit.trace.Traced` numbers of the report.
+        vocab: the study's :class:`audit.words.Vocabulary` (arm and metric names), or None.
+    Returns:
+        A :class:`Settings`.
+    Example:
+        >>> settings([]).tables
+        frozenset()
+    """
+    tables: set = set()
+    seen_header: set = set()
+    seen_row: set = set()
+    for t in results:
+        m = t.mention
+        if m.kind != "table":
+            continue
+        key = _table_key(m)
+        if key in tables:
+            continue
+        if _outcome(t):
+            tables.add(key)
+            continue
+        if key not in seen_header:
+            seen_header.add(key)
+            if _names_result(" | ".join(m.header or ()), vocab):
+                tables.add(key)
+                continue
+        row = (key, m.identity or "", m.row or "")
+        if row not in seen_row:
+            seen_row.add(row)
+            if _names_result(f"{m.identity or ''} {m.row or ''}", vocab):
+                tables.add(key)
+    return Settings(frozenset(tables))
+
+
+def value_only_error(t, where: str) -> tuple[str, str]:
+    """(expected, message) of a value-only number that is an error where it sits.
+
+    Args:
+        t: the :class:`audit.trace.Traced` number (traced by value alone).
+        where: its setting, :data:`RESULTS_TABLE` or :data:`STATISTIC_SENTENCE`.
+    Returns:
+        What a reader needed, and the message a person would write.
+    """
+    m = t.mention
+    matched = " or ".join(f"{s.id} = {s.value:.6g}" for s in t.sources[:3]) or "a source"
+    if len(t.sources) > 3:
+        matched += f" (and {len(t.sources) - 3} other values)"
+    if where == RESULTS_TABLE:
+        return ("a value its row and column name (arm or run, and metric), or a pinned id",
+                f"row {m.row!r}, column {m.column!r}: {m.text} matches {matched} but nothing in its row or column "
+                f"says which value it reports (a results table)")
+    stat = statistic_in(m.sentence)
+    return ("a value its sentence names (arm or contrast, and statistic), or a pinned id",
+            f"{m.text} matches {matched} but nothing in its sentence says which value it reports (a sentence "
+            f"with a statistic: {stat!r})")

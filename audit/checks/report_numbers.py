@@ -55,18 +55,23 @@ def _check_claims(ctx, out, files) -> None:
 
 def _number_findings(ctx, out, results) -> list:
     """One status per number (audit.statuses); a finding for each error, the table for --json/--html."""
-    from audit.statuses import classify, counts, number_row
+    from audit.statuses import classify, counts, number_row, settings, value_only_error
 
     rows, untraced = [], []
+    setting = settings(results, ctx._cache.get("vocab"))
     for t in results:
         m = t.mention
-        status = classify(t, ctx.strict)
-        rows.append(number_row(t, status))
+        where = setting.of(t) if t.status == "traced" and not t.decisive else ""
+        status = classify(t, ctx.strict, where)
+        rows.append(number_row(t, status, where))
         if t.status == "untraced" and status in ("untraced", "error"):
             untraced.append({"location": m.where, "text": m.text, "line": m.line_text[:400].strip()[:200]})
         if status != "error":
             continue
-        if t.status == "error" and not m.in_code:
+        if where and not m.in_code and not m.pin:
+            expected, message = value_only_error(t, where)
+            out.add(m.where, expected, m.text, message)
+        elif t.status == "error" and not m.in_code:
             out.add(m.where, t.expected, m.text + (f" (row {m.row!r}, column {m.column!r})" if m.kind == "table" else "")
                     + (f" (macro \\{m.macro})" if m.macro else ""), t.message)
         else:
