@@ -1,0 +1,89 @@
+"""The wild set (README failure 15): hand-written reports in layouts neither corpus has.
+
+``tests/report_corpus_wild/`` holds reports a new user typed by hand over the studies of
+``tests/report_corpus/`` and over a runner-shaped campaign: a Hugging Face card with a
+``model-index`` and an evaluation table with bold values and daggers, a LaTeX booktabs table
+with siunitx ``S`` columns, a blog-style prose section, a README with a bullet per arm and
+nested bullets per seed, a raw HTML table with ``colspan``, seeds as rows with a "mean" row, a
+base/SFT reference card quoting "SFT − GRPO", and a changelog "v2 vs v1" table. Each clean
+report must audit with zero findings (with and without ``--strict``) and each plant must be
+caught by check 10 at its line with its message, by a finding the clean report does not have.
+What the audit does not do yet is ``xfail(strict=True)`` naming the exact defect, so it stays
+visible and the mark fails the day the defect is fixed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from audit import check
+from tests.report_corpus import corpus
+from tests.report_corpus_wild import wild
+
+NAMES = wild.names()
+ALL = [p for n in NAMES for p in wild.plants(n)]
+
+
+def _param(value, reason: str, id_: str):
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(value, marks=marks, id=id_)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("wild")
+    return {n: wild.build(n, root / n) for n in NAMES}
+
+
+@pytest.fixture(scope="module")
+def clean_findings(built):
+    return {n: check(built[n]).findings for n in NAMES}
+
+
+def _show(findings):
+    return [(f.check, Path(f.location).name, f.message, f.expected, f.found) for f in findings]
+
+
+@pytest.mark.parametrize("name", [_param(n, wild.known(n, "clean"), n) for n in NAMES])
+def test_clean_wild_report_has_no_finding(clean_findings, name):
+    assert _show(clean_findings[name]) == []
+
+
+@pytest.mark.parametrize("name", [_param(n, wild.known(n, "strict"), n) for n in NAMES])
+def test_clean_wild_report_has_no_finding_strict(built, name):
+    assert _show(check(built[name], strict=True).findings) == []
+
+
+def test_wild_set_is_large_enough():
+    """At least six reports, each with ten plants of distinct kinds, over corpus studies or the campaign."""
+    assert len(NAMES) >= 6
+    for n in NAMES:
+        assert wild.study(n) in corpus.names() + [wild.CAMPAIGN]
+        assert len({p.kind for p in wild.plants(n)}) >= 10
+        assert all(p.check == "10" for p in wild.plants(n))
+
+
+def test_a_false_alarm_on_the_planted_line_is_no_catch():
+    """The catch rule itself: a finding the clean report already has does not count as catching a plant."""
+    from audit.findings import Finding
+
+    plant = wild.Plant(report="r", kind="k", file="report.md", find="a", replace="b", check="10", message="arms.x")
+    old = Finding("10", "report", "/tmp/clean/report/report.md:7", "0.5 (arms.x)", "0.6", "0.6 written (arms.x)")
+    new = Finding("10", "report", "/tmp/p3/report/report.md:7", "0.5 (arms.x)", "0.7", "0.7 written (arms.x)")
+    same = Finding("10", "report", "/tmp/p3/report/report.md:7", "0.5 (arms.x)", "0.6", "0.6 written (arms.x)")
+    assert wild.caught([same], [old], plant, 7) == []
+    assert wild.caught([same, new], [old], plant, 7) == [new]
+    assert wild.caught([new], [], plant, 8) == []
+
+
+@pytest.mark.parametrize("plant", [_param(p, p.xfail, f"{p.report}:{p.kind}") for p in ALL])
+def test_wild_plant_is_caught(built, clean_findings, tmp_path, plant):
+    clean = built[plant.report]
+    shutil.copytree(clean.parent, tmp_path / "study")
+    rep = tmp_path / "study" / clean.name
+    line = corpus.apply(rep, plant)
+    findings = check(rep).findings
+    assert wild.caught(findings, clean_findings[plant.report], plant, line), _show(findings)
