@@ -154,23 +154,65 @@ def _boundary_ok(text: str, m: re.Match) -> bool:
     return True
 
 
-# An interval written with an en or em dash, "60.4–61.7%", "(95% CI 2.64–3.44)": both ends decimals (so that
-# "0–4", "1–5" and "2026–2027" stay labels or years); the dash separates the ends, it is no minus sign.
-_DASH_RANGE = re.compile(r"(?<![\w.])[-−+]?(?P<a>\d+\.\d+)\s?\\?%?\s?[–—]\s?(?P<b>\d+\.\d+)(?![\d])")
+# An interval written with a dash between its ends: "60.4–61.7%", "(95% CI 2.64–3.44)", "−0.03–0.01",
+# "-0.03 – -0.01", "0.03-0.05". Both ends are decimals (so "0–4", "seeds 1-3", "GSM8K-500" and "2026–2027"
+# stay labels, words or years) and the dash separates the ends: it is no minus sign. Each end keeps its own
+# sign: a minus written before the low end, or before the high end after the dash ("– -0.01"), is a minus.
+_DASH_RANGE = re.compile(r"(?<![\w.])[-−+]?(?P<a>\d+\.\d+)\s?\\?%?\s?(?P<dash>[–—-])\s?(?P<bs>[-−])?"
+                         r"(?P<b>\d+\.\d+)(?![\d])")
+# An interval written in words: "95% CI from −0.03 to −0.01", "the credible interval runs from 0.2 to 0.4".
+# Only after an interval word: "accuracy rose from 0.5 to 0.7" is two values, not an interval.
+_FROM_TO = re.compile(r"\b(?:CI|intervals?|credible|HDI)\b[^.;:\d]{0,40}?\bfrom\s+(?P<a>[-−+]?\d+\.\d+)\s?\\?%?"
+                      r"\s+to\s+(?P<b>[-−+]?\d+\.\d+)(?![\d])", re.I)
 
 
 def dash_ranges(text: str) -> list[re.Match]:
-    """The en-dash intervals of ``text`` (both ends decimals)."""
-    return list(_DASH_RANGE.finditer(text)) if ("–" in text or "—" in text) else []
+    """The dash intervals of ``text`` (both ends decimals; see ``_DASH_RANGE``).
+
+    Args:
+        text: a sentence, cell or heading.
+
+    Returns:
+        One match per interval: groups ``a`` and ``b`` are the ends' digits, ``bs`` the high end's own
+        minus sign (None when the dash is the only thing between the ends).
+
+    Example:
+        >>> [(r.group("a"), r.group("bs"), r.group("b")) for r in dash_ranges("CI -0.03 – -0.01, 0.2-0.4")]
+        [('0.03', '-', '0.01'), ('0.2', None, '0.4')]
+    """
+    if not ("-" in text or "–" in text or "—" in text):
+        return []
+    return [r for r in _DASH_RANGE.finditer(text)
+            if r.group("dash") != "-" or not text[r.end():r.end() + 1].isalpha()]   # "1.5-2.0x" is no interval
+
+
+def worded_ranges(text: str) -> list[re.Match]:
+    """The "CI from A to B" intervals of ``text`` (groups ``a`` and ``b`` hold each end with its sign)."""
+    return list(_FROM_TO.finditer(text)) if "from" in text else []
 
 
 def numbers_in(text: str) -> list[tuple[re.Match, float, int, int, bool]]:
+    """Every number of ``text`` with its value, digits after the point, exponent and % sign.
+
+    Args:
+        text: a sentence, cell or heading.
+
+    Returns:
+        ``(match, value, decimals, exponent, percent)`` per number, in order; a dash between the ends
+        of an interval is no minus sign, a minus before either end is.
+
+    Example:
+        >>> [v for _m, v, *_ in numbers_in("CI −0.03–0.01 and 0.2-0.4; -0.03 – -0.01")]
+        [-0.03, 0.01, 0.2, 0.4, -0.03, -0.01]
+    """
     out = []
     ranges = dash_ranges(text)
     lows = {r.start("a") for r in ranges}
     highs = {r.start("b") for r in ranges}
+    signed_highs = {r.start("b") for r in ranges if r.group("bs")}
     for m in _NUM.finditer(text):
-        if m.start("body") in highs and m.group("sign"):
+        if m.start("body") in highs and m.group("sign") and m.start("body") not in signed_highs \
+                and m.start("sign") == m.start("body") - 1 and text[m.start("sign")] in "-–—":
             m = _NUM.match(text, m.start("body"))   # "61.7" of "60.4–61.7": the dash is no sign
         if m is None or not (m.start("body") in lows | highs or _boundary_ok(text, m)):
             continue
@@ -219,7 +261,7 @@ def label_spans(text: str) -> dict[int, tuple[str, float] | None]:
         Number start positions mapped to (fact name, value) or None when the label states no fact.
     Example:
         >>> sorted(label_spans("accuracy (n=500, test split), pass@16").items())
-        [(10, ('n', 500.0)), (36, ('pass@k', 16.0))]
+        [(12, ('n', 500.0)), (35, ('pass@k', 16.0))]
     """
     out: dict[int, tuple[str, float] | None] = {}
     if not _LABEL_CUE.search(text):   # one scan decides whether any of the patterns below can match
@@ -360,6 +402,10 @@ class _Builder:
                 ends[im.start("a")] = ("low", self._interval)
                 ends[im.start("b")] = ("high", self._interval)
         for im in dash_ranges(text):
+            self._interval += 1
+            ends[im.start("a")] = ("low", self._interval)
+            ends[im.start("b")] = ("high", self._interval)
+        for im in worded_ranges(text):
             self._interval += 1
             ends[im.start("a")] = ("low", self._interval)
             ends[im.start("b")] = ("high", self._interval)

@@ -190,3 +190,49 @@ def test_zero_to_four_mean_in_prose():
     # a fraction said as a fraction ("of the groups") is not a count
     (m, t) = last_cell("The first GSPO run found 0.6875 of the groups.")
     assert m.scale is None and t.status == "untraced"
+
+
+def ci_index():
+    idx = index()
+    idx.add("contrasts.dr_grpo-grpo.ci95.low", -0.031, "difference")
+    idx.add("contrasts.dr_grpo-grpo.ci95.high", -0.008, "difference")
+    return idx
+
+
+def ci_cell(cell):
+    idx = ci_index()
+    ms = [m for m in md(f"| Comparison | 95% CI |\n|---|---|\n| Dr. GRPO − GRPO | {cell} |\n") if m.kind == "table"]
+    return ms, [trace_mention(idx, m, ARMS) for m in ms]
+
+
+@pytest.mark.parametrize("cell", ["−0.03 – −0.01", "-0.03 - -0.01", "[-0.031, -0.008]", "−0.03–−0.01", "-0.03--0.01"])
+def test_interval_with_negative_ends_reads_both_ends_with_their_signs(cell):
+    ms, ts = ci_cell(cell)
+    assert [(m.value, m.role) for m in ms] == [(pytest.approx(-0.03, abs=0.002), "low"),
+                                                (pytest.approx(-0.01, abs=0.002), "high")]
+    assert [(t.status, t.sources[0].id) for t in ts] == [("traced", "contrasts.dr_grpo-grpo.ci95.low"),
+                                                         ("traced", "contrasts.dr_grpo-grpo.ci95.high")]
+
+
+@pytest.mark.parametrize("cell", ["−0.03 – 0.01", "-0.03 - 0.01", "−0.03–0.01"])
+def test_a_dropped_minus_on_the_high_end_is_an_error(cell):
+    ms, ts = ci_cell(cell)
+    assert [m.value for m in ms] == [-0.03, 0.01] and [t.status for t in ts] == ["traced", "error"]
+
+
+def test_swapped_negative_ends_are_found():
+    ms, _ = ci_cell("−0.01 – −0.03")
+    assert [(m.role, m.value) for m in ms] == [("low", -0.01), ("high", -0.03)]
+    assert len(swapped_intervals(ms)) == 1
+
+
+def test_interval_in_words_after_an_interval_word():
+    ms = md("Dr. GRPO − GRPO: 95% CI from −0.03 to −0.01. Accuracy rose from 0.5 to 0.7.")
+    assert [(m.text, m.role) for m in ms if m.status_hint == "value"] == [
+        ("−0.03", "low"), ("−0.01", "high"), ("0.5", None), ("0.7", None)]
+
+
+def test_hyphenated_labels_are_never_negative_numbers():
+    ms = md("| Metric (0-4) | seeds 1-3 |\n|---|---|\n| GSM8K-500 groups (0-4) | 2.75 |\n\nSee 2026-01-02, v1.2-3.4.")
+    assert all(m.value >= 0 for m in ms)
+    assert [m.text for m in ms if m.status_hint == "value"] == ["2.75"]
