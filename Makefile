@@ -29,7 +29,7 @@ demo: install
 
 test: install-test
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -p no:cacheprovider
 
 lint:
 	$(BIN)/ruff check .

@@ -1,11 +1,54 @@
-"""Suite-wide guards: the tests never touch the network.
+"""Suite-wide guards and shared fixtures.
 
-Set before any test module imports transformers/datasets/huggingface_hub, which read these
-variables at import time.
+The tests never touch the network: the HF offline variables are set before any test module
+imports transformers/datasets/huggingface_hub, which read them at import time.
+
+Property tests follow the hypothesis profile named by ``HYPOTHESIS_PROFILE`` (``dev`` by
+default, ``ci`` under ``make test``; see ``tests/budget.py``).
+
+``clean_campaign`` is the synthetic 3 arms x 3 seeds campaign of ``tests/audit_defects.py``,
+analysed and rendered once per session and shared by every module that audits it (building it
+costs seconds). Tests read it or copy it (``copy_campaign``) before editing; the fixture checks
+at the end of the session that no test changed it.
 """
 
+from __future__ import annotations
+
+import hashlib
 import os
+from pathlib import Path
+
+import pytest
 
 for _var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ[_var] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from budget import CI, PROFILE  # noqa: E402  (after the offline variables)
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("ci", deadline=None)
+settings.register_profile("dev", max_examples=10, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(PROFILE)
+assert CI == (PROFILE == "ci")
+
+
+def _tree_digest(root: Path) -> str:
+    """SHA-256 over every file's relative path and bytes under ``root``."""
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.fixture(scope="session")
+def clean_campaign(tmp_path_factory):
+    """The clean synthetic campaign (lock, runs, analysis, rendered report), built once."""
+    from audit_defects import build_clean
+
+    camp = build_clean(tmp_path_factory.mktemp("clean_campaign") / "c")
+    before = _tree_digest(camp.root)
+    yield camp
+    assert _tree_digest(camp.root) == before, "a test changed the shared clean campaign: copy it first"

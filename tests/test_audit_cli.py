@@ -10,7 +10,6 @@ import pytest
 from audit_defects import (
     LOCK_REL,
     _add_run,
-    build_clean,
     chdir,
     copy_campaign,
     edit_manifest,
@@ -25,8 +24,8 @@ from audit.registry import CHECKS
 
 
 @pytest.fixture(scope="session")
-def clean(tmp_path_factory):
-    return build_clean(tmp_path_factory.mktemp("audit_cli") / "c")
+def clean(clean_campaign):
+    return clean_campaign
 
 
 @pytest.fixture

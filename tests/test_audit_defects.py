@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from audit_defects import DEFECTS, EXPECTED_MESSAGE, NOT_AUDITABLE, build_clean, copy_campaign
+from audit_defects import DEFECTS, EXPECTED_MESSAGE, NOT_AUDITABLE, copy_campaign
 
 from audit.engine import run_audit
 from audit.registry import CHECKS
-
-
-@pytest.fixture(scope="session")
-def clean_campaign(tmp_path_factory):
-    return build_clean(tmp_path_factory.mktemp("audit_clean") / "c")
 
 
 @pytest.fixture(scope="session")

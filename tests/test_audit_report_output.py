@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from audit_defects import build_clean, copy_campaign
+from audit_defects import copy_campaign
 
 from audit.cli import main
 from audit.engine import run_audit
@@ -15,8 +15,8 @@ from audit.output import plain_text
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory):
-    return build_clean(tmp_path_factory.mktemp("audit_out") / "c")
+def clean(clean_campaign):
+    return clean_campaign
 
 
 def _flip_one_byte(camp, arm="gspo", seed=37):

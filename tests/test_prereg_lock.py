@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,7 +70,7 @@ def spell(obj, rnd: random.Random, ints_as_floats: bool = True) -> str:
 
 
 @given(doc=json_docs, seed=st.integers(0, 2**32 - 1))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(ci=300, dev=40), deadline=None)
 def test_hash_ignores_key_order_whitespace_unicode_and_float_spelling(doc, seed):
     text = spell(doc, random.Random(seed))
     again = json.loads(text)
@@ -78,7 +79,7 @@ def test_hash_ignores_key_order_whitespace_unicode_and_float_spelling(doc, seed)
 
 
 @given(seed=st.integers(0, 2**32 - 1))
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(ci=15, dev=4), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_locking_respelled_preregistration_gives_same_content_hash(tmp_path, seed):
     original = read_json(DEMO)
     ref = build_lock(original, now="2026-01-01T00:00:00Z")["content_hash"]
@@ -110,7 +111,7 @@ def signed_lock(tmp_path_factory):
 
 
 @given(data=st.data())
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(ci=400, dev=50), deadline=None)
 def test_any_single_byte_flip_is_detected(signed_lock, data):
     raw, d = signed_lock
     pos = data.draw(st.integers(0, len(raw) - 1), label="position")
@@ -280,7 +281,7 @@ def test_duplicate_keys_are_refused(tmp_path):
 
 
 @given(data=st.data())
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(ci=60, dev=10), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_byte_flips_through_the_cli_exit_2_without_traceback(signed_lock, capsys, data):
     from prereg.cli import main
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.power import NormalIndPower, TTestIndPower, TTestPower
@@ -99,7 +100,7 @@ def test_large_effects_stay_finite():
 
 
 @given(sd=st.floats(0.001, 10), n=st.integers(2, 40), power=st.floats(0.2, 0.99))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(ci=40, dev=10), deadline=None)
 def test_mde_inverts_power(sd, n, power):
     m = P.mde_paired(sd, n, 0.05, power)
     assert P.power_paired(m, sd, n, 0.05) == pytest.approx(power, abs=1e-7)

@@ -14,7 +14,6 @@ import pytest
 from audit_defects import (
     HELDOUT_TRACE,
     MANIFEST,
-    build_clean,
     copy_campaign,
     edit_manifest,
     edit_rows,
@@ -26,8 +25,8 @@ from prereg.scoring import SCORERS, scorer_for
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory):
-    return build_clean(tmp_path_factory.mktemp("rec_clean") / "c")
+def clean(clean_campaign):
+    return clean_campaign
 
 
 def _audit(clean, tmp_path, fn, *, analyze=True):

@@ -12,7 +12,7 @@ import subprocess
 import time
 
 import pytest
-from audit_defects import LOCK_REL, build_clean, chdir
+from audit_defects import LOCK_REL, chdir
 from runner_run_support import prereg, write_lock
 
 from audit.cli import main as audit_main
@@ -21,8 +21,8 @@ from stats.cli import main as stats_main
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory):
-    return build_clean(tmp_path_factory.mktemp("out_clean") / "c")
+def clean(clean_campaign):
+    return clean_campaign
 
 
 @pytest.fixture

@@ -14,7 +14,8 @@ pass a record that contradicts itself:
   differs from the manifest's seed;
 * an analysis.json value that is not what the locked plan computes.
 
-The example count is CI-sized (each example copies the campaign and runs the whole audit).
+The example count is CI-sized under ``HYPOTHESIS_PROFILE=ci`` and smaller in the fast tier (each
+example copies the campaign and runs the whole audit).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from audit_defects import ARMS, SEEDS, build_clean, copy_campaign
+from audit_defects import ARMS, SEEDS, copy_campaign
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,12 +38,13 @@ from prereg.jsonio import read_json, write_json_atomic
 from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, artifact_digests, seal
 from prereg.scoring import scorer_for
 
-EXAMPLES = int(os.environ.get("RLPREREG_PROPERTY_EXAMPLES", "15"))  # CI-sized; raise it for a deep run
+# CI runs 15 examples per test, the fast tier 4 (tests/budget.py); RLPREREG_PROPERTY_EXAMPLES sets a deep run
+EXAMPLES = int(os.environ.get("RLPREREG_PROPERTY_EXAMPLES", examples(ci=15, dev=4)))
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory):
-    camp = build_clean(tmp_path_factory.mktemp("prop_clean") / "c")
+def clean(clean_campaign):
+    camp = clean_campaign
     assert run_audit(camp.report).exit_code == 0
     return camp
 
