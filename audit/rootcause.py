@@ -39,7 +39,13 @@ class _Run:
 def _runs_of(ctx) -> list[_Run]:
     """Every run folder the audit knows, with the seals that identify it in analysis.json."""
     inputs = (ctx.analysis or {}).get("inputs") or {}
-    recorded = inputs.get("runs") or []
+    by_path: dict = {}  # an analysis input's recorded path -> the seals recorded with it
+    by_unit: dict = {}  # its arm/sSEED -> the same
+    for item in inputs.get("runs") or []:
+        if isinstance(item, dict):
+            if isinstance(item.get("path"), str):
+                by_path.setdefault(item["path"], set()).add(item.get("seal"))
+            by_unit.setdefault(f"{item.get('arm')}/s{item.get('seed')}", set()).add(item.get("seal"))
     out = []
     paths = [(r.path, r.manifest) for r in ctx.runs] + [(p, None) for p, _ in ctx.unreadable_runs]
     for path, m in paths:
@@ -48,9 +54,7 @@ def _runs_of(ctx) -> list[_Run]:
         tail = "/".join(run_dir.parts[-3:])
         seals = {m.get("seal")} if isinstance(m, dict) and m.get("seal") else set()
         unit = f"{m.get('arm')}/s{m.get('seed')}" if isinstance(m, dict) else "/".join(run_dir.parts[-2:])
-        for item in recorded:
-            if isinstance(item, dict) and (item.get("path") == tail or f"{item.get('arm')}/s{item.get('seed')}" == unit):
-                seals.add(item.get("seal"))
+        seals |= by_path.get(tail, set()) | by_unit.get(unit, set())
         out.append(_Run(rel, unit, frozenset(s for s in seals if s)))
     return out
 
