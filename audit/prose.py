@@ -26,6 +26,13 @@ from audit.words import (
 )
 
 _CONTRAST_ROLES = {"diff", "p", "p_adjusted", "mde", "power"}
+# Percentage points are the unit of a difference of two percentages: "+1.78 pp", "3.8 points".
+_PP = re.compile(r"\s*(?:pp\b|percentage[\s-]+points?\b|-?points?\b)", re.I)
+# "95% CI 2.5 to 23.5 pp", "−0.18 to +0.05 pp": an interval written with "to" (unit after either end).
+_TO_RANGE = re.compile(r"\s*(%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s+[−+\-]?\d[\d,]*(?:\.\d+)?\s*"
+                       r"(%|pp\b|percentage\s+points?\b|points?\b)?", re.I)
+_TO_BEFORE = re.compile(r"^\s*(?:%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s*$", re.I)
+_CI_WORDS = re.compile(r"\bCI\b|\binterval\b|\bconfidence\b|\bcredible\b", re.I)
 _AFTER_ARM = re.compile(r"^\s*(?:\)|,)?\s*(?:for|of|with|by|from)?\s*\(?\s*\**`?")
 _LEVEL = re.compile(r"(\d{2})\s*%\s*(?:CI|confidence|credible)", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -191,9 +198,18 @@ def _pair(sentence_arms: list[str], para_pair, vocab: Vocabulary):
 def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
     """Readings of the prose numbers of one Markdown file, keyed by ``id(mention)``."""
     out: dict[int, Reading] = {}
-    paras = tex_paragraphs(file.lines) if file.path.endswith(".tex") else paragraphs(file.lines)
+    tex = file.path.endswith(".tex")
+    paras = tex_paragraphs(file.lines) if tex else paragraphs(file.lines)
+    items: list[tuple[int, str | None]] = []    # (indent, arm) of the list items enclosing the paragraph
     for para in paras:
-        _read_paragraph(para, _positions(file, para), vocab, out)
+        first = "" if tex else file.lines[para[0][0] - 1]
+        indent = len(first) - len(first.lstrip()) if _LIST_ITEM.match(first) else None
+        while items and (indent is None or items[-1][0] >= indent):
+            items.pop()
+        parent = next((a for _, a in reversed(items) if a), None)
+        subject = _read_paragraph(para, _positions(file, para), vocab, out, parent)
+        if indent is not None:
+            items.append((indent, subject))
     return out
 
 
@@ -207,10 +223,33 @@ def _fact_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
+def _is_param(after: str) -> bool:
+    """"95% CI", "8 seeds", and "±1 pp equivalence margin" (the unit between number and word)."""
+    pp = _PP.match(after)
+    return is_param(after) or (pp is not None and is_param(after[pp.end():]))
+
+
+def _to_range(text: str, s_start: int, start: int, end: int, m: Mention, low_end):
+    """("low" | "high", percent) for the ends of an interval written "A to B" after CI words
+    ("95% CI 2.5 to 23.5 pp", "−0.18 to +0.05 pp"), else (None, False). ``low_end`` is
+    (end, percent) of the low end just read, or None."""
+    if m.role is not None:
+        return None, False
+    if low_end is not None and _TO_BEFORE.match(text[low_end[0]:start]):
+        return "high", low_end[1] or m.percent
+    t = _TO_RANGE.match(text[end:end + 60])
+    if t and _CI_WORDS.search(text[max(s_start, start - 40):start]):
+        return "low", bool(t.group(1) or t.group(2)) or m.percent
+    return None, False
+
+
+def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None) -> str | None:
+    """Read one paragraph's numbers into ``out``; returns the arm it is about (its first named arm,
+    else ``parent``: the arm of the list item a nested bullet sits under, "- **GRPO**" > "- seed 3: 70.00%")."""
     text = para[1]
     facts = _fact_spans(text)
-    subject, metric, pair, last_kind, last_pct = None, None, None, "mean", False
+    subject, metric, pair, last_kind, last_pct = parent, None, None, "mean", False
+    first_arm, low_end = None, None
     spans = sentences(text)
     for s_start, s_end in spans:
         sent = text[s_start:s_end]
@@ -220,12 +259,15 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
         prev_end, prev = s_start, None
         for start, end, m in [x for x in located if s_start <= x[0] < s_end]:
             after = text[end:end + 40]
-            r = Reading(percent=m.percent or is_points(after) or (m.role in ("low", "high", "pm") and last_pct))
+            to_role, to_pct = _to_range(text, s_start, start, end, m, low_end)
+            low_end = (end, to_pct) if to_role == "low" else None
+            r = Reading(percent=m.percent or is_points(after) or to_pct or
+                        (m.role in ("low", "high", "pm") and last_pct))
             if any(a <= start < b for a, b in facts):
                 r.param = True     # checked as a fact by audit.claims
                 out[id(m)] = r
                 continue
-            if is_param(after) or (m.comparator is None and _LEVEL.match(text[start:start + 12])) \
+            if _is_param(after) or (m.comparator is None and _LEVEL.match(text[start:start + 12])) \
                     or CLAIM_BEFORE.search(text[max(0, start - 30):start]):
                 r.param = True
                 out[id(m)] = r
@@ -237,13 +279,15 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
                                      role=prev.role, level=prev.level, percent=r.percent)
                 prev_end = end
                 continue
-            role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or role_before(clause)
+            role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role or role_before(clause)
             if role is None and m.text.startswith("+") and len(set(s_arms)) >= 1:
                 role = "diff"    # "+0.214" next to named arms: a difference
             direction = diff_after(after) if role is None else None
             if direction is not None and len(set(s_arms)) >= 1:
                 role = "diff"    # "10.7 points more than SFT"
                 r.negate = direction in ("less", "lower", "worse", "below")
+            if role is None and _PP.match(after) and (s_arms or pair):
+                role = "diff"    # "The gap is 1.78 pp": percentage points are a difference of percentages
             role = role or "mean"
             r.role = role
             lv = _LEVEL.findall(text[s_start:start])
@@ -271,8 +315,10 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict) -> None:
                 last_pct = r.percent
         if s_arms:
             subject = s_arms[0]
+            first_arm = first_arm or s_arms[0]
         if s_metrics:
             metric = s_metrics[-1][1]
+    return first_arm or parent
 
 
 _COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b|\bBH\b|Holm|Bonferroni|FDR", re.I)), ("p", re.compile(r"^\W*p\b|p-?value", re.I)),
@@ -283,6 +329,7 @@ _RESTATED = re.compile(r"[\s(,;]*(?:(?:as\s+a\s+|or\s+|i\.e\.\s*|that\s+is\s*|=\
 
 
 _VERSUS = re.compile(r"\b(?:vs\.?|versus|against|relative\s+to|compared\s+(?:to|with)|minus)\s*|\s[−–-]\s*", re.I)
+_CELL_PP = re.compile(r"\d\s*(?:\]|\))?\s*(?:pp\b|percentage\s+points?\b)", re.I)
 _SD_WORD = re.compile(r"\bs\.?d\.?\b|\bstd\b|standard dev", re.I)
 
 
@@ -315,6 +362,8 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
             return None
         names = [(0, vocab.primary)]   # a p, Δ, SD or CI line of the primary metric
     r = Reading(arms=[ent[1]], seed=ent[2] if ent[0] == "run" else None, metric=names[0][1])
+    cell = next((c for c in m.row_cells if m.text in c), "")
+    r.percent = bool(_CELL_PP.search(cell))   # "−7.8 pp", "[−15.6, +0.6] pp": the cell says percentage points
     lv = _LEVEL.findall(col)
     r.level = lv[-1] if lv else "95"
     if m.role in ("low", "high"):

@@ -1,0 +1,90 @@
+"""Prose and table readings found by the wild set (tests/report_corpus_wild/, README failure 15).
+
+Each case is a sentence or table a new user typed, over the five-arm study of
+``tests/report_corpus/prose_results``: the clean text must trace to the value it states, and the
+same text with a wrong number must be an error naming that value (not a false alarm on the
+clean text, not a finding against another arm's value).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from audit import check
+from tests.report_corpus import corpus
+
+HEAD = "# Results\n\nEight seeds per arm, 500 held-out problems.\n\n"
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    return corpus.build("prose_results", tmp_path_factory.mktemp("prose") / "s")
+
+
+def _audit(study, tmp_path, body: str):
+    shutil.copytree(study.parent, tmp_path / "s")
+    rep = tmp_path / "s" / study.name
+    for f in rep.glob("*.md"):
+        f.unlink()
+    (rep / "report.md").write_text(HEAD + body)
+    return check(rep)
+
+
+def _rows(res, text: str):
+    return [r for r in res.numbers if r.text == text]
+
+
+def _errors(res):
+    return [(f.location.rsplit("/", 1)[-1], f.message) for f in res.findings]
+
+
+def test_points_make_a_difference(study, tmp_path):
+    """'The gap is 1.78 pp' is the gspo-grpo difference, not GSPO's mean in percent."""
+    body = ("GSPO reached 65.0% held-out accuracy, about 1.8 pp more than GRPO's 63.2%. The gap is 1.78 pp, "
+            "with a bootstrap interval of 1.48–2.08 pp.\n")
+    res = _audit(study, tmp_path, body)
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "1.78")] == ["contrasts.gspo-grpo.diff_mean"]
+    assert [r.source for r in _rows(res, "2.08")] == ["contrasts.gspo-grpo.ci95.high"]
+    bad = _audit(study, tmp_path / "b", body.replace("1.78 pp", "1.87 pp"))
+    assert any("contrasts.gspo-grpo.diff_mean" in m for _, m in _errors(bad)), _errors(bad)
+
+
+def test_interval_written_with_to(study, tmp_path):
+    """'95% CI −0.18 to +0.05 pp' are the two ends of the contrast's interval."""
+    body = "Dr. GRPO is indistinguishable from GRPO (−0.08 pp, 95% CI −0.18 to +0.05 pp; p = 0.28).\n"
+    res = _audit(study, tmp_path, body)
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "−0.18")] == ["contrasts.dr_grpo-grpo.ci95.low"]
+    assert [r.source for r in _rows(res, "+0.05")] == ["contrasts.dr_grpo-grpo.ci95.high"]
+    bad = _audit(study, tmp_path / "b", body.replace("+0.05 pp", "+0.15 pp"))
+    assert any("contrasts.dr_grpo-grpo.ci95.high" in m for _, m in _errors(bad)), _errors(bad)
+
+
+def test_points_before_a_margin_are_a_parameter(study, tmp_path):
+    res = _audit(study, tmp_path, "DAPO's edge is +0.35 pp over GRPO, inside our ±1 pp equivalence margin.\n")
+    assert _errors(res) == []
+    assert [r.status for r in _rows(res, "1")] == ["label"]
+
+
+def test_nested_seed_bullets_belong_to_their_parent_arm(study, tmp_path):
+    body = ("- **GRPO**: 63.2% mean\n  - seed 11: 63.2%\n  - seed 23: 62.8%\n"
+            "- **DAPO**: 63.55% mean\n  - seed 11: 63.4%\n  - seed 23: 63.2%\n")
+    res = _audit(study, tmp_path, body)
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "62.8%")] == ["runs.grpo.s23.heldout_accuracy"]
+    assert [r.source for r in _rows(res, "63.4%")] == ["runs.dapo.s11.heldout_accuracy"]
+    bad = _audit(study, tmp_path / "b", body.replace("seed 23: 62.8%", "seed 23: 62.9%"))
+    assert [m for _, m in _errors(bad)] and all("runs.grpo.s23.heldout_accuracy" in m for _, m in _errors(bad))
+
+
+def test_points_in_a_table_cell(study, tmp_path):
+    """'+1.78 pp' in a cell whose header says no unit: the cell's own 'pp' says percent."""
+    body = ("| Comparison | Δ accuracy | 95% CI |\n|---|---|---|\n"
+            "| GSPO − GRPO | +1.78 pp | [1.48, 2.08] pp |\n| AERO − GRPO | −2.00 pp | [−2.40, −1.55] pp |\n")
+    res = _audit(study, tmp_path, body)
+    assert _errors(res) == []
+    bad = _audit(study, tmp_path / "b", body.replace("−2.00 pp", "−2.10 pp"))
+    assert [m for _, m in _errors(bad)] and all("contrasts.aero-grpo.diff_mean" in m for _, m in _errors(bad))
