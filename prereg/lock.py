@@ -17,7 +17,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from prereg.canonical import canonical_bytes, sha256_json
+from prereg.canonical import sha256_json
 from prereg.errors import UserError
 from prereg.gitinfo import git_state
 from prereg.jsonio import read_json, write_json_atomic
@@ -228,7 +228,3 @@ def amend_file(prereg_path: str | Path, reason: str, *, lock_dir: str | Path = "
     out = lock_dir / lock_filename(prereg["id"], version)
     write_json_atomic(out, lock, overwrite=False)
     return out
-
-
-def canonical_text(obj) -> str:
-    return canonical_bytes(obj).decode("utf-8")

@@ -83,6 +83,34 @@ class Multiplicity:
 
 
 @dataclass(frozen=True)
+class IntervalSpec:
+    """One planned interval for contrasts: method and confidence level."""
+
+    method: str
+    level: float
+
+
+@dataclass(frozen=True)
+class ArmSummary:
+    """How each arm is summarised: statistics, and the interval around them."""
+
+    statistics: tuple[str, ...]
+    interval: str
+    level: float
+
+
+@dataclass(frozen=True)
+class Power:
+    """The plan's power settings (minimum detectable effect per contrast, seed-count lint)."""
+
+    method: str
+    alpha: float
+    target: float
+    pilot_sd: float | None
+    effect: float | None
+
+
+@dataclass(frozen=True)
 class AnalysisPlan:
     primary_metric: str
     secondary_metrics: tuple[str, ...]
@@ -90,13 +118,34 @@ class AnalysisPlan:
     test: str
     alternative: str               # default two-sided
     item_level: str                # default none
+    intervals: tuple[IntervalSpec, ...]
+    arm_summary: ArmSummary
     resamples: int
     rng_seed: int
     multiplicity: Multiplicity
     equivalence_margin: float | None
     noninferiority_margin: float | None
+    power: Power | None
     sequential: Mapping[str, Any] | None
+    tasks: tuple[str, ...]         # strata of a multi-task plan; empty for one task
+    verdicts: tuple[Mapping[str, Any], ...]   # the verdict rules as written (prereg.verdicts.evaluate)
     raw: Mapping[str, Any]         # the whole block, for fields without a typed view yet
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The primary metric, then the secondary ones (each once)."""
+        return tuple(dict.fromkeys((self.primary_metric, *self.secondary_metrics)))
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    id: str
+    metric: str
+    arm: str
+    baseline: str
+    direction: str
+    statement: str                 # default empty
+    published_effect: float | None
 
 
 @dataclass(frozen=True)
@@ -113,6 +162,7 @@ class Study:
     analysis: AnalysisPlan
     metrics: Mapping[str, MetricDecl]
     contrasts: tuple[ContrastDecl, ...]
+    hypotheses: tuple[Hypothesis, ...]
     model: Mapping[str, Any]
     dataset: Mapping[str, Any]
     task: Mapping[str, Any]
@@ -125,14 +175,25 @@ class Study:
 
 
 def _analysis(plan: Mapping) -> AnalysisPlan:
-    c, m = plan.get("contrasts") or {}, plan.get("multiplicity") or {}
+    c, m, s, pw = (plan.get(k) or {} for k in ("contrasts", "multiplicity", "arm_summary", "power"))
     return AnalysisPlan(
         primary_metric=plan["primary_metric"], secondary_metrics=tuple(plan.get("secondary_metrics") or ()),
         unit=plan.get("unit", "seed"), test=c.get("test", "paired_t"), alternative=c.get("alternative", "two-sided"),
-        item_level=c.get("item_level", "none"), resamples=plan["resamples"], rng_seed=plan["rng_seed"],
+        item_level=c.get("item_level", "none"),
+        intervals=tuple(IntervalSpec(iv["method"], iv["level"]) for iv in c.get("intervals") or ()),
+        arm_summary=ArmSummary(tuple(s.get("statistics") or ("mean",)), s.get("interval", "percentile"),
+                               s.get("level", 0.95)),
+        resamples=plan["resamples"], rng_seed=plan["rng_seed"],
         multiplicity=Multiplicity(m.get("method", "none"), m.get("alpha", 0.05), tuple(m.get("family") or ())),
         equivalence_margin=plan.get("equivalence_margin"), noninferiority_margin=plan.get("noninferiority_margin"),
-        sequential=_frozen(plan["sequential"]) if plan.get("sequential") else None, raw=_frozen(plan))
+        power=Power(pw["method"], pw["alpha"], pw["target"], pw.get("pilot_sd"), pw.get("effect")) if pw else None,
+        sequential=_frozen(plan["sequential"]) if plan.get("sequential") else None,
+        tasks=tuple(plan.get("tasks") or ()), verdicts=tuple(plan.get("verdicts") or ()), raw=_frozen(plan))
+
+
+def _hypothesis(h: Mapping) -> Hypothesis:
+    return Hypothesis(h["id"], h["metric"], h["arm"], h["baseline"], h["direction"], h.get("statement", ""),
+                      h.get("published_effect"))
 
 
 def study_of(prereg: dict) -> Study:
@@ -159,5 +220,6 @@ def study_of(prereg: dict) -> Study:
                  seeds=tuple(prereg["seeds"]), baseline_arm=prereg["baseline_arm"], arms=_frozen(arms),
                  evaluation=evaluation, analysis=_analysis(prereg["analysis"]),
                  metrics=_frozen(metric_decls(prereg)), contrasts=tuple(contrast_decls(prereg)),
+                 hypotheses=tuple(_hypothesis(h) for h in prereg.get("hypotheses") or ()),
                  model=_frozen(prereg["model"]), dataset=_frozen(prereg["dataset"]), task=_frozen(prereg["task"]),
                  raw=prereg)

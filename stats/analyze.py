@@ -3,24 +3,26 @@
 Every number is one entry of the flat ``values`` map (id -> value, method, params, unit,
 inputs, rng_seed), so the audit can recompute any of them: :func:`analyze` is pure given
 (lock, runs) — random draws come from ``resample.generator(rng_seed, stream)`` where the
-stream is named in the value's params — and :func:`recompute_value` reruns it for one id.
+stream is named in the value's params — so rerunning it reproduces any one id.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from prereg import power as pw
-from prereg.declarations import ContrastDecl, arm_decls, contrast_decls, default_baseline
+from prereg.declarations import ContrastDecl, default_baseline
 from prereg.errors import UserError
 from prereg.jsonio import dumps_pretty, write_atomic
 from prereg.lock import Lock, verify_lock
 from prereg.schema import require_valid
+from prereg.study import AnalysisPlan, IntervalSpec, Study
 from stats import coverage, designs, rliable
 from stats import intervals as iv
 from stats import multiplicity as mult
@@ -32,7 +34,6 @@ from stats.load import (
     Data,
     load,
     metric_unit,
-    needed_metrics,
     secondary_contrast_metrics,
     seed_tag,
 )
@@ -95,13 +96,13 @@ def _clean_params(p):
     return clean(p)
 
 
-def _interval_tags(specs: list[dict]) -> list[str]:
+def interval_tags(specs: Sequence[IntervalSpec]) -> list[str]:
     """Value-id tag of each contrast interval spec: ci95; ci95_<method> when a level repeats."""
     tags = []
     for i, s in enumerate(specs):
-        base = "ci" + iv.level_tag(s["level"])
-        if any(abs(o["level"] - s["level"]) < 1e-12 for o in specs[:i]):
-            base += "_" + s["method"]
+        base = "ci" + iv.level_tag(s.level)
+        if any(abs(o.level - s.level) < 1e-12 for o in specs[:i]):
+            base += "_" + s.method
         tags.append(base)
     return tags
 
@@ -117,7 +118,7 @@ def _item_matrix(units, metric: str):
 
 
 # ----------------------------------------------------------------------------- arms
-def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]) -> None:
+def _arm_values(V: Values, plan: AnalysisPlan, data: Data, arm: str, warnings: list[str]) -> None:
     seeds = data.seeds_of(arm)
     units = [data.units[(arm, s)] for s in seeds]
     seals = [u.input_id for u in units]
@@ -125,10 +126,10 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
     V.add(f"arms.{arm}.n_seeds", 0 if once else len(units), "count of included runs (one per seed)", "seeds",
           params={"seeds": seeds, **({"evaluated": "once"} if once else {})}, inputs=seals,
           note="reference arm evaluated once: no seeds" if once else None)
-    summ = plan["arm_summary"]
-    method, level, B, seed = summ["interval"], summ["level"], plan["resamples"], plan["rng_seed"]
+    summ = plan.arm_summary
+    method, level, B, seed = summ.interval, summ.level, plan.resamples, plan.rng_seed
     tag = "ci" + iv.level_tag(level)
-    for metric in needed_metrics(plan):
+    for metric in plan.metrics:
         mu = metric_unit(metric, data.decls)
         have = [u for u in units if u.metrics.get(metric) is not None]
         x = iv.rs.snap_constant(np.asarray([u.metrics[metric] for u in have], dtype=float))
@@ -146,7 +147,7 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
               "sample standard deviation over seeds (ddof=1)", mu, params=base_params, inputs=ins,
               note=None if x.size > 1 else "fewer than two seeds: SD undefined")
         items = _item_matrix(have, metric)
-        for stat in summ["statistics"]:
+        for stat in summ.statistics:
             vid = f"arms.{arm}.{metric}.{stat}"
             val = float(iv.rs.statistic(stat)(x)) if x.size else None
             note = None if x.size else "no seeds: undefined"
@@ -170,13 +171,13 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
                           inputs=ins, random=m != "t" and res.low is not None, note=res.note)
         if items is not None:
             _arm_item_interval(V, plan, arm, metric, mu, items, ins, have)
-        if metric == plan["primary_metric"]:
+        if metric == plan.primary_metric:
             w = coverage.warning_for(method, x.size, level, metric)
             if w and f"arms.*.{metric}: {w}" not in warnings:
                 warnings.append(f"arms.*.{metric}: {w}")
     for u in units:
         for d in DESCRIPTIVE + RUN_COUNTS:
-            if d in needed_metrics(plan) or u.metrics.get(d) is None:
+            if d in plan.metrics or u.metrics.get(d) is None:
                 continue
             V.add(f"runs.{arm}.{seed_tag(u.seed)}.{d}", u.metrics[d], "run summary (manifest summaries)", metric_unit(d),
                   params={"arm": arm, "seed": u.seed, "metric": d}, inputs=[u.input_id])
@@ -189,23 +190,23 @@ def _arm_values(V: Values, plan: dict, data: Data, arm: str, warnings: list[str]
               params={"summary": d, "n": len(vals)}, inputs=seals)
 
 
-def _arm_item_interval(V: Values, plan: dict, arm: str, metric: str, mu: str, items: np.ndarray, ins: list[str],
+def _arm_item_interval(V: Values, plan: AnalysisPlan, arm: str, metric: str, mu: str, items: np.ndarray, ins: list[str],
                        have: list) -> None:
     """Per-arm item-level interval of the mean (``arms.<arm>.<metric>.mean.item.ciNN``): defined
     with one seed or a reference evaluated once, where every seed-level interval is null.
     Unit ``item``: items resampled (seeds fixed); otherwise the crossed (seed x item) bootstrap."""
     from stats import items as it
 
-    level = plan["arm_summary"]["level"]
+    level = plan.arm_summary.level
     tag = "ci" + iv.level_tag(level)
-    unit = "item" if plan["unit"] == "item" or items.shape[0] == 1 else "seed_item"
+    unit = "item" if plan.unit == "item" or items.shape[0] == 1 else "seed_item"
     stream = f"arms.{arm}.{metric}.mean.item.{tag}"
-    g = iv.rs.generator(plan["rng_seed"], stream)
-    dist = (iv.rs.bootstrap(items.mean(axis=0), "mean", plan["resamples"], g) if unit == "item"
-            else it.crossed_bootstrap(items, plan["resamples"], g))
+    g = iv.rs.generator(plan.rng_seed, stream)
+    dist = (iv.rs.bootstrap(items.mean(axis=0), "mean", plan.resamples, g) if unit == "item"
+            else it.crossed_bootstrap(items, plan.resamples, g))
     lo, hi = np.quantile(dist, [(1 - level) / 2, (1 + level) / 2])
     prm = {"metric": metric, "seeds": [u.seed for u in have], "items": int(items.shape[1]), "unit": unit,
-           "level": level, "resamples": plan["resamples"], "stream": stream,
+           "level": level, "resamples": plan.resamples, "stream": stream,
            "resampling": "items with replacement" if unit == "item" else
            "seeds with replacement, one item resample shared by all drawn seeds"}
     for end, val in (("low", lo), ("high", hi)):
@@ -215,25 +216,25 @@ def _arm_item_interval(V: Values, plan: dict, arm: str, metric: str, mu: str, it
 
 
 # ----------------------------------------------------------------------------- contrasts
-def _published(prereg: dict, arm: str, base: str, metric: str):
-    for h in prereg["hypotheses"]:
-        if h["arm"] == arm and h["baseline"] == base and h["metric"] == metric:
-            return h.get("published_effect")
+def _published(study: Study, arm: str, base: str, metric: str):
+    for h in study.hypotheses:
+        if h.arm == arm and h.baseline == base and h.metric == metric:
+            return h.published_effect
     return None
 
 
-def _margin(plan: dict, metric: str, mu: str, primary: bool, data: Data, bp: dict) -> tuple[float | None, str | None]:
+def _margin(plan: AnalysisPlan, metric: str, mu: str, primary: bool, data: Data, bp: dict) -> tuple[float | None, str | None]:
     """The equivalence margin that applies to ``metric`` (the plan's, if in the primary metric's unit)."""
-    margin = plan.get("equivalence_margin")
+    margin = plan.equivalence_margin
     if not primary:
         bp["confirmatory"] = False
     if primary or margin is None:
         return margin, None
-    pu = metric_unit(plan["primary_metric"], data.decls)
+    pu = metric_unit(plan.primary_metric, data.decls)
     if mu != pu or mu == "other":
-        return None, (f"the plan's equivalence_margin is declared for {plan['primary_metric']} ({pu}); "
+        return None, (f"the plan's equivalence_margin is declared for {plan.primary_metric} ({pu}); "
                       f"{metric} is in {mu}: no margin applies")
-    bp["margin_from"] = f"analysis.equivalence_margin (declared for {plan['primary_metric']}, same unit {mu})"
+    bp["margin_from"] = f"analysis.equivalence_margin (declared for {plan.primary_metric}, same unit {mu})"
     return margin, None
 
 
@@ -260,7 +261,7 @@ def _session_views(data: Data, arm: str, base: str) -> tuple[dict, dict, dict]:
 class _Pairs:
     """One seed-paired contrast's data and plan, shared by the steps of :func:`_contrast_values`."""
 
-    plan: dict
+    plan: AnalysisPlan
     pre: str                 # value id prefix: contrasts.<id> or contrasts.<id>.<metric>
     metric: str
     primary: bool
@@ -280,7 +281,7 @@ class _Pairs:
         return int(self.d.size)
 
 
-def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warnings: list[str],
+def _contrast_values(V: Values, study: Study, data: Data, c: ContrastDecl, warnings: list[str],
                      metric: str | None = None) -> dict:
     """The contrast block of one declared (arm, baseline) contrast on one metric.
 
@@ -292,41 +293,38 @@ def _contrast_values(V: Values, prereg: dict, data: Data, c: ContrastDecl, warni
     Steps: pair the seeds, describe the differences, intervals, tests, power, TOST,
     non-inferiority, the item-level comparison.
     """
-    plan = prereg["analysis"]
-    cp = plan["contrasts"]
+    plan = study.analysis
     arm, base = c.arm, c.baseline
-    primary = metric is None or metric == plan["primary_metric"]
-    metric = plan["primary_metric"] if primary else metric
+    primary = metric is None or metric == plan.primary_metric
+    metric = plan.primary_metric if primary else metric
     mu = metric_unit(metric, data.decls)
     va, vb, sess = _session_views(data, arm, base)
-    design = designs.choose(data.seeds_of(arm, va), data.seeds_of(base, vb), plan["unit"])
-    dp = {"design": design.kind, "unit": design.unit, "planned_unit": plan["unit"], **sess,
+    design = designs.choose(data.seeds_of(arm, va), data.seeds_of(base, vb), plan.unit)
+    dp = {"design": design.kind, "unit": design.unit, "planned_unit": plan.unit, **sess,
           **({} if c.sign == "arm_minus_baseline" else {"reported_sign": c.sign})}
     if design.unit != "seed":
         extra: dict = {}
         dp.update(metric_unit=mu, _margin=_margin(plan, metric, mu, primary, data, extra))
         dp.update(extra)
-        return _unit_contrast(V, prereg, c, metric, primary, va, vb, design, dp, warnings)
+        return _unit_contrast(V, study, c, metric, primary, va, vb, design, dp, warnings)
     P = _pair_seeds(plan, c, data, va, vb, metric, primary, mu, dp)
     margin, margin_note = _margin(plan, metric, mu, primary, data, P.bp)
     sd = _describe_differences(V, P)
-    ints = _contrast_intervals(V, P, cp.get("intervals", []), warnings)
-    planned = _contrast_tests(V, P, cp["test"])
-    mde = _contrast_power(V, P, sd) if plan.get("power") else None
+    ints = _contrast_intervals(V, P, plan.intervals, warnings)
+    planned = _contrast_tests(V, P, plan.test)
+    mde = _contrast_power(V, P, sd) if plan.power else None
     tost = _contrast_tost(V, P, margin, margin_note)
     ni = _noninferiority(V, plan, P.pre, P.bp, P.d, P.ins) if primary else None
-    item_level = cp.get("item_level", "none")
-    if primary and item_level != "none":
-        _item_contrast(V, plan, P.pre, P.bp, P.ua, P.ub, metric, item_level, cp.get("intervals", []), P.ins,
-                       warnings)
+    if primary and plan.item_level != "none":
+        _item_contrast(V, plan, P.pre, P.bp, P.ua, P.ub, metric, plan.item_level, plan.intervals, P.ins, warnings)
     mde_note = V.v[f"{P.pre}.mde"].get("note") if f"{P.pre}.mde" in V.v else None
     return {"p": planned.p, "p_note": planned.note if planned.p is None else None, "mde_note": mde_note,
             "intervals": ints, "mde": clean(mde), "tost_p": clean(tost), "margin": margin,
-            "published": _published(prereg, arm, base, metric), "n": P.n, "margin_note": margin_note,
+            "published": _published(study, arm, base, metric), "n": P.n, "margin_note": margin_note,
             "design": design, "session": sess, "noninferiority_p": ni, "diffs": P.d}
 
 
-def _pair_seeds(plan, c: ContrastDecl, data: Data, va, vb, metric, primary, mu, dp) -> _Pairs:
+def _pair_seeds(plan: AnalysisPlan, c: ContrastDecl, data: Data, va, vb, metric, primary, mu, dp) -> _Pairs:
     """Seeds where both arms have the metric, and their per-seed paired differences."""
     arm, base, cid = c.arm, c.baseline, c.id
     seeds = [s for s in data.seeds_of(arm, va) if s in data.seeds_of(base, vb)
@@ -342,7 +340,7 @@ def _pair_seeds(plan, c: ContrastDecl, data: Data, va, vb, metric, primary, mu, 
     a, b = iv.rs.snap_constant(a), iv.rs.snap_constant(b)
     bp = {"metric": metric, "arm": arm, "baseline": base, "seeds": seeds, "metric_unit": mu, **dp}
     return _Pairs(plan, f"contrasts.{cid}" if primary else f"contrasts.{cid}.{metric}", metric, primary,
-                  plan["contrasts"].get("alternative", "two-sided"), plan["resamples"], plan["rng_seed"],
+                  plan.alternative, plan.resamples, plan.rng_seed,
                   ua, ub, a, b, d, bp, [u.input_id for u in ua + ub])
 
 
@@ -364,21 +362,21 @@ def _describe_differences(V: Values, P: _Pairs) -> float | None:
     return sd
 
 
-def _contrast_intervals(V: Values, P: _Pairs, specs: list, warnings: list[str]) -> dict[float, tuple]:
+def _contrast_intervals(V: Values, P: _Pairs, specs: Sequence[IntervalSpec], warnings: list[str]) -> dict[float, tuple]:
     """The planned intervals of the mean difference (all levels of one method share one stream)."""
     pre, bp, ins, metric, n = P.pre, P.bp, P.ins, P.metric, P.n
     wkey = "contrasts.*" if P.primary else f"contrasts.*.{metric}"
     ints: dict[float, tuple] = {}
-    tags = _interval_tags(specs)
+    tags = interval_tags(specs)
     items_a = _item_matrix(P.ua, metric) if metric in ITEM_FIELD else None
     items_b = _item_matrix(P.ub, metric) if metric in ITEM_FIELD else None
     if items_a is not None and items_b is not None and (P.ua[0].item_ids != P.ub[0].item_ids):
         items_a = items_b = None
     cache: dict[str, dict] = {}
     for spec, tag in zip(specs, tags, strict=True):
-        m, lv = spec["method"], spec["level"]
+        m, lv = spec.method, spec.level
         if m not in cache:
-            lvls = [s["level"] for s in specs if s["method"] == m]
+            lvls = [s.level for s in specs if s.method == m]
             cache[m] = iv.compute(P.d, "mean", m, lvls, resamples=P.resamples, rng_seed=P.rng_seed,
                                   stream=f"{pre}.{m}", items=items_a, items_other=items_b)
         r = cache[m][lv]
@@ -434,8 +432,8 @@ def _contrast_tests(V: Values, P: _Pairs, test: str) -> ht.TestResult:
 def _contrast_power(V: Values, P: _Pairs, sd: float | None) -> float | None:
     """MDE (standardized, in metric units, at the pilot SD, as if independent) and observed power."""
     pre, bp, ins, n, alt = P.pre, P.bp, P.ins, P.n, P.alt
-    pplan = P.plan["power"]
-    pm, pa, target = pplan["method"], pplan["alpha"], pplan["target"]
+    pplan = P.plan.power
+    pm, pa, target = pplan.method, pplan.alpha, pplan.target
     pparams = {**bp, "power_method": pm, "alpha": pa, "target": target, "alternative": alt, "n": n}
     d_std = pw.mde(1.0, n, pa, target, alt, design="paired", method=pm) if n >= 2 else None
     V.add(f"{pre}.mde_d", d_std, "minimum detectable standardized paired effect (dz) at the seeds present",
@@ -446,9 +444,9 @@ def _contrast_power(V: Values, P: _Pairs, sd: float | None) -> float | None:
           note=None if mde is not None else
           ZERO_SD + "; MDE null by convention (no verdict rests on a zero-variance power analysis)"
           if sd == 0 else "fewer than two pairs: MDE undefined")
-    if P.primary and pplan.get("pilot_sd") and n >= 2:  # pilot SD is in primary-metric units
-        V.add(f"{pre}.mde_pilot", d_std * pplan["pilot_sd"], "minimum detectable paired effect at the plan's pilot SD",
-              "difference", params={**pparams, "sd": pplan["pilot_sd"]}, inputs=ins)
+    if P.primary and pplan.pilot_sd and n >= 2:  # pilot SD is in primary-metric units
+        V.add(f"{pre}.mde_pilot", d_std * pplan.pilot_sd, "minimum detectable paired effect at the plan's pilot SD",
+              "difference", params={**pparams, "sd": pplan.pilot_sd}, inputs=ins)
     a, b = P.a, P.b
     sda = (0.0 if np.ptp(a) == 0 else float(np.std(a, ddof=1))) if a.size > 1 else None
     sdb = (0.0 if np.ptp(b) == 0 else float(np.std(b, ddof=1))) if b.size > 1 else None
@@ -485,7 +483,7 @@ def _observed_power(V: Values, P: _Pairs, pparams: dict, sd, pooled) -> None:
 def _contrast_tost(V: Values, P: _Pairs, margin, margin_note) -> float | None:
     """TOST against the equivalence margin (or both values null, saying why); returns its p."""
     pre, bp, ins = P.pre, P.bp, P.ins
-    alpha = P.plan["multiplicity"]["alpha"]
+    alpha = P.plan.multiplicity.alpha
     if margin is not None:
         tr = ht.tost_paired(P.d, margin)
         V.add(f"{pre}.tost_p", tr.p, "TOST (two one-sided paired t tests) p-value", "probability",
@@ -501,12 +499,12 @@ def _contrast_tost(V: Values, P: _Pairs, margin, margin_note) -> float | None:
     return None
 
 
-def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primary: bool, va: dict, vb: dict,
+def _unit_contrast(V: Values, study: Study, c: ContrastDecl, metric: str, primary: bool, va: dict, vb: dict,
                    design, dp: dict, warnings: list[str]) -> dict:
     """A contrast analysed at the item or crossed (seed x item) unit (stats.designs): the arm's
     and the baseline's per-item matrices, paired by seed when both have seeds, else the side
     evaluated once broadcast over the other's seeds."""
-    plan = prereg["analysis"]
+    plan = study.analysis
     arm, base, cid = c.arm, c.baseline, c.id
     pre = f"contrasts.{cid}" if primary else f"contrasts.{cid}.{metric}"
 
@@ -531,11 +529,11 @@ def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primar
     if not primary:
         bp["confirmatory"] = False
     ins = [u.input_id for u in ua + ub]
-    x = designs.fixed_reference_diffs(ua, ub, metric) if not same_items and plan["unit"] == "seed" else None
+    x = designs.fixed_reference_diffs(ua, ub, metric) if not same_items and plan.unit == "seed" else None
     if x is not None:  # per-seed values only, unit seed: the reference's one value held fixed (stats.designs)
         facts = designs.fixed_reference_block(V, plan, pre, bp, x, ins, margin, margin_note,
-                                              _interval_tags(plan["contrasts"].get("intervals", [])), warnings)
-        return {**facts, "published": _published(prereg, arm, base, metric), "session": dp}
+                                              interval_tags(plan.intervals), warnings)
+        return {**facts, "published": _published(study, arm, base, metric), "session": dp}
     if not same_items:
         why = (f"{design.kind} at unit {design.unit!r} needs per-item data for both sides on the same items: give "
                "a per-item table (arm, seed, item, metric; the reference's seed empty) or run folders with held-out "
@@ -543,7 +541,7 @@ def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primar
                            "value held fixed (an estimand conditional on that evaluation)"
                            if design.kind == "reference_once" else "") + ": undefined")
         return designs.undefined_block(V, plan, pre, bp, ins, why, margin, margin_note,
-                                       _published(prereg, arm, base, metric), design, dp)
+                                       _published(study, arm, base, metric), design, dp)
     d = designs.difference_matrix(A, Bm)
     if design.kind == "reference_once" and d.shape[0] == 1:
         w = (f"contrasts.{cid}: one evaluation on each side ({arm} has one seed): the interval holds item sampling "
@@ -551,14 +549,11 @@ def _unit_contrast(V: Values, prereg: dict, c: ContrastDecl, metric: str, primar
         if w not in warnings:
             warnings.append(w)
     facts = designs.add_unit_block(V, plan, pre, bp, d, A, Bm, design, ins, margin, margin_note,
-                                   _interval_tags(plan["contrasts"].get("intervals", [])))
-    facts.update({"published": _published(prereg, arm, base, metric), "design": design, "session": dp})
-    if primary and plan["contrasts"].get("item_level", "none") != "none" and design.kind == "seed_paired":
-        _item_contrast(V, plan, pre, bp, ua, ub, metric, plan["contrasts"]["item_level"],
-                       plan["contrasts"].get("intervals", []), ins, warnings)
+                                   interval_tags(plan.intervals))
+    facts.update({"published": _published(study, arm, base, metric), "design": design, "session": dp})
+    if primary and plan.item_level != "none" and design.kind == "seed_paired":
+        _item_contrast(V, plan, pre, bp, ua, ub, metric, plan.item_level, plan.intervals, ins, warnings)
     return facts
-
-
 
 
 def _effect_sizes(V, pre, bp, d, a, b, ins) -> None:
@@ -580,7 +575,7 @@ def _effect_sizes(V, pre, bp, d, a, b, ins) -> None:
 
 def _noninferiority(V, plan, pre, bp, d, ins):
     """One-sided paired t of difference > -noninferiority_margin (README failure 18), when a margin is declared."""
-    margin = plan.get("noninferiority_margin")
+    margin = plan.noninferiority_margin
     if margin is None:
         return None
     r = ht.noninferiority_paired(d, margin)
@@ -598,16 +593,17 @@ def _item_contrast(V, plan, pre, bp, ua, ub, metric, kind, specs, ins, warnings)
         V.add(f"{pre}.item.n_pairs", None, "(seed, item) outcome pairs", "count", params=bp, inputs=ins,
               note="per-item data missing or item sets differ: item-level comparison undefined")
         return
-    levels = sorted({s["level"] for s in specs}) or [0.95]
+    levels = sorted({s.level for s in specs}) or [0.95]
     analyze_items.add_values(V, plan, pre, bp, ia, ib, kind, levels, ins, warnings)
 
 
 # ----------------------------------------------------------------------------- rliable
-def _rliable_values(V: Values, plan: dict, data: Data, arms: list[str], base: str, warnings: list[str]) -> None:
-    tasks = plan["tasks"]
-    level = plan["arm_summary"]["level"]
+def _rliable_values(V: Values, plan: AnalysisPlan, data: Data, arms: list[str], base: str,
+                    warnings: list[str]) -> None:
+    tasks = list(plan.tasks)
+    level = plan.arm_summary.level
     tag = "ci" + iv.level_tag(level)
-    B, seed = plan["resamples"], plan["rng_seed"]
+    B, seed = plan.resamples, plan.rng_seed
     mats = {}
     for arm in arms:
         units = [data.units[(arm, s)] for s in data.seeds_of(arm)]
@@ -622,7 +618,7 @@ def _rliable_values(V: Values, plan: dict, data: Data, arms: list[str], base: st
             vid = f"rliable.{arm}.{agg}"
             prm = {"tasks": tasks, "runs": int(mat.shape[0]), "gamma": 1.0 if agg == "optimality_gap" else None}
             V.add(vid, float(rliable.aggregate(mat, agg)), f"rliable {agg} over (runs x tasks)",
-                  "fraction" if metric_unit(plan["primary_metric"]) == "fraction" else "other", params=prm, inputs=ins)
+                  "fraction" if metric_unit(plan.primary_metric) == "fraction" else "other", params=prm, inputs=ins)
             if dists is None:
                 stream = f"rliable.{arm}.stratified_bootstrap"
                 res = rliable.stratified_resample(mat, B, iv.rs.generator(seed, stream))
@@ -653,11 +649,6 @@ def _rliable_values(V: Values, plan: dict, data: Data, arms: list[str], base: st
 
 
 # ----------------------------------------------------------------------------- top level
-def contrast_pairs(prereg: dict) -> list[tuple[str, str]]:
-    """(arm, baseline) of every declared contrast (prereg.declarations.contrast_decls)."""
-    return [(c.arm, c.baseline) for c in contrast_decls(prereg)]
-
-
 EXPLORATORY_STUDY = "exploratory study (evidence_class exploratory): no confirmatory claim"
 EXPLORATORY_CONTRAST = "exploratory contrast (declared confirmatory: false): outside the multiplicity family"
 
@@ -677,32 +668,30 @@ def _cross_session(data: Data, cds: list[ContrastDecl]) -> dict[str, str]:
     return out
 
 
-def _study_values(V: Values, prereg: dict, data: Data) -> None:
-    arms = list(prereg["arms"])
+def _study_values(V: Values, study: Study, data: Data) -> None:
     seal_all = [u.input_id for u in data.units.values()]
     V.add("study.n_seeds", len({s for (_, s) in data.units if s is not None}),
           "distinct registered seeds with an included run", "seeds", inputs=seal_all)
     V.add("study.n_runs", len(data.units), "included runs", "count", inputs=seal_all)
-    ad = arm_decls(prereg)
-    n_reg = sum(1 if ad[a].evaluated == "once" else len(prereg["seeds"]) for a in arms)
+    n_reg = sum(1 if arm.decl.evaluated == "once" else len(study.seeds) for arm in study.arms.values())
     V.add("study.n_registered_units", n_reg, "registered evaluations: (arm, seed) units, one per once-evaluated "
           "reference arm", "count")
     V.add("study.n_excluded", len(data.excluded), "runs found but excluded", "count")
     V.add("study.n_deviations", len(data.deviations), "deviations from the plan", "count")
 
 
-def _adjust(V: Values, plan: dict, facts: dict, warnings: list[str]) -> None:
+def _adjust(V: Values, plan: AnalysisPlan, facts: dict, warnings: list[str]) -> None:
     """Multiplicity over the declared family (README failure 9); sets each fact's ``reject``."""
-    mp = plan["multiplicity"]
-    adj = mult.apply_family({c: f["p"] for c, f in facts.items()}, mp["family"], mp["method"], mp["alpha"])
-    for fam_c in mp["family"]:
+    mp = plan.multiplicity
+    adj = mult.apply_family({c: f["p"] for c, f in facts.items()}, list(mp.family), mp.method, mp.alpha)
+    for fam_c in mp.family:
         if fam_c not in facts:
             warnings.append(f"multiplicity family member {fam_c!r} is not a contrast of this plan; counted with p = 1")
     for c, f in facts.items():
         a = adj[c]
         ins = V.v[f"contrasts.{c}.p"]["inputs"]
-        prm = {"method": a["method"], "alpha": a["alpha"], "family": a["family"], "test": plan["contrasts"]["test"]}
-        note = "contrast not in the declared family: unadjusted" if a["method"] == "none" and mp["method"] != "none" else None
+        prm = {"method": a["method"], "alpha": a["alpha"], "family": a["family"], "test": plan.test}
+        note = "contrast not in the declared family: unadjusted" if a["method"] == "none" and mp.method != "none" else None
         if a["missing"]:
             note = "p undefined; counted with p = 1 in the family"
         V.add(f"contrasts.{c}.p_adjusted", a["p_adjusted"] if not a["missing"] else None,
@@ -772,49 +761,49 @@ def _label(res: dict, c: ContrastDecl, f: dict, exploratory_study: bool, cross: 
     return res
 
 
-def _hypothesis_verdicts(prereg: dict, cds: list[ContrastDecl], verdicts: dict) -> dict:
-    metric = prereg["analysis"]["primary_metric"]
+def _hypothesis_verdicts(study: Study, cds: list[ContrastDecl], verdicts: dict) -> dict:
+    metric = study.analysis.primary_metric
     by_h = {c.hypothesis: c.id for c in cds if c.hypothesis}
     ids = {c.id for c in cds}
     out = {}
-    for h in prereg["hypotheses"]:
-        c = by_h.get(h["id"], f"{h['arm']}-{h['baseline']}")
-        sec = verdicts.get("secondary", {}).get(f"{c}.{h['metric']}")
-        if h["metric"] != metric and sec is not None:
-            out[h["id"]] = {
-                "contrast": c, "metric": h["metric"], "verdict": sec["verdict"], "confirmatory": False,
-                "scope": SECONDARY_SCOPE, "source": f"verdicts.secondary.{c}.{h['metric']}",
+    for h in study.hypotheses:
+        c = by_h.get(h.id, f"{h.arm}-{h.baseline}")
+        sec = verdicts.get("secondary", {}).get(f"{c}.{h.metric}")
+        if h.metric != metric and sec is not None:
+            out[h.id] = {
+                "contrast": c, "metric": h.metric, "verdict": sec["verdict"], "confirmatory": False,
+                "scope": SECONDARY_SCOPE, "source": f"verdicts.secondary.{c}.{h.metric}",
                 "note": "secondary metric: the plan's verdict rules applied as written, with multiplicity_rejects "
                         "decided by the unadjusted planned-test p < alpha (the declared family adjusts only the "
                         "primary metric); not a confirmatory verdict"}
             continue
-        if h["metric"] != metric or c not in ids:
-            out[h["id"]] = {"contrast": c, "verdict": None,
+        if h.metric != metric or c not in ids:
+            out[h.id] = {"contrast": c, "verdict": None,
                             "note": f"hypothesis compares {c}, which is not a contrast of the plan (not declared in "
                                     "analysis.contrasts.pairs, nor an arm against the single baseline); no verdict"}
             continue
         cv = verdicts["contrasts"].get(c, {})
-        out[h["id"]] = {"contrast": c, "verdict": cv.get("verdict")}
+        out[h.id] = {"contrast": c, "verdict": cv.get("verdict")}
         if cv.get("confirmatory") is False:
-            out[h["id"]].update(confirmatory=False, scope=cv["scope"])
+            out[h.id].update(confirmatory=False, scope=cv["scope"])
     return out
 
 
 def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
     """Every value, verdict and deviation of the locked plan over the loaded data."""
-    prereg = lock.prereg
-    plan = prereg["analysis"]
-    V = Values(plan["rng_seed"])
+    study = lock.study
+    plan = study.analysis
+    V = Values(plan.rng_seed)
     warnings: list[str] = []
-    arms = list(prereg["arms"])
-    cds = contrast_decls(prereg)
-    exploratory = prereg["evidence_class"] == "exploratory"
+    arms = list(study.arms)
+    cds = list(study.contrasts)
+    exploratory = study.evidence_class == "exploratory"
     cross = _cross_session(data, cds)
-    _study_values(V, prereg, data)
+    _study_values(V, study, data)
     for arm in arms:
         _arm_values(V, plan, data, arm, warnings)
-    facts = {c.id: _contrast_values(V, prereg, data, c, warnings) for c in cds}
-    if plan.get("sequential"):  # stage-wise p and intervals replace the fixed-design ones (README failure 19)
+    facts = {c.id: _contrast_values(V, study, data, c, warnings) for c in cds}
+    if plan.sequential:  # stage-wise p and intervals replace the fixed-design ones (README failure 19)
         from stats import seqvalues
 
         seqvalues.apply(V, lock, data, facts, warnings)
@@ -823,10 +812,10 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
         if c.sign == "baseline_minus_arm":
             _reported(V, plan, c)
     sec_facts: dict[tuple[str, str], dict] = {}
-    for m in _secondary_metrics(prereg):  # same block, outside the confirmatory family (unadjusted p)
+    for m in _secondary_metrics(study):  # same block, outside the confirmatory family (unadjusted p)
         for c in cds:
-            f = _contrast_values(V, prereg, data, c, warnings, m)
-            f["reject"] = f["p"] is not None and f["p"] < plan["multiplicity"]["alpha"]
+            f = _contrast_values(V, study, data, c, warnings, m)
+            f["reject"] = f["p"] is not None and f["p"] < plan.multiplicity.alpha
             f["reject_basis"] = "unadjusted"
             sec_facts[(c.id, m)] = f
     by_id = {c.id: c for c in cds}
@@ -835,7 +824,7 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
         res = _verdict(plan, _facts(f, plan))
         res["estimable"] = f["n"] >= 2
         verdicts["contrasts"][cid] = _label(res, by_id[cid], f, exploratory, cross,
-                                            data.decls.get(plan["primary_metric"]))
+                                            data.decls.get(plan.primary_metric))
     if sec_facts:
         verdicts["secondary"] = {}
         for (cid, m), f in sec_facts.items():
@@ -845,21 +834,21 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
             res = _label(res, by_id[cid], f, exploratory, cross, data.decls.get(m))
             res["confirmatory"] = False
             verdicts["secondary"][f"{cid}.{m}"] = res
-    verdicts["hypotheses"] = _hypothesis_verdicts(prereg, cds, verdicts)
+    verdicts["hypotheses"] = _hypothesis_verdicts(study, cds, verdicts)
     kinds = sorted({d["kind"] for d in data.deviations})
     verdicts["study"] = {"verdict": "DEVIATION" if data.deviations else "AS_PLANNED", "deviation_kinds": kinds,
-                         "n_deviations": len(data.deviations), "evidence_class": prereg["evidence_class"]}
+                         "n_deviations": len(data.deviations), "evidence_class": study.evidence_class}
     if exploratory:
         verdicts["study"].update(confirmatory=False, scope=EXPLORATORY_STUDY)
-    if plan.get("tasks"):
-        _rliable_values(V, plan, data, arms, default_baseline(prereg), warnings)
+    if plan.tasks:
+        _rliable_values(V, plan, data, arms, default_baseline(study.raw), warnings)
     _mark_exploratory(V, cds, exploratory)
-    out = _document(lock, lock_path, data, plan, V, verdicts, warnings, facts, cds, prereg)
+    out = _document(lock, lock_path, data, V, verdicts, warnings, facts, cds)
     require_valid(out, "analysis", "analysis output")
     return out
 
 
-def _reported(V: Values, plan: dict, c: ContrastDecl) -> None:
+def _reported(V: Values, plan: AnalysisPlan, c: ContrastDecl) -> None:
     """The contrast in its declared reporting sign (baseline - arm): ``contrasts.<id>.reported.*``,
     so a report quoting it that way traces to analysis.json instead of being flagged or hand-negated."""
     pre = f"contrasts.{c.id}"
@@ -870,7 +859,7 @@ def _reported(V: Values, plan: dict, c: ContrastDecl) -> None:
     V.add(f"{pre}.reported.diff_mean", None if rec["value"] is None else -rec["value"],
           "declared reporting sign: baseline - arm (negated diff_mean)", "difference", params=prm,
           inputs=rec["inputs"], note=rec.get("note"))
-    for tag in _interval_tags(plan["contrasts"].get("intervals", [])):
+    for tag in interval_tags(plan.intervals):
         lo, hi = V.v.get(f"{pre}.{tag}.low"), V.v.get(f"{pre}.{tag}.high")
         if lo is None or hi is None:
             continue
@@ -890,7 +879,8 @@ def _mark_exploratory(V: Values, cds: list[ContrastDecl], study: bool) -> None:
             rec["params"]["evidence_class"] = "exploratory"
 
 
-def _document(lock, lock_path, data: Data, plan, V, verdicts, warnings, facts, cds, prereg) -> dict:
+def _document(lock, lock_path, data: Data, V, verdicts, warnings, facts, cds) -> dict:
+    study = lock.study
     runs = [{"arm": u.arm, "seed": u.seed, "seal": u.seal if data.source == "runs" else None, "path": u.path,
              "fingerprint": u.fingerprint, **({"session": u.session} if u.session is not None else {})}
             for _, view in data.sessions.items() for u in view.values()]
@@ -902,14 +892,14 @@ def _document(lock, lock_path, data: Data, plan, V, verdicts, warnings, facts, c
         "study_id": lock.study_id,
         "lock": {"hash": lock.hash, "version": lock.version, "path": str(lock_path), "locked_at": lock.locked_at},
         "source": data.source,
-        "evidence_class": prereg["evidence_class"],
-        "plan": plan,
-        "arms": list(prereg["arms"]),
-        "baseline": default_baseline(prereg),
+        "evidence_class": study.evidence_class,
+        "plan": study.raw["analysis"],
+        "arms": list(study.arms),
+        "baseline": default_baseline(study.raw),
         "contrasts": list(facts),
         "contrast_designs": {c.id: _design_doc(c, facts[c.id]) for c in cds},
-        "metric_units": {m: metric_unit(m, data.decls) for m in needed_metrics(plan)
-                         + [x for x in _secondary_metrics(prereg) if x not in needed_metrics(plan)]},
+        "metric_units": {m: metric_unit(m, data.decls) for m in study.analysis.metrics
+                         + tuple(x for x in _secondary_metrics(study) if x not in study.analysis.metrics)},
         "inputs": inputs,
         "values": V.v,
         "verdicts": verdicts,
@@ -933,11 +923,11 @@ def _design_doc(c: ContrastDecl, f: dict) -> dict:
     return doc
 
 
-def _facts(f: dict, plan: dict):
+def _facts(f: dict, plan: AnalysisPlan):
     from prereg.verdicts import ContrastFacts
 
     return ContrastFacts(intervals=f["intervals"], p=f["p"], reject=f["reject"], mde=f["mde"], tost_p=f["tost_p"],
-                         margin=f["margin"], alpha=plan["multiplicity"]["alpha"], published_effect=f["published"],
+                         margin=f["margin"], alpha=plan.multiplicity.alpha, published_effect=f["published"],
                          mde_note=f.get("mde_note"), p_note=f.get("p_note"), reject_basis=f.get("reject_basis"),
                          margin_note=f.get("margin_note"), noninferiority_p=f.get("noninferiority_p"))
 
@@ -949,21 +939,21 @@ _CONTRAST_TAILS = {"n_pairs", "diff_mean", "diff_sd", "effect_size_dz", "hedges_
                    "tost_equivalent", "item"}
 
 
-def _secondary_metrics(prereg: dict) -> list[str]:
-    out = secondary_contrast_metrics(prereg)
+def _secondary_metrics(study: Study) -> list[str]:
+    out = secondary_contrast_metrics(study)
     for m in out:
         if not re.fullmatch(r"[A-Za-z0-9_]+", m) or m in _CONTRAST_TAILS or re.fullmatch(r"h?ci\d.*", m):
-            where = ("$.analysis.secondary_metrics" if m in prereg["analysis"].get("secondary_metrics", [])
+            where = ("$.analysis.secondary_metrics" if m in study.analysis.secondary_metrics
                      else "$.hypotheses[].metric")
             raise UserError(f"{where}: metric name {m!r} cannot name contrast values "
                             "(letters, digits and '_' only, not a contrast value name such as 'p' or 'tests')")
     return out
 
 
-def _verdict(plan: dict, facts) -> dict:
+def _verdict(plan: AnalysisPlan, facts) -> dict:
     from prereg.verdicts import evaluate
 
-    return evaluate(plan["verdicts"], facts)
+    return evaluate(list(plan.verdicts), facts)
 
 
 def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: bool = False,
@@ -982,7 +972,7 @@ def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: 
         from stats.interim import log_early_analysis
 
         log_early_analysis(lock, runs_path, data)
-    if lock.prereg["analysis"].get("sequential") and data.source == "runs":
+    if lock.study.analysis.sequential and data.source == "runs":
         from stats.interim import drop_unasked_seeds
 
         drop_unasked_seeds(lock, runs_path, data)
@@ -996,11 +986,3 @@ def dumps(analysis: dict) -> str:
 
 def write(analysis: dict, out: str | Path, *, overwrite: bool = False) -> Path:
     return write_atomic(out, dumps(analysis), overwrite=overwrite)
-
-
-def recompute_value(lock_path: str | Path, runs_path: str | Path, value_id: str):
-    """Recompute one value by rerunning the analysis (every value is a pure function of its inputs)."""
-    values = analyze(lock_path, runs_path, log_look=False)["values"]
-    if value_id not in values:
-        raise UserError(f"{value_id}: no such value id in the analysis")
-    return values[value_id]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from prereg.study import AnalysisPlan
 from stats import intervals as iv
 from stats import items as it
 from stats import tests as ht
@@ -21,13 +22,13 @@ KINDS = ("none", "mcnemar", "paired_bootstrap", "cluster_t", "crossed_bootstrap"
 POOLED = ("mcnemar", "paired_bootstrap")
 
 
-def add_values(V, plan: dict, pre: str, bp: dict, ia: np.ndarray, ib: np.ndarray, kind: str,
+def add_values(V, plan: AnalysisPlan, pre: str, bp: dict, ia: np.ndarray, ib: np.ndarray, kind: str,
                levels: list[float], ins: list[str], warnings: list[str]) -> None:
     """Add ``{pre}.item.*`` values for the (seeds x items) outcome matrices ``ia``, ``ib``.
 
     Args:
         V: the analysis ``Values`` collector.
-        plan: the lock's analysis block.
+        plan: the lock's analysis plan (``lock.study.analysis``).
         pre: the contrast's value-id prefix (``contrasts.<arm>-<base>``).
         bp: base params of the contrast.
         ia, ib: arm and baseline outcomes, rows paired by seed, columns by item.
@@ -44,7 +45,7 @@ def add_values(V, plan: dict, pre: str, bp: dict, ia: np.ndarray, ib: np.ndarray
     """
     d = ia - ib
     g, m = d.shape
-    alt = plan["contrasts"].get("alternative", "two-sided")
+    alt = plan.alternative
     ip = {**bp, "seeds_as_clusters": g, "items_per_seed": m}
     V.add(f"{pre}.item.n_pairs", int(d.size), "(seed, item) outcome pairs (seeds x shared items; not independent)",
           "count", params=ip, inputs=ins)
@@ -58,7 +59,7 @@ def add_values(V, plan: dict, pre: str, bp: dict, ia: np.ndarray, ib: np.ndarray
     V.add(f"{pre}.item.cluster_t.statistic", ct.statistic, "cluster-robust t statistic", "statistic",
           params={**ip, **ct.params}, inputs=ins, note=ct.note if ct.statistic is None else None)
     stream = f"{pre}.item.cluster_sign_flip"
-    sf = it.cluster_sign_flip(d, alt, rng_seed=plan["rng_seed"], stream=stream, resamples=plan["resamples"])
+    sf = it.cluster_sign_flip(d, alt, rng_seed=plan.rng_seed, stream=stream, resamples=plan.resamples)
     V.add(f"{pre}.item.cluster_sign_flip.p", sf.p, "wild cluster bootstrap (Rademacher, null imposed, exact)",
           "probability", params={**ip, **sf.params}, inputs=ins, random=sf.rng_seed is not None, note=sf.note)
     if kind == "crossed_bootstrap":
@@ -75,8 +76,8 @@ def add_values(V, plan: dict, pre: str, bp: dict, ia: np.ndarray, ib: np.ndarray
 
 def _crossed(V, plan, pre, ip, d, levels, ins) -> None:
     stream = f"{pre}.item.crossed_bootstrap"
-    res = it.crossed_intervals(d, levels, plan["resamples"], plan["rng_seed"], stream)
-    prm = {**ip, "resamples": plan["resamples"], "stream": stream,
+    res = it.crossed_intervals(d, levels, plan.resamples, plan.rng_seed, stream)
+    prm = {**ip, "resamples": plan.resamples, "stream": stream,
            "resampling": "seeds with replacement, one item resample shared by all drawn seeds"}
     for lv in levels:
         tag = "ci" + iv.level_tag(lv)
@@ -107,8 +108,8 @@ def _mcnemar(V, pre, ip, ia, ib, ins) -> None:
 def _pooled_bootstrap(V, plan, pre, ip, d, levels, ins) -> None:
     per_item = d.mean(axis=0)  # per-item difference averaged over paired seeds
     stream = f"{pre}.item.paired_bootstrap"
-    res = iv.compute(per_item, "mean", "percentile", levels, resamples=plan["resamples"],
-                     rng_seed=plan["rng_seed"], stream=stream)
+    res = iv.compute(per_item, "mean", "percentile", levels, resamples=plan.resamples,
+                     rng_seed=plan.rng_seed, stream=stream)
     for lv in levels:
         t = "ci" + iv.level_tag(lv)
         r = res[lv]

@@ -38,10 +38,6 @@ def true_value(dist: str, stat: str = "mean") -> float:
     return {"normal": 0.0, "lognormal": float(np.exp(0.5)), "bounded": BETA[0] / sum(BETA), "paired_bounded": 0.0}[dist]
 
 
-def true_mean(dist: str) -> float:
-    return true_value(dist, "mean")
-
-
 def _draw(dist: str, rng, reps: int, n: int):
     """(values, per-seed binomial counts or None); paired_bounded: arm minus baseline, both bounded."""
     if dist == "normal":
@@ -232,20 +228,6 @@ def load_table(path: Path | None = None) -> dict | None:
         return None
 
 
-def _table() -> dict | None:
-    return load_table()
-
-
-def shipped_table() -> dict | None:
-    """The Monte-Carlo coverage table shipped with stats (None when the file is absent).
-
-    Example:
-        >>> shipped_table()["nominal"]
-        0.95
-    """
-    return load_table()
-
-
 def shapes_for(metric_unit: str | None, contrast: bool) -> tuple[str, ...] | None:
     """Data shapes of the table that stand for a metric (None: all, the worst case)."""
     if metric_unit == "fraction":
@@ -268,7 +250,7 @@ def lookup(method: str, n: int, dist=None, table: dict | None = None, *, stat: s
         The worst coverage over the selected shapes, the n it was read at and its shape; None
         when the table has no such cell.
     """
-    table = table or _table()
+    table = table or load_table()
     if table is None:
         return None
     method = "percentile" if method == "paired_bootstrap" else method
@@ -291,7 +273,7 @@ def warning_for(method: str, n: int, level: float, metric: str | None = None, *,
     """A one-line warning when ``method`` under-covers at ``n`` seeds (worst of the tabulated data shapes)."""
     if n < 2:
         return None
-    table = _table()
+    table = load_table()
     if table is None:
         return None
     smallest = min(r["n"] for r in table["rows"])

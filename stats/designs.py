@@ -22,12 +22,14 @@ Every interval, test and the verdict of a contrast read the planned unit's block
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as _st
 
 from prereg import power as pw
+from prereg.study import AnalysisPlan, IntervalSpec, Power
 from stats import intervals as iv
 from stats import items as it
 from stats import resample as rs
@@ -134,7 +136,7 @@ def _t_interval(theta: float, se: float, df: int, lv: float) -> tuple[float, flo
     return theta - q * se, theta + q * se
 
 
-def unit_intervals(d: np.ndarray, unit: str, specs: list[dict], *, resamples: int, rng_seed: int, pre: str
+def unit_intervals(d: np.ndarray, unit: str, specs: Sequence[IntervalSpec], *, resamples: int, rng_seed: int, pre: str
                    ) -> list[tuple[float | None, float | None, dict, str | None, bool]]:
     """One (low, high, params, note, random) per planned interval spec, at the contrast's unit.
 
@@ -159,7 +161,7 @@ def unit_intervals(d: np.ndarray, unit: str, specs: list[dict], *, resamples: in
     per_item = d.mean(axis=0)
     out = []
     for spec in specs:
-        meth, lv = spec["method"], spec["level"]
+        meth, lv = spec.method, spec.level
         if unit == "item" or g == 1:
             use = "percentile" if meth == "hierarchical_bootstrap" else meth
             r = iv.compute(per_item, "mean", use, [lv], resamples=resamples, rng_seed=rng_seed,
@@ -242,7 +244,7 @@ def unit_test(d: np.ndarray, a: np.ndarray, b: np.ndarray, unit: str, test: str,
                           "alternative": alt, "p_rule": "2*min((#<=0)+1, (#>=0)+1)/(B+1)"}, None, rng_seed)
 
 
-def unit_mde(d: np.ndarray, unit: str, pplan: dict | None, alt: str) -> tuple[float | None, str | None]:
+def unit_mde(d: np.ndarray, unit: str, pplan: Power | None, alt: str) -> tuple[float | None, str | None]:
     """MDE in metric units at the item unit (paired over items); undefined for crossed designs.
 
     Args:
@@ -253,7 +255,7 @@ def unit_mde(d: np.ndarray, unit: str, pplan: dict | None, alt: str) -> tuple[fl
         (MDE or None, why it is None).
 
     Example:
-        ``unit_mde(d, "item", {"method": "exact_noncentral_t", "alpha": 0.05, "target": 0.8}, "two-sided")``
+        ``unit_mde(d, "item", Power("exact_noncentral_t", 0.05, 0.8, None, None), "two-sided")``
     """
     if not pplan:
         return None, None
@@ -262,7 +264,7 @@ def unit_mde(d: np.ndarray, unit: str, pplan: dict | None, alt: str) -> tuple[fl
         sd = float(np.std(per_item, ddof=1)) if per_item.size > 1 else 0.0
         if sd == 0:
             return None, "per-item differences have SD 0: MDE undefined"
-        dz = pw.mde(1.0, per_item.size, pplan["alpha"], pplan["target"], alt, design="paired", method=pplan["method"])
+        dz = pw.mde(1.0, per_item.size, pplan.alpha, pplan.target, alt, design="paired", method=pplan.method)
         return dz * sd, None
     return None, "MDE is not computed for the crossed (seed x item) design"
 
@@ -273,7 +275,7 @@ def _clean_sd(x: np.ndarray) -> float | None:
     return 0.0 if np.ptp(x) == 0 else float(np.std(x, ddof=1))
 
 
-def add_unit_block(V, plan: dict, pre: str, bp: dict, d: np.ndarray, a: np.ndarray, b: np.ndarray, design: Design,
+def add_unit_block(V, plan: AnalysisPlan, pre: str, bp: dict, d: np.ndarray, a: np.ndarray, b: np.ndarray, design: Design,
                    ins: list[str], margin: float | None, margin_note: str | None, tags: list[str]) -> dict:
     """Values ``{pre}.*`` of a contrast at the item or crossed unit; returns the verdict facts.
 
@@ -283,7 +285,7 @@ def add_unit_block(V, plan: dict, pre: str, bp: dict, d: np.ndarray, a: np.ndarr
 
     Args:
         V: the analysis ``Values``.
-        plan: the lock's analysis block.
+        plan: the lock's analysis plan (``lock.study.analysis``).
         pre: value-id prefix of the contrast.
         bp: base params (design, unit, seeds, method text).
         d: (seeds x items) arm - baseline differences.
@@ -299,8 +301,7 @@ def add_unit_block(V, plan: dict, pre: str, bp: dict, d: np.ndarray, a: np.ndarr
     Example:
         ``add_unit_block(V, plan, "contrasts.grpo-sft", bp, d, a, b, design, seals, 0.01, None, ["ci95"])``
     """
-    cp = plan["contrasts"]
-    alt = cp.get("alternative", "two-sided")
+    alt, test = plan.alternative, plan.test
     g, m = d.shape
     unit = "item" if (design.unit == "item" or g == 1) else "seed_item"
     bp = {**bp, "seeds": g, "items": m, "analysed_unit": unit}
@@ -319,20 +320,20 @@ def add_unit_block(V, plan: dict, pre: str, bp: dict, d: np.ndarray, a: np.ndarr
     V.add(f"{pre}.effect_size_dz", dz, "standardized effect: mean / SD of the unit's differences", "statistic",
           params=bp, inputs=ins, note=None if dz is not None else "SD zero or undefined: effect size undefined")
     ints: dict = {}
-    specs = cp.get("intervals", [])
-    res = unit_intervals(d, unit, specs, resamples=plan["resamples"], rng_seed=plan["rng_seed"], pre=pre)
+    specs = plan.intervals
+    res = unit_intervals(d, unit, specs, resamples=plan.resamples, rng_seed=plan.rng_seed, pre=pre)
     for spec, tag, (lo, hi, prm, note, rnd) in zip(specs, tags, res, strict=True):
         for end, val in (("low", lo), ("high", hi)):
-            V.add(f"{pre}.{tag}.{end}", val, f"{spec['method']} interval at unit {unit} ({design.kind})",
-                  "difference", params={**bp, **prm, "level": spec["level"], "method": spec["method"]},
+            V.add(f"{pre}.{tag}.{end}", val, f"{spec.method} interval at unit {unit} ({design.kind})",
+                  "difference", params={**bp, **prm, "level": spec.level, "method": spec.method},
                   inputs=ins, random=rnd, note=note)
-        ints.setdefault(spec["level"], (lo, hi))
-    r = unit_test(d, a, b, unit, cp["test"], alt, resamples=plan["resamples"], rng_seed=plan["rng_seed"], pre=pre)
-    for vid in (f"{pre}.tests.{cp['test']}.p", f"{pre}.p"):
-        V.add(vid, r.p, f"planned test ({cp['test']}) at unit {unit}: {r.method}", "probability",
-              params={**bp, **r.params, "test": cp["test"]}, inputs=ins, random=r.rng_seed is not None, note=r.note)
-    mde, mde_note = unit_mde(d, unit, plan.get("power"), alt)
-    if plan.get("power"):
+        ints.setdefault(spec.level, (lo, hi))
+    r = unit_test(d, a, b, unit, test, alt, resamples=plan.resamples, rng_seed=plan.rng_seed, pre=pre)
+    for vid in (f"{pre}.tests.{test}.p", f"{pre}.p"):
+        V.add(vid, r.p, f"planned test ({test}) at unit {unit}: {r.method}", "probability",
+              params={**bp, **r.params, "test": test}, inputs=ins, random=r.rng_seed is not None, note=r.note)
+    mde, mde_note = unit_mde(d, unit, plan.power, alt)
+    if plan.power:
         V.add(f"{pre}.mde", mde, f"minimum detectable effect at unit {unit}", "difference", params=bp, inputs=ins,
               note=mde_note)
     tost = None
@@ -348,7 +349,7 @@ def add_unit_block(V, plan: dict, pre: str, bp: dict, d: np.ndarray, a: np.ndarr
             "mde": mde, "tost_p": tost, "margin": margin, "n": n, "margin_note": margin_note}
 
 
-def undefined_block(V, plan: dict, pre: str, bp: dict, ins: list[str], why: str, margin, margin_note, published,
+def undefined_block(V, plan: AnalysisPlan, pre: str, bp: dict, ins: list[str], why: str, margin, margin_note, published,
                     design: Design, sess: dict) -> dict:
     """The contrast's headline values as null with the reason (no per-item data for an item unit).
 
@@ -403,7 +404,7 @@ def fixed_reference_diffs(ua: list, ub: list, metric: str) -> np.ndarray | None:
     return r - vals if once_a else vals - r
 
 
-def fixed_reference_block(V, plan: dict, pre: str, bp: dict, x: np.ndarray, ins: list[str], margin,
+def fixed_reference_block(V, plan: AnalysisPlan, pre: str, bp: dict, x: np.ndarray, ins: list[str], margin,
                           margin_note, tags: list[str], warnings: list[str]) -> dict:
     """Values ``{pre}.*`` of a contrast against a reference evaluated once when only per-seed values
     exist and the plan's unit is ``seed``: the planned intervals and test over the per-seed
@@ -420,8 +421,7 @@ def fixed_reference_block(V, plan: dict, pre: str, bp: dict, x: np.ndarray, ins:
     Example:
         ``fixed_reference_block(V, plan, "contrasts.grpo-base", bp, x, seals, None, None, ["ci95"], warnings)``
     """
-    cp = plan["contrasts"]
-    alt = cp.get("alternative", "two-sided")
+    alt, planned = plan.alternative, plan.test
     n = int(x.size)
     bp = {**bp, "design": "reference_once", "unit": "seed", "analysed_unit": "seed", "seeds": n,
           "method_text": FIXED_REFERENCE.describe(), "design_note": FIXED_REFERENCE.note,
@@ -434,24 +434,23 @@ def fixed_reference_block(V, plan: dict, pre: str, bp: dict, x: np.ndarray, ins:
     V.add(f"{pre}.diff_sd", sd, "SD over seeds of the differences (ddof=1)", "difference", params=bp, inputs=ins,
           note=None if sd is not None else "fewer than two seeds: undefined")
     ints: dict = {}
-    specs = cp.get("intervals", [])
-    for spec, tag in zip(specs, tags, strict=True):
-        r = iv.compute(x, "mean", spec["method"], [spec["level"]], resamples=plan["resamples"],
-                       rng_seed=plan["rng_seed"], stream=f"{pre}.fixed_reference.{spec['method']}")[spec["level"]]
+    for spec, tag in zip(plan.intervals, tags, strict=True):
+        r = iv.compute(x, "mean", spec.method, [spec.level], resamples=plan.resamples,
+                       rng_seed=plan.rng_seed, stream=f"{pre}.fixed_reference.{spec.method}")[spec.level]
         for end in ("low", "high"):
-            V.add(f"{pre}.{tag}.{end}", getattr(r, end), f"{spec['method']} interval over seeds, reference held fixed",
-                  "difference", params={**bp, **r.params, "level": spec["level"], "method": spec["method"]},
-                  inputs=ins, random=spec["method"] != "t" and r.low is not None, note=r.note)
-        ints.setdefault(spec["level"], (r.low, r.high))
-    test = cp["test"] if cp["test"] in ("paired_t", "wilcoxon", "sign_flip") else "paired_t"
+            V.add(f"{pre}.{tag}.{end}", getattr(r, end), f"{spec.method} interval over seeds, reference held fixed",
+                  "difference", params={**bp, **r.params, "level": spec.level, "method": spec.method},
+                  inputs=ins, random=spec.method != "t" and r.low is not None, note=r.note)
+        ints.setdefault(spec.level, (r.low, r.high))
+    test = planned if planned in ("paired_t", "wilcoxon", "sign_flip") else "paired_t"
     res = (ht.paired_t(x, alt) if test == "paired_t" else
-           (ht.wilcoxon if test == "wilcoxon" else ht.sign_flip)(x, alt, rng_seed=plan["rng_seed"],
+           (ht.wilcoxon if test == "wilcoxon" else ht.sign_flip)(x, alt, rng_seed=plan.rng_seed,
                                                                  stream=f"{pre}.fixed_reference.tests.{test}",
-                                                                 resamples=plan["resamples"]))
-    tnote = None if test == cp["test"] else f"{cp['test']} needs two samples: one-sample t over seeds instead"
-    for vid in (f"{pre}.tests.{cp['test']}.p", f"{pre}.p"):
+                                                                 resamples=plan.resamples))
+    tnote = None if test == planned else f"{planned} needs two samples: one-sample t over seeds instead"
+    for vid in (f"{pre}.tests.{planned}.p", f"{pre}.p"):
         V.add(vid, res.p, f"{test} over seeds against the reference's one value", "probability",
-              params={**bp, **res.params, "test": cp["test"]}, inputs=ins, random=res.rng_seed is not None,
+              params={**bp, **res.params, "test": planned}, inputs=ins, random=res.rng_seed is not None,
               note="; ".join(t for t in (res.note, tnote) if t) or None)
     tost = None
     if margin is not None:

@@ -15,12 +15,13 @@ from pathlib import Path
 import numpy as np
 
 from prereg.canonical import sha256_file
-from prereg.declarations import MetricDecl, arm_decls, metric_decls, planned_metrics, unregistered_reason
+from prereg.declarations import MetricDecl, metric_decls, planned_metrics, unregistered_reason
 from prereg.errors import UserError
 from prereg.jsonio import read_jsonl
 from prereg.lock import Lock, parse_time
 from prereg.records import HELDOUT_TRACE, TELEMETRY, read_run, task_record
 from prereg.rules import manifest_paths
+from prereg.study import AnalysisPlan, Study
 from stats import table as tbl
 from stats.curves import declared_curves
 
@@ -113,28 +114,20 @@ class Data:
         return any(s is not None for s in self.sessions)
 
 
-def needed_metrics(plan: dict) -> list[str]:
-    out = [plan["primary_metric"]]
-    for m in plan.get("secondary_metrics", []):
-        if m not in out:
-            out.append(m)
-    return out
-
-
-def secondary_contrast_metrics(prereg: dict) -> list[str]:
+def secondary_contrast_metrics(study: Study) -> list[str]:
     """Non-primary metrics that get a full (non-confirmatory) contrast block: the plan's
     secondary_metrics, then any other metric a hypothesis names, in declaration order."""
-    plan = prereg["analysis"]
+    plan = study.analysis
     out: list[str] = []
-    for m in list(plan.get("secondary_metrics", [])) + [h["metric"] for h in prereg.get("hypotheses", [])]:
-        if m != plan["primary_metric"] and m not in out:
+    for m in [*plan.secondary_metrics, *(h.metric for h in study.hypotheses)]:
+        if m != plan.primary_metric and m not in out:
             out.append(m)
     return out
 
 
-def needs_items(plan: dict) -> bool:
-    return (plan["primary_metric"] in ITEM_FIELD or plan["contrasts"].get("item_level", "none") != "none"
-            or bool(plan.get("tasks")))
+def needs_items(plan: AnalysisPlan) -> bool:
+    """Whether the plan reads per-item values (item metrics, an item-level comparison, task strata)."""
+    return plan.primary_metric in ITEM_FIELD or plan.item_level != "none" or bool(plan.tasks)
 
 
 def _finite(v) -> float | None:
@@ -152,7 +145,7 @@ def _deviation(kind: str, detail: str, **kw) -> dict:
     return {"kind": kind, "detail": detail, **kw}
 
 
-def _read_items(run, plan: dict) -> tuple[list[str], dict[str, np.ndarray], list[str] | None]:
+def _read_items(run, plan: AnalysisPlan) -> tuple[list[str], dict[str, np.ndarray], list[str] | None]:
     rows = read_jsonl(run.path / HELDOUT_TRACE, "held-out trace")
     rows = sorted(rows, key=lambda r: (str(r.get("item_id", r.get("index"))), r.get("index", 0)))
     ids = [str(r.get("item_id", r.get("index"))) for r in rows]
@@ -165,7 +158,7 @@ def _read_items(run, plan: dict) -> tuple[list[str], dict[str, np.ndarray], list
             except (TypeError, ValueError):  # a list or object where a number belongs: name it
                 bad = next(v for v in vals if not isinstance(v, (int, float, bool)))
                 raise UserError(f"{run.path / HELDOUT_TRACE}: {fld} {bad!r:.60} is not a number") from None
-    tasks = [str(r.get("task")) for r in rows] if plan.get("tasks") else None
+    tasks = [str(r.get("task")) for r in rows] if plan.tasks else None
     return ids, items, tasks
 
 
@@ -197,7 +190,7 @@ def _inadmissible(run, lock: Lock, locked_at) -> tuple[str, str | None] | None:
         return f"run on a different lock {run.lock_hash[:12]}", "foreign_lock"
     if not run.confirmatory:
         return "exploratory run", "exploratory_run"
-    what = unregistered_reason(lock.prereg, m["arm"], m["seed"], m.get("kind"))
+    what = unregistered_reason(lock.study.raw, m["arm"], m["seed"], m.get("kind"))
     if what:
         return what, "unregistered_run"
     if run.status != "complete":
@@ -210,14 +203,14 @@ def _inadmissible(run, lock: Lock, locked_at) -> tuple[str, str | None] | None:
     return None
 
 
-def _unit_of(run, rel: str, prereg: dict, curves, exclude: _Exclusions) -> Unit | None:
+def _unit_of(run, rel: str, study: Study, curves, exclude: _Exclusions) -> Unit | None:
     """The run's evaluation unit with its metrics, curves and (when the plan needs them) items;
     None when its curves or held-out trace do not hold up (``exclude`` says why)."""
-    plan = prereg["analysis"]
+    plan = study.analysis
     m = run.manifest
     a, s, sl = m["arm"], m["seed"], m.get("seal")
     summ = m.get("summaries", {})
-    wanted = set(needed_metrics(plan)) | set(DESCRIPTIVE) | set(RUN_COUNTS) | set(secondary_contrast_metrics(prereg))
+    wanted = set(plan.metrics) | set(DESCRIPTIVE) | set(RUN_COUNTS) | set(secondary_contrast_metrics(study))
     unit = Unit(a, s, sl, rel, {k: _finite(summ.get(k)) for k in wanted},
                 fingerprint=m["fingerprint"]["hash"], session=m.get("session"))
     # a reference evaluation trained nothing: it has no learning curve (its curve metrics stay absent)
@@ -236,8 +229,8 @@ def _unit_of(run, rel: str, prereg: dict, curves, exclude: _Exclusions) -> Unit 
     if bad:
         exclude(rel, f"summary {bad[0]} disagrees with the held-out trace", "trace_mismatch", a, s, sl)
         return None
-    if plan.get("tasks"):
-        _task_means(unit, plan, exclude, rel)
+    if plan.tasks:
+        _task_means(unit, plan)
     return unit
 
 
@@ -291,8 +284,8 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
     root = Path(root)
     if not root.exists():
         raise UserError(f"{root}: runs folder not found")
-    prereg = lock.prereg
-    curves = declared_curves(prereg)
+    study = lock.study
+    curves = declared_curves(study.raw)
     exclude = _Exclusions()
     candidates: dict[tuple[str, int | None, str | None], list[Unit]] = defaultdict(list)
     manifests: list[dict] = []
@@ -310,39 +303,40 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
         if why:
             exclude(rel, why[0], why[1], m["arm"], m["seed"], m.get("seal"))
             continue
-        unit = _unit_of(run, rel, prereg, curves, exclude)
+        unit = _unit_of(run, rel, study, curves, exclude)
         if unit is not None:
             candidates[(unit.arm, unit.seed, unit.session)].append(unit)
             manifests.append(m)
     units = _one_per_key(candidates, exclude)
     task = next((task_record(u_manifest) for u_manifest in manifests if task_record(u_manifest)), None)
-    decls = metric_decls(prereg, reward_range=task.reward_bounds if task else None,
+    decls = metric_decls(study.raw, reward_range=task.reward_bounds if task else None,
                          task_metrics=task.item_metrics if task else None)
     data = Data("runs", {}, exclude.excluded, exclude.deviations, str(root), decls=decls)
     data.add_units(list(units.values()))
-    _missing(data, prereg)
-    _missing_metrics(data, prereg)
+    _missing(data, study)
+    _missing_metrics(data, study)
     mixed = _mixed_fingerprints(units.values())
     if mixed:
         exclude.deviations.append(mixed)
     return data
 
 
-def _task_means(unit: Unit, plan: dict, exclude, rel) -> None:
-    metric = plan["primary_metric"]
+def _task_means(unit: Unit, plan: AnalysisPlan) -> None:
+    """The primary metric's mean over each planned task's items (the strata of rliable's bootstrap)."""
+    metric = plan.primary_metric
     arr = unit.items.get(metric)
     if arr is None or unit.item_tasks is None:
         return
     tasks = np.asarray(unit.item_tasks)
-    for t in plan["tasks"]:
+    for t in plan.tasks:
         mask = tasks == t
         if mask.any():
             unit.task_metrics[t] = float(arr[mask].mean())
 
 
-def _missing(data: Data, prereg: dict) -> None:
+def _missing(data: Data, study: Study) -> None:
     """Registered evaluations absent from the data: an arm, or a seed of an arm evaluated per seed."""
-    for a, decl in arm_decls(prereg).items():
+    for a, decl in ((name, arm.decl) for name, arm in study.arms.items()):
         present = {s for view in data.sessions.values() for (arm, s) in view if arm == a}
         if not present:
             what = "evaluation" if decl.is_reference else "run"
@@ -350,18 +344,18 @@ def _missing(data: Data, prereg: dict) -> None:
             continue
         if decl.evaluated == "once":
             continue
-        for s in prereg["seeds"]:
+        for s in study.seeds:
             if s not in present:
                 data.deviations.append(_deviation("missing_seed", f"registered seed {s} of arm {a!r} has no included run",
                                                   arm=a, seed=s))
 
 
-def _missing_metrics(data: Data, prereg: dict) -> None:
+def _missing_metrics(data: Data, study: Study) -> None:
     """A planned metric absent from the data is a deviation, not a warning (README failure 16):
     from every evaluation, or from every evaluation of some arm."""
     units = [u for view in data.sessions.values() for u in view.values()]
-    for m in planned_metrics(prereg):
-        if not units or prereg["analysis"].get("tasks") and m == prereg["analysis"]["primary_metric"]:
+    for m in planned_metrics(study.raw):
+        if not units or study.analysis.tasks and m == study.analysis.primary_metric:
             continue
         have = {u.arm for u in units if u.metrics.get(m) is not None}
         if not have:
@@ -421,14 +415,14 @@ def is_table(path: str | Path) -> bool:
 def load_table(lock: Lock, path: str | Path) -> Data:
     """Per-seed or per-item table (stats.table), one unit per (arm, seed or once, session)."""
     path = Path(path)
-    prereg = lock.prereg
-    plan = prereg["analysis"]
-    decls = metric_decls(prereg)
-    wanted = list(dict.fromkeys([*planned_metrics(prereg), *DESCRIPTIVE, *decls]))
-    t = tbl.read(path, prereg, decls, wanted)
+    study = lock.study
+    plan = study.analysis
+    decls = metric_decls(study.raw)
+    wanted = list(dict.fromkeys([*planned_metrics(study.raw), *DESCRIPTIVE, *decls]))
+    t = tbl.read(path, study, decls, wanted)
     seal = f"table:sha256:{t['sha256']}"
-    tasks_planned = plan.get("tasks") or []
-    metric = plan["primary_metric"]
+    tasks_planned = plan.tasks
+    metric = plan.primary_metric
     all_units: list[Unit] = []
     for (arm, seed, sess), entries in t["entries"].items():
         where = f"{path.name}#{arm}/{seed_tag(seed)}" + (f"@{sess}" if sess is not None else "")
@@ -438,7 +432,7 @@ def load_table(lock: Lock, path: str | Path) -> Data:
             u.metrics.update({m: float(v.mean()) for m, v in u.items.items()})
             if tasks_planned:
                 u.item_tasks = tks
-                _task_means(u, plan, None, None)
+                _task_means(u, plan)
         elif tasks_planned:
             for _item, task, vals in entries:
                 if metric not in vals:
@@ -461,8 +455,8 @@ def load_table(lock: Lock, path: str | Path) -> Data:
                        "rows": t["rows"], "columns": {c: m for c, m in sorted(t["columns"].items())}},
                 decls=decls)
     data.add_units(all_units)
-    _missing(data, prereg)
-    _missing_metrics(data, prereg)
+    _missing(data, study)
+    _missing_metrics(data, study)
     _copied(data, metric)
     return data
 
@@ -493,7 +487,3 @@ def _curve_metrics(unit, run, m, curves: dict, exclude, rel, a, s, sl) -> bool:
         except cv.CurveError:  # the arm summary then says the run lacks the metric
             unit.metrics[name] = None
     return True
-
-
-def telemetry_of(root: str | Path, rel: str) -> list[dict]:
-    return read_jsonl(Path(root) / rel / TELEMETRY, "telemetry")

@@ -114,10 +114,11 @@ def _level_tag(level: float) -> str:
 
 
 def _contrast_tags(plan: dict) -> list[tuple[str, dict]]:
-    from stats.analyze import _interval_tags
+    from prereg.study import IntervalSpec
+    from stats.analyze import interval_tags
 
     specs = plan["contrasts"].get("intervals", [])
-    return list(zip(_interval_tags(specs), specs, strict=True))
+    return list(zip(interval_tags([IntervalSpec(s["method"], s["level"]) for s in specs]), specs, strict=True))
 
 
 def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:

@@ -22,9 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from prereg.canonical import sha256_file
-from prereg.declarations import ArmDecl, MetricDecl, arm_decls
+from prereg.declarations import ArmDecl, MetricDecl
 from prereg.errors import UserError
 from prereg.jsonio import RecordError, read_text, unique_pairs
+from prereg.study import Study
 from stats import passk
 
 RESERVED = ("arm", "seed", "item", "session", "task")
@@ -156,12 +157,12 @@ def _metric_columns(cols: set[str], decls: dict[str, MetricDecl], wanted: list[s
     return out
 
 
-def read(path: Path, prereg: dict, decls: dict[str, MetricDecl], wanted: list[str]) -> dict:
+def read(path: Path, study: Study, decls: dict[str, MetricDecl], wanted: list[str]) -> dict:
     """Parse and check every row of an imported table against the lock.
 
     Args:
         path: the .csv or .jsonl table.
-        prereg: the lock's preregistration (arms, seeds, plan).
+        study: the lock's preregistration as typed values (arms, seeds, plan).
         decls: metric declarations (``prereg.declarations.metric_decls``): columns, ranges, pass@k.
         wanted: the metrics to read, in order (planned, descriptive, declared).
 
@@ -170,7 +171,7 @@ def read(path: Path, prereg: dict, decls: dict[str, MetricDecl], wanted: list[st
         (arm, seed or None, session or None) to a list of (item, task, {metric: value}).
 
     Example:
-        ``read(Path("items.csv"), lock.prereg, metric_decls(lock.prereg), ["solve_rate"])``
+        ``read(Path("items.csv"), lock.study, metric_decls(lock.prereg), ["solve_rate"])``
     """
     rs = _rows(path)
     if not rs:
@@ -179,24 +180,25 @@ def read(path: Path, prereg: dict, decls: dict[str, MetricDecl], wanted: list[st
     for c in ("arm", "seed"):
         if c not in cols:
             raise UserError(f"{path}: missing column {c!r} (need arm, seed and metric or item/outcome columns)")
-    plan = prereg["analysis"]
+    plan = study.analysis
     per_item = "item" in cols
-    mcols = _metric_columns(cols, decls, wanted, plan["primary_metric"], per_item)
-    primary_col = next((c for c, m in mcols.items() if m == plan["primary_metric"]), None)
-    if primary_col is None and not plan.get("tasks"):
-        need = decls[plan["primary_metric"]].source_column if plan["primary_metric"] in decls else plan["primary_metric"]
+    primary = plan.primary_metric
+    mcols = _metric_columns(cols, decls, wanted, primary, per_item)
+    primary_col = next((c for c, m in mcols.items() if m == primary), None)
+    if primary_col is None and not plan.tasks:
+        need = decls[primary].source_column if primary in decls else primary
         hint = " or 'outcome'" if per_item else ""
         raise UserError(f"{path}: missing column {need!r}{hint} (the plan's primary metric)")
-    if plan.get("tasks") and "task" not in cols:
+    if plan.tasks and "task" not in cols:
         raise UserError(f"{path}: the plan has tasks; the table needs a 'task' column")
-    arms = arm_decls(prereg)
+    arms = {name: arm.decl for name, arm in study.arms.items()}
     seen: set = set()
     entries: dict[tuple, list] = defaultdict(list)
     for line, r in rs:
         missing = [c for c in cols if c not in r]
         if missing:
             raise UserError(f"{path}: line {line}: missing column {missing[0]!r}")
-        key, item, task = _identity(path, line, r, arms, prereg, per_item, "task" in cols)
+        key, item, task = _identity(path, line, r, arms, study, per_item, "task" in cols)
         full = (*key, task, item)
         if full in seen:
             what = f"item {item!r} of " if per_item else ""
@@ -224,15 +226,15 @@ def _seed_txt(seed) -> str:
     return "once" if seed is None else f"s{seed}"
 
 
-def _identity(path, line, r, arms, prereg, per_item, has_task):
+def _identity(path, line, r, arms, study: Study, per_item, has_task):
     arm_name = str(r["arm"])
     if arm_name not in arms:
         raise Cell(path, line, "arm").fail(f"{arm_name!r} is not an arm of the lock ({', '.join(arms)})")
-    seed = _seed_of(Cell(path, line, "seed"), r["seed"], arms[arm_name], list(prereg["seeds"]))
+    seed = _seed_of(Cell(path, line, "seed"), r["seed"], arms[arm_name], list(study.seeds))
     sess = r.get("session")
     sess = None if sess is None or str(sess).strip() == "" else str(sess).strip()
     task = str(r["task"]) if has_task else None
-    planned = prereg["analysis"].get("tasks") or []
+    planned = study.analysis.tasks
     if planned and task not in planned:
         raise Cell(path, line, "task").fail(f"{task!r} is not a planned task")
     return (arm_name, seed, sess), (str(r["item"]) if per_item else None), task
