@@ -143,6 +143,12 @@ def _seed_labels(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
                 out.append(Claim(f"{f.path}:{i}", f"one of the registered seeds {list(facts.seeds)} (lock.seeds)",
                                  m.group(0), f"seed {seed} is not a registered seed (lock.seeds = "
                                  f"{list(facts.seeds)})"))
+    for m in f.mentions:   # a bare number under a "Seed" column ("| 3 | 0.431 |")
+        if m.kind == "table" and m.label_fact and m.label_fact[0] == "seed" and not _is_header(f.lines, m.line) \
+                and not _registered(facts, int(m.label_fact[1])):
+            out.append(Claim(f"{f.path}:{m.line}", f"one of the registered seeds {list(facts.seeds)} (lock.seeds)",
+                             f"seed {m.text}", f"seed {m.text} is not a registered seed (lock.seeds = "
+                             f"{list(facts.seeds)})"))
 
 
 def _is_header(lines: list[str], i: int) -> bool:

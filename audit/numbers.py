@@ -444,6 +444,14 @@ def _bind_pins(made: list[tuple[int, Mention]], pins: list[tuple[int, str]]) -> 
                         mn.status_hint, mn.label_fact = "value", None
 
 
+def _identity(head: str, cell: str) -> str:
+    """An identity cell as its row's name: a bare number under a "Seed" header is that seed
+    ("| Seed | GRPO | Dr. GRPO |" with rows "| 1 | 77.71 | 79.76 |": the row is seed 1)."""
+    if re.fullmatch(r"\W*seeds?\W*", head, re.I) and re.fullmatch(r"\s*\d+\s*", cell):
+        return f"seed {cell.strip()}"
+    return cell
+
+
 def _cells_table(b: _Builder, t: Table) -> None:
     """Numbers of a table: header cells and row-label cells are labels; value cells carry the row,
     the column, every header cell and every cell of their row."""
@@ -456,7 +464,8 @@ def _cells_table(b: _Builder, t: Table) -> None:
     for _lineno, _raw, cells in t.rows:
         plain = [c.plain() for c in cells]
         label = plain[0] if plain else ""
-        identity = " ".join(plain[i] for i in ident_cols if i < len(plain))
+        identity = " ".join(_identity(header[i] if i < len(header) else "", plain[i])
+                            for i in ident_cols if i < len(plain))
         row_t = tuple(plain)
         for ci, cell in enumerate(cells):
             col = header[ci] if ci < len(header) else ""

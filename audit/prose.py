@@ -330,6 +330,8 @@ _RESTATED = re.compile(r"[\s(,;]*(?:(?:as\s+a\s+|or\s+|i\.e\.\s*|that\s+is\s*|=\
 
 _VERSUS = re.compile(r"\b(?:vs\.?|versus|against|relative\s+to|compared\s+(?:to|with)|minus)\s*|\s[−–-]\s*", re.I)
 _CELL_PP = re.compile(r"\d\s*(?:\]|\))?\s*(?:pp\b|percentage\s+points?\b)", re.I)
+_HEAD_PCT = re.compile(r"\(\s*%\s*\)|\bpercent(?:age)?s?\b|\bin\s+%", re.I)
+_UNIT = re.compile(r"%|\bpercent|\bpp\b|\bfraction\b|\bproportion\b|\bcount\b|\bof\s+\d|\d\s*[-–]\s*\d", re.I)
 _SD_WORD = re.compile(r"\bs\.?d\.?\b|\bstd\b|standard dev", re.I)
 
 
@@ -350,7 +352,8 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
         ent = ("arm", first)
     if ent is None or ent[0] not in ("arm", "run"):
         return None
-    names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "")
+    heading = m.scope[-1] if m.scope else ""
+    names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "") or vocab.metrics_in(heading)
     # the statistic is named by the column, or (metrics as rows, arms as columns) by the row label
     col = m.column or ""
     if not any(rx.search(col) for _, rx in _COL_ROLE) and not _SD_WORD.search(col) and not _LEVEL.search(col):
@@ -364,6 +367,8 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     r = Reading(arms=[ent[1]], seed=ent[2] if ent[0] == "run" else None, metric=names[0][1])
     cell = next((c for c in m.row_cells if m.text in c), "")
     r.percent = bool(_CELL_PP.search(cell))   # "−7.8 pp", "[−15.6, +0.6] pp": the cell says percentage points
+    if not r.percent and _HEAD_PCT.search(heading) and not _UNIT.search(f"{m.row or ''} {m.column or ''}"):
+        r.percent = True   # "## Accuracy (%)" over a table whose header and row labels state no unit
     lv = _LEVEL.findall(col)
     r.level = lv[-1] if lv else "95"
     if m.role in ("low", "high"):

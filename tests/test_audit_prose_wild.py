@@ -88,3 +88,24 @@ def test_points_in_a_table_cell(study, tmp_path):
     assert _errors(res) == []
     bad = _audit(study, tmp_path / "b", body.replace("−2.00 pp", "−2.10 pp"))
     assert [m for _, m in _errors(bad)] and all("contrasts.aero-grpo.diff_mean" in m for _, m in _errors(bad))
+
+
+SEED_ROWS = ("## Accuracy (%)\n\n| Seed | GRPO | DAPO |\n|---|---|---|\n| 11 | 63.2 | 63.4 |\n| 23 | 62.8 | 63.2 |\n"
+             "| **mean** | **63.2** | **63.55** |\n| sd | 0.40 | 0.45 |\n")
+
+
+def test_seeds_as_rows_under_a_heading_that_states_metric_and_unit(study, tmp_path):
+    """A bare number under 'Seed' is the row's seed; '## Accuracy (%)' gives the metric and the unit."""
+    res = _audit(study, tmp_path, SEED_ROWS)
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "62.8")] == ["runs.grpo.s23.heldout_accuracy"]
+    assert [r.source for r in _rows(res, "63.55")] == ["arms.dapo.heldout_accuracy.mean"]
+    assert [r.source for r in _rows(res, "0.40")] == ["arms.grpo.heldout_accuracy.sd"]
+    bad = _audit(study, tmp_path / "b", SEED_ROWS.replace("| 62.8 |", "| 62.9 |"))
+    assert [m for _, m in _errors(bad)] and all("runs.grpo.s23.heldout_accuracy" in m for _, m in _errors(bad))
+
+
+def test_an_unregistered_seed_as_a_row_label(study, tmp_path):
+    res = _audit(study, tmp_path, SEED_ROWS.replace("| 23 | 62.8 |", "| 24 | 62.8 |"))
+    assert ("report.md:10", "seed 24 is not a registered seed (lock.seeds = [11, 23, 37, 53, 71, 89, 107, 131])") \
+        in _errors(res), _errors(res)
