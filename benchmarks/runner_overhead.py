@@ -1,4 +1,4 @@
-"""Per-step wall-time overhead of `runner run`'s instrumentation over a plain GRPOTrainer.
+"""Per-step overhead of `runner run`'s instrumentation over a plain GRPOTrainer, with its uncertainty.
 
 In one process, on the tiny offline model, the same resolved config (from a lock built
 here) is trained by
@@ -7,18 +7,28 @@ here) is trained by
 * runner: ``runner.train.build_trainer`` — the reward recorder (completion hashing, traces),
   the telemetry callback (per-step JSON lines, flushed) and progress off;
 
-**step by step, interleaved**: both trainers run in one process, each in its own thread,
-and a baton lets exactly one of them work at a time, alternating plain, runner, plain, ...
-at every optimizer step. A step's time runs from one step begin to the next (so it includes
-the runner's per-step telemetry line), as wall time and as the thread's CPU time. A change in
-machine load lasting longer than a step hits both variants alike, which is what made the
-earlier round-by-round figure swing from 0.74 to 1.54 on a shared machine. Each round gives
-the median of the paired per-step log ratios (runner/plain, first ``--warmup`` steps
-dropped); the printed ratio is the geometric mean over ``--repeats`` rounds with a 95% t
-interval, so it carries its own uncertainty. Both variants train identically (same seed,
-same rewards): the script checks the logged losses agree. Target: ratio within 1.03.
+**step by step, interleaved**: both trainers run in one process, each in its own thread, and a
+baton lets exactly one of them work at a time. Both train identically (same seed, same
+rewards; each thread keeps its own RNG state; the script checks the logged losses agree), so
+step i is the same work for both: (plain step i, runner step i) is a pair. The order within a
+pair alternates, ABBA: plain 1, runner 1, runner 2, plain 2, plain 3, runner 3, ... (and which
+variant opens alternates by round), so a drift in machine load cancels out of the pairs
+instead of always favouring one side.
 
-    .venv/bin/python benchmarks/runner_overhead.py [--steps 12] [--repeats 8]
+A step's time runs from one step begin to the next (so it includes the runner's per-step
+telemetry line), measured three ways: wall time, the thread's CPU time and the process's CPU
+time (the waiting trainer thread uses none). CPU time is what the runner's extra work costs
+and moves little with machine load; wall time on a shared machine mostly measures the other
+processes. Each pair gives a log ratio runner/plain (first ``--warmup`` steps of each round
+dropped). The printed ratio is exp of the 20% trimmed mean of all pairs' log ratios (steps
+preempted by other processes make the tails heavy) with its 95% Tukey–McLaughlin (Yuen)
+t interval (``scipy.stats.mstats.trimmed_mean_ci``), for process CPU time and for wall time;
+then the same estimate from the even and from the odd rounds separately, a split-half check
+of how far two runs of half the size would differ. Two independent runs differ by less than
+sqrt(2) x the interval's half-width 95% of the time: a half-width under 1.4% means two runs
+agree within ±2%.
+
+    .venv/bin/python benchmarks/runner_overhead.py [--steps 24] [--repeats 8] [--json raw.json]
 """
 
 from __future__ import annotations
@@ -45,20 +55,27 @@ def _prereg(steps: int) -> dict:
 
 
 class Baton:
-    """Lets one of two trainer threads work at a time, alternating at every step begin.
+    """Lets one of two trainer threads work at a time, in ABBA order of steps.
 
+    The variant that goes first (``first``) hands over before its step 1 (so the other may set
+    up) and before its even steps; the other before its odd steps: F1 S1 S2 F2 F3 S3 S4 F4 ...
     The global random generators (torch, numpy, random) are shared by threads, so each thread's
     state is saved when it hands over and restored when its turn comes: each trainer draws the
     same numbers as if it ran alone, and both do identical work.
     """
 
-    def __init__(self):
+    def __init__(self, first: str = "plain"):
         import threading
 
         self.cv = threading.Condition()
-        self.turn = "plain"
+        self.first = self.turn = first
         self.done: set[str] = set()
         self.rng: dict[str, tuple] = {}
+        self.order: list[str] = []  # "plain 1", "runner 1", ... as the steps ran
+
+    def hands_over_before(self, me: str, step: int) -> bool:
+        """Whether ``me`` yields before its ``step``-th step (1-based): the ABBA pattern."""
+        return step == 1 or step % 2 == (0 if me == self.first else 1)
 
     @staticmethod
     def other(me: str) -> str:
@@ -115,22 +132,29 @@ class _StepTimer:
         timer = self
         self.times: list[float] = []
         self.cpu: list[float] = []
+        self.proc: list[float] = []
         self._t0 = None
 
         def lap():
             if timer._t0 is not None:
                 timer.times.append(time.perf_counter() - timer._t0)
                 timer.cpu.append(time.thread_time() - timer._c0)
+                timer.proc.append(time.process_time() - timer._p0)
 
         def start():
-            timer._t0, timer._c0 = time.perf_counter(), time.thread_time()
+            timer._t0, timer._c0, timer._p0 = time.perf_counter(), time.thread_time(), time.process_time()
 
         class CB(TrainerCallback):
+            begun = 0
+
             def on_step_begin(self, args, state, control, **kw):
                 lap()
-                if baton is not None:  # every step begin, the first too: the other may set up
-                    baton.hand_over(me)
-                    baton.wait(me)
+                self.begun += 1
+                if baton is not None:
+                    if baton.hands_over_before(me, self.begun):
+                        baton.hand_over(me)
+                        baton.wait(me)
+                    baton.order.append(f"{me} {self.begun}")
                 start()
 
             def on_train_end(self, args, state, control, **kw):
@@ -214,26 +238,54 @@ def run_runner(cfg, prereg, out: Path, baton=None):
     return timer, [h["loss"] for h in trainer.state.log_history if "loss" in h]
 
 
-def ratio_interval(ratios: list[float], level: float = 0.95) -> tuple[float, float, float]:
-    """Geometric mean of paired ratios and its t interval (computed on the log scale)."""
+CLOCKS = {"process": "process-CPU-time", "wall": "wall-time"}
+
+
+def log_ratios(rounds: list[dict], clock: str, warmup: int) -> list[list[float]]:
+    """Per round, each pair's log(runner step / plain step) on ``clock``, warm-up steps dropped."""
     import math
 
-    from scipy import stats as st
+    out = []
+    for x in rounds:
+        plain, ours = x["raw"]["plain"][clock], x["raw"]["runner"][clock]
+        out.append([math.log(ours[i] / plain[i]) for i in range(warmup, min(len(plain), len(ours)))])
+    return out
 
-    logs = [math.log(r) for r in ratios]
-    m = statistics.fmean(logs)
-    if len(logs) < 2:
+
+def trimmed_ratio(logs: list[float], level: float = 0.95, trim: float = 0.2) -> tuple[float, float, float]:
+    """exp of the trimmed mean of paired log ratios and of its Tukey–McLaughlin t interval ends.
+
+    Args:
+        logs: paired log ratios runner/plain.
+        level: the interval's coverage.
+        trim: the share cut from each tail (preempted steps make both tails heavy).
+
+    Returns:
+        (ratio, low, high); the interval ends are nan with fewer than 3 pairs.
+
+    Example:
+        >>> r, lo, hi = trimmed_ratio([0.0, 0.01, -0.01, 0.02, 0.0, 0.5])
+        >>> round(r, 3), lo < r < hi
+        (1.008, True)
+    """
+    import math
+
+    import numpy as np
+    from scipy.stats import mstats
+
+    x = np.asarray(logs, dtype=float)
+    m = float(mstats.trimmed_mean(x, limits=(trim, trim)))
+    if x.size < 3:
         return math.exp(m), float("nan"), float("nan")
-    half = st.t.ppf(0.5 + level / 2, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
-    return math.exp(m), math.exp(m - half), math.exp(m + half)
+    lo, hi = mstats.trimmed_mean_ci(x, limits=(trim, trim), alpha=1 - level)
+    return math.exp(m), math.exp(lo), math.exp(hi)
 
 
 def _round(cfg, prereg, out: Path, r: int, warmup: int) -> dict:
     """One round: both trainers in threads, their steps interleaved one by one."""
-    import math
     import threading
 
-    baton, got = Baton(), {}
+    baton, got = Baton(first="plain" if r % 2 == 0 else "runner"), {}  # who goes first alternates by round
 
     def work(kind):
         baton.wait(kind)  # set-up too takes turns, so each seeds and draws alone
@@ -249,21 +301,36 @@ def _round(cfg, prereg, out: Path, r: int, warmup: int) -> dict:
     for t in threads:
         t.join()
     (plain, plain_loss), (ours, our_loss) = got["plain"], got["runner"]
-    n = min(len(plain.times), len(ours.times))
-    wall = [math.log(ours.times[i] / plain.times[i]) for i in range(warmup, n)]
-    cpu = [math.log(ours.cpu[i] / plain.cpu[i]) for i in range(warmup, n)]
-    return {"wall": math.exp(statistics.median(wall)), "cpu": math.exp(statistics.median(cpu)),
-            "plain_ms": 1000 * statistics.median(plain.times[warmup:]),
-            "runner_ms": 1000 * statistics.median(ours.times[warmup:]),
-            "share": ours.instrumentation / sum(plain.times), "identical": plain_loss == our_loss,
-            "order": "interleaved"}
+    x = {"share": ours.instrumentation / sum(plain.times), "identical": plain_loss == our_loss,
+         "first": baton.first, "order": baton.order,
+         "raw": {k: {"wall": t.times, "thread": t.cpu, "process": t.proc} for k, t in (("plain", plain), ("runner", ours))}}
+    for clock in CLOCKS:
+        x[clock] = trimmed_ratio(log_ratios([x], clock, warmup)[0])[0]
+        x[f"{clock}_ms"] = {k: 1000 * statistics.median(x["raw"][k][clock][warmup:]) for k in ("plain", "runner")}
+    return x
+
+
+def _summary(rounds: list[dict], warmup: int) -> None:
+    """The ratio per clock over all pairs, its interval, and the even/odd-round halves."""
+    import math
+
+    for clock, name in CLOCKS.items():
+        per_round = log_ratios(rounds, clock, warmup)
+        ratio, lo, hi = trimmed_ratio([v for r in per_round for v in r])
+        even = trimmed_ratio([v for r in per_round[0::2] for v in r])[0]
+        odd = trimmed_ratio([v for r in per_round[1::2] for v in r])[0] if len(per_round) > 1 else float("nan")
+        half = 100 * max(ratio - lo, hi - ratio) / ratio
+        print(f"per-step {name} ratio runner/plain: {ratio:.3f}  95% CI [{lo:.3f}, {hi:.3f}]  "
+              f"(even rounds {even:.3f}, odd rounds {odd:.3f}; two runs of this size agree within "
+              f"±{math.sqrt(2) * half:.1f}%)")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=12)
+    ap.add_argument("--steps", type=int, default=24)
     ap.add_argument("--repeats", type=int, default=8)
     ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--json", help="write every round's per-step times here")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (same for both variants)")
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
                     help="where both variants train (cuda: the GPU path of the same comparison)")
@@ -283,22 +350,26 @@ def main(argv=None) -> int:
     from runner.config import resolve
 
     prereg = _prereg(args.steps)
-    rounds = []
+    rounds, load0 = [], os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         cfg = resolve(prereg, "grpo", 1, device=args.device, output_dir=str(Path(tmp) / "ckpt"))
         for r in range(args.repeats):
             x = _round(cfg, prereg, Path(tmp), r, args.warmup)
             rounds.append(x)
-            print(f"round {r + 1}: median step plain {x['plain_ms']:.1f} ms runner "
-                  f"{x['runner_ms']:.1f} ms  wall ratio {x['wall']:.3f}  cpu ratio {x['cpu']:.3f}", flush=True)
-    wall = ratio_interval([x["wall"] for x in rounds])
-    cpu = ratio_interval([x["cpu"] for x in rounds])
-    print(f"steps {args.steps} (first {args.warmup} dropped), 4 prompts x 4 completions x <=16 tokens, tiny:qwen2, "
-          f"torch threads {args.threads}, device {args.device}, {args.repeats} rounds of step-interleaved pairs, load average {os.getloadavg()[0]:.1f}")
+            print(f"round {r + 1} ({x['first']} first): median step CPU plain {x['process_ms']['plain']:.1f} ms "
+                  f"runner {x['process_ms']['runner']:.1f} ms, wall plain {x['wall_ms']['plain']:.1f} ms runner "
+                  f"{x['wall_ms']['runner']:.1f} ms; ratio CPU {x['process']:.3f} wall {x['wall']:.3f}", flush=True)
+    if args.json:
+        import json
+
+        Path(args.json).write_text(json.dumps(rounds))
+    pairs = sum(len(r) for r in log_ratios(rounds, "process", args.warmup))
+    print(f"steps {args.steps} (first {args.warmup} of each round dropped), 4 prompts x 4 completions x <=16 tokens, "
+          f"tiny:qwen2, torch threads {args.threads}, device {args.device}; {args.repeats} rounds, {pairs} "
+          f"ABBA-interleaved step pairs; load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at end")
     print(f"identical training (logged losses equal): {'yes' if all(x['identical'] for x in rounds) else 'NO'}")
-    print(f"per-step wall-time ratio runner/plain: {wall[0]:.3f}  95% CI [{wall[1]:.3f}, {wall[2]:.3f}]  "
-          f"(target <= 1.03: {'met' if wall[2] <= 1.03 else 'not shown' if wall[0] <= 1.03 else 'NOT met'})")
-    print(f"per-step process-CPU-time ratio runner/plain: {cpu[0]:.3f}  95% CI [{cpu[1]:.3f}, {cpu[2]:.3f}]")
+    print("ratios: exp(20% trimmed mean of the pairs' log ratios), 95% Tukey-McLaughlin t interval")
+    _summary(rounds, args.warmup)
     print(f"time inside the runner's recorder (hashing, traces, telemetry lines) / plain training time: "
           f"{100 * statistics.median(x['share'] for x in rounds):.2f}% (the reward function's own task.reward "
           f"calls excluded)")

@@ -14,6 +14,7 @@ at the end of the session that no test changed it.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 from pathlib import Path
@@ -32,6 +33,16 @@ settings.register_profile("dev", max_examples=10, deadline=None, derandomize=Tru
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(PROFILE)
 assert CI == (PROFILE == "ci")
+
+
+def pytest_collection_finish(session):
+    """Freeze what collection imported (torch, transformers, scipy, ...) out of the collector's scans.
+
+    Libraries call ``gc.collect()`` in their hot paths (statsmodels' holm, trainer teardown); each
+    call otherwise walks every object of the session's imports. Frozen objects are never freed,
+    which for module-level state is what happens anyway.
+    """
+    gc.freeze()
 
 
 def _tree_digest(root: Path) -> str:

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 E1 = json.loads((ROOT / "examples" / "e1.json").read_text())
 
 
+@pytest.mark.slow  # subprocess; fast tier: test_no_torch makes the same imports
 def test_api_imports_without_torch_and_keeps_the_modules_importable():
     code = ("import sys; from prereg import lock, verify; from stats import analyze, render; "
             "from audit import check; from runner import run_unit, run_sweep; "

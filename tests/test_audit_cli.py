@@ -147,6 +147,7 @@ def test_bad_usage_exit_2_one_line(make, clean, tmp_path, capsys):
     assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow  # two interpreters; fast tier: test_no_torch imports audit torch-free, main() runs in-process here
 def test_console_script_and_no_torch(clean):
     code = ("import sys; import audit.cli, audit.engine, audit.registry; "
             "sys.exit(1 if 'torch' in sys.modules else 0)")

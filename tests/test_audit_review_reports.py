@@ -84,6 +84,7 @@ def _cli(report: Path, *flags: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env=env, cwd=report.parent)
 
 
+@pytest.mark.slow  # three `python -m audit` interpreters; test_audit_cli checks the CLI in-process
 def test_cli_agrees_with_the_api(built, tmp_path):
     """`audit check` exits 0 on a clean review report and 1 with the plant's message, with and without --strict."""
     clean = built["latex_multicolumn"]

@@ -1,7 +1,10 @@
 """prereg, stats and audit must work on a laptop without torch (reviewers audit there).
 
 Each CLI runs in a subprocess in which importing torch (or transformers/trl/peft) fails, as it
-would where they are not installed.
+would where they are not installed. The fast tier's one torch-free interpreter: it also makes
+the import checks that other files repeat in their own subprocess in the slow tier (lock and
+verify load nothing heavy, lint within 5 CPU seconds, the Python API, the stats, audit and
+runner modules that must import without torch).
 """
 
 import json
@@ -27,6 +30,9 @@ BLOCK = (
 )
 
 
+HEAVY = {"torch", "transformers", "trl", "peft", "datasets", "scipy", "vllm"}
+
+
 def _run(code: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", BLOCK + code], cwd=cwd, capture_output=True, text=True,
                           timeout=300)
@@ -49,6 +55,24 @@ def campaign(tmp_path_factory):
 def test_prereg_stats_audit_clis_without_torch(campaign):
     root, camp = campaign
     code = (
+        # first, before anything imports scipy: lock + verify load nothing heavy (test_prereg_lock)
+        "from prereg.cli import main as p\n"
+        f"assert p(['lock', {str(ROOT / 'examples' / 'e1.json')!r}, '--lock-dir', 'e1locks']) == 0\n"
+        "assert p(['verify', 'e1locks/e1.lock.json']) == 0\n"
+        f"assert not {HEAVY!r} & set(sys.modules), {HEAVY!r} & set(sys.modules)\n"
+        # lint: every rule, exact power included, within 5 CPU seconds (test_prereg_lint_inference)
+        "import json, time\n"
+        "from prereg.lint import lint\n"
+        f"t = time.process_time(); lint(json.load(open({str(ROOT / 'examples' / 'e1.json')!r})))\n"
+        "assert time.process_time() - t < 5.0, time.process_time() - t\n"
+        # the API and the modules that must import without torch (test_api, test_stats_analyze,
+        # test_audit_cli, test_runner_fingerprint)
+        "from prereg import lock, verify; from stats import analyze, render; from audit import check\n"
+        "from runner import run_unit, run_sweep\n"
+        "from prereg.lock import verify_lock; from stats.analyze import build; from stats.render import fmt\n"
+        "import stats.analyze, stats.render, stats.cli, stats.coverage, stats.rliable, stats.load\n"
+        "import audit.cli, audit.engine, audit.registry\n"
+        "import prereg.fingerprints, runner.fingerprint, runner.tasks, runner.models\n"
         "from prereg.cli import main as p\n"
         "from stats.cli import main as s\n"
         "from audit.cli import main as a\n"

@@ -145,6 +145,7 @@ def test_coverage_warning_quotes_the_shipped_table():
     assert f"covered only {cov:.3f} at n={tn}" in f.message
 
 
+@pytest.mark.slow  # subprocess; fast tier: test_no_torch times lint the same way
 def test_lint_stays_torch_free_and_fast():
     code = ("import sys, time\n"
             "class Block:\n"

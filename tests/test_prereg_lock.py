@@ -233,6 +233,7 @@ def test_invalid_calendar_time_is_a_user_error(tmp_path):
 HEAVY = ("torch", "transformers", "trl", "peft", "datasets", "scipy", "vllm")
 
 
+@pytest.mark.slow  # subprocess; fast tier: test_no_torch checks lock + verify load nothing heavy
 def test_prereg_lock_runs_without_torch_and_loads_nothing_heavy(tmp_path):
     code = (
         "import sys\n"
@@ -256,6 +257,7 @@ def test_prereg_lock_runs_without_torch_and_loads_nothing_heavy(tmp_path):
     assert (tmp_path / "e1.lock.json").exists()
 
 
+@pytest.mark.slow  # two interpreters for `python -m prereg`; the CLI's main is tested in-process
 def test_python_dash_m_prereg(tmp_path):
     res = subprocess.run([sys.executable, "-m", "prereg", "lock", str(DEMO), "--lock-dir", str(tmp_path)],
                          capture_output=True, text=True, timeout=120)

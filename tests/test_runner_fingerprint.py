@@ -128,6 +128,7 @@ def test_torch_local_version_satisfies_plain_pin():
     assert fingerprint.check_stack_pins({"torch": f"=={public}"}) == []
 
 
+@pytest.mark.slow  # subprocess; fast tier: test_no_torch imports these modules torch-free
 def test_imports_without_torch():
     code = ("import sys; import prereg.fingerprints, runner.fingerprint, runner.tasks, runner.models; "
             "bad = [m for m in ('torch', 'transformers', 'datasets', 'trl') if m in sys.modules]; "

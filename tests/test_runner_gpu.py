@@ -89,6 +89,7 @@ def test_gpu_paths_refuse_without_cuda_naming_the_field():
         gpu.prepare_qlora(object())
 
 
+@pytest.mark.slow  # subprocess; test_runner_run_refuses_gpu_paths_on_cpu_in_one_line is the in-process refusal
 @needs_no_cuda
 def test_gpu_smoke_says_it_needs_a_gpu_and_exits_2():
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gpu_smoke.py")], capture_output=True,

@@ -47,6 +47,7 @@ def fixed_runs(tmp_path_factory):
     return {s: run(_fixed_study(root / s, s), "grpo", 1, root / s / "runs") for s in ("batch", "group")}
 
 
+@pytest.mark.slow  # real training runs; test_group_stats_hand_example is the unit test
 @pytest.mark.parametrize("scale", ["batch", "group"])
 def test_zvf_on_a_real_run_with_known_groups(fixed_runs, scale):
     """Each step: a 'const' group (1,1,1,1) and a 'var' group (0,1,0,1): ZVF 0.5 by hand."""
@@ -71,6 +72,7 @@ def test_zvf_on_a_real_run_with_known_groups(fixed_runs, scale):
     assert m["telemetry_sources"]["zvf"] == "runner" and m["telemetry_sources"]["entropy"] == "trl:entropy"
 
 
+@pytest.mark.slow  # a real training run
 def test_crash_leaves_a_sealed_failed_manifest_and_no_rerun_over_it(tmp_path):
     lock = _fixed_study(tmp_path, "group", fail_after=8)  # step 1's 8 rewards, then the reward raises
     with pytest.raises(RuntimeError, match="injected reward failure"):
@@ -89,6 +91,7 @@ def test_crash_leaves_a_sealed_failed_manifest_and_no_rerun_over_it(tmp_path):
         run(lock, "grpo", 1, tmp_path / "runs")
 
 
+@pytest.mark.slow  # a real training run
 def test_kl_is_reported_when_beta_is_positive(tmp_path):
     p = prereg(id="kl")
     p["training"].update(beta=0.04, max_steps=1)

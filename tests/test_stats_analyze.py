@@ -397,6 +397,7 @@ def test_coverage_warning_for_small_n_percentile(tmp_path):
     assert any("percentile interval under-covers at n=5" in w for w in a["warnings"])
 
 
+@pytest.mark.slow  # subprocess; fast tier: test_no_torch makes the same imports
 def test_imports_without_torch():
     code = ("import sys\n"
             "class Block:\n"
