@@ -16,10 +16,12 @@ words say where the analysis can decide it:
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from dataclasses import dataclass
 
+from audit.comparisons import arm_comparisons, number_comparisons, within_claims
 from audit.numbers import ParsedFile
 from audit.prose import paragraphs, tex_paragraphs, tex_text
 from audit.words import Vocabulary, sentences
@@ -32,14 +34,12 @@ _N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|
                      r"\s+){0,3}(?:problems|items|questions|puzzles|examples|boards)\b", re.I)
 _HELDOUT_WORDS = re.compile(r"held[- ]?out|\btest\b|split|items|problems|questions|puzzles|accuracy|GSM8K|"
                             r"\beval", re.I)
-_SIGNIF = re.compile(r"\b(not\s+(?:statistically\s+)?significant|non-?significant|insignificant|"
-                     r"(?:statistically\s+)?significant|no\s+(?:significant\s+)?difference)\b", re.I)
+_SIGNIF = re.compile(r"\b(not\s+(?:statistically\s+)?significant(?:ly)?|non-?significant(?:ly)?|insignificant|"
+                     r"(?:statistically\s+)?significant(?:ly)?|no\s+(?:(?:statistically\s+)?significant\s+)?"
+                     r"difference)\b", re.I)
+_UNADJUSTED = re.compile(r"\bunadjusted|\buncorrected|\b(?:before|without|prior\s+to)\s+(?:any\s+)?(?:multiplicity\s+)?"
+                         r"(?:adjustment|correction)|\bnominal(?:ly)?\b|\braw\s+p\b", re.I)
 _ADJUSTED = re.compile(r"adjust|correct|\bBH\b|Holm|Bonferroni|multiplicity|family", re.I)
-_COMPARE = re.compile(r"\b(higher|lower|greater|smaller|larger|below|above)\s+(?:than\s+)?", re.I)
-_NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?(?![\w.]*\d)")
-_WITHIN = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?(\d+(?:\.\d+)?)\s*(?:pp|percentage points?|"
-                     r"points?)\b", re.I)
-
 
 @dataclass(frozen=True)
 class Claim:
@@ -64,6 +64,9 @@ class Facts:
     n_arms: int = 0
     run_seeds: frozenset = frozenset()
     secondary: dict = dataclasses.field(default_factory=dict)   # "<contrast>.<metric>" -> verdict
+    primary: str = "heldout_accuracy"
+    units: dict = dataclasses.field(default_factory=dict)    # metric -> fraction | percent | count | real
+    higher: dict = dataclasses.field(default_factory=dict)   # metric -> higher is better
 
 
 def facts_of(prereg: dict, analysis: dict, run_seeds=()) -> Facts:
@@ -76,15 +79,29 @@ def facts_of(prereg: dict, analysis: dict, run_seeds=()) -> Facts:
     names |= set(verdicts.values()) | set(secondary.values())
     values = {k: v.get("value") for k, v in (analysis.get("values") or {}).items() if isinstance(v, dict)}
     alpha = (plan.get("multiplicity") or {}).get("alpha", 0.05)
+    units, higher = _metric_facts(prereg, analysis)
     return Facts(tuple(s for s in prereg.get("seeds") or [] if isinstance(s, int)),
                  (prereg.get("dataset") or {}).get("heldout_n"), frozenset(n for n in names if n), verdicts,
                  values, float(alpha), len(prereg.get("arms") or {}), frozenset(run_seeds),
-                 secondary)
+                 secondary, plan.get("primary_metric", "heldout_accuracy"), units, higher)
+
+
+def _metric_facts(prereg: dict, analysis: dict) -> tuple[dict, dict]:
+    """Each metric's unit (the analysis' own ``metric_units`` first) and declared direction."""
+    from prereg.declarations import metric_decls
+
+    try:
+        decls = metric_decls(prereg)
+    except (KeyError, TypeError, ValueError):
+        decls = {}
+    units = {k: d.unit for k, d in decls.items()}
+    units.update({k: v for k, v in (analysis.get("metric_units") or {}).items() if isinstance(v, str)})
+    return units, {k: d.higher_is_better for k, d in decls.items()}
 
 
 def _line_of(offs: list[int], nums: list[int], pos: int) -> int:
-    i = max(k for k, o in enumerate(offs) if o <= pos)
-    return nums[i]
+    """The line of offset ``pos`` of a paragraph whose lines start at ``offs`` (ascending)."""
+    return nums[max(bisect.bisect_right(offs, pos) - 1, 0)]
 
 
 def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts) -> list[Claim]:
@@ -92,8 +109,9 @@ def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts) -> list[Claim]:
     out: list[Claim] = []
     _seed_labels(f, facts, out)
     paras = tex_paragraphs(f.lines) if f.path.endswith(".tex") else paragraphs(f.lines)
+    starts = [ln for ln, _ in getattr(f, "heading_scopes", None) or []]
     for para in paras:
-        _paragraph_claims(f, para, vocab, facts, out)
+        _paragraph_claims(f, para, vocab, facts, out, starts)
     _n_labels_in_tables(f, facts, out)
     _table_verdicts(f, vocab, facts, out)
     return out
@@ -192,32 +210,72 @@ def _n_facts(text: str, facts: Facts, where, out: list[Claim]) -> None:
                                 if abs(n - float(facts.heldout_n)) <= 2 else "")))
 
 
-def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]) -> None:
+def scope_pair(f: ParsedFile, line: int, vocab: Vocabulary, starts: list[int] | None = None):
+    """The (arm, baseline) pair the headings above ``line`` scope it to, or None.
+
+    A heading scopes what follows until the next heading of the same or a higher level; the
+    innermost heading naming an arm decides (its first arm, as :func:`audit.trace._scope_entity`
+    reads a heading), so "- **Preregistered verdict:** SURVIVES" under "# Qwen3-8B GSPO LoRA" is
+    the verdict of gspo against the baseline. A heading naming only the baseline scopes nothing.
+
+    Args:
+        f: the parsed file (its ``heading_scopes``).
+        line: a 1-based line of ``f``.
+        vocab: the study's names.
+        starts: the heading lines of ``f`` (computed once per file by the caller), or None.
+    Returns:
+        A pair of arms (first minus second), or None.
+    """
+    heads = getattr(f, "heading_scopes", None) or []
+    k = bisect.bisect_right(starts if starts is not None else [ln for ln, _ in heads], line) - 1
+    if k < 0:
+        return None
+    for text in reversed(heads[k][1]):
+        arms = list(dict.fromkeys(a for _, a in vocab.arms_in(text)))
+        if arms:
+            return _sentence_pair(arms[:1], None, vocab)
+    return None
+
+
+def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim], starts=None) -> None:
+    """The claims of one paragraph, sentence by sentence; the pair of arms (and the subject and
+    metric) a sentence is about carries over to the next one that names none, and the first
+    sentence starts from the arm its headings name."""
     nums, text, offs = para
-    pair = None
+    pair = scope_pair(f, nums[0], vocab, starts) if nums else None
+    subject, metric = (pair[0] if pair else None), None
     for s_start, s_end in sentences(text):
         sent = text[s_start:s_end]
-        where = f"{f.path}:{_line_of(offs, nums, s_start)}"
-        arms = list(dict.fromkeys(a for _, a in vocab.arms_in(sent)))
+        at = lambda pos, s0=s_start: f"{f.path}:{_line_of(offs, nums, s0 + pos)}"   # noqa: E731
+        named = vocab.arms_in(sent)
+        arms = list(dict.fromkeys(a for _, a in named))
         pair = _sentence_pair(arms, pair, vocab)
-        for m in _SEED_LIST.finditer(sent):
-            _seed_list(m, facts, f"{f.path}:{_line_of(offs, nums, s_start + m.start(1))}", out)
-        for m in _SEED_ONE.finditer(sent):
-            seed = int(m.group(1))
-            if not _registered(facts, seed):
-                out.append(Claim(f"{f.path}:{_line_of(offs, nums, s_start + m.start())}",
-                                 f"one of the registered seeds {list(facts.seeds)}", m.group(0),
-                                 f"seed {seed} is not a registered seed (lock.seeds = {list(facts.seeds)})"))
-        for m in _COUNTS.finditer(sent):
-            _count_fact(m, facts, f"{f.path}:{_line_of(offs, nums, s_start + m.start())}", out)
-        _n_facts(sent, facts, lambda pos, s0=s_start: f"{f.path}:{_line_of(offs, nums, s0 + pos)}", out)
+        _fact_claims(sent, facts, at, out)
+        metrics = vocab.metrics_in(sent)
+        said, decided = arm_comparisons(sent, named, metrics, subject, metric, facts)
+        said += number_comparisons(sent, decided)
         cid = _contrast_id(pair, facts)
-        if cid is None:
-            continue
-        _verdict_words(sent, s_start, cid, facts, f, para, out, vocab)
-        _significance(sent, s_start, cid, facts, f, para, out)
-        _within(sent, cid, facts, where, out)
-        _comparisons(sent, s_start, f, para, out)
+        if cid is not None:
+            _verdict_words(sent, s_start, cid, facts, f, para, out, vocab)
+            _significance(sent, s_start, cid, facts, f, para, out)
+            said += within_claims(sent, cid, metrics, metric, facts)
+        out += [Claim(at(c.at), c.expected, c.words, c.message) for c in said]
+        subject = arms[0] if arms else subject
+        metric = metrics[-1][1] if metrics else metric
+
+
+def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
+    """Seed lists, single seeds, run/arm/seed counts and the held-out n written in one sentence."""
+    for m in _SEED_LIST.finditer(sent):
+        _seed_list(m, facts, at(m.start(1)), out)
+    for m in _SEED_ONE.finditer(sent):
+        seed = int(m.group(1))
+        if not _registered(facts, seed):
+            out.append(Claim(at(m.start()), f"one of the registered seeds {list(facts.seeds)}", m.group(0),
+                             f"seed {seed} is not a registered seed (lock.seeds = {list(facts.seeds)})"))
+    for m in _COUNTS.finditer(sent):
+        _count_fact(m, facts, at(m.start()), out)
+    _n_facts(sent, facts, at, out)
 
 
 _COUNTS = re.compile(r"(?<![\d.,×x*])(\d+)\s+(?:(?:registered|confirmatory|trained|locked)\s+)?"
@@ -304,7 +362,7 @@ def _significance(sent, s_start, cid, facts: Facts, f, para, out) -> None:
         where = f"{f.path}:{_line_of(offs, nums, s_start + m.start())}"
         claim = m.group(1).lower()
         negative = claim.startswith(("not", "non", "insig", "no "))
-        adjusted = bool(_ADJUSTED.search(sent))
+        adjusted = bool(_ADJUSTED.search(sent)) and not _UNADJUSTED.search(sent)
         truth = _is_significant(cid, facts, adjusted)
         if truth is None or truth != negative:
             continue
@@ -313,31 +371,3 @@ def _significance(sent, s_start, cid, facts: Facts, f, para, out) -> None:
         out.append(Claim(where, f"{said} ({'adjusted ' if adjusted else ''}p = {p:.3g}, alpha {facts.alpha:g})",
                          m.group(1), f"'{m.group(1)}' contradicts the analysis: {cid} is {said} "
                          f"({'contrasts.' + cid + ('.p_adjusted' if adjusted else '.p')} = {p:.3g})"))
-
-
-def _within(sent, cid, facts: Facts, where, out) -> None:
-    d = facts.values.get(f"contrasts.{cid}.diff_mean")
-    for m in _WITHIN.finditer(sent):
-        if isinstance(d, (int, float)) and abs(d) * 100 > float(m.group(1)):
-            out.append(Claim(where, f"|difference| = {abs(d) * 100:.2f} points (contrasts.{cid}.diff_mean = {d:.4g})",
-                             m.group(0), f"'{m.group(0)}' contradicts the analysis: the difference is "
-                             f"{abs(d) * 100:.2f} points"))
-
-
-def _comparisons(sent, s_start, f, para, out) -> None:
-    """"0.221 ... lower than GRPO's 0.416": the two numbers written on either side must agree."""
-    nums, text, offs = para
-    for m in _COMPARE.finditer(sent):
-        before = [x for x in _NUMBER.finditer(sent[:m.start()])]
-        after = _NUMBER.search(sent, m.end())
-        if not before or after is None:
-            continue
-        a = float(before[-1].group(0).replace("−", "-"))
-        b = float(after.group(0).replace("−", "-"))
-        word = m.group(1).lower()
-        says_lower = word in ("lower", "smaller", "below")
-        if (a < b) != says_lower and a != b:
-            out.append(Claim(f"{f.path}:{_line_of(offs, nums, s_start + m.start())}",
-                             f"{a:g} is {'lower' if a < b else 'higher'} than {b:g}", f"'{word} than'",
-                             f"claim '{word} than' contradicts the numbers written: {a:g} is "
-                             f"{'lower' if a < b else 'higher'} than {b:g}"))

@@ -113,6 +113,9 @@ class ParsedFile:
     lines: list[str] = field(default_factory=list)
     front_matter: str = ""      # the YAML front matter of a Markdown file (model-index values), without fences
     headings: list[str] = field(default_factory=list)   # each heading's text, in order (Markdown and LaTeX)
+    # (line, scope) of each heading, in order: the headings a line sits under, numbers or not
+    # (audit.claims scopes a verdict bullet under an arm's heading to that arm).
+    heading_scopes: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
 
 
 def _parse_literal(m: re.Match) -> tuple[float, int, int, bool] | None:
@@ -481,17 +484,19 @@ def _cells_table(b: _Builder, t: Table) -> None:
 def _build(rel: str, doc: Doc, lines: list[str]) -> ParsedFile:
     b = _Builder(rel, lines)
     headings: list[str] = []
+    scopes: list[tuple[int, tuple[str, ...]]] = []
     for item in doc.items:
         if isinstance(item, Table):
             _cells_table(b, item)
         elif item.kind == "heading":
             headings.append(item.scope[-1] if item.scope else item.text)
+            scopes.append((item.line, tuple(item.scope)))
             b.piece(item, kind="heading")
         elif item.kind == "macro":
             b.piece(item, kind="macro")
         else:
             b.piece(item, kind="prose")
-    return ParsedFile(rel, b.out, lines, doc.front_matter, headings)
+    return ParsedFile(rel, b.out, lines, doc.front_matter, headings, scopes)
 
 
 def parse_markdown(path: str | Path, text: str, rel: str) -> ParsedFile:

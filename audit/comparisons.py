@@ -1,0 +1,197 @@
+"""Comparisons written in words, checked against the analysis (README failure 15).
+
+A hand-typed card says how arms compare without always writing the numbers: "GRPO collapses
+below the base model", "falls below the SFT baseline", "stays above the base model", "DAPO is
+better than GRPO", "GSPO outperforms Dr. GRPO", "within about 1 point of GRPO". Each such claim
+names two arms (the subject, written before the comparison word or scoped by the sentence's
+paragraph or heading, and the arm right after it) and, where the words name one, a metric (else
+the one named earlier in the paragraph if the analysis has it for both arms, else the primary
+metric: "trained for 30 steps. It collapses below the base model" is about the primary metric). The analysis decides it by the
+sign of the difference subject − other: the contrast's ``diff_mean`` in either order (a contrast
+written "SFT − GRPO" is the negated ``grpo-sft``), else the two arms' means. "better"/"worse"
+follow the metric's declared direction ("lower ZVF is better").
+
+A claim the analysis contradicts is an error; one it cannot decide (no such arm, metric or value,
+a comparison with a number rather than an arm) is left alone. Where numbers are written on both
+sides of the comparison word and no arm follows it ("0.221, lower than 0.416"), the two numbers
+must agree with the word (the tracer checks each number against its source).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# The comparison word, the direction it claims for subject − other (+1 above, -1 below), and
+# whether it is about "better"/"worse" (then the metric's declared direction decides the sign).
+_WORDS = (
+    (r"(?:higher|greater|larger|more)\s+than|above", 1, False),
+    (r"(?:lower|smaller|less)\s+than|below", -1, False),
+    (r"better\s+than|beats?|outperform(?:s|ed)?|surpass(?:es|ed)?|exceed(?:s|ed)?|improves?\s+(?:on|over|upon)",
+     1, True),
+    (r"worse\s+than|underperform(?:s|ed)?|trails?|lags?\s+behind|falls?\s+behind", -1, True),
+)
+_COMPARE = re.compile(r"\b(" + "|".join(f"(?:{w})" for w, _, _ in _WORDS) + r")\b", re.I)
+# "over"/"under" are left out: "gain over GRPO", "under the same budget" say nothing about the sign.
+_NEGATED = re.compile(r"\b(?:not|never|no\s+longer|neither|nor|cannot)\b|n't\b", re.I)
+# Numbers written on both sides of one of these words must agree with it ("more than" is left out:
+# "10.7 points more than SFT (48.8%)" compares a difference with a mean).
+_NUM_COMPARE = re.compile(r"\b(higher|lower|greater|smaller|larger|below|above)\s+(?:than\s+)?", re.I)
+_NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?(?![\w.]*\d)")
+_DIGIT = re.compile(r"\d")
+_WITHIN = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?(\d+(?:\.\d+)?|one|two|three|half\s+a)\s*"
+                     r"(pp|percentage\s+points?|points?)\b", re.I)
+_WORD_NUMBERS = {"one": 1.0, "two": 2.0, "three": 3.0}
+
+
+@dataclass(frozen=True)
+class Said:
+    """One comparison a sentence makes: where (offset in the sentence), the words, and what is wrong."""
+
+    at: int
+    words: str
+    expected: str
+    message: str
+
+
+def _direction(word: str) -> tuple[int, bool]:
+    for rx, sign, quality in _WORDS:
+        if re.fullmatch(rx, word, re.I):
+            return sign, quality
+    return 0, False
+
+
+def difference(facts, x: str, y: str, metric: str) -> tuple[float, str] | None:
+    """``x − y`` on ``metric`` as the analysis gives it, with the value ids it comes from.
+
+    Args:
+        facts: :class:`audit.claims.Facts` (values, primary metric).
+        x: the subject arm. y: the other arm. metric: the metric.
+    Returns:
+        (difference, the ids it was read from), or None when the analysis has neither the
+        contrast (either order) nor both arms' means.
+    Example:
+        >>> from types import SimpleNamespace as NS
+        >>> difference(NS(values={"contrasts.grpo-sft.diff_mean": 0.1}, primary="acc"), "sft", "grpo", "acc")
+        (-0.1, 'contrasts.grpo-sft.diff_mean = 0.1, negated')
+    """
+    leaf = "diff_mean" if metric == facts.primary else f"{metric}.diff_mean"
+    for a, b, sign in ((x, y, 1), (y, x, -1)):
+        key = f"contrasts.{a}-{b}.{leaf}"
+        v = facts.values.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return sign * v, f"{key} = {v:.4g}" + ("" if sign == 1 else ", negated")
+    for leaf in (f"{metric}.mean", metric):   # a training metric's arm value has no ".mean"
+        mx, my = (facts.values.get(f"arms.{a}.{leaf}") for a in (x, y))
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (mx, my)):
+            return mx - my, f"arms.{x}.{leaf} = {mx:.4g}, arms.{y}.{leaf} = {my:.4g}"
+    return None
+
+
+def metric_at(metrics: list[tuple[int, str]], at: int, end: int, carried: str | None, primary: str) -> str:
+    """The metric a claim at ``at``..``end`` of a sentence is about: the last one named before it,
+    else one named right after it ("within 1 point on accuracy"), else the paragraph's, else the
+    primary metric (a metric named later in another clause is not this claim's)."""
+    before = [m for pos, m in metrics if pos < at]
+    after = [m for pos, m in metrics if end <= pos <= end + 40]
+    return before[-1] if before else after[0] if after else carried or primary
+
+
+def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[int, str]], subject: str | None,
+                    carried_metric: str | None, facts) -> tuple[list[Said], set[int]]:
+    """Every comparison between two arms in ``sent`` the analysis contradicts.
+
+    Args:
+        sent: the sentence. arms: (offset, arm) named in it. metrics: (offset, metric) named in it.
+        subject: the arm the paragraph or heading is about (for "It falls below the base model").
+        carried_metric: the metric named earlier in the paragraph. facts: :class:`audit.claims.Facts`.
+    Returns:
+        (contradicted claims, offsets of the comparison words the analysis decided).
+    """
+    out: list[Said] = []
+    decided: set[int] = set()
+    for m in _COMPARE.finditer(sent):
+        sign, quality = _direction(m.group(1))
+        y = _arm_right_after(sent, m.end(), arms)
+        before = [a for pos, a in arms if pos < m.start()]
+        x = before[-1] if before else subject
+        if not sign or y is None or x is None or x == y:
+            continue
+        named = metric_at(metrics, m.start(), m.end(), None, "")
+        d = None
+        for metric in [named] if named else dict.fromkeys(k for k in (carried_metric, facts.primary) if k):
+            d = difference(facts, x, y, metric)
+            if d is not None:
+                break
+        if d is None:
+            continue
+        if quality and not facts.higher.get(metric, True):
+            sign = -sign
+        lead = sent[max(0, m.start() - 25):m.start()]
+        negated = bool(_NEGATED.search(lead))
+        if negated and re.search(r"significant", lead, re.I):
+            continue   # "not significantly higher": a claim about significance (checked as such), not the sign
+        decided.add(m.start())
+        diff, ids = d
+        wrong = (diff * sign > 0) if negated else (diff * sign <= 0)   # "not below": difference >= 0
+        if not wrong:
+            continue
+        truth = "higher than" if diff > 0 else "lower than" if diff < 0 else "equal to"
+        said = ("not " if negated else "") + " ".join(m.group(1).split())
+        out.append(Said(m.start(), said, f"{x} {truth} {y} on {metric} ({ids})",
+                        f"'{said}' contradicts the analysis: {x} is {truth} {y} on {metric} "
+                        f"(difference {x} − {y} = {diff:+.4g}; {ids})"))
+    return out, decided
+
+
+def _arm_right_after(sent: str, end: int, arms: list[tuple[int, str]]) -> str | None:
+    """The arm the comparison word compares with: the next one named, with no number in between
+    ("below the base model", not "below 0.30 on the base model's problems")."""
+    for pos, a in arms:
+        if pos >= end:
+            return a if pos - end <= 40 and not _DIGIT.search(sent[end:pos]) else None
+    return None
+
+
+def number_comparisons(sent: str, skip: set[int]) -> list[Said]:
+    """"0.221 ... lower than GRPO's 0.416": the numbers written on either side must agree (a word the
+    analysis already decided, at an offset in ``skip``, is not checked twice)."""
+    out = []
+    for m in _NUM_COMPARE.finditer(sent):
+        if m.start() in skip:
+            continue
+        before = list(_NUMBER.finditer(sent[:m.start()]))
+        after = _NUMBER.search(sent, m.end())
+        if not before or after is None:
+            continue
+        a = float(before[-1].group(0).replace("−", "-"))
+        b = float(after.group(0).replace("−", "-"))
+        word = m.group(1).lower()
+        says_lower = word in ("lower", "smaller", "below")
+        if a != b and (a < b) != says_lower:
+            rel = "lower" if a < b else "higher"
+            out.append(Said(m.start(), f"'{word} than'", f"{a:g} is {rel} than {b:g}",
+                            f"claim '{word} than' contradicts the numbers written: {a:g} is {rel} than {b:g}"))
+    return out
+
+
+def within_claims(sent: str, cid: str, metrics: list[tuple[int, str]], carried: str | None, facts) -> list[Said]:
+    """"within about 1 point": the contrast's difference on the claim's metric, in points of its
+    unit (a fraction's point is 0.01, a percent's is 1); a count or unbounded metric cannot decide it."""
+    out = []
+    for m in _WITHIN.finditer(sent):
+        metric = metric_at(metrics, m.start(), m.end(), carried, facts.primary)
+        leaf = "diff_mean" if metric == facts.primary else f"{metric}.diff_mean"
+        d = facts.values.get(f"contrasts.{cid}.{leaf}")
+        unit = facts.units.get(metric, "fraction" if metric == facts.primary else None)
+        scale = {"fraction": 100.0, "percent": 1.0}.get(unit or "")
+        if not isinstance(d, (int, float)) or isinstance(d, bool) or scale is None:
+            continue
+        raw = m.group(1).lower()
+        bound = 0.5 if raw.startswith("half") else _WORD_NUMBERS.get(raw) or float(raw)
+        points = abs(d) * scale
+        if points > bound:
+            out.append(Said(m.start(), m.group(0), f"|difference| = {points:.2f} points (contrasts.{cid}.{leaf} = "
+                            f"{d:.4g}, a {unit})", f"'{m.group(0)}' contradicts the analysis: the difference is "
+                            f"{points:.2f} points"))
+    return out
