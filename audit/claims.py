@@ -118,8 +118,11 @@ def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts) -> list[Claim]:
 
 
 def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim]) -> None:
-    """A verdict word in a table row: the verdict of the contrast its row names (an arm: against the baseline)."""
+    """A verdict word in a table row: the verdict of the contrast its row or column names (an arm:
+    against the baseline), else of the arm its headings name ("| Verdict | SURVIVES |" in a
+    "Metric | This run" table under "# GSPO, seed 37")."""
     header: list[str] = []
+    starts = [ln for ln, _ in getattr(f, "heading_scopes", None) or []]
     for i, line in enumerate(f.lines, 1):
         if not line.lstrip().startswith("|") or re.fullmatch(r"[\s|:-]+", line):
             continue
@@ -130,7 +133,8 @@ def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Cl
         row_arms = list(dict.fromkeys(a for _, a in vocab.arms_in(cells[0] if cells else "")))
         for ci, cell in enumerate(cells[1:], 1):
             arms = row_arms or list(dict.fromkeys(a for _, a in vocab.arms_in(header[ci] if ci < len(header) else "")))
-            cid = _contrast_id(_sentence_pair(arms, None, vocab), facts)
+            pair = _sentence_pair(arms, None, vocab) if arms else scope_pair(f, i, vocab, starts)
+            cid = _contrast_id(pair, facts)
             want = facts.verdicts.get(cid) if cid else None
             if not want:
                 continue
@@ -326,24 +330,32 @@ def _seed_list(m: re.Match, facts: Facts, where: str, out: list[Claim]) -> None:
 
 
 def _verdict_words(sent, s_start, cid, facts: Facts, f, para, out, vocab: Vocabulary) -> None:
-    want = facts.verdicts.get(cid)
-    if not want:
-        return
+    """Each verdict word of a sentence against the verdict of the contrast it is about: of the
+    metric named before the word, a secondary metric's verdict
+    (verdicts.secondary.<contrast>.<metric>), else the primary contrast's. A word in LaTeX small caps
+    (``\\textsc{survives}``) is a verdict word too."""
     nums, text, offs = para
-    metrics = [x for _, x in vocab.metrics_in(sent) if x != vocab.primary]
-    if metrics:   # a secondary metric's verdict: verdicts.secondary.<contrast>.<metric>
-        want = facts.secondary.get(f"{cid}.{metrics[0]}")
-        if not want:
-            return
-    for m in re.finditer(r"\b[A-Z][A-Z_]{3,}\b", sent):
-        word = m.group(0)
+    metrics = vocab.metrics_in(sent)
+    for m in re.finditer(r"\b[A-Za-z][A-Za-z_]{3,}\b", sent):
         line = _line_of(offs, nums, s_start + m.start())
-        if word not in facts.verdict_names or re.search(rf"{word}\W{{0,4}}<!--\s*verdict\s*:", f.lines[line - 1]):
+        word = _verdict_word(m.group(0), f.lines[line - 1], facts)
+        if word is None or re.search(rf"{word}\W{{0,4}}<!--\s*verdict\s*:", f.lines[line - 1]):
             continue
-        if word != want:
-            out.append(Claim(f"{f.path}:{line}", f"{want} (verdicts.{'secondary' if metrics else 'contrasts'}."
-                             f"{cid}{'.' + metrics[0] if metrics else ''})", word,
-                             f"verdict word {word} contradicts the analysis: {cid} is {want}"))
+        before = [x for pos, x in metrics if pos < m.start()]   # "SURVIVES: ... lowers the ZVF" is the primary's
+        metric = before[-1] if before else facts.primary
+        key = f"{cid}.{metric}" if metric != facts.primary else cid
+        want = facts.secondary.get(key) if metric != facts.primary else facts.verdicts.get(cid)
+        if want and word != want:
+            out.append(Claim(f"{f.path}:{line}", f"{want} (verdicts.{'contrasts' if key == cid else 'secondary'}.{key})",
+                             word, f"verdict word {word} contradicts the analysis: {key} is {want}"))
+
+
+def _verdict_word(word: str, line: str, facts: Facts) -> str | None:
+    """``word`` as a verdict name: written in capitals, or in LaTeX small caps on its line."""
+    if word.isupper():
+        return word if word in facts.verdict_names else None
+    up = word.upper()
+    return up if up in facts.verdict_names and f"\\textsc{{{word}}}" in line else None
 
 
 def _is_significant(cid: str, facts: Facts, adjusted: bool) -> bool | None:

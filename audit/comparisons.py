@@ -113,6 +113,7 @@ def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
     for m in _COMPARE.finditer(sent):
         sign, quality = _direction(m.group(1))
         y = _arm_right_after(sent, m.end(), arms)
+        before_pos = [pos for pos, _ in arms if pos < m.start()]
         before = [a for pos, a in arms if pos < m.start()]
         x = before[-1] if before else subject
         if not sign or y is None or x is None or x == y:
@@ -136,12 +137,26 @@ def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
         wrong = (diff * sign > 0) if negated else (diff * sign <= 0)   # "not below": difference >= 0
         if not wrong:
             continue
-        truth = "higher than" if diff > 0 else "lower than" if diff < 0 else "equal to"
+        truth = _truth(m.group(1), diff, quality, facts.higher.get(metric, True))
         said = ("not " if negated else "") + " ".join(m.group(1).split())
-        out.append(Said(m.start(), said, f"{x} {truth} {y} on {metric} ({ids})",
+        at = before_pos[-1] if before else m.start()   # the claim starts at its subject
+        out.append(Said(at, said, f"{x} {truth} {y} on {metric} ({ids})",
                         f"'{said}' contradicts the analysis: {x} is {truth} {y} on {metric} "
                         f"(difference {x} − {y} = {diff:+.4g}; {ids})"))
     return out, decided
+
+
+def _truth(word: str, diff: float, quality: bool, higher_is_better: bool) -> str:
+    """What the analysis says, in the words of the claim's own family: "below"/"above",
+    "lower than"/"higher than", or "worse than"/"better than"."""
+    if diff == 0:
+        return "equal to"
+    up = diff > 0
+    if quality:
+        return "better than" if up == higher_is_better else "worse than"
+    if re.fullmatch(r"above|below", word, re.I):
+        return "above" if up else "below"
+    return "higher than" if up else "lower than"
 
 
 def _arm_right_after(sent: str, end: int, arms: list[tuple[int, str]]) -> str | None:

@@ -159,6 +159,10 @@ def summary_line(c: dict[str, int]) -> str:
 #
 # A reader takes every number there for a checked result, so one the audit can only match by
 # value is an error there; elsewhere (a hyperparameter sentence, "2,000 resamples") it is counted.
+# Two kinds of number stay counted even there, because what they lack is our reading, not the
+# writer's context: a whole number written without decimals or % ("of 4", "the ±1-point margin",
+# the 10 of "3.2 × 10^-4", "8 seeds": counts and parameters, not statistics), and a table cell
+# whose column header could not be read (an empty column name).
 
 RESULTS_TABLE = "results table"
 STATISTIC_SENTENCE = "sentence with a statistic"
@@ -203,8 +207,10 @@ class Settings:
     def of(self, t) -> str:
         """:data:`RESULTS_TABLE`, :data:`STATISTIC_SENTENCE` or ``""`` for one traced number."""
         m = t.mention
+        if not (m.decimals > 0 or m.exponent or m.percent):
+            return ""      # a whole number: a count or a parameter, not a statistic
         if m.kind == "table":
-            return RESULTS_TABLE if _table_key(m) in self.tables else ""
+            return RESULTS_TABLE if (m.column or "").strip() and _table_key(m) in self.tables else ""
         if m.kind == "prose" and statistic_in(m.sentence):
             return STATISTIC_SENTENCE
         return ""

@@ -77,11 +77,11 @@ def test_a_true_comparison_with_a_reference_arm_passes(studies, sentence):
 
 
 @pytest.mark.parametrize("sentence,word,truth", [
-    ("GRPO collapses below the base model.", "below", "grpo is higher than base on solve_rate"),
-    ("GRPO falls below the SFT baseline.", "below", "grpo is higher than sft on solve_rate"),
-    ("The base model stays above GRPO.", "above", "base is lower than grpo on solve_rate"),
-    ("GRPO never rises above the SFT baseline.", "not above", "grpo is higher than sft on solve_rate"),
-    ("The SFT checkpoint is worse than the base model.", "worse than", "sft is higher than base on solve_rate"),
+    ("GRPO collapses below the base model.", "below", "grpo is above base on solve_rate"),
+    ("GRPO falls below the SFT baseline.", "below", "grpo is above sft on solve_rate"),
+    ("The base model stays above GRPO.", "above", "base is below grpo on solve_rate"),
+    ("GRPO never rises above the SFT baseline.", "not above", "grpo is above sft on solve_rate"),
+    ("The SFT checkpoint is worse than the base model.", "worse than", "sft is better than base on solve_rate"),
     ("GRPO's well-formed answers are higher than SFT's.", "higher than",
      "grpo is lower than sft on format_pct"),
 ])
@@ -97,7 +97,7 @@ def test_a_subject_named_by_the_heading_or_the_previous_sentence(studies):
     assert [m.split(":")[0] for _, m in got] == ["'below' contradicts the analysis"]
     got = _claims(studies, "contrast_card", "# Card\n\nGRPO was trained for 30 steps. It collapses below the "
                   "base model.\n")
-    assert len(got) == 1 and "grpo is higher than base" in got[0][1]
+    assert len(got) == 1 and "grpo is above base" in got[0][1]
 
 
 def test_a_comparison_the_analysis_cannot_decide_is_left_alone(studies):
@@ -112,7 +112,7 @@ def test_better_follows_the_metric_direction(studies):
     # ZVF: lower is better; DAPO 0.229 against GRPO 0.409
     assert _claims(studies, "arm_table", "# Card\n\nDAPO's ZVF is better than GRPO's.\n") == []
     got = _claims(studies, "arm_table", "# Card\n\nDAPO's ZVF is worse than GRPO's.\n")
-    assert len(got) == 1 and got[0][1].startswith("'worse than' contradicts the analysis: dapo is lower than grpo "
+    assert len(got) == 1 and got[0][1].startswith("'worse than' contradicts the analysis: dapo is better than grpo "
                                                   "on zvf_mean")
 
 
@@ -164,3 +164,21 @@ def test_significance_claims_that_hold(studies, sentence):
 def test_significance_claims_the_analysis_contradicts(studies, sentence, claim):
     got = _claims(studies, "contrast_card", f"# Card\n\n{sentence}\n")
     assert len(got) == 1 and got[0][1].startswith(f"'{claim}' contradicts the analysis"), got
+
+
+def test_a_verdict_row_of_a_this_run_table_is_the_heading_arms_verdict(studies):
+    table = "# `gspo`, seed 3\n\n| Metric | This run |\n|---|---|\n| Verdict | {word} |\n"
+    assert _claims(studies, "arm_table", table.format(word="SURVIVES")) == []
+    assert _claims(studies, "arm_table", table.format(word="REVERSES")) == [
+        ("report.md:5", "verdict word REVERSES contradicts the analysis: gspo-grpo is SURVIVES")]
+
+
+def test_a_verdict_word_in_latex_small_caps(studies):
+    prereg, analysis = studies["arm_table"]
+    from audit.numbers import parse_latex
+
+    text = "\\section{Results}\n\nDAPO's gain is not significant, hence \\textsc{WORD}.\n"
+    for word, n in (("disappears", 0), ("survives", 1)):
+        f = parse_latex("paper.tex", text.replace("WORD", word), "paper.tex")
+        got = check_file(f, vocabulary(prereg), facts_of(prereg, analysis))
+        assert len(got) == n and all("dapo-grpo is DISAPPEARS" in c.message for c in got), got

@@ -118,7 +118,7 @@ def test_statistic_in_ignores_sentences_without_one(sentence):
 
 
 def _cell(row: str, column: str, header=("Setting", "Value"), status="traced", decisive=False, sources=()):
-    m = Mention("r.md", 3, "32", 32.0, 0, kind="table", row=row, column=column, header=header)
+    m = Mention("r.md", 3, "0.32", 0.32, 2, kind="table", row=row, column=column, header=header)
     return Traced(m, status, list(sources), decisive=decisive)
 
 
@@ -147,3 +147,14 @@ def test_a_table_with_a_seed_row_or_an_outcome_is_a_results_table():
 def test_a_prose_number_setting_is_its_sentence():
     m = Mention("r.md", 3, "0.5", 0.5, 1, sentence="Reached 0.5 (p = 0.02).")
     assert settings([]).of(Traced(m, "traced")) == STATISTIC_SENTENCE
+
+
+def test_whole_numbers_and_unread_columns_are_not_judged():
+    """"of 4", "the ±1-point margin", the 10 of "3.2 × 10^-4": counts and parameters stay counted;
+    so does a cell whose column header the parser could not read."""
+    m = Mention("r.md", 3, "4", 4.0, 0, sentence="GRPO gets 2.51 of 4 right (p = 0.037).")
+    assert settings([]).of(Traced(m, "traced")) == ""
+    pct = Mention("r.md", 3, "61%", 61.0, 0, percent=True, sentence="It reached 61% (p = 0.03).")
+    assert settings([]).of(Traced(pct, "traced")) == STATISTIC_SENTENCE
+    t = _cell("seed 3", "")
+    assert settings([t]).of(t) == ""
