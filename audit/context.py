@@ -66,9 +66,14 @@ class LockRecord:
 def trace_key(rows: list[dict]) -> str | None:
     """One digest of a trace's completion hashes, in order (None for an empty trace): equal keys,
     identical completions. Check 8 groups runs by it."""
-    if not rows:
+    return hashes_key([r.get("completion_sha256") for r in rows])
+
+
+def hashes_key(hashes: list) -> str | None:
+    """:func:`trace_key` from the trace's ``completion_sha256`` column (check 7 has it at hand)."""
+    if not hashes:
         return None
-    text = "\n".join(str(r.get("completion_sha256")) for r in rows)
+    text = "\n".join(hashes) if set(map(type, hashes)) == {str} else "\n".join(map(str, hashes))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -129,12 +134,13 @@ class AuditContext:
     # every later allocation pay for garbage-collector scans (audit time grows quadratically).
     def _rows(self, run: Run, rel: str, what: str):
         try:
-            rows = read_jsonl(run.path / rel, what)
+            return read_jsonl(run.path / rel, what), None
         except UserError as exc:
             return None, str(exc)
-        if rel in (HELDOUT_TRACE, TRAIN_TRACE):  # small, and saves check 8 a second read of every trace
-            self.trace_keys[(str(run.path), rel)] = trace_key(rows)
-        return rows, None
+
+    def note_trace_key(self, run: Run, rel: str, hashes: list) -> None:
+        """Record :func:`hashes_key` of a trace the caller has read (check 7), so check 8 reads no trace again."""
+        self.trace_keys[(str(run.path), rel)] = hashes_key(hashes)
 
     def trace_key(self, run: Run, rel: str) -> str | None:
         """:func:`trace_key` of one of the run's traces (None when unreadable or empty), read at most once."""

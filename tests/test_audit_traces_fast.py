@@ -1,0 +1,122 @@
+"""Check 7's whole-trace fast paths (README failures 5 and 14) decide exactly as the row-by-row
+scans: a clean trace takes the fast path, and every bad row sends the trace to the scan, which
+names it. Each case compares the findings with the fast path on and off."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from audit.checks import traces
+from audit.findings import CheckResult
+from prereg.scoring import Scorer, arith_outcome, scorer_for
+
+HEX = "0123456789abcdef" * 4
+
+
+def _row(i: int, ok: bool) -> dict:
+    pred = "7" if ok else ("3" if i % 2 else "no answer")
+    want = scorer_for("arith").rescore(pred, "7")
+    return {"completion_sha256": HEX, "correct": want.correct, "index": i, "item_id": f"item-{i}",
+            "prediction": pred, "reward": want.reward, "target": "7"}
+
+
+CLEAN = [_row(i, i % 3 == 0) for i in range(30)]
+
+
+def _set(i, **kw):
+    def f(rows):
+        rows[i].update(kw)
+    return f
+
+
+# (mutation, the finding message it must produce)
+BAD = {
+    "outcome not boolean": (_set(4, correct=1), "held-out outcome not boolean"),
+    "reward above range": (_set(5, reward=1.5), "held-out reward outside the task's range"),
+    "reward infinite": (_set(5, reward=float("inf")), "held-out reward outside the task's range"),
+    "reward NaN": (_set(5, reward=float("nan")), "held-out reward outside the task's range"),
+    "reward a huge integer": (_set(5, reward=10 ** 400), "held-out reward outside the task's range"),
+    "reward a string": (_set(5, reward="1.0"), "held-out reward outside the task's range"),
+    "reward missing": (_set(6, reward=None), "held-out row's reward contradicts"),
+    "correct contradicts scorer": (_set(7, correct=True), "held-out row's outcome contradicts"),
+    "reward contradicts scorer": (_set(0, reward=0.5), "held-out row's reward contradicts"),
+    "integer reward contradicts": (_set(0, reward=0), "held-out row's reward contradicts"),
+    "prediction unscoreable": (_set(1, prediction="boom"), "cannot be re-scored"),
+}
+
+
+def _arith_refusing_boom(prediction, target):
+    """The arith rule, but a prediction it cannot read raises (as a user scorer may)."""
+    if prediction == "boom":
+        raise ValueError("cannot read 'boom'")
+    return arith_outcome(prediction, target)
+
+
+def _findings(held, scorer, bounds, fast: bool, monkeypatch) -> list:
+    out = CheckResult("7", "traces", "t")
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(traces, "_rows_agree_with_scorer", lambda *a: False)
+        traces._rescore_heldout(out, lambda: "h.jsonl", held, scorer, bounds)
+    return [(f.location, f.expected, f.found, f.message) for f in out.findings]
+
+
+def test_clean_trace_takes_every_fast_path():
+    scorer = scorer_for("arith")
+    assert traces._rows_agree_with_scorer(CLEAN, scorer, (0.0, 1.0))
+    assert traces._rows_agree_with_scorer(CLEAN, None, None)
+    assert traces._all_hex64([r["completion_sha256"] for r in CLEAN])
+    out = CheckResult("7", "traces", "t")
+    traces._check_heldout_indices(out, lambda: "h.jsonl", CLEAN, len(CLEAN))
+    assert out.findings == []
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+@pytest.mark.parametrize("scored", [True, False])
+def test_bad_row_found_as_by_the_scan(case, scored, monkeypatch):
+    mutate, message = BAD[case]
+    held = copy.deepcopy(CLEAN)
+    mutate(held)
+    scorer = Scorer("arith", 0.0, 1.0, _arith_refusing_boom) if scored else None
+    bounds = (0.0, 1.0)
+    fast = _findings(held, scorer, bounds, True, monkeypatch)
+    assert fast == _findings(held, scorer, bounds, False, monkeypatch)
+    if scored or "range" in message or "boolean" in message:
+        assert any(message in f[3] for f in fast), fast
+        assert not traces._rows_agree_with_scorer(held, scorer, bounds)
+
+
+@pytest.mark.parametrize("bad", [HEX.upper(), HEX + "\n", HEX[:-1], HEX + "0", None, 7, HEX[:-1] + "é"])
+def test_malformed_hash_found(bad):
+    vals = [r["completion_sha256"] for r in CLEAN]
+    vals[9] = bad
+    assert not traces._all_hex64(vals)
+    out = CheckResult("7", "traces", "t")
+    traces._check_hashes(out, lambda: "h.jsonl", vals)
+    assert [f.location for f in out.findings] == ["h.jsonl:10"]
+
+
+@pytest.mark.parametrize("index,message", [(True, "not an integer"), (3, "duplicated held-out item index"),
+                                           (30, "indices incomplete"), (-1, "indices incomplete"),
+                                           (2.0, "not an integer")])
+def test_bad_index_found(index, message):
+    held = copy.deepcopy(CLEAN)
+    held[2]["index"] = index
+    out = CheckResult("7", "traces", "t")
+    traces._check_heldout_indices(out, lambda: "h.jsonl", held, len(held))
+    assert any(message in f.message for f in out.findings), out.findings
+
+
+def test_connections_guesses_are_rescored_row_by_row():
+    """List predictions cannot be memoised; the fast path scores each row, as the scan does."""
+    scorer = scorer_for("connections")
+    target = "A, B, C, D | E, F, G, H | I, J, K, L | M, N, O, P"
+    guess = [["A", "B", "C", "D"], ["E", "F", "G", "H"], ["I", "J", "K", "L"], ["M", "N", "O", "P"]]
+    want = scorer.rescore(guess, target)
+    held = [{"completion_sha256": HEX, "correct": want.correct, "index": 0, "prediction": guess,
+             "reward": want.reward, "target": target}]
+    assert traces._rows_agree_with_scorer(held, scorer, (scorer.min_reward, scorer.max_reward))
+    held[0]["correct"] = not want.correct
+    assert not traces._rows_agree_with_scorer(held, scorer, (scorer.min_reward, scorer.max_reward))
