@@ -47,6 +47,9 @@ class Table:
     rows: list[tuple[int, str, list[Piece]]]
     scope: tuple[str, ...]
     caption: str = ""
+    # Each column's full name where the header pieces do not give it whole: an HTML header cell
+    # spanning columns names each of them, but its numbers are read once (audit.html_table).
+    columns: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from html.parser import HTMLParser
 
 from audit.doc import Doc, Piece, Table
+from audit.html_table import read_table
 
 PIN_MD = re.compile(r"<!--\s*id\s*:\s*([A-Za-z0-9_.:\-/]+)\s*-->\s*$")
 _TAG = re.compile(r"<[^<>]{0,2000}>")
@@ -159,7 +159,7 @@ def walk(text: str) -> Doc:
             first = line + 1 if t == "fence" else line
             doc.items.append(Piece(tok.content, first, "code", cur, [(0, len(tok.content), "code")], [], tok.content))
         elif t == "html_block":
-            table = _html_table(tok.content, line, cur, last_prose) if "<t" in tok.content else None
+            table = read_table(tok.content, line, cur, last_prose) if "<t" in tok.content else None
             doc.items.append(table or _html_block(tok.content, line, cur))
         elif t == "inline":
             piece = inline_piece(tok, line, "prose", cur)
@@ -201,55 +201,3 @@ def _table(toks, i: int, scope, caption: str) -> tuple[Table, int]:
             row.append(inline_piece(tok, row_line, "cell", scope))
         i += 1
     return Table(start, header, rows, scope, caption), i + 1
-
-
-class _HTMLRows(HTMLParser):
-    """The rows of a raw HTML ``<table>``: (line offset, header row?, cell texts)."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.rows: list[tuple[int, bool, list[str]]] = []
-        self._cells: list[str] | None = None
-        self._cell: list[str] | None = None
-        self._th = True
-        self._line = 0
-        self.other = False    # a comment or a second table: leave the block to the prose reader
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "tr":
-            self._cells, self._th, self._line = [], True, self.getpos()[0] - 1
-        elif tag in ("td", "th") and self._cells is not None:
-            self._cell, self._th = [], self._th and tag == "th"
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._cell is not None and self._cells is not None:
-            self._cells.append(" ".join("".join(self._cell).split()))
-            self._cell = None
-        elif tag == "tr" and self._cells is not None:
-            self.rows.append((self._line, self._th and bool(self._cells), self._cells))
-            self._cells = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
-
-    def handle_comment(self, data):
-        self.other = True
-
-
-def _html_table(content: str, line: int, scope, caption: str) -> Table | None:
-    """A README's raw HTML ``<table>`` read as the table it renders (``<th>`` row as header, one
-    ``<tr>`` per row), so that its cells get their row and column like a pipe table's (README
-    failure 15). Anything else in the block (comments, pins, text around it) keeps the prose reading."""
-    if content.count("<table") != 1 or re.sub(r"(?s)<table.*</table>", "", content).strip():
-        return None
-    parser = _HTMLRows()
-    parser.feed(content)
-    if parser.other or not parser.rows:
-        return None
-    rows = parser.rows
-    header = [Piece(c, line + rows[0][0], "cell", scope, raw=c) for c in rows[0][2]] if rows[0][1] else []
-    body = rows[1:] if header else rows
-    out = [(line + off, " | ".join(cells), [Piece(c, line + off, "cell", scope, raw=c) for c in cells])
-           for off, _, cells in body]
-    return Table(line, header, out, scope, caption)

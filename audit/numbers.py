@@ -458,7 +458,7 @@ def _identity(head: str, cell: str) -> str:
 def _cells_table(b: _Builder, t: Table) -> None:
     """Numbers of a table: header cells and row-label cells are labels; value cells carry the row,
     the column, every header cell and every cell of their row."""
-    header = [c.plain() for c in t.header]
+    header = list(t.columns) or [c.plain() for c in t.header]
     header_t = tuple(header)
     explicit = [i for i, h in enumerate(header) if _IDENTITY_HEADER.search(h)]
     ident_cols = explicit or [0]
@@ -471,6 +471,8 @@ def _cells_table(b: _Builder, t: Table) -> None:
                             for i in ident_cols if i < len(plain))
         row_t = tuple(plain)
         for ci, cell in enumerate(cells):
+            if cell.kind == "span":
+                continue   # a slot an HTML rowspan/colspan fills: context for its row, its numbers read once
             col = header[ci] if ci < len(header) else ""
             is_label = ci in explicit or (ci == 0 and any(ch.isalpha() for ch in plain[0]))
             idm = _IDENTITY_HEADER.search(col) if is_label else None

@@ -1,0 +1,237 @@
+"""A raw HTML ``<table>`` in a Markdown report, read as the grid a browser renders (README failure 15).
+
+Model cards and READMEs often carry tables as raw HTML, with ``rowspan``/``colspan`` for grouped
+headers (``<th colspan="3">Held-out accuracy</th>`` over ``mean | 95% CI | Δ``) and grouped rows
+(``<td rowspan="2">GRPO</td>`` beside two seed rows). Read cell by cell, such a table loses the
+column each number sits in. Here the table is expanded into its grid first:
+
+- header rows are the rows of ``<thead>``, or without one the leading rows made only of ``<th>``;
+- a cell spanning columns or rows fills each slot it covers, so a value under a colspan header gets
+  that header, and a row beside a rowspan label gets that label;
+- each column's name joins the header texts above it, top first (``Held-out accuracy mean``);
+- the numbers of a cell are read once, from the slot where it starts: the other slots it fills are
+  context only (``Piece.kind == "span"``), so a spanning cell never counts twice.
+
+The scan is linear: the grid may hold at most ``4 x cells + 256`` slots, else the block is left to
+the prose reader (which still reads every number in it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+from audit.doc import Piece, Table
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One ``<td>``/``<th>`` as written: its text (whitespace folded), tag, spans and line offset."""
+
+    text: str
+    header: bool
+    rowspan: int
+    colspan: int
+    line: int
+
+
+class _Rows(HTMLParser):
+    """The rows of one HTML table: (line offset, in <thead>, cells)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows: list[tuple[int, bool, list[Cell]]] = []
+        self._cells: list[Cell] | None = None
+        self._cell: list[str] | None = None
+        self._attrs: tuple[bool, int, int, int] = (False, 1, 1, 0)
+        self._thead = False
+        self._line = 0
+        self.other = False    # a comment or a pin: leave the block to the prose reader
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "thead":
+            self._thead = True
+        elif tag in ("tbody", "tfoot"):
+            self._thead = False
+        elif tag == "tr":
+            self._end_row()
+            self._cells, self._line = [], self.getpos()[0] - 1
+        elif tag in ("td", "th"):
+            if self._cells is None:   # a cell outside any <tr>: a browser opens a row for it
+                self._cells, self._line = [], self.getpos()[0] - 1
+            self._end_cell()
+            a = dict(attrs)
+            self._cell = []
+            self._attrs = (tag == "th", _span(a.get("rowspan")), _span(a.get("colspan")), self.getpos()[0] - 1)
+        elif tag == "br" and self._cell is not None:
+            self._cell.append(" ")
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self._end_cell()
+        elif tag == "tr":
+            self._end_row()
+        elif tag == "thead":
+            self._end_row()
+            self._thead = False
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_comment(self, data):
+        self.other = True
+
+    def close(self):
+        super().close()
+        self._end_row()
+
+    def _end_cell(self):
+        if self._cell is not None and self._cells is not None:
+            th, rs, cs, line = self._attrs
+            self._cells.append(Cell(" ".join("".join(self._cell).split()), th, rs, cs, line))
+        self._cell = None
+
+    def _end_row(self):
+        self._end_cell()
+        if self._cells:
+            self.rows.append((self._line, self._thead, self._cells))
+        self._cells = None
+
+
+def _span(value: str | None) -> int:
+    """A rowspan/colspan attribute as a count of slots (HTML: 1 when absent or not a positive number)."""
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        return 1
+    return min(n, 1000) if n >= 1 else 1
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One slot of the expanded grid: the cell that fills it, and whether the cell starts there."""
+
+    cell: Cell
+    own: bool
+
+
+def expand(rows: list[list[Cell]], limit: int) -> list[list[Slot]] | None:
+    """The grid a browser renders: every cell placed in each slot it spans.
+
+    Args:
+        rows: the cells of each ``<tr>`` in order.
+        limit: the most slots the grid may have (None is returned beyond it).
+
+    Returns:
+        One list of slots per row (rows are as wide as their cells and the rowspans above reach).
+
+    Example:
+        >>> a, b, c = (Cell(t, True, rs, cs, 0) for t, rs, cs in (("Arm", 2, 1), ("Acc", 1, 2), ("mean", 1, 1)))
+        >>> [[s.cell.text for s in r] for r in expand([[a, b], [c, Cell("sd", True, 1, 1, 0)]], 100)]
+        [['Arm', 'Acc', 'Acc'], ['Arm', 'mean', 'sd']]
+    """
+    grid: list[list[Slot]] = []
+    pending: dict[int, list] = {}      # column -> [rows left, cell] for a rowspan reaching down
+    used = 0
+    for cells in rows:
+        out: list[Slot] = []
+        for cell in cells:
+            _carry(out, pending)
+            for k in range(cell.colspan):
+                out.append(Slot(cell, k == 0))
+                if cell.rowspan > 1:
+                    pending[len(out) - 1] = [cell.rowspan - 1, cell]
+        _carry(out, pending)
+        used += len(out)
+        if used > limit:
+            return None
+        grid.append(out)
+    return grid
+
+
+def _carry(out: list[Slot], pending: dict[int, list]) -> None:
+    """Fill the next slots of ``out`` that a rowspan from a row above covers."""
+    while len(out) in pending:
+        k = len(out)
+        left, cell = pending[k]
+        out.append(Slot(cell, False))
+        if left <= 1:
+            del pending[k]
+        else:
+            pending[k][0] = left - 1
+
+
+def _header_rows(rows: list[tuple[int, bool, list[Cell]]]) -> int:
+    """How many leading rows are header rows: those of <thead>, else the leading rows of only <th>."""
+    if any(head for _, head, _ in rows):
+        return next((k for k, (_, head, _) in enumerate(rows) if not head), len(rows))
+    return next((k for k, (_, _, cells) in enumerate(rows) if not all(c.header for c in cells)), len(rows))
+
+
+def _fold_names(parts: list[str]) -> str:
+    """A column's name: the header texts above it, top first, a repeat (a rowspan) said once."""
+    out: list[str] = []
+    for p in parts:
+        if p and (not out or out[-1] != p):
+            out.append(p)
+    return " ".join(out)
+
+
+def read_table(content: str, line: int, scope: tuple[str, ...], caption: str) -> Table | None:
+    """The one HTML ``<table>`` that is all of ``content``, as a :class:`audit.doc.Table`, else None.
+
+    Args:
+        content: a raw HTML block of a Markdown file.
+        line: the line the block starts on.
+        scope: the headings above it.
+        caption: the prose just before it.
+
+    Returns:
+        A table whose header has one piece per column (the header texts that start in that column)
+        and whose ``columns`` are the full column names; body cells that a span copies into a slot
+        are ``"span"`` pieces (context, not numbers). None when the block is more than one table,
+        holds a comment or pin, or would expand past the size limit.
+
+    Example:
+        >>> t = read_table('<table><tr><th rowspan="2">Arm</th><th colspan="2">Accuracy</th></tr>'
+        ...                '<tr><th>mean</th><th>sd</th></tr><tr><td>GRPO</td><td>0.61</td><td>0.02</td></tr>'
+        ...                '</table>', 1, (), "")
+        >>> t.columns, [c.text for c in t.rows[0][2]]
+        (['Arm', 'Accuracy mean', 'Accuracy sd'], ['GRPO', '0.61', '0.02'])
+    """
+    if content.count("<table") != 1 or re.sub(r"(?s)<table.*</table>", "", content).strip():
+        return None
+    parser = _Rows()
+    parser.feed(content)
+    parser.close()
+    if parser.other or not parser.rows:
+        return None
+    n_cells = sum(len(cells) for _, _, cells in parser.rows)
+    grid = expand([cells for _, _, cells in parser.rows], 4 * n_cells + 256)
+    if grid is None:
+        return None
+    n_head = _header_rows(parser.rows)
+    if n_head == len(parser.rows):
+        n_head = 0   # only header cells: read as rows, as a browser shows them
+    head, body = grid[:n_head], grid[n_head:]
+    width = max((len(r) for r in head), default=0)
+    columns = [_fold_names([r[k].cell.text for r in head if k < len(r)]) for k in range(width)]
+    header = [_header_piece(head, k, line, scope) for k in range(width)]
+    rows = []
+    for (off, _, _), slots in zip(parser.rows[n_head:], body, strict=True):
+        cells = [Piece(s.cell.text, line + s.cell.line, "cell" if s.own else "span", scope, raw=s.cell.text)
+                 for s in slots]
+        rows.append((line + off, " | ".join(s.cell.text for s in slots), cells))
+    return Table(line, header, rows, scope, caption, columns if n_head else [])
+
+
+def _header_piece(head: list[list[Slot]], k: int, line: int, scope) -> Piece:
+    """Column ``k``'s header piece: the texts of the header cells that start in it (their numbers once)."""
+    own = [r[k].cell for r in head if k < len(r) and r[k].own and r[k].cell.text]
+    text = own[0].text if own else ""
+    for prev, c in zip(own, own[1:], strict=False):   # a newline per line between them: each number keeps its line
+        text += "\n" * (c.line - prev.line) if c.line > prev.line else " "
+        text += c.text
+    return Piece(text, line + (own[0].line if own else 0), "cell", scope, raw=text)
