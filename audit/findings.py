@@ -15,6 +15,14 @@ WARNING = "warning"
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem a check found: where it is, what was expected, what was found, and why.
+
+    Example:
+        >>> f = Finding("10", "report_numbers", "report.md:12", "0.6134 (arms.gspo.heldout_accuracy.mean)", "0.6143")
+        >>> f.level, f.as_dict()["location"]
+        ('error', 'report.md:12')
+    """
+
     check: str          # check id, e.g. "7"
     name: str           # check name, e.g. "traces"
     location: str       # "path:line" or "path#$.json.path"
@@ -30,6 +38,15 @@ class Finding:
 
 @dataclass
 class CheckResult:
+    """What one check of :data:`audit.registry.CHECKS` concluded: its status and its findings.
+
+    Example:
+        >>> r = CheckResult("10", "report_numbers", "Report numbers trace to the records")
+        >>> r.add("report.md:12", "0.6134", "0.6143", "last digit differs")
+        >>> [(f.check, f.location, f.message) for f in r.findings]
+        [('10', 'report.md:12', 'last digit differs')]
+    """
+
     check: str
     name: str
     title: str
@@ -40,10 +57,12 @@ class CheckResult:
     seconds: float = 0.0
 
     def add(self, location: str, expected, found, message: str = "", level: str = ERROR) -> None:
+        """Record a finding of this check (``expected`` and ``found`` are shown as text)."""
         self.findings.append(Finding(self.check, self.name, str(location), str(expected), str(found),
                                      message, level))
 
     def not_applicable(self, reason: str) -> None:
+        """Mark the check n.a. (e.g. checks 2-8 on an imported study, which has no run folders)."""
         self.status, self.reason = "n.a.", reason
 
     def as_dict(self) -> dict:
@@ -54,6 +73,17 @@ class CheckResult:
 
 @dataclass
 class AuditResult:
+    """The outcome of :func:`audit.check`: every check's result and the status of every report number.
+
+    ``passed`` is False on any error (and on a warning under ``strict``); ``root_causes`` lists the
+    findings others follow from, ``consequences`` those that follow (grouped as README's check table says).
+
+    Example:
+        >>> r = AuditResult("report", None, None, [CheckResult("1", "lock", "Lock is intact")])
+        >>> r.passed, r.exit_code, r.findings
+        (True, 0, [])
+    """
+
     report_dir: str
     lock_path: str | None
     runs_path: str | None
@@ -85,6 +115,7 @@ class AuditResult:
 
     @property
     def consequences(self) -> list[Finding]:
+        """The findings that follow from another (their ``cause`` names it)."""
         return [f for f in self.findings if f.cause]
 
     @property
@@ -94,6 +125,7 @@ class AuditResult:
 
     @property
     def exit_code(self) -> int:
+        """The CLI's exit status: 0 when the audit passed, 1 otherwise."""
         return 0 if self.passed else 1
 
     def as_dict(self) -> dict:

@@ -99,7 +99,7 @@ def _titled_run(ctx, f):
     """(arm, seed) a hand-typed card's headings name ("# ... `gspo`, seed 37"), else None."""
     from audit.sources import entity_from_text
     arms = list(ctx.arms)
-    for text in f.headings:
+    for text in (scope[-1] for _line, scope in f.heading_scopes if scope):
         ent, _ = entity_from_text(text, arms)
         if ent is not None and ent[0] == "run":
             return ent[1], str(ent[2])

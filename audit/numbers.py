@@ -47,7 +47,18 @@ _COUNT_AFTER = re.compile(r"\s*(?:\(\s*count\s*\)|groups?\b|(?:out\s+)?of\s+4\b|
 
 
 def scale_word(text: str) -> str | None:
-    """"fraction" or "count" when a header or unit phrase names the scale of its numbers."""
+    """"fraction" or "count" when a header or unit phrase names the scale of its numbers.
+
+    Args:
+        text: a column header, row label or the words after a number.
+
+    Returns:
+        "fraction", "count" or None ("share of groups" is a fraction: the fraction words win).
+
+    Example:
+        >>> scale_word("Groups correct (0-4)"), scale_word("share of groups"), scale_word("Accuracy")
+        ('count', 'fraction', None)
+    """
     if _FRACTION_WORDS.search(text):
         return "fraction"
     if _COUNT_WORDS.search(text):
@@ -60,6 +71,20 @@ EXPLORATORY_WORDS = ("exploratory", "post hoc", "post-hoc", "not preregistered",
 
 @dataclass
 class Mention:
+    """One number as written in a report, with everything around it that says what it is.
+
+    ``value`` is in the units written and ``decimals``/``exponent`` set the rounding interval it
+    stands for (``bounds``); the rest is context for :mod:`audit.trace`: table row and column,
+    headings (``scope``), sentence, macro, pin, interval role and a status hint.
+
+    Example:
+        >>> (m,) = parse_markdown("r.md", "# gspo\\n\\nAccuracy was 61.3%.", "r.md").mentions
+        >>> m.value, m.percent, m.decimals, m.scope, m.line
+        (61.3, True, 1, ('gspo',), 3)
+        >>> [round(b, 6) for b in m.bounds]   # what "61.3" stands for: half a unit of its last digit either side
+        [61.25, 61.35]
+    """
+
     file: str
     line: int
     text: str                   # the literal as written
@@ -108,11 +133,18 @@ class Mention:
 
 @dataclass
 class ParsedFile:
+    """Every number of one report file, its lines, its front matter and its headings.
+
+    Example:
+        >>> f = parse_markdown("r.md", "# GRPO seed 1\\n\\nacc 0.61", "r.md")
+        >>> [m.text for m in f.mentions], f.heading_scopes
+        (['1', '0.61'], [(1, ('GRPO seed 1',))])
+    """
+
     path: str
     mentions: list[Mention] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     front_matter: str = ""      # the YAML front matter of a Markdown file (model-index values), without fences
-    headings: list[str] = field(default_factory=list)   # each heading's text, in order (Markdown and LaTeX)
     # (line, scope) of each heading, in order: the headings a line sits under, numbers or not
     # (audit.claims scopes a verdict bullet under an arm's heading to that arm).
     heading_scopes: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
@@ -190,7 +222,18 @@ def dash_ranges(text: str) -> list[re.Match]:
 
 
 def worded_ranges(text: str) -> list[re.Match]:
-    """The "CI from A to B" intervals of ``text`` (groups ``a`` and ``b`` hold each end with its sign)."""
+    """The "CI from A to B" intervals of ``text`` (see ``_FROM_TO``).
+
+    Args:
+        text: a sentence, cell or heading.
+
+    Returns:
+        One match per interval; groups ``a`` and ``b`` hold each end with its own sign.
+
+    Example:
+        >>> [(r.group("a"), r.group("b")) for r in worded_ranges("95% CI from −0.03 to −0.01; rose from 0.5 to 0.7")]
+        [('−0.03', '−0.01')]
+    """
     return list(_FROM_TO.finditer(text)) if "from" in text else []
 
 
@@ -485,20 +528,18 @@ def _cells_table(b: _Builder, t: Table) -> None:
 
 def _build(rel: str, doc: Doc, lines: list[str]) -> ParsedFile:
     b = _Builder(rel, lines)
-    headings: list[str] = []
     scopes: list[tuple[int, tuple[str, ...]]] = []
     for item in doc.items:
         if isinstance(item, Table):
             _cells_table(b, item)
         elif item.kind == "heading":
-            headings.append(item.scope[-1] if item.scope else item.text)
             scopes.append((item.line, tuple(item.scope)))
             b.piece(item, kind="heading")
         elif item.kind == "macro":
             b.piece(item, kind="macro")
         else:
             b.piece(item, kind="prose")
-    return ParsedFile(rel, b.out, lines, doc.front_matter, headings, scopes)
+    return ParsedFile(rel, b.out, lines, doc.front_matter, scopes)
 
 
 def parse_markdown(path: str | Path, text: str, rel: str) -> ParsedFile:

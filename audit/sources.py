@@ -35,10 +35,38 @@ STOP = {"the", "of", "a", "an", "in", "on", "for", "and", "or", "per", "with", "
 
 
 def squash(s: str) -> str:
+    """Fold a name to lower-case letters and digits (how arm names and labels are compared).
+
+    Args:
+        s: a name as written.
+
+    Returns:
+        ``s`` lower-cased with everything but a-z and 0-9 dropped.
+
+    Example:
+        >>> squash("Dr. GRPO"), squash("dr_grpo")
+        ('drgrpo', 'drgrpo')
+    """
     return re.sub(r"[^a-z0-9]", "", s.lower())
 
 
 def tokens_of(text: str) -> list[str]:
+    """The metric and statistic words of a label, synonyms folded and stop words dropped.
+
+    Used on what is left once arms and seeds are taken out (:func:`entity_from_text`), and on the
+    parts of a value id, so that "Held-out acc. (std)" and ``heldout_accuracy.sd`` share tokens.
+
+    Args:
+        text: a label, header or value id part.
+
+    Returns:
+        Its words and numbers, lower case, ``_SYNONYMS`` applied ("acc" -> accuracy, "std" -> sd,
+        "p-value" -> p), ``STOP`` words removed.
+
+    Example:
+        >>> tokens_of("Held-out acc. of the arm (std)")
+        ['heldout', 'accuracy', 'sd']
+    """
     t = text.lower().replace("held-out", "heldout").replace("held out", "heldout")
     t = re.sub(r"p[\s_-]?values?", "p", t)
     out = []
@@ -51,6 +79,21 @@ def tokens_of(text: str) -> list[str]:
 
 @dataclass
 class Source:
+    """One number a report may quote: an analysis value, a run's summary, a lock field.
+
+    ``entity`` is what it belongs to (``("arm", a)``, ``("run", a, seed)``, ``("contrast", a, b)``,
+    ``("seed", s)`` or None), ``tokens`` the words of the rest of its id (matched against a number's
+    row, column or macro name), ``unit`` its scale (fraction, probability, difference, percent,
+    count, ...) and ``max`` what a count is out of (or the count a fraction is of).
+
+    Example:
+        >>> idx = SourceIndex(["gspo"])
+        >>> idx.add("arms.gspo.heldout_accuracy.mean", 0.6134, "fraction")
+        >>> s = idx.by_id["arms.gspo.heldout_accuracy.mean"]
+        >>> s.entity, sorted(s.tokens), s.percentable
+        (('arm', 'gspo'), ['accuracy', 'heldout', 'mean'], True)
+    """
+
     id: str
     value: float
     unit: str
@@ -199,6 +242,19 @@ _SUMMARY_UNITS = {"heldout_accuracy": "fraction", "zvf_mean": "fraction", "gu_me
 
 
 class SourceIndex:
+    """Every :class:`Source` of one audit, by id, by entity and sorted by value.
+
+    Args:
+        arms: the study's arm names (value ids are split on them).
+        labels: display label -> arm, from the preregistration (``arms.X.labels``).
+
+    Example:
+        >>> idx = SourceIndex(["grpo", "dr_grpo"], {"Dr. GRPO": "dr_grpo"})
+        >>> idx.add("arms.dr_grpo.heldout_accuracy.mean", 0.5912, "fraction")
+        >>> [s.id for s in idx.matching(0.5905, 0.5915)], idx.names["drgrpo"]
+        (['arms.dr_grpo.heldout_accuracy.mean'], 'dr_grpo')
+    """
+
     def __init__(self, arms: list[str], labels: Mapping[str, str] | None = None):
         self.arms = arms
         # folded arm name or declared label -> arm: what report text is matched against
@@ -213,6 +269,16 @@ class SourceIndex:
         self.quotes: dict[str, str] = {}
 
     def add(self, vid: str, value, unit: str, *, exploratory=False, origin="analysis", max=None) -> None:
+        """Index value ``vid`` (a finite number; anything else, or an id already indexed, is skipped).
+
+        Args:
+            vid: the value id (``arms.gspo.heldout_accuracy.mean``, ``lock.dataset.heldout_n``, ...).
+            value: the number.
+            unit: its scale (see :class:`Source`).
+            exploratory: it comes only from exploratory runs or analyses.
+            origin: analysis | manifest | lock | trace | derived.
+            max: what a count is out of.
+        """
         v = _num(value)
         if v is None or vid in self.by_id:
             return
@@ -238,6 +304,16 @@ class SourceIndex:
         return self._sorted[scale]
 
     def matching(self, lo: float, hi: float, scale: int = 1) -> list[Source]:
+        """The sources whose value times ``scale`` lies in ``[lo, hi]`` (bisection on a sorted table).
+
+        Args:
+            lo: the low end of a number's rounding interval.
+            hi: its high end.
+            scale: 100 to match percentable sources as percents, else 1.
+
+        Returns:
+            The matching sources, by value.
+        """
         keys, srcs = self._table(scale)
         a, b = bisect.bisect_left(keys, lo), bisect.bisect_right(keys, hi)
         return srcs[a:b]
@@ -266,6 +342,24 @@ def _value_unit(rec: dict) -> str:
 
 
 def build_index(ctx) -> SourceIndex:
+    """Every number the report of one audit may quote.
+
+    Analysis values (with their units and whether they are exploratory), each run's manifest
+    summaries, numbers quoted in the analysis' warnings, every numeric lock field and a few counts
+    (seeds, arms, hypotheses, runs), per-item group counts, across-seed SDs, and the scale each
+    count or fraction is on.
+
+    Args:
+        ctx: the audit context (:class:`audit.context.Context`).
+
+    Returns:
+        A :class:`SourceIndex` whose ``names`` include the arms' declared labels.
+
+    Example:
+        >>> from audit.context import Context  # doctest: +SKIP
+        >>> build_index(Context.load("report")).by_id["lock.dataset.heldout_n"].value  # doctest: +SKIP
+        500.0
+    """
     arms = list(ctx.arms)
     run_arms = sorted({r.manifest.get("arm") for r in ctx.runs if isinstance(r.manifest.get("arm"), str)})
     idx = SourceIndex(arms + [a for a in run_arms if a not in arms], _declared_labels(ctx.prereg or {}))
@@ -360,7 +454,22 @@ _ACCURACY = re.compile(r"^(?:runs\.[^.]+\.s\d+\.heldout_accuracy|arms\.[^.]+\.he
 def attach_scales(idx: SourceIndex, heldout_n: float | None = None) -> None:
     """Give each per-run held-out count (and accuracy) the n it is out of, from its sibling value,
     or for an analysed accuracy (per run, per arm) the locked held-out n: what lets a count row
-    ("Problems solved (of 1,319)") be read on its own scale."""
+    ("Problems solved (of 1,319)") be read on its own scale.
+
+    Args:
+        idx: the index (its sources gain ``max`` in place).
+        heldout_n: the locked held-out n, if any.
+
+    Returns:
+        None.
+
+    Example:
+        >>> idx = SourceIndex(["gspo"])
+        >>> idx.add("runs.gspo.s1.heldout_accuracy", 0.61, "fraction")
+        >>> attach_scales(idx, 500)
+        >>> idx.by_id["runs.gspo.s1.heldout_accuracy"].as_count()
+        305.0
+    """
     for s in idx.sources:
         if s.max is not None:
             continue

@@ -27,11 +27,28 @@ from audit.prose import _CONTRAST_ROLES, read_file, table_reading
 from audit.sources import Source, SourceIndex, build_index, entity_from_text
 from audit.words import Reading, vocabulary
 
+__all__ = ["Traced", "abbreviated", "is_label", "mentions_exploratory", "prose_sources", "quoted_context",
+           "swapped_intervals", "trace_mention", "traced_report"]
+
 _ROLE_TOKENS = {"low": {"low", "ci"}, "high": {"high", "ci"}, "pm": {"sd"}}
 
 
 @dataclass
 class Traced:
+    """How one report number was decided: its status, the sources it was checked against, and why.
+
+    ``status`` is ``traced`` (equal to its source at the digits shown), ``error`` (the source its
+    context names differs, or a unit mix-up), ``untraced`` (equal to nothing) or ``label``;
+    ``decisive`` says the context (pin, row, column, sentence, heading) named the source, rather
+    than the value alone matching it (audit.statuses calls the latter "value-only").
+
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> t = trace_mention(SourceIndex(["gspo"]), parse_markdown("r.md", "x 0.5", "r.md").mentions[0], ["gspo"])
+        >>> (t.status, t.decisive, t.sources)
+        ('untraced', False, [])
+    """
+
     mention: Mention
     status: str                       # traced | untraced | error
     sources: list[Source] = field(default_factory=list)   # what it was checked against / matched
@@ -65,7 +82,19 @@ def _fmt(m: Mention, s: Source, scale: int) -> str:
 
 
 def abbreviated(m: Mention) -> bool:
-    """A count shown rounded in thousands or millions ("1.3k", "12k", "2.5 k", "1.2M"; see audit.numbers)."""
+    """Whether ``m`` is a count shown rounded in thousands or millions (see ``audit.numbers._MULT``).
+
+    Args:
+        m: a report number.
+
+    Returns:
+        True for "1.3k", "12k", "2.5 k", "1.2M"; False for "1.3e3" and plain numbers.
+
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> [abbreviated(m) for m in parse_markdown("r.md", "about 1.3k, 1.3e3 and 1300", "r.md").mentions]
+        [True, False, False]
+    """
     return bool(m.exponent) and m.text[-1:] in ("k", "K", "M")
 
 
@@ -146,8 +175,20 @@ _ROW_COUNT = re.compile(r"\(\s*of\s+[\d,]+\s*\)|\bsolved\b|\bnumber of\b|\(\s*co
 
 
 def is_label(m: Mention) -> bool:
-    """A number in a row label, a header cell or a heading ("(n=500)", "seed 1", "pass@16",
-    "95% CI"): a label, never a value (its checkable facts are checked by ``audit.claims``)."""
+    """Whether ``m`` is a label: a number in a row label, a header cell or a heading ("(n=500)",
+    "seed 1", "pass@16", "95% CI"), never a value (its checkable facts are checked by ``audit.claims``).
+
+    Args:
+        m: a report number.
+
+    Returns:
+        True for a label; False for a value, and always for a pinned number (its author said which).
+
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> [is_label(m) for m in parse_markdown("r.md", "| Acc (n=500) | x |\\n|---|---|\\n| a | 0.5 |", "r.md").mentions]
+        [True, False]
+    """
     if m.pin:
         return False   # a pinned number is a value: its author said which
     hint = getattr(m, "status_hint", "value")
@@ -179,7 +220,33 @@ def _merge_scope(ent, scope_ent):
 def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Reading | None = None,
                   scope_ent=None) -> Traced:
     """The status of one report number: label, traced (to the source its context names), error, or
-    traced by value alone / untraced when nothing in its context says which value it is."""
+    traced by value alone / untraced when nothing in its context says which value it is.
+
+    The order is the rule: code is read by value only; a label stays a label; an abbreviated count
+    is a count; a pin names its source (and must agree with its row, column or sentence); then the
+    words around the number (``reading``), the table or macro context with the heading's arm or run
+    (``scope_ent``), and last the value alone.
+
+    Args:
+        idx: every value the report may quote (:func:`audit.sources.build_index`).
+        m: the number, with its context (:class:`audit.numbers.Mention`).
+        arms: arm names, or display name -> arm (``SourceIndex.names``).
+        reading: what the words around it say (:mod:`audit.prose`), or None.
+        scope_ent: the arm or run its headings name, or None.
+
+    Returns:
+        A :class:`Traced`.
+
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> idx = SourceIndex(["gspo", "bnpo"])
+        >>> idx.add("arms.gspo.heldout_accuracy.mean", 0.0781, "fraction")
+        >>> idx.add("arms.bnpo.heldout_accuracy.mean", 0.1042, "fraction")
+        >>> (m,) = parse_markdown("r.md", "| Arm | Accuracy |\\n|---|---|\\n| gspo | 0.1042 |", "r.md").mentions
+        >>> t = trace_mention(idx, m, idx.names)
+        >>> t.status, t.sources[0].id
+        ('error', 'arms.gspo.heldout_accuracy.mean')
+    """
     if getattr(m, "in_code", False):
         reading = None     # a number in code is never a label or a claim; by value alone at most
     if is_label(m) or (reading is not None and reading.param):
@@ -498,7 +565,22 @@ def _contrast_prefix(idx: SourceIndex, a: str, b: str, metric: str | None) -> st
 
 
 def prose_sources(idx: SourceIndex, r: Reading) -> list[Source]:
-    """The values a prose reading names (negated for a contrast written baseline first)."""
+    """The values a prose reading names (negated for a contrast written baseline first).
+
+    Args:
+        idx: the source index.
+        r: a reading of the words around a number (arms or a pair, seed, metric, statistic).
+
+    Returns:
+        The sources it names; a contrast written baseline first ("GRPO − GSPO") gives the analysis'
+        arm-minus-baseline values with their sign flipped and interval ends exchanged.
+
+    Example:
+        >>> idx = SourceIndex(["gspo", "grpo"])
+        >>> idx.add("contrasts.gspo-grpo.diff_mean", 0.038, "difference")
+        >>> [s.value for s in prose_sources(idx, Reading(pair=("grpo", "gspo"), role="diff"))]
+        [-0.038]
+    """
     if r.pair:
         return _contrast_sources(idx, r)
     out = []
@@ -564,6 +646,20 @@ def _by_value(idx, m, want, other) -> Traced:
 
 
 def swapped_intervals(mentions: list[Mention]) -> list[tuple[Mention, Mention]]:
+    """The intervals written high end first ("[0.641, 0.580]", "−0.01 – −0.03").
+
+    Args:
+        mentions: report numbers (interval ends carry ``role`` and ``interval``).
+
+    Returns:
+        ``(low end, high end)`` as written, for each interval whose first end exceeds its second.
+
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> ms = parse_markdown("r.md", "95% CI [0.641, 0.580] and [0.2, 0.4]", "r.md").mentions
+        >>> [(lo.text, hi.text) for lo, hi in swapped_intervals(ms)]
+        [('0.641', '0.580')]
+    """
     ends: dict = {}
     for m in mentions:
         if m.interval is not None:
@@ -577,7 +673,20 @@ def swapped_intervals(mentions: list[Mention]) -> list[tuple[Mention, Mention]]:
 
 
 def traced_report(ctx) -> tuple[list[Traced], SourceIndex, list]:
-    """Parse and trace the whole report once per audit (checks 10 and 11 share it)."""
+    """Parse and trace the whole report once per audit (checks 10 and 11 share it).
+
+    Args:
+        ctx: the audit context (:class:`audit.context.Context`: records, lock, report folder).
+
+    Returns:
+        ``(traced numbers, source index, parsed files)``, cached on ``ctx``.
+
+    Example:
+        >>> from audit.context import Context  # doctest: +SKIP
+        >>> results, idx, files = traced_report(Context.load("report"))  # doctest: +SKIP
+        >>> sorted({t.status for t in results})  # doctest: +SKIP
+        ['error', 'label', 'traced']
+    """
     if "trace" not in ctx._cache:
         idx = build_index(ctx)
         files = parse_report(ctx.report_dir, ctx.rel)
@@ -626,7 +735,24 @@ def _scoped_reading(r: Reading, scope_ent, vocab) -> None:
 def quoted_context(idx: SourceIndex, t: Traced) -> Traced:
     """A number traced by value alone, on a line that quotes one of the analysis' own warnings or
     deviations in full, is that warning's number: the quoted sentence is the decisive context
-    (the renderer copies those texts, e.g. a coverage figure that also equals some arm's value)."""
+    (the renderer copies those texts, e.g. a coverage figure that also equals some arm's value).
+
+    Args:
+        idx: the source index (its ``quotes``: each warning's text).
+        t: a traced number.
+
+    Returns:
+        ``t`` made decisive and narrowed to the warning's value when its line quotes the warning, else ``t``.
+
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> idx = SourceIndex([])
+        >>> idx.quotes["analysis.warnings.0"] = "coverage was 0.93 at n=3"
+        >>> idx.add("analysis.warnings.0.0", 0.93, "other")
+        >>> (m,) = [m for m in parse_markdown("r.md", "- coverage was 0.93 at n=3", "r.md").mentions if m.text == "0.93"]
+        >>> quoted_context(idx, trace_mention(idx, m, [])).decisive
+        True
+    """
     if t.status != "traced" or t.decisive or not t.sources:
         return t
     line = _squashed(t.mention.line_text)
@@ -666,5 +792,17 @@ def _scope_entity(m: Mention, arms):
 
 
 def mentions_exploratory(text: str) -> bool:
+    """Whether ``text`` labels what it says as exploratory ("post hoc", "not preregistered", ...).
+
+    Args:
+        text: a line, caption or heading.
+
+    Returns:
+        True when one of ``audit.numbers.EXPLORATORY_WORDS`` occurs in it (any case).
+
+    Example:
+        >>> mentions_exploratory("Post-hoc: GU by step"), mentions_exploratory("Results")
+        (True, False)
+    """
     t = text.lower()
     return any(w in t for w in EXPLORATORY_WORDS)

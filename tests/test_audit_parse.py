@@ -203,7 +203,7 @@ def test_only_the_parsers_headings_scope_numbers():
     t = trace_mention(index(), m, ARMS, None, _scope_entity(m, ARMS))
     assert t.status == "traced" and not t.decisive   # by value alone: bnpo's mean, not an error against gspo's
     fenced = parse_markdown("r.md", "```\n# gspo seed 3\n```\n\nacc 0.5\n", "r.md")
-    assert fenced.headings == [] and fenced.mentions[-1].scope == ()
+    assert fenced.heading_scopes == [] and fenced.mentions[-1].scope == ()
     real = md("# gspo\n\n| Metric | Value |\n|---|---|\n| accuracy | 0.1042 |\n")
     (m,) = [m for m in real if m.text == "0.1042"]
     assert _scope_entity(m, ARMS) == ("arm", "gspo")
