@@ -21,7 +21,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from audit.comparisons import arm_comparisons, number_comparisons, within_claims
+from audit.comparisons import WITHIN, arm_comparisons, number_comparisons, within_claims
 from audit.numbers import ParsedFile
 from audit.prose import paragraphs, tex_paragraphs, tex_text
 from audit.words import Vocabulary, sentences
@@ -49,6 +49,22 @@ class Claim:
     expected: str
     found: str
     message: str
+
+
+@dataclass
+class Tally:
+    """How many claims in words the analysis decided, and the ones it cannot decide (listed, so a
+    reader sees what was not checked: "GRPO's reward is higher than SFT's" with no such value)."""
+
+    checked: int = 0
+    undecided: list = dataclasses.field(default_factory=list)   # (location, words)
+
+    def note(self) -> str:
+        """One summary line for check 10's notes."""
+        shown = "; ".join(f"{w} '{t}'" for w, t in self.undecided[:5])
+        more = f" (+{len(self.undecided) - 5} more)" if len(self.undecided) > 5 else ""
+        return (f"claims in words: {self.checked} checked against the analysis, {len(self.undecided)} it cannot "
+                f"decide" + (f": {shown}{more}" if shown else ""))
 
 
 @dataclass(frozen=True)
@@ -104,20 +120,28 @@ def _line_of(offs: list[int], nums: list[int], pos: int) -> int:
     return nums[max(bisect.bisect_right(offs, pos) - 1, 0)]
 
 
-def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts) -> list[Claim]:
-    """Every contradicted claim of one report file."""
+def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tally | None = None) -> list[Claim]:
+    """Every contradicted claim of one report file.
+
+    Args:
+        f: the parsed report file. vocab: the study's names. facts: what the lock and analysis decide.
+        tally: counts the claims decided and lists those the analysis cannot decide (optional).
+    Returns:
+        One :class:`Claim` per contradicted claim.
+    """
     out: list[Claim] = []
+    tally = tally if tally is not None else Tally()
     _seed_labels(f, facts, out)
     paras = tex_paragraphs(f.lines) if f.path.endswith(".tex") else paragraphs(f.lines)
     starts = [ln for ln, _ in getattr(f, "heading_scopes", None) or []]
     for para in paras:
-        _paragraph_claims(f, para, vocab, facts, out, starts)
+        _paragraph_claims(f, para, vocab, facts, out, starts, tally)
     _n_labels_in_tables(f, facts, out)
-    _table_verdicts(f, vocab, facts, out)
+    _table_verdicts(f, vocab, facts, out, tally)
     return out
 
 
-def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim]) -> None:
+def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim], tally: Tally) -> None:
     """A verdict word in a table row: the verdict of the contrast its row or column names (an arm:
     against the baseline), else of the arm its headings name ("| Verdict | SURVIVES |" in a
     "Metric | This run" table under "# GSPO, seed 37")."""
@@ -136,11 +160,15 @@ def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Cl
             pair = _sentence_pair(arms, None, vocab) if arms else scope_pair(f, i, vocab, starts)
             cid = _contrast_id(pair, facts)
             want = facts.verdicts.get(cid) if cid else None
-            if not want:
-                continue
             for m in re.finditer(r"\b[A-Z][A-Z_]{3,}\b", cell):
                 word = m.group(0)
-                if word in facts.verdict_names and word != want and "<!--" not in cell[m.end():m.end() + 6]:
+                if word not in facts.verdict_names or "<!--" in cell[m.end():m.end() + 6]:
+                    continue
+                if not want:
+                    tally.undecided.append((f"{f.path}:{i}", word))
+                    continue
+                tally.checked += 1
+                if word != want:
                     out.append(Claim(f"{f.path}:{i}", f"{want} (verdicts.contrasts.{cid})", word,
                                      f"verdict word {word} contradicts the analysis: {cid} is {want}"))
 
@@ -241,7 +269,7 @@ def scope_pair(f: ParsedFile, line: int, vocab: Vocabulary, starts: list[int] | 
     return None
 
 
-def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim], starts=None) -> None:
+def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim], starts, tally: Tally) -> None:
     """The claims of one paragraph, sentence by sentence; the pair of arms (and the subject and
     metric) a sentence is about carries over to the next one that names none, and the first
     sentence starts from the arm its headings name."""
@@ -256,13 +284,22 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         pair = _sentence_pair(arms, pair, vocab)
         _fact_claims(sent, facts, at, out)
         metrics = vocab.metrics_in(sent)
-        said, decided = arm_comparisons(sent, named, metrics, subject, metric, facts)
+        said, decided, undecided = arm_comparisons(sent, named, metrics, subject, metric, facts)
         said += number_comparisons(sent, decided)
         cid = _contrast_id(pair, facts)
         if cid is not None:
-            _verdict_words(sent, s_start, cid, facts, f, para, out, vocab)
-            _significance(sent, s_start, cid, facts, f, para, out)
-            said += within_claims(sent, cid, metrics, metric, facts)
+            _verdict_words(sent, s_start, cid, metrics, facts, f, para, out, tally)
+            _significance(sent, s_start, cid, metrics, facts, f, para, out, tally)
+            within, open_ = within_claims(sent, cid, metrics, metric, facts)
+            said += within
+            undecided += open_
+            tally.checked += len(WITHIN.findall(sent)) - len(open_)
+        else:   # nothing says which contrast: shown as undecided
+            undecided += [(m.start(), m.group(0)) for rx in (_SIGNIF, WITHIN) for m in rx.finditer(sent)]
+            undecided += [(m.start(), m.group(0)) for m in re.finditer(r"\b[A-Z][A-Z_]{3,}\b", sent)
+                          if m.group(0) in facts.verdict_names]
+        tally.checked += len(decided)
+        tally.undecided += [(at(pos), words) for pos, words in undecided]
         out += [Claim(at(c.at), c.expected, c.words, c.message) for c in said]
         subject = arms[0] if arms else subject
         metric = metrics[-1][1] if metrics else metric
@@ -329,13 +366,12 @@ def _seed_list(m: re.Match, facts: Facts, where: str, out: list[Claim]) -> None:
                          f"{list(facts.seeds)})"))
 
 
-def _verdict_words(sent, s_start, cid, facts: Facts, f, para, out, vocab: Vocabulary) -> None:
+def _verdict_words(sent, s_start, cid, metrics, facts: Facts, f, para, out, tally: Tally) -> None:
     """Each verdict word of a sentence against the verdict of the contrast it is about: of the
-    metric named before the word, a secondary metric's verdict
-    (verdicts.secondary.<contrast>.<metric>), else the primary contrast's. A word in LaTeX small caps
-    (``\\textsc{survives}``) is a verdict word too."""
+    metric named before the word, a secondary metric's verdict (verdicts.secondary.<contrast>.<metric>),
+    else the primary contrast's. A word in LaTeX small caps (``\\textsc{survives}``) is a verdict
+    word too."""
     nums, text, offs = para
-    metrics = vocab.metrics_in(sent)
     for m in re.finditer(r"\b[A-Za-z][A-Za-z_]{3,}\b", sent):
         line = _line_of(offs, nums, s_start + m.start())
         word = _verdict_word(m.group(0), f.lines[line - 1], facts)
@@ -345,7 +381,11 @@ def _verdict_words(sent, s_start, cid, facts: Facts, f, para, out, vocab: Vocabu
         metric = before[-1] if before else facts.primary
         key = f"{cid}.{metric}" if metric != facts.primary else cid
         want = facts.secondary.get(key) if metric != facts.primary else facts.verdicts.get(cid)
-        if want and word != want:
+        if not want:
+            tally.undecided.append((f"{f.path}:{line}", word))
+            continue
+        tally.checked += 1
+        if word != want:
             out.append(Claim(f"{f.path}:{line}", f"{want} (verdicts.{'contrasts' if key == cid else 'secondary'}.{key})",
                              word, f"verdict word {word} contradicts the analysis: {key} is {want}"))
 
@@ -358,28 +398,42 @@ def _verdict_word(word: str, line: str, facts: Facts) -> str | None:
     return up if up in facts.verdict_names and f"\\textsc{{{word}}}" in line else None
 
 
-def _is_significant(cid: str, facts: Facts, adjusted: bool) -> bool | None:
+def _is_significant(cid: str, facts: Facts, adjusted: bool, metric: str | None = None) -> tuple[bool | None, str]:
+    """(significant?, the value id that says so) for one contrast, on the primary metric or a
+    secondary one (a secondary metric is outside the multiplicity family: its p is unadjusted)."""
+    if metric and metric != facts.primary:
+        key = f"contrasts.{cid}.{metric}.p"
+        p = facts.values.get(key)
+        return (p < facts.alpha, key) if isinstance(p, (int, float)) and not isinstance(p, bool) else (None, key)
     rej = facts.values.get(f"contrasts.{cid}.reject")
-    p = facts.values.get(f"contrasts.{cid}.p_adjusted" if adjusted else f"contrasts.{cid}.p")
+    key = f"contrasts.{cid}.p_adjusted" if adjusted else f"contrasts.{cid}.p"
+    p = facts.values.get(key)
     if adjusted and isinstance(rej, bool):
-        return rej
-    if isinstance(p, (int, float)):
-        return p < facts.alpha
-    return rej if isinstance(rej, bool) else None
+        return rej, f"contrasts.{cid}.reject"
+    if isinstance(p, (int, float)) and not isinstance(p, bool):
+        return p < facts.alpha, key
+    return (rej, f"contrasts.{cid}.reject") if isinstance(rej, bool) else (None, key)
 
 
-def _significance(sent, s_start, cid, facts: Facts, f, para, out) -> None:
+def _significance(sent, s_start, cid, metrics, facts: Facts, f, para, out, tally: Tally) -> None:
+    """"significant" / "not significant" / "no difference" / "significantly higher" against the
+    planned test of the contrast (adjusted when the sentence says so, unless it says "unadjusted"
+    or "before adjustment"), on the metric named before the words (else the primary)."""
     nums, text, offs = para
     for m in _SIGNIF.finditer(sent):
         where = f"{f.path}:{_line_of(offs, nums, s_start + m.start())}"
-        claim = m.group(1).lower()
-        negative = claim.startswith(("not", "non", "insig", "no "))
+        negative = m.group(1).lower().startswith(("not", "non", "insig", "no "))
         adjusted = bool(_ADJUSTED.search(sent)) and not _UNADJUSTED.search(sent)
-        truth = _is_significant(cid, facts, adjusted)
-        if truth is None or truth != negative:
+        before = [x for pos, x in metrics if pos < m.start()]
+        truth, key = _is_significant(cid, facts, adjusted, before[-1] if before else None)
+        if truth is None:
+            tally.undecided.append((where, m.group(1)))
             continue
-        p = facts.values.get(f"contrasts.{cid}.p_adjusted" if adjusted else f"contrasts.{cid}.p")
+        tally.checked += 1
+        if truth != negative:
+            continue
+        v = facts.values.get(key)
+        shown = f"{v:.3g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
         said = "significant" if truth else "not significant"
-        out.append(Claim(where, f"{said} ({'adjusted ' if adjusted else ''}p = {p:.3g}, alpha {facts.alpha:g})",
-                         m.group(1), f"'{m.group(1)}' contradicts the analysis: {cid} is {said} "
-                         f"({'contrasts.' + cid + ('.p_adjusted' if adjusted else '.p')} = {p:.3g})"))
+        out.append(Claim(where, f"{said} ({key} = {shown}, alpha {facts.alpha:g})", m.group(1),
+                         f"'{m.group(1)}' contradicts the analysis: {cid} is {said} ({key} = {shown})"))

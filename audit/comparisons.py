@@ -6,13 +6,15 @@ better than GRPO", "GSPO outperforms Dr. GRPO", "within about 1 point of GRPO". 
 names two arms (the subject, written before the comparison word or scoped by the sentence's
 paragraph or heading, and the arm right after it) and, where the words name one, a metric (else
 the one named earlier in the paragraph if the analysis has it for both arms, else the primary
-metric: "trained for 30 steps. It collapses below the base model" is about the primary metric). The analysis decides it by the
+metric: "trained for 30 steps. It collapses below the base model" is about the primary metric; a
+sentence about another quantity, "GRPO's training reward is higher than SFT's", is not). The analysis decides it by the
 sign of the difference subject − other: the contrast's ``diff_mean`` in either order (a contrast
 written "SFT − GRPO" is the negated ``grpo-sft``), else the two arms' means. "better"/"worse"
 follow the metric's declared direction ("lower ZVF is better").
 
-A claim the analysis contradicts is an error; one it cannot decide (no such arm, metric or value,
-a comparison with a number rather than an arm) is left alone. Where numbers are written on both
+A claim the analysis contradicts is an error; one it cannot decide (no such metric or value) is
+listed as undecided in check 10's notes; a comparison with a number rather than a second arm is no
+claim between arms. Where numbers are written on both
 sides of the comparison word and no arm follows it ("0.221, lower than 0.416"), the two numbers
 must agree with the word (the tracer checks each number against its source).
 """
@@ -34,12 +36,16 @@ _WORDS = (
 _COMPARE = re.compile(r"\b(" + "|".join(f"(?:{w})" for w, _, _ in _WORDS) + r")\b", re.I)
 # "over"/"under" are left out: "gain over GRPO", "under the same budget" say nothing about the sign.
 _NEGATED = re.compile(r"\b(?:not|never|no\s+longer|neither|nor|cannot)\b|n't\b", re.I)
+# A quantity that is no declared metric: a comparison about it is not one of the primary metric's
+# ("GRPO's training reward is higher than SFT's"), so without a named metric it is left undecided.
+_OTHER_QUANTITY = re.compile(r"\b(?:reward|loss|entropy|length|tokens?|KL|time|cost|latency|memory|throughput|"
+                             r"variance|speed|perplexity|temperature|learning\s+rate|gradient|norm)s?\b", re.I)
 # Numbers written on both sides of one of these words must agree with it ("more than" is left out:
 # "10.7 points more than SFT (48.8%)" compares a difference with a mean).
 _NUM_COMPARE = re.compile(r"\b(higher|lower|greater|smaller|larger|below|above)\s+(?:than\s+)?", re.I)
 _NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?(?![\w.]*\d)")
 _DIGIT = re.compile(r"\d")
-_WITHIN = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?(\d+(?:\.\d+)?|one|two|three|half\s+a)\s*"
+WITHIN = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?(\d+(?:\.\d+)?|one|two|three|half\s+a)\s*"
                      r"(pp|percentage\s+points?|points?)\b", re.I)
 _WORD_NUMBERS = {"one": 1.0, "two": 2.0, "three": 3.0}
 
@@ -98,7 +104,7 @@ def metric_at(metrics: list[tuple[int, str]], at: int, end: int, carried: str | 
 
 
 def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[int, str]], subject: str | None,
-                    carried_metric: str | None, facts) -> tuple[list[Said], set[int]]:
+                    carried_metric: str | None, facts) -> tuple[list[Said], set[int], list[tuple[int, str]]]:
     """Every comparison between two arms in ``sent`` the analysis contradicts.
 
     Args:
@@ -106,10 +112,12 @@ def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
         subject: the arm the paragraph or heading is about (for "It falls below the base model").
         carried_metric: the metric named earlier in the paragraph. facts: :class:`audit.claims.Facts`.
     Returns:
-        (contradicted claims, offsets of the comparison words the analysis decided).
+        (contradicted claims, offsets of the comparison words the analysis decided, (offset, words)
+        of the comparisons between two arms it cannot decide).
     """
     out: list[Said] = []
     decided: set[int] = set()
+    undecided: list[tuple[int, str]] = []
     for m in _COMPARE.finditer(sent):
         sign, quality = _direction(m.group(1))
         y = _arm_right_after(sent, m.end(), arms)
@@ -120,11 +128,14 @@ def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
             continue
         named = metric_at(metrics, m.start(), m.end(), None, "")
         d = None
-        for metric in [named] if named else dict.fromkeys(k for k in (carried_metric, facts.primary) if k):
+        other = None if named else _OTHER_QUANTITY.search(sent)
+        for metric in [named] if named else [] if other else dict.fromkeys(k for k in (carried_metric, facts.primary)
+                                                                             if k):
             d = difference(facts, x, y, metric)
             if d is not None:
                 break
         if d is None:
+            undecided.append((m.start(), f"{x} {' '.join(m.group(1).split())} {y}"))
             continue
         if quality and not facts.higher.get(metric, True):
             sign = -sign
@@ -143,7 +154,7 @@ def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
         out.append(Said(at, said, f"{x} {truth} {y} on {metric} ({ids})",
                         f"'{said}' contradicts the analysis: {x} is {truth} {y} on {metric} "
                         f"(difference {x} − {y} = {diff:+.4g}; {ids})"))
-    return out, decided
+    return out, decided, undecided
 
 
 def _truth(word: str, diff: float, quality: bool, higher_is_better: bool) -> str:
@@ -190,17 +201,20 @@ def number_comparisons(sent: str, skip: set[int]) -> list[Said]:
     return out
 
 
-def within_claims(sent: str, cid: str, metrics: list[tuple[int, str]], carried: str | None, facts) -> list[Said]:
+def within_claims(sent: str, cid: str, metrics: list[tuple[int, str]], carried: str | None,
+                  facts) -> tuple[list[Said], list[tuple[int, str]]]:
     """"within about 1 point": the contrast's difference on the claim's metric, in points of its
-    unit (a fraction's point is 0.01, a percent's is 1); a count or unbounded metric cannot decide it."""
-    out = []
-    for m in _WITHIN.finditer(sent):
+    unit (a fraction's point is 0.01, a percent's is 1); a count or unbounded metric cannot decide it.
+    Returns (contradicted claims, (offset, words) of the claims it cannot decide)."""
+    out, undecided = [], []
+    for m in WITHIN.finditer(sent):
         metric = metric_at(metrics, m.start(), m.end(), carried, facts.primary)
         leaf = "diff_mean" if metric == facts.primary else f"{metric}.diff_mean"
         d = facts.values.get(f"contrasts.{cid}.{leaf}")
         unit = facts.units.get(metric, "fraction" if metric == facts.primary else None)
         scale = {"fraction": 100.0, "percent": 1.0}.get(unit or "")
         if not isinstance(d, (int, float)) or isinstance(d, bool) or scale is None:
+            undecided.append((m.start(), m.group(0)))
             continue
         raw = m.group(1).lower()
         bound = 0.5 if raw.startswith("half") else _WORD_NUMBERS.get(raw) or float(raw)
@@ -209,4 +223,4 @@ def within_claims(sent: str, cid: str, metrics: list[tuple[int, str]], carried: 
             out.append(Said(m.start(), m.group(0), f"|difference| = {points:.2f} points (contrasts.{cid}.{leaf} = "
                             f"{d:.4g}, a {unit})", f"'{m.group(0)}' contradicts the analysis: the difference is "
                             f"{points:.2f} points"))
-    return out
+    return out, undecided

@@ -182,3 +182,18 @@ def test_a_verdict_word_in_latex_small_caps(studies):
         f = parse_latex("paper.tex", text.replace("WORD", word), "paper.tex")
         got = check_file(f, vocabulary(prereg), facts_of(prereg, analysis))
         assert len(got) == n and all("dapo-grpo is DISAPPEARS" in c.message for c in got), got
+
+
+def test_claims_decided_are_counted_and_undecided_ones_listed(studies):
+    from audit.claims import Tally
+
+    prereg, analysis = studies["contrast_card"]
+    text = ("# Card\n\nGRPO stays above the base model. SFT − GRPO: not significant.\n\n"
+            "GRPO's reward is higher than SFT's.\n\nThe ablation is significant.\n")
+    tally = Tally()
+    got = check_file(parse_markdown("report.md", text, "report.md"), vocabulary(prereg), facts_of(prereg, analysis),
+                     tally)
+    assert got == [] and tally.checked == 2
+    assert tally.undecided == [("report.md:5", "grpo higher than sft"), ("report.md:7", "significant")]
+    assert tally.note().startswith("claims in words: 2 checked against the analysis, 2 it cannot decide: "
+                                   "report.md:5 'grpo higher than sft'")

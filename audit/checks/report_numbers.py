@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from audit import model_index
-from audit.claims import check_file, facts_of
+from audit.claims import Tally, check_file, facts_of
 from audit.trace import swapped_intervals, traced_report
 
 _MD_VERDICT = re.compile(r"([A-Z][A-Z_]*)\s*<!--\s*verdict\s*:\s*([A-Za-z0-9_.\-]+)\s*-->")
@@ -48,9 +48,11 @@ def _check_claims(ctx, out, files) -> None:
     if vocab is None or not ctx.prereg:
         return
     facts = facts_of(ctx.prereg, ctx.analysis, {r.manifest.get("seed") for r in ctx.runs})
+    tally = Tally()
     for f in files:
-        for c in check_file(f, vocab, facts):
+        for c in check_file(f, vocab, facts, tally):
             out.add(c.location, c.expected, c.found, c.message)
+    out.notes.append(tally.note())
 
 
 def _number_findings(ctx, out, results) -> list:
