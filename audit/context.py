@@ -15,6 +15,7 @@ from prereg.errors import UserError
 from prereg.jsonio import read_json, read_jsonl
 from prereg.records import HELDOUT_TRACE, TELEMETRY, TRAIN_TRACE, Run
 from prereg.rules import lock_files, manifest_paths
+from prereg.runfiles import RunFiles
 from prereg.schema import schema_errors
 
 ANALYSIS = "analysis.json"
@@ -96,6 +97,9 @@ class AuditContext:
     # check 8 groups runs by these digests, taken when check 7 reads each trace: (run, trace) -> key
     trace_keys: dict[tuple[str, str], str | None] = field(default_factory=dict)
     cwd: Path = field(default_factory=lambda: Path.cwd().resolve())  # what ``rel`` paths are relative to
+    # manifests parsed, validated and sealed once and files hashed once, for every check and for
+    # check 9's stats recomputation (one audit's lifetime)
+    files: RunFiles = field(default_factory=RunFiles)
 
     # ---- views -------------------------------------------------------------------------
     @property
@@ -172,19 +176,19 @@ def _load_chain(lock_path: Path, study_id) -> dict[str, LockRecord]:
 _RUN_KEYS = ("arm", "seed", "evidence_class", "status", "lock")
 
 
-def _load_runs(root: Path, study_id) -> tuple[list[Run], list[tuple[Path, str]], dict[str, list[str]]]:
+def _load_runs(root: Path, study_id, files: RunFiles) -> tuple[list[Run], list[tuple[Path, str]], dict[str, list[str]]]:
     """Read every manifest; a schema violation is kept as evidence, not a reason to skip the run."""
     runs, bad, schema_bad = [], [], {}
     for m in manifest_paths(root):
         try:
-            doc = read_json(m, "run manifest")
+            doc = files.manifest(m)
         except UserError as exc:
             bad.append((m, str(exc)))
             continue
         if not isinstance(doc, dict) or any(k not in doc for k in _RUN_KEYS) or not isinstance(doc.get("lock"), dict):
             bad.append((m, f"{m}: manifest lacks arm/seed/evidence_class/status/lock"))
             continue
-        errs = schema_errors(doc, "manifest")
+        errs = files.schema_errors(m)
         if errs:
             schema_bad[str(m.parent)] = errs
         if study_id is None or doc.get("study_id") == study_id:
@@ -260,9 +264,10 @@ def load_context(report_dir: str | Path, *, lock: str | Path | None = None, runs
         named = table.get("path") if isinstance(table, dict) else None
         named = named or (analysis.get("inputs") or {}).get("root")
         runs_path = _first_existing(_candidates(named, bases)) if isinstance(named, str) else None
+    files = RunFiles()
     if runs_path is not None and runs_path.is_dir():
-        run_list, bad, schema_bad = _load_runs(runs_path, data.get("study_id"))
+        run_list, bad, schema_bad = _load_runs(runs_path, data.get("study_id"), files)
     return AuditContext(report_dir=report_dir, analysis_path=analysis_path, analysis=analysis,
                         lock_path=lock_path, lock=lock_rec, chain=chain, runs_path=runs_path,
                         runs=run_list, unreadable_runs=bad, schema_bad=schema_bad, strict=strict, trusted_keys=trusted_keys,
-                        trusted_run_keys=trusted_run_keys)
+                        trusted_run_keys=trusted_run_keys, files=files)

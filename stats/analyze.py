@@ -789,8 +789,10 @@ def _hypothesis_verdicts(study: Study, cds: list[ContrastDecl], verdicts: dict) 
     return out
 
 
-def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
-    """Every value, verdict and deviation of the locked plan over the loaded data."""
+def build(lock: Lock, data: Data, lock_path: str | Path, *, validate: bool = True) -> dict:
+    """Every value, verdict and deviation of the locked plan over the loaded data; checked
+    against the analysis schema unless ``validate`` is False (the audit's recomputation, which
+    compares it value by value with a file it has validated)."""
     study = lock.study
     plan = study.analysis
     V = Values(plan.rng_seed)
@@ -844,7 +846,8 @@ def build(lock: Lock, data: Data, lock_path: str | Path) -> dict:
         _rliable_values(V, plan, data, arms, default_baseline(study.raw), warnings)
     _mark_exploratory(V, cds, exploratory)
     out = _document(lock, lock_path, data, V, verdicts, warnings, facts, cds)
-    require_valid(out, "analysis", "analysis output")
+    if validate:
+        require_valid(out, "analysis", "analysis output")
     return out
 
 
@@ -957,14 +960,16 @@ def _verdict(plan: AnalysisPlan, facts) -> dict:
 
 
 def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: bool = False,
-            log_look: bool = True) -> dict:
+            log_look: bool = True, files=None, validate: bool = True) -> dict:
     """Verify the lock, read runs (folder) or an imported table, and execute the plan.
 
     A sequential study analysed before its final look is a look: it goes on the study's looks
     log (README failure 19) unless ``log_look`` is False (the audit's recomputation only).
+    ``files`` (a :class:`prereg.runfiles.RunFiles`) shares the manifests and digests the caller
+    has read; ``validate`` as in :func:`build`.
     """
     lock = verify_lock(lock_path, require_signature=require_signature)
-    data = load(lock, runs_path)
+    data = load(lock, runs_path, files)
     if not data.units:
         raise UserError(f"{runs_path}: no confirmatory run of lock {lock.hash[:12]} to analyse "
                         f"({len(data.excluded)} excluded)")
@@ -976,7 +981,7 @@ def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: 
         from stats.interim import drop_unasked_seeds
 
         drop_unasked_seeds(lock, runs_path, data)
-    return build(lock, data, lock_path)
+    return build(lock, data, lock_path, validate=validate)
 
 
 def dumps(analysis: dict) -> str:

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
-from prereg.canonical import sha256_file
 from prereg.declarations import MetricDecl, metric_decls, planned_metrics, unregistered_reason
 from prereg.errors import UserError
 from prereg.jsonio import read_jsonl
 from prereg.lock import Lock, parse_time
-from prereg.records import HELDOUT_TRACE, TELEMETRY, read_run, task_record
+from prereg.records import HELDOUT_TRACE, TELEMETRY, task_record
 from prereg.rules import manifest_paths
+from prereg.runfiles import RunFiles
 from prereg.study import AnalysisPlan, Study
 from stats import table as tbl
 from stats.curves import declared_curves
@@ -175,13 +175,13 @@ class _Exclusions:
             self.deviations.append(_deviation(kind, f"{path}: {reason}", arm=arm, seed=seed))
 
 
-def _inadmissible(run, lock: Lock, locked_at) -> tuple[str, str | None] | None:
+def _inadmissible(run, lock: Lock, locked_at, files: RunFiles) -> tuple[str, str | None] | None:
     """Why a run may not enter the analysis, as (reason, deviation kind), or None when it may:
     another study, a broken seal, another lock, exploratory, unregistered, incomplete or early."""
     m = run.manifest
     if m["study_id"] != lock.study_id:
         return f"run of another study {m['study_id']!r}", None
-    if not run.seal_ok():
+    if not files.seal_ok(run):
         return "manifest seal does not match its content", "broken_seal"
     if run.lock_hash != lock.hash:
         v = m["lock"].get("version")
@@ -203,7 +203,7 @@ def _inadmissible(run, lock: Lock, locked_at) -> tuple[str, str | None] | None:
     return None
 
 
-def _unit_of(run, rel: str, study: Study, curves, exclude: _Exclusions) -> Unit | None:
+def _unit_of(run, rel: str, study: Study, curves, exclude: _Exclusions, files: RunFiles) -> Unit | None:
     """The run's evaluation unit with its metrics, curves and (when the plan needs them) items;
     None when its curves or held-out trace do not hold up (``exclude`` says why)."""
     plan = study.analysis
@@ -214,13 +214,14 @@ def _unit_of(run, rel: str, study: Study, curves, exclude: _Exclusions) -> Unit 
     unit = Unit(a, s, sl, rel, {k: _finite(summ.get(k)) for k in wanted},
                 fingerprint=m["fingerprint"]["hash"], session=m.get("session"))
     # a reference evaluation trained nothing: it has no learning curve (its curve metrics stay absent)
-    if curves and m.get("kind") != "reference" and not _curve_metrics(unit, run, m, curves, exclude, rel, a, s, sl):
+    if curves and m.get("kind") != "reference" and not _curve_metrics(unit, run, m, curves, exclude, rel, a, s, sl,
+                                                                      files):
         return None
     if not needs_items(plan):
         return unit
     digest = m["artifacts"].get(HELDOUT_TRACE, {}).get("sha256")
     tpath = run.path / HELDOUT_TRACE
-    if digest is None or not tpath.exists() or sha256_file(tpath) != digest:
+    if digest is None or not tpath.exists() or files.sha256(tpath) != digest:
         exclude(rel, "held-out trace missing or does not match its manifest digest", "trace_mismatch", a, s, sl)
         return None
     unit.item_ids, unit.items, unit.item_tasks = _read_items(run, plan)
@@ -264,12 +265,14 @@ def _mixed_fingerprints(units) -> dict | None:
                       fingerprints={h: sorted(v) for h, v in fps.items()})
 
 
-def load_runs(lock: Lock, root: str | Path) -> Data:
+def load_runs(lock: Lock, root: str | Path, files: RunFiles | None = None) -> Data:
     """Read the run folders under ``root`` into the analysis's units.
 
     Args:
         lock: the verified lock being analysed.
         root: the runs folder.
+        files: manifests and digests another reader already took in this step (the audit's),
+            so each manifest is read, validated and sealed once; a fresh one when None.
 
     Returns:
         The :class:`Data`: admitted units, excluded runs with reasons, and deviations.
@@ -290,20 +293,21 @@ def load_runs(lock: Lock, root: str | Path) -> Data:
     candidates: dict[tuple[str, int | None, str | None], list[Unit]] = defaultdict(list)
     manifests: list[dict] = []
     locked_at = parse_time(lock.locked_at)
+    files = files if files is not None else RunFiles()
     for mpath in manifest_paths(root):
         rdir = mpath.parent
         rel = rdir.relative_to(root).as_posix() if rdir != root else "."
         try:
-            run = read_run(rdir)
+            run = files.read_run(rdir)
         except UserError as exc:
             exclude(rel, f"malformed manifest ({exc})", "malformed_run")
             continue
         m = run.manifest
-        why = _inadmissible(run, lock, locked_at)
+        why = _inadmissible(run, lock, locked_at, files)
         if why:
             exclude(rel, why[0], why[1], m["arm"], m["seed"], m.get("seal"))
             continue
-        unit = _unit_of(run, rel, study, curves, exclude)
+        unit = _unit_of(run, rel, study, curves, exclude, files)
         if unit is not None:
             candidates[(unit.arm, unit.seed, unit.session)].append(unit)
             manifests.append(m)
@@ -461,22 +465,22 @@ def load_table(lock: Lock, path: str | Path) -> Data:
     return data
 
 
-def load(lock: Lock, runs_path: str | Path) -> Data:
+def load(lock: Lock, runs_path: str | Path, files: RunFiles | None = None) -> Data:
     p = Path(runs_path)
     if is_table(p):
         return load_table(lock, p)
     if p.is_file():
         raise UserError(f"{p}: not a runs folder nor a .csv/.jsonl results table")
-    return load_runs(lock, p)
+    return load_runs(lock, p, files)
 
 
-def _curve_metrics(unit, run, m, curves: dict, exclude, rel, a, s, sl) -> bool:
+def _curve_metrics(unit, run, m, curves: dict, exclude, rel, a, s, sl, files: RunFiles) -> bool:
     """Learning-curve metrics (stats/curves.py) from the run's sealed telemetry; False if the run is excluded."""
     from stats import curves as cv
 
     digest = m["artifacts"].get(TELEMETRY, {}).get("sha256")
     tpath = run.path / TELEMETRY
-    if digest is None or not tpath.exists() or sha256_file(tpath) != digest:
+    if digest is None or not tpath.exists() or files.sha256(tpath) != digest:
         exclude(rel, "telemetry missing or does not match its manifest digest", "trace_mismatch", a, s, sl)
         return False
     rows = read_jsonl(tpath, "telemetry")

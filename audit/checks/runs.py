@@ -7,9 +7,8 @@ re-sealed consistently but holds no run key fails (README "Record guarantees")."
 
 from __future__ import annotations
 
-from prereg.canonical import sha256_file
 from prereg.errors import UserError
-from prereg.records import MANIFEST, seal_of, signature_problem
+from prereg.records import MANIFEST, signature_problem
 
 
 def _files_on_disk(run_dir):
@@ -41,7 +40,7 @@ def run(ctx, out) -> None:
             out.add(f"{mp}#{err.split(':', 1)[0]}", "a manifest following schemas/manifest.schema.json",
                     err, "manifest violates its schema")
         try:
-            actual = seal_of(m)
+            actual = ctx.files.seal_of(run)
         except UserError as exc:
             out.add(f"{mp}#$", "a canonicalizable manifest", str(exc), "manifest cannot be sealed")
             continue
@@ -59,7 +58,7 @@ def run(ctx, out) -> None:
                 out.add(f"{mp}#$.artifacts['{rel}']", f"file {rel}", "missing", "artifact listed in the manifest is missing")
                 continue
             want = digest.get("sha256") if isinstance(digest, dict) else None
-            got = sha256_file(p)
+            got = ctx.files.sha256(p)
             if got != want:
                 out.add(ctx.rel(p), f"sha256 {want}", f"sha256 {got}", "artifact changed after the run was sealed")
             elif isinstance(digest, dict) and digest.get("bytes") != p.stat().st_size:
