@@ -129,29 +129,20 @@ def paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
 
 
 def _prose_by_line(file: ParsedFile) -> dict[int, list[Mention]]:
-    """The file's prose mentions grouped by line, built once per file (not once per paragraph)."""
-    hit = _BY_LINE.get(id(file))
-    if hit is not None and hit[0] is file:
-        return hit[1]
+    """The file's prose mentions grouped by line (read_file builds it once per file, not once per paragraph)."""
     by: dict[int, list[Mention]] = {}
     for m in file.mentions:
         if m.kind == "prose":
             by.setdefault(m.line, []).append(m)
-    _BY_LINE.clear()
-    _BY_LINE[id(file)] = (file, by)
     return by
 
 
-_BY_LINE: dict[int, tuple] = {}
-
-
-def _positions(file: ParsedFile, para) -> list[tuple[int, int, Mention]]:
+def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tuple[int, int, Mention]]:
     """(start, end, mention) of the paragraph's mentions, found in its text by occurrence order.
 
     Linear: each line is cleaned once and each number searched from the previous occurrence of the
     same text on (README failure 10: one line may hold 30,000 numbers)."""
     nums, text, offs = para
-    by = _prose_by_line(file)
     out = []
     for n in nums:
         ms = by.get(n)
@@ -200,6 +191,7 @@ def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
     out: dict[int, Reading] = {}
     tex = file.path.endswith(".tex")
     paras = tex_paragraphs(file.lines) if tex else paragraphs(file.lines)
+    by = _prose_by_line(file)
     items: list[tuple[int, str | None]] = []    # (indent, arm) of the list items enclosing the paragraph
     for para in paras:
         first = "" if tex else file.lines[para[0][0] - 1]
@@ -207,7 +199,7 @@ def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
         while items and (indent is None or items[-1][0] >= indent):
             items.pop()
         parent = next((a for _, a in reversed(items) if a), None)
-        subject = _read_paragraph(para, _positions(file, para), vocab, out, parent)
+        subject = _read_paragraph(para, _positions(file, para, by), vocab, out, parent)
         if indent is not None:
             items.append((indent, subject))
     return out

@@ -72,9 +72,15 @@ def run(ctx, out) -> None:
     study = ctx.lock.data.get("study_id")
     registered = _registered(ctx, study)
     base = ctx.runs_path / study if (ctx.runs_path / str(study)).is_dir() else ctx.runs_path
-    units = defaultdict(list)
-    others = defaultdict(list)
-    squatters = {}
+    units, others, squatters = _sort_runs(ctx, out)
+    _check_each_unit_once(ctx, out, base, registered, units, others, squatters)
+    _check_counted(ctx, out, registered, {k for k, rs in units.items() if rs})
+
+
+def _sort_runs(ctx, out) -> tuple[dict, dict, dict]:
+    """Each run folder as a qualifying run of its unit, a run that does not count (and why), or
+    a finding: a run in another unit's folder, a confirmatory run of an unregistered unit."""
+    units, others, squatters = defaultdict(list), defaultdict(list), {}
     for r in ctx.runs:
         m = r.manifest
         key = (m.get("arm"), m.get("seed"))
@@ -102,6 +108,11 @@ def run(ctx, out) -> None:
             why = f"lock version {(m.get('lock') or {}).get('version')} (not the audited lock)"
         others[key].append(f"{where}: {why}")
         out.notes.append(f"not counted: {where}: {why}")
+    return units, others, squatters
+
+
+def _check_each_unit_once(ctx, out, base, registered, units, others, squatters) -> None:
+    """Every registered unit has exactly one complete confirmatory run (one per session)."""
     refs = _reference_arms(ctx)
     for key in registered:
         found = units.get(key, [])
@@ -117,9 +128,11 @@ def run(ctx, out) -> None:
         elif len(found) > 1 and len({r.manifest.get("session") for r in found}) < len(found):
             out.add(f"{ctx.rel(base)}/{name}", "exactly one run",
                     ", ".join(ctx.rel(r.path) for r in found), "registered unit has more than one confirmatory run")
-    # What the analysis counted must be exactly the qualifying units (a stale seal is check 9's).
+
+
+def _check_counted(ctx, out, registered, good_units: set) -> None:
+    """What the analysis counted must be exactly the qualifying units (a stale seal is check 9's)."""
     ap = ctx.rel(ctx.analysis_path)
-    good_units = {k for k, rs in units.items() if rs}
     by_unit = defaultdict(list)
     for r in ctx.runs:
         by_unit[(r.manifest.get("arm"), r.manifest.get("seed"))].append(r)
@@ -131,21 +144,23 @@ def run(ctx, out) -> None:
             continue
         rs = by_unit.get(key, [])
         match = [r for r in rs if r.manifest.get("seal") == item.get("seal")] or rs
-        r = match[0] if match else None
-        if not (r is not None and is_registered(ctx, r.manifest)) and key not in set(registered):
-            why = "an unregistered unit"
-        elif r is None:
-            why = "no run folder on disk"
-        elif r.manifest.get("evidence_class") != "confirmatory":
-            why = "an exploratory run"
-        elif r.manifest.get("status") != "complete":
-            why = f"a {r.manifest.get('status')} run"
-        else:
-            why = "a run on another lock"
+        why = _why_not_countable(ctx, match[0] if match else None, key, registered)
         out.add(f"{ap}#$.inputs.runs[{i}]", "only complete confirmatory runs of registered units",
                 f"{unit_name(*key)} ({why})", "the analysis counted a run it must not count")
     for key in sorted(good_units - counted, key=str):
         out.add(f"{ap}#$.inputs.runs", unit_name(*key), "absent", "the analysis left out a qualifying run")
+
+
+def _why_not_countable(ctx, r, key, registered) -> str:
+    if not (r is not None and is_registered(ctx, r.manifest)) and key not in set(registered):
+        return "an unregistered unit"
+    if r is None:
+        return "no run folder on disk"
+    if r.manifest.get("evidence_class") != "confirmatory":
+        return "an exploratory run"
+    if r.manifest.get("status") != "complete":
+        return f"a {r.manifest.get('status')} run"
+    return "a run on another lock"
 
 
 def _reference_arms(ctx) -> set[str]:

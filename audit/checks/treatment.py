@@ -43,14 +43,92 @@ def _on_policy(f: dict) -> bool:
     return not off_policy(f, prefix="trainer.")
 
 
+def _trained_confirmatory(ctx) -> list:
+    """Confirmatory runs of trained arms under the audited lock. A reference evaluation (runner
+    evaluate; README failure 16) trained nothing: it has no config to compare."""
+    prereg = ctx.prereg
+    return [r for r in ctx.runs if r.manifest.get("evidence_class") == "confirmatory"
+            and r.manifest.get("arm") in ctx.arms and r.manifest.get("lock", {}).get("hash") == ctx.lock.hash
+            and not is_reference_run(r.manifest) and prereg["arms"][r.manifest["arm"]].get("kind") != "reference"]
+
+
+def _check_locked_view(out, prereg: dict, m: dict, mp: str, f: dict) -> dict:
+    """The run's declared changes and resolved config against its arm's locked view (README
+    failure 3: a locked field dropped); returns that view, by resolved path."""
+    arm, seed = m.get("arm"), m.get("seed")
+    locked_changes = prereg["arms"][arm].get("changes", {})
+    if m.get("declared_changes") != locked_changes:
+        out.add(f"{mp}#$.declared_changes", locked_changes, m.get("declared_changes"),
+                "declared changes differ from the lock's arm")
+    view = {resolved_path(k): v for k, v in merged_fields(prereg, arm).items()}
+    for path, want in sorted(view.items()):
+        got = f.get(path, _MISSING)
+        if got is _MISSING:
+            out.add(f"{mp}#$.resolved_config.{path}", repr(want), "absent",
+                    f"locked field {path} missing from the resolved config (dropped)")
+        elif not same(got, want):
+            out.add(f"{mp}#$.resolved_config.{path}", repr(want), repr(got),
+                    f"{arm}/s{seed}: resolved value differs from the locked value")
+    return view
+
+
+def _check_seeds_agree(ctx, out, r, mp: str, flat: dict, first_of_arm: dict) -> None:
+    """Seeds of one arm must share one config (up to free paths)."""
+    arm = r.manifest.get("arm")
+    key = first_of_arm.setdefault(arm, r)
+    if key is r:
+        return
+    f, kf = flat[str(r.path)], flat[str(key.path)]
+    for path in sorted(_diff(f, kf)):
+        out.add(f"{mp}#$.resolved_config.{path}", f"{_show(kf.get(path, _MISSING))} (as in {ctx.rel(key.path)})",
+                _show(f.get(path, _MISSING)), f"{arm}: config differs between seeds of one arm")
+
+
+def _check_objectives_differ(out, m: dict, mp: str, f: dict, bf: dict, base: str, seen: set) -> None:
+    """An importance-sampling level that differs from the baseline's under fully on-policy
+    training changes nothing (the two objectives coincide); flagged once per arm."""
+    arm, isl = m.get("arm"), "trainer.importance_sampling_level"
+    if f.get(isl) == bf.get(isl) or not (_on_policy(f) and _on_policy(bf)) or arm in seen:
+        return
+    seen.add(arm)
+    out.add(f"{mp}#$.resolved_config.trainer.num_iterations",
+            "num_iterations > 1 or steps_per_generation > gradient_accumulation_steps "
+            "(some off-policy updates)",
+            f"num_iterations={f.get('trainer.num_iterations')}, steps_per_generation="
+            f"{f.get('trainer.steps_per_generation')}, gradient_accumulation_steps="
+            f"{f.get('trainer.gradient_accumulation_steps')}",
+            f"{arm} vs {base}: importance-sampling level differs but training is fully on-policy, "
+            "so the two objectives coincide (the contrast cannot show a difference)")
+
+
+def _check_declared_differences(ctx, out, m: dict, mp: str, f: dict, b, bf: dict, view: dict,
+                                base_view: dict) -> None:
+    """Differences from the baseline run must be exactly the declared ones: an extra one is drift
+    (README failure 1), a missing one a flag never wired (failure 2). A difference the arm's
+    algorithm preset (or a rule over declared fields) put there is implied by the registered
+    algorithm, not drift; the manifest says where each came from."""
+    arm, seed = m.get("arm"), m.get("seed")
+    declared = {p for p in set(view) | set(base_view)
+                if p not in FREE_PATHS and not same(view.get(p, _MISSING), base_view.get(p, _MISSING))}
+    actual = _diff(f, bf)
+    implied = {p for p in actual - declared
+               if _implied(m, p, m.get("algorithm")) or _implied(b.manifest, p, b.manifest.get("algorithm"))}
+    for p in sorted(implied):
+        out.notes.append(f"{arm}/s{seed}: {p} differs from the baseline as implied by "
+                         f"{(m.get('config_sources') or {}).get(p) or (b.manifest.get('config_sources') or {}).get(p)}")
+    for path in sorted(actual - declared - implied):
+        out.add(f"{mp}#$.resolved_config.{path}", f"{_show(bf.get(path, _MISSING))} (as baseline {ctx.rel(b.path)})",
+                _show(f.get(path, _MISSING)), f"{arm}/s{seed}: undeclared difference from the baseline (drift)")
+    for path in sorted(declared - actual):
+        out.add(f"{mp}#$.resolved_config.{path}", f"{_show(view.get(path, _MISSING))} (declared change of {arm})",
+                f"{_show(f.get(path, _MISSING))} (same as baseline)",
+                f"{arm}/s{seed}: declared change not reflected in the resolved config (never wired)")
+
+
 def run(ctx, out) -> None:
     prereg = ctx.prereg
     base = ctx.baseline
-    # A reference evaluation (runner evaluate; README failure 16) trained nothing: it has no
-    # config to compare, and a reference baseline leaves each trained arm checked against its lock view.
-    conf = [r for r in ctx.runs if r.manifest.get("evidence_class") == "confirmatory"
-            and r.manifest.get("arm") in ctx.arms and r.manifest.get("lock", {}).get("hash") == ctx.lock.hash
-            and not is_reference_run(r.manifest) and prereg["arms"][r.manifest["arm"]].get("kind") != "reference"]
+    conf = _trained_confirmatory(ctx)
     flat = {}
     for r in conf:
         rc = r.manifest.get("resolved_config")
@@ -58,32 +136,15 @@ def run(ctx, out) -> None:
     base_runs = [r for r in conf if r.manifest.get("arm") == base]
     base_by_seed = {r.manifest.get("seed"): r for r in base_runs}
     base_view = {resolved_path(f): v for f, v in merged_fields(prereg, base).items()} if base in ctx.arms else {}
-    first_of_arm = {}
+    first_of_arm: dict = {}
+    on_policy_flagged: set = set()
     for r in conf:
         m = r.manifest
         arm, seed = m.get("arm"), m.get("seed")
         mp = ctx.rel(r.path / MANIFEST)
         f = flat[str(r.path)]
-        locked_changes = prereg["arms"][arm].get("changes", {})
-        if m.get("declared_changes") != locked_changes:
-            out.add(f"{mp}#$.declared_changes", locked_changes, m.get("declared_changes"),
-                    "declared changes differ from the lock's arm")
-        view = {resolved_path(k): v for k, v in merged_fields(prereg, arm).items()}
-        for path, want in sorted(view.items()):
-            got = f.get(path, _MISSING)
-            if got is _MISSING:
-                out.add(f"{mp}#$.resolved_config.{path}", repr(want), "absent",
-                        f"locked field {path} missing from the resolved config (dropped)")
-            elif not same(got, want):
-                out.add(f"{mp}#$.resolved_config.{path}", repr(want), repr(got),
-                        f"{arm}/s{seed}: resolved value differs from the locked value")
-        # Seeds of one arm must share one config (up to free paths).
-        key = first_of_arm.setdefault(arm, r)
-        if key is not r:
-            for path in sorted(_diff(f, flat[str(key.path)])):
-                out.add(f"{mp}#$.resolved_config.{path}", f"{_show(flat[str(key.path)].get(path, _MISSING))} "
-                        f"(as in {ctx.rel(key.path)})", _show(f.get(path, _MISSING)),
-                        f"{arm}: config differs between seeds of one arm")
+        view = _check_locked_view(out, prereg, m, mp, f)
+        _check_seeds_agree(ctx, out, r, mp, flat, first_of_arm)
         if arm == base:
             continue
         b = base_by_seed.get(seed) or (base_runs[0] if base_runs else None)
@@ -93,32 +154,5 @@ def run(ctx, out) -> None:
             out.notes.append(f"{arm}/s{seed}: {why}: checked against its locked view only")
             continue
         bf = flat[str(b.path)]
-        isl = "trainer.importance_sampling_level"
-        if (f.get(isl) != bf.get(isl) and _on_policy(f) and _on_policy(bf)
-                and (arm, "on_policy") not in first_of_arm):
-            first_of_arm[(arm, "on_policy")] = r
-            out.add(f"{mp}#$.resolved_config.trainer.num_iterations",
-                    "num_iterations > 1 or steps_per_generation > gradient_accumulation_steps "
-                    "(some off-policy updates)",
-                    f"num_iterations={f.get('trainer.num_iterations')}, steps_per_generation="
-                    f"{f.get('trainer.steps_per_generation')}, gradient_accumulation_steps="
-                    f"{f.get('trainer.gradient_accumulation_steps')}",
-                    f"{arm} vs {base}: importance-sampling level differs but training is fully on-policy, "
-                    "so the two objectives coincide (the contrast cannot show a difference)")
-        declared = {p for p in set(view) | set(base_view)
-                    if p not in FREE_PATHS and not same(view.get(p, _MISSING), base_view.get(p, _MISSING))}
-        actual = _diff(f, bf)
-        # A difference the arm's algorithm preset (or a rule over declared fields) put there is
-        # implied by the registered algorithm, not drift; the manifest says where each came from.
-        implied = {p for p in actual - declared
-                   if _implied(m, p, m.get("algorithm")) or _implied(b.manifest, p, b.manifest.get("algorithm"))}
-        for p in sorted(implied):
-            out.notes.append(f"{arm}/s{seed}: {p} differs from the baseline as implied by "
-                             f"{(m.get('config_sources') or {}).get(p) or (b.manifest.get('config_sources') or {}).get(p)}")
-        for path in sorted(actual - declared - implied):
-            out.add(f"{mp}#$.resolved_config.{path}", f"{_show(bf.get(path, _MISSING))} (as baseline {ctx.rel(b.path)})",
-                    _show(f.get(path, _MISSING)), f"{arm}/s{seed}: undeclared difference from the baseline (drift)")
-        for path in sorted(declared - actual):
-            out.add(f"{mp}#$.resolved_config.{path}", f"{_show(view.get(path, _MISSING))} (declared change of {arm})",
-                    f"{_show(f.get(path, _MISSING))} (same as baseline)",
-                    f"{arm}/s{seed}: declared change not reflected in the resolved config (never wired)")
+        _check_objectives_differ(out, m, mp, f, bf, base, on_policy_flagged)
+        _check_declared_differences(ctx, out, m, mp, f, b, bf, view, base_view)
