@@ -253,14 +253,40 @@ def _summaries(run_dir: Path) -> dict:
 
 def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, exploratory: bool,
          store_text: bool, quiet: bool, resume: str | None = None, trackers=None, key=None) -> Path:
+    """Train one unit and seal its run folder: start (or resume) the manifest, load the stack,
+    train, evaluate the held-out split, seal; any failure is sealed as failed or incomplete."""
     import torch
 
     from runner.trackers import Trackers
 
     trackers = trackers if trackers is not None else Trackers([], [])
-
-    prereg = lock.prereg
     settings = {**settings, "torch_threads": torch.get_num_threads()}  # CPU reductions depend on it
+    manifest, point = _start_manifest(lock, cfg, run_dir, settings, exploratory, resume, trackers, key, quiet)
+    recorder = None
+    try:
+        task, model, tokenizer = _load_stack(lock, cfg, manifest, point)
+        write_manifest(run_dir, manifest, key)
+        recorder = Recorder(
+            run_dir, num_generations=cfg.grpo_config.num_generations, max_reward=task.max_reward,
+            min_reward=getattr(task, "min_reward", 0.0),
+            max_completion_length=cfg.grpo_config.max_completion_length,
+            eos_token_id=tokenizer.eos_token_id, store_text=store_text, total_steps=cfg.grpo_config.max_steps,
+            progress=None if quiet else stderr_progress, append=point is not None)
+        trainer = _train(cfg, run_dir, model, tokenizer, task, recorder, point, trackers, manifest)
+        recorder.close()
+        _evaluate_and_seal(lock, cfg, run_dir, trainer, tokenizer, task, manifest, trackers, key, quiet)
+        return run_dir
+    except BaseException as exc:
+        if recorder is not None:
+            recorder.close()
+        _seal_failure(exc, run_dir, manifest, trackers, key, quiet)
+        raise
+
+
+def _start_manifest(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, exploratory: bool,
+                    resume: str | None, trackers, key, quiet: bool):
+    """The unit's first (running) manifest, written; a resumed unit continues from its last
+    checkpoint (returned as the resume point, else None) and keeps its earlier tracker runs."""
     manifest = _base_manifest(lock, cfg, settings, exploratory)
     point = None
     if resume:  # an interrupted unit (killed or interrupted): continue it from its last checkpoint
@@ -273,106 +299,112 @@ def _run(lock: Lock, cfg: ResolvedConfig, run_dir: Path, settings: dict, *, expl
     write_manifest(run_dir, manifest, key)
     _say(quiet, f"runner: {lock.study_id}/{cfg.arm}/s{cfg.seed} ({cfg.algorithm}, {manifest['evidence_class']}) "
                 f"-> {run_dir}")
-    recorder = None
-    tmp_eval = None
+    return manifest, point
+
+
+def _load_stack(lock: Lock, cfg: ResolvedConfig, manifest: dict, point):
+    """Seeds, task, model and tokenizer; records the task's bounds and the stack fingerprint in
+    the manifest (README failure 5). Returns (task, model, tokenizer)."""
+    from runner.fingerprint import stack_fingerprint
+    from runner.gpu import prepare_qlora, qlora_settings
+    from runner.models import load_model_and_tokenizer
+    from runner.tasks import get_task
+
+    prereg = lock.prereg
+    _set_seeds(cfg.seed)
+    task = get_task(prereg["task"], prereg["dataset"])
+    manifest["task"] = task.manifest_record()  # reward bounds and item metrics, read by the audit
+    m = prereg["model"]
+    model, tokenizer, info = load_model_and_tokenizer(
+        m["name"], m.get("revision"), dtype=m.get("dtype", "float32"), device=cfg.device,
+        quantization=m.get("quantization"))
+    manifest["fingerprint"] = stack_fingerprint(
+        task=task, model_info=info, dataset_fingerprint=task.dataset_fingerprint(),
+        extra={"runner_sources": runner_source_hashes()})
+    if point is not None:
+        manifest["resumes"][-1]["fingerprint_hash_after"] = manifest["fingerprint"]["hash"]
+    if qlora_settings(m) is not None:  # 4-bit base: PEFT's k-bit preparation before LoRA
+        model = prepare_qlora(model, gradient_checkpointing=bool(cfg.grpo_config.gradient_checkpointing))
+    return task, model, tokenizer
+
+
+def _train(cfg: ResolvedConfig, run_dir: Path, model, tokenizer, task, recorder, point, trackers, manifest: dict):
+    """Build the trainer (with checkpoint and tracker callbacks) and train, from the resume point if any."""
+    extra_callbacks = []
+    if point is not None:
+        from runner.resume import restore_recorder
+
+        restore_recorder(recorder, point.marker["recorder"])
+    if cfg.runner_fields.get("checkpoint_every"):
+        from runner.resume import make_checkpoint_callback
+
+        extra_callbacks.append(make_checkpoint_callback(run_dir, recorder))
+    if trackers.backends:  # after the telemetry callback, whose row it forwards
+        extra_callbacks.append(trackers.callback(recorder))
+    trainer = build_trainer(cfg, model, tokenizer, task, recorder, callbacks=extra_callbacks)
+    if getattr(trainer, "rlprereg_vllm_engine_seeds", None):
+        manifest["notes"].append(f"vLLM engine seed(s) from the run seed: {trainer.rlprereg_vllm_engine_seeds}")
+    if point is not None and point.checkpoint is not None and point.step >= cfg.grpo_config.max_steps:
+        # interrupted after training (e.g. during evaluation): the final checkpoint is the trained
+        # policy; Trainer.train would run one more step before noticing max_steps
+        trainer._load_from_checkpoint(str(point.checkpoint))
+    else:
+        trainer.train(resume_from_checkpoint=str(point.checkpoint) if point and point.checkpoint else None)
+    return trainer
+
+
+def _evaluate_and_seal(lock: Lock, cfg: ResolvedConfig, run_dir: Path, trainer, tokenizer, task, manifest: dict,
+                       trackers, key, quiet: bool) -> None:
+    """Save the adapter, score the held-out split with the locked protocol, and seal the manifest complete."""
+    _stable_target_modules(trainer.model)
+    trainer.model.save_pretrained(str(run_dir / "adapter"))
+    heldout_n = lock.study.evaluation.heldout_n
+    _say(quiet, f"runner: evaluating {heldout_n} held-out items")
+    tmp_eval = Path(tempfile.mkdtemp(prefix="rlprereg-eval-"))
     try:
-        from runner.fingerprint import stack_fingerprint
-        from runner.models import load_model_and_tokenizer
-        from runner.tasks import get_task
-
-        _set_seeds(cfg.seed)
-        task = get_task(prereg["task"], prereg["dataset"])
-        manifest["task"] = task.manifest_record()  # reward bounds and item metrics, read by the audit
-        m = prereg["model"]
-        model, tokenizer, info = load_model_and_tokenizer(
-            m["name"], m.get("revision"), dtype=m.get("dtype", "float32"), device=cfg.device,
-            quantization=m.get("quantization"))
-        manifest["fingerprint"] = stack_fingerprint(
-            task=task, model_info=info, dataset_fingerprint=task.dataset_fingerprint(),
-            extra={"runner_sources": runner_source_hashes()})
-        if point is not None:
-            manifest["resumes"][-1]["fingerprint_hash_after"] = manifest["fingerprint"]["hash"]
-        from runner.gpu import prepare_qlora, qlora_settings
-
-        if qlora_settings(m) is not None:  # 4-bit base: PEFT's k-bit preparation before LoRA
-            model = prepare_qlora(model, gradient_checkpointing=bool(cfg.grpo_config.gradient_checkpointing))
-        write_manifest(run_dir, manifest, key)
-
-        recorder = Recorder(
-            run_dir, num_generations=cfg.grpo_config.num_generations, max_reward=task.max_reward,
-            min_reward=getattr(task, "min_reward", 0.0),
-            max_completion_length=cfg.grpo_config.max_completion_length,
-            eos_token_id=tokenizer.eos_token_id, store_text=store_text, total_steps=cfg.grpo_config.max_steps,
-            progress=None if quiet else stderr_progress, append=point is not None)
-        extra_callbacks = []
-        if point is not None:
-            from runner.resume import restore_recorder
-
-            restore_recorder(recorder, point.marker["recorder"])
-        if cfg.runner_fields.get("checkpoint_every"):
-            from runner.resume import make_checkpoint_callback
-
-            extra_callbacks.append(make_checkpoint_callback(run_dir, recorder))
-        if trackers.backends:  # after the telemetry callback, whose row it forwards
-            extra_callbacks.append(trackers.callback(recorder))
-        trainer = build_trainer(cfg, model, tokenizer, task, recorder, callbacks=extra_callbacks)
-        if getattr(trainer, "rlprereg_vllm_engine_seeds", None):
-            manifest["notes"].append(f"vLLM engine seed(s) from the run seed: {trainer.rlprereg_vllm_engine_seeds}")
-        if point is not None and point.checkpoint is not None and point.step >= cfg.grpo_config.max_steps:
-            # interrupted after training (e.g. during evaluation): the final checkpoint is the trained
-            # policy; Trainer.train would run one more step before noticing max_steps
-            trainer._load_from_checkpoint(str(point.checkpoint))
-        else:
-            trainer.train(resume_from_checkpoint=str(point.checkpoint) if point and point.checkpoint else None)
-        recorder.close()
-
-        _stable_target_modules(trainer.model)
-        trainer.model.save_pretrained(str(run_dir / "adapter"))
-        _say(quiet, f"runner: evaluating {lock.study.evaluation.heldout_n} held-out items")
-        tmp_eval = Path(tempfile.mkdtemp(prefix="rlprereg-eval-"))
-        rows = evaluate_heldout(trainer.model, tokenizer, task, prereg["evaluation"], lock.study.evaluation.heldout_n,
+        rows = evaluate_heldout(trainer.model, tokenizer, task, lock.prereg["evaluation"], heldout_n,
                                 run_seed=cfg.seed, work_dir=tmp_eval / "merged")
-        write_atomic(run_dir / HELDOUT_TRACE, "".join(json.dumps(r, allow_nan=False) + "\n" for r in rows),
-                     overwrite=False)
-        _remove_empty(run_dir / "checkpoints")
-        manifest.update(status="complete", ended_at=utc_now(), summaries=_summaries(run_dir),
-                        artifacts=artifact_digests(run_dir))
-        trackers.flush(manifest["summaries"], step=manifest["summaries"].get("steps") or 0)
-        manifest["notes"] = [*manifest.get("notes", []), *trackers.problems]
-        sealed = write_manifest(run_dir, manifest, key)
-        _finish_trackers(trackers, sealed, quiet)
-        s = sealed["summaries"]
-        _say(quiet, f"runner: complete  heldout {s['heldout_correct']}/{s['heldout_n']}  "
-                    f"zvf_mean {_fmt(s['zvf_mean'])}  rollouts {s['rollouts']}  seal {sealed['seal'][:12]}")
-        return run_dir
-    except BaseException as exc:
-        if recorder is not None:
-            recorder.close()
-        status = "failed" if isinstance(exc, Exception) else "incomplete"
-        text = str(exc).splitlines()[0] if str(exc) else ""
-        try:
-            summaries = _summaries(run_dir)
-        except Exception:
-            summaries = {}
-        manifest.update(status=status, ended_at=utc_now(), error=f"{type(exc).__name__}: {text}",
-                        summaries=summaries, artifacts=artifact_digests(run_dir))
-        trackers.flush()
-        manifest["notes"] = [*manifest.get("notes", []), *trackers.problems]
-        reason = disk_error(exc)
-        try:
-            sealed = write_manifest(run_dir, manifest, key)
-        except UserError as werr:
-            if reason is None:
-                raise
-            raise UserError(f"{run_dir}: cannot write ({reason}); the failed manifest could not be saved "
-                            f"either ({werr})") from None
-        _finish_trackers(trackers, sealed, quiet)
-        if reason is not None:  # a full or read-only disk is the user's to fix: one line, exit 2
-            raise UserError(f"{run_dir}: cannot write ({reason}); the unit is marked failed") from None
-        raise
     finally:
-        if tmp_eval is not None:
-            shutil.rmtree(tmp_eval, ignore_errors=True)
+        shutil.rmtree(tmp_eval, ignore_errors=True)
+    write_atomic(run_dir / HELDOUT_TRACE, "".join(json.dumps(r, allow_nan=False) + "\n" for r in rows),
+                 overwrite=False)
+    _remove_empty(run_dir / "checkpoints")
+    manifest.update(status="complete", ended_at=utc_now(), summaries=_summaries(run_dir),
+                    artifacts=artifact_digests(run_dir))
+    trackers.flush(manifest["summaries"], step=manifest["summaries"].get("steps") or 0)
+    manifest["notes"] = [*manifest.get("notes", []), *trackers.problems]
+    sealed = write_manifest(run_dir, manifest, key)
+    _finish_trackers(trackers, sealed, quiet)
+    s = sealed["summaries"]
+    _say(quiet, f"runner: complete  heldout {s['heldout_correct']}/{s['heldout_n']}  "
+                f"zvf_mean {_fmt(s['zvf_mean'])}  rollouts {s['rollouts']}  seal {sealed['seal'][:12]}")
+
+
+def _seal_failure(exc: BaseException, run_dir: Path, manifest: dict, trackers, key, quiet: bool) -> None:
+    """Seal the manifest ``failed`` (an exception) or ``incomplete`` (interrupted) with what was
+    written so far; a full or read-only disk becomes the user's one-line error (exit 2). The
+    caller re-raises ``exc`` otherwise."""
+    status = "failed" if isinstance(exc, Exception) else "incomplete"
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    try:
+        summaries = _summaries(run_dir)
+    except Exception:
+        summaries = {}
+    manifest.update(status=status, ended_at=utc_now(), error=f"{type(exc).__name__}: {text}",
+                    summaries=summaries, artifacts=artifact_digests(run_dir))
+    trackers.flush()
+    manifest["notes"] = [*manifest.get("notes", []), *trackers.problems]
+    reason = disk_error(exc)
+    try:
+        sealed = write_manifest(run_dir, manifest, key)
+    except UserError as werr:
+        if reason is None:
+            raise
+        raise UserError(f"{run_dir}: cannot write ({reason}); the failed manifest could not be saved "
+                        f"either ({werr})") from None
+    _finish_trackers(trackers, sealed, quiet)
+    if reason is not None:  # a full or read-only disk is the user's to fix: one line, exit 2
+        raise UserError(f"{run_dir}: cannot write ({reason}); the unit is marked failed") from None
 
 
 def _finish_trackers(trackers, sealed: dict, quiet: bool) -> None:
