@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from prereg.errors import UserError
@@ -17,6 +18,7 @@ from prereg.records import HELDOUT_TRACE, TELEMETRY, TRAIN_TRACE, Run
 from prereg.rules import lock_files, manifest_paths
 from prereg.runfiles import RunFiles
 from prereg.schema import schema_errors
+from prereg.study import Study, study_of
 
 ANALYSIS = "analysis.json"
 
@@ -112,6 +114,15 @@ class AuditContext:
             return None
         p = self.lock.data.get("preregistration")
         return p if isinstance(p, dict) else None
+
+    @cached_property
+    def study(self) -> Study | None:
+        """The lock's preregistration as typed values (:mod:`prereg.study`), parsed once; None
+        without a lock or when it fails its schema (check 1 reports that lock)."""
+        p = self.prereg
+        if p is None or schema_errors(p, "preregistration"):
+            return None
+        return study_of(p)
 
     @property
     def arms(self) -> list[str]:

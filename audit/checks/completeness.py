@@ -56,8 +56,7 @@ def _registered(ctx, study) -> list[tuple[str, int]]:
 
 
 def _registered_all(ctx, study) -> list[tuple[str, int]]:
-    seq = (ctx.prereg or {}).get("analysis", {}).get("sequential")
-    if not seq:
+    if ctx.study is None or not ctx.study.analysis.sequential:
         return [(a, s) for a in ctx.arms for s in ctx.seeds]
     from prereg import looks as lk
 
@@ -164,9 +163,4 @@ def _why_not_countable(ctx, r, key, registered) -> str:
 
 
 def _reference_arms(ctx) -> set[str]:
-    from prereg.declarations import arm_decls
-
-    try:
-        return {a for a, d in arm_decls(ctx.prereg).items() if d.is_reference} if ctx.prereg else set()
-    except (TypeError, KeyError, AttributeError):
-        return set()
+    return {a for a, arm in ctx.study.arms.items() if not arm.trained} if ctx.study else set()

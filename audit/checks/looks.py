@@ -17,7 +17,7 @@ _TOL = 1e-9
 
 def run(ctx, out) -> None:
     study = (ctx.lock.data if ctx.lock else {}).get("study_id")
-    seq = (ctx.prereg or {}).get("analysis", {}).get("sequential")
+    seq = ctx.study.analysis.sequential if ctx.study else None
     path = lk.looks_dir(ctx.runs_path, str(study)) / lk.LOG if ctx.runs_path and study else None
     if path is None or (not seq and not path.exists()):
         out.not_applicable("fixed design and no looks log")
@@ -67,7 +67,7 @@ def _entries(ctx, out, where, entries, d) -> None:
 
 
 def _unit_values(ctx) -> dict:
-    metric = ctx.prereg["analysis"]["primary_metric"]
+    metric = ctx.study.analysis.primary_metric
     vals = {}
     for r in ctx.runs:
         m = r.manifest

@@ -7,9 +7,10 @@ resolved config was dropped (failure 3).
 
 from __future__ import annotations
 
-from prereg.fields import FREE_PATHS, flatten, merged_fields, resolved_path
+from prereg.fields import FREE_PATHS, flatten, resolved_path
 from prereg.records import MANIFEST, is_reference_run
 from prereg.rules import off_policy
+from prereg.study import Study
 
 _MISSING = object()
 
@@ -43,24 +44,28 @@ def _on_policy(f: dict) -> bool:
     return not off_policy(f, prefix="trainer.")
 
 
-def _trained_confirmatory(ctx) -> list:
+def _trained_confirmatory(ctx, study: Study) -> list:
     """Confirmatory runs of trained arms under the audited lock. A reference evaluation (runner
     evaluate; README failure 16) trained nothing: it has no config to compare."""
-    prereg = ctx.prereg
     return [r for r in ctx.runs if r.manifest.get("evidence_class") == "confirmatory"
-            and r.manifest.get("arm") in ctx.arms and r.manifest.get("lock", {}).get("hash") == ctx.lock.hash
-            and not is_reference_run(r.manifest) and prereg["arms"][r.manifest["arm"]].get("kind") != "reference"]
+            and r.manifest.get("arm") in study.arms and r.manifest.get("lock", {}).get("hash") == ctx.lock.hash
+            and not is_reference_run(r.manifest) and study.arms[r.manifest["arm"]].trained]
 
 
-def _check_locked_view(out, prereg: dict, m: dict, mp: str, f: dict) -> dict:
+def _locked_view(study: Study, arm: str) -> dict:
+    """The arm's locked training settings (shared settings with its changes), by resolved-config path."""
+    return {resolved_path(k): v for k, v in study.arms[arm].training.fields.items()}
+
+
+def _check_locked_view(out, study: Study, m: dict, mp: str, f: dict) -> dict:
     """The run's declared changes and resolved config against its arm's locked view (README
     failure 3: a locked field dropped); returns that view, by resolved path."""
     arm, seed = m.get("arm"), m.get("seed")
-    locked_changes = prereg["arms"][arm].get("changes", {})
+    locked_changes = dict(study.arms[arm].changes)
     if m.get("declared_changes") != locked_changes:
         out.add(f"{mp}#$.declared_changes", locked_changes, m.get("declared_changes"),
                 "declared changes differ from the lock's arm")
-    view = {resolved_path(k): v for k, v in merged_fields(prereg, arm).items()}
+    view = _locked_view(study, arm)
     for path, want in sorted(view.items()):
         got = f.get(path, _MISSING)
         if got is _MISSING:
@@ -126,16 +131,19 @@ def _check_declared_differences(ctx, out, m: dict, mp: str, f: dict, b, bf: dict
 
 
 def run(ctx, out) -> None:
-    prereg = ctx.prereg
-    base = ctx.baseline
-    conf = _trained_confirmatory(ctx)
+    study = ctx.study
+    if study is None:  # check 1 fails such a lock; there is no locked view to compare against
+        out.notes.append("the lock's preregistration does not validate (check 1): configs not compared")
+        return
+    base = study.baseline_arm
+    conf = _trained_confirmatory(ctx, study)
     flat = {}
     for r in conf:
         rc = r.manifest.get("resolved_config")
         flat[str(r.path)] = flatten(rc) if isinstance(rc, dict) else {}
     base_runs = [r for r in conf if r.manifest.get("arm") == base]
     base_by_seed = {r.manifest.get("seed"): r for r in base_runs}
-    base_view = {resolved_path(f): v for f, v in merged_fields(prereg, base).items()} if base in ctx.arms else {}
+    base_view = _locked_view(study, base) if base in study.arms else {}
     first_of_arm: dict = {}
     on_policy_flagged: set = set()
     for r in conf:
@@ -143,14 +151,14 @@ def run(ctx, out) -> None:
         arm, seed = m.get("arm"), m.get("seed")
         mp = ctx.rel(r.path / MANIFEST)
         f = flat[str(r.path)]
-        view = _check_locked_view(out, prereg, m, mp, f)
+        view = _check_locked_view(out, study, m, mp, f)
         _check_seeds_agree(ctx, out, r, mp, flat, first_of_arm)
         if arm == base:
             continue
         b = base_by_seed.get(seed) or (base_runs[0] if base_runs else None)
         if b is None:
-            why = "the baseline is a reference arm (not trained)" if prereg["arms"].get(base, {}).get("kind") == \
-                "reference" else "no baseline run"
+            why = ("the baseline is a reference arm (not trained)" if base in study.arms
+                   and not study.arms[base].trained else "no baseline run")
             out.notes.append(f"{arm}/s{seed}: {why}: checked against its locked view only")
             continue
         bf = flat[str(b.path)]
