@@ -75,9 +75,6 @@ def _facts(plan: dict, k: dict, mean: float, se: float, published: float | None)
                          published_effect=published, noninferiority_p=ni)
 
 
-_CACHE: dict[str, list] = {}
-
-
 def scan(prereg: dict, scale: float | None = None) -> list[tuple[Outcome, Outcome]]:
     """(result, mirror) outcome pairs over the grid, for every distinct published effect.
 
@@ -91,14 +88,8 @@ def scan(prereg: dict, scale: float | None = None) -> list[tuple[Outcome, Outcom
     Example:
         ``pairs = scan(json.load(open("examples/e1.json")))``
     """
-    import json
-
     from prereg.verdicts import evaluate
 
-    key = json.dumps([prereg["analysis"], prereg["seeds"], [h.get("published_effect") for h in prereg["hypotheses"]],
-                      scale], sort_keys=True)
-    if key in _CACHE:
-        return _CACHE[key]
     plan = prereg["analysis"]
     n = max(2, len(set(prereg["seeds"])))
     u = scale or plan.get("equivalence_margin") or (plan.get("power") or {}).get("pilot_sd") or 1.0
@@ -114,9 +105,6 @@ def scan(prereg: dict, scale: float | None = None) -> list[tuple[Outcome, Outcom
                     r = evaluate(plan["verdicts"], _facts(plan, k, sign * m * u, s * u, pe))
                     pair.append(Outcome(sign * m * u, s * u, pe, r["rule"], r["verdict"]))
                 out.append((pair[0], pair[1]))
-    if len(_CACHE) > 64:
-        _CACHE.clear()
-    _CACHE[key] = out
     return out
 
 

@@ -119,68 +119,80 @@ def _item_matrix(units, metric: str):
 
 # ----------------------------------------------------------------------------- arms
 def _arm_values(V: Values, plan: AnalysisPlan, data: Data, arm: str, warnings: list[str]) -> None:
+    """``arms.<arm>.*`` and ``runs.<arm>.*``: seeds, each planned metric's per-run values and
+    summaries with their intervals, and the descriptive run summaries."""
     seeds = data.seeds_of(arm)
     units = [data.units[(arm, s)] for s in seeds]
-    seals = [u.input_id for u in units]
     once = seeds == [None]
     V.add(f"arms.{arm}.n_seeds", 0 if once else len(units), "count of included runs (one per seed)", "seeds",
-          params={"seeds": seeds, **({"evaluated": "once"} if once else {})}, inputs=seals,
+          params={"seeds": seeds, **({"evaluated": "once"} if once else {})}, inputs=[u.input_id for u in units],
           note="reference arm evaluated once: no seeds" if once else None)
-    summ = plan.arm_summary
-    method, level, B, seed = summ.interval, summ.level, plan.resamples, plan.rng_seed
-    tag = "ci" + iv.level_tag(level)
     for metric in plan.metrics:
-        mu = metric_unit(metric, data.decls)
-        have = [u for u in units if u.metrics.get(metric) is not None]
-        x = iv.rs.snap_constant(np.asarray([u.metrics[metric] for u in have], dtype=float))
-        ins = [u.input_id for u in have]
-        for u in have:
-            V.add(f"runs.{arm}.{seed_tag(u.seed)}.{metric}", u.metrics[metric],
-                  "run summary (manifest summaries)" if data.source == "runs" else "imported table value",
-                  mu, params={"arm": arm, "seed": u.seed, "metric": metric,
-                              **({"session": u.session} if u.session is not None else {})}, inputs=[u.input_id])
-        if len(have) < len(units):
-            warnings.append(f"arms.{arm}.{metric}: {len(units) - len(have)} runs lack the metric; "
-                            f"summarised over {len(have)}")
-        base_params = {"metric": metric, "seeds": [u.seed for u in have]}
-        V.add(f"arms.{arm}.{metric}.sd", (0.0 if np.ptp(x) == 0 else float(np.std(x, ddof=1))) if x.size > 1 else None,
-              "sample standard deviation over seeds (ddof=1)", mu, params=base_params, inputs=ins,
-              note=None if x.size > 1 else "fewer than two seeds: SD undefined")
-        items = _item_matrix(have, metric)
-        for stat in summ.statistics:
-            vid = f"arms.{arm}.{metric}.{stat}"
-            val = float(iv.rs.statistic(stat)(x)) if x.size else None
-            note = None if x.size else "no seeds: undefined"
-            if stat == "iqm" and 0 < x.size < 4:  # 25% of fewer than 4 seeds rounds to 0: nothing is trimmed
-                note = IQM_FEW
-                w = f"arms.{arm}.{metric}.iqm: {IQM_FEW}"
-                if w not in warnings:
-                    warnings.append(w)
-            V.add(vid, val, f"{stat} over seeds", mu, params=base_params, inputs=ins, note=note)
-            plans = [(tag, method)]
-            if (items is not None or metric in ITEM_FIELD) and method != "hierarchical_bootstrap":
-                plans.append(("h" + tag, "hierarchical_bootstrap"))  # additional two-level interval
-            for t, m in plans:
-                stream = f"{vid}.{t}"
-                res = iv.compute(x, stat, m, [level], resamples=B, rng_seed=seed, stream=stream,
-                                 items=items)[level]
-                planned = t == tag
-                for end in ("low", "high"):
-                    V.add(f"{vid}.{t}.{end}", getattr(res, end), f"{m} interval ({'planned' if planned else 'additional'})",
-                          mu, params={**base_params, **res.params, "level": level, "method": m},
-                          inputs=ins, random=m != "t" and res.low is not None, note=res.note)
-        if items is not None:
-            _arm_item_interval(V, plan, arm, metric, mu, items, ins, have)
-        if metric == plan.primary_metric:
-            w = coverage.warning_for(method, x.size, level, metric)
-            if w and f"arms.*.{metric}: {w}" not in warnings:
-                warnings.append(f"arms.*.{metric}: {w}")
+        _arm_metric_values(V, plan, data, arm, metric, units, warnings)
+    _arm_descriptives(V, plan, arm, units)
+
+
+def _arm_metric_values(V: Values, plan: AnalysisPlan, data: Data, arm: str, metric: str, units: list,
+                       warnings: list[str]) -> None:
+    """One metric of one arm: per-run values, SD, each planned statistic with its planned interval
+    (plus a two-level interval where items exist) and the item-level interval of the mean."""
+    summ = plan.arm_summary
+    method, level = summ.interval, summ.level
+    tag = "ci" + iv.level_tag(level)
+    mu = metric_unit(metric, data.decls)
+    have = [u for u in units if u.metrics.get(metric) is not None]
+    x = iv.rs.snap_constant(np.asarray([u.metrics[metric] for u in have], dtype=float))
+    ins = [u.input_id for u in have]
+    for u in have:
+        V.add(f"runs.{arm}.{seed_tag(u.seed)}.{metric}", u.metrics[metric],
+              "run summary (manifest summaries)" if data.source == "runs" else "imported table value",
+              mu, params={"arm": arm, "seed": u.seed, "metric": metric,
+                          **({"session": u.session} if u.session is not None else {})}, inputs=[u.input_id])
+    if len(have) < len(units):
+        warnings.append(f"arms.{arm}.{metric}: {len(units) - len(have)} runs lack the metric; "
+                        f"summarised over {len(have)}")
+    base_params = {"metric": metric, "seeds": [u.seed for u in have]}
+    V.add(f"arms.{arm}.{metric}.sd", (0.0 if np.ptp(x) == 0 else float(np.std(x, ddof=1))) if x.size > 1 else None,
+          "sample standard deviation over seeds (ddof=1)", mu, params=base_params, inputs=ins,
+          note=None if x.size > 1 else "fewer than two seeds: SD undefined")
+    items = _item_matrix(have, metric)
+    for stat in summ.statistics:
+        vid = f"arms.{arm}.{metric}.{stat}"
+        note = None if x.size else "no seeds: undefined"
+        if stat == "iqm" and 0 < x.size < 4:  # 25% of fewer than 4 seeds rounds to 0: nothing is trimmed
+            note = IQM_FEW
+            w = f"arms.{arm}.{metric}.iqm: {IQM_FEW}"
+            if w not in warnings:
+                warnings.append(w)
+        V.add(vid, float(iv.rs.statistic(stat)(x)) if x.size else None, f"{stat} over seeds", mu,
+              params=base_params, inputs=ins, note=note)
+        plans = [(tag, method)]
+        if (items is not None or metric in ITEM_FIELD) and method != "hierarchical_bootstrap":
+            plans.append(("h" + tag, "hierarchical_bootstrap"))  # additional two-level interval
+        for t, m in plans:
+            res = iv.compute(x, stat, m, [level], resamples=plan.resamples, rng_seed=plan.rng_seed,
+                             stream=f"{vid}.{t}", items=items)[level]
+            for end in ("low", "high"):
+                V.add(f"{vid}.{t}.{end}", getattr(res, end), f"{m} interval ({'planned' if t == tag else 'additional'})",
+                      mu, params={**base_params, **res.params, "level": level, "method": m},
+                      inputs=ins, random=m != "t" and res.low is not None, note=res.note)
+    if items is not None:
+        _arm_item_interval(V, plan, arm, metric, mu, items, ins, have)
+    if metric == plan.primary_metric:
+        w = coverage.warning_for(method, x.size, level, metric)
+        if w and f"arms.*.{metric}: {w}" not in warnings:
+            warnings.append(f"arms.*.{metric}: {w}")
+
+
+def _arm_descriptives(V: Values, plan: AnalysisPlan, arm: str, units: list) -> None:
+    """Per-run descriptive summaries and counts (not planned metrics), and their mean over seeds."""
     for u in units:
         for d in DESCRIPTIVE + RUN_COUNTS:
             if d in plan.metrics or u.metrics.get(d) is None:
                 continue
             V.add(f"runs.{arm}.{seed_tag(u.seed)}.{d}", u.metrics[d], "run summary (manifest summaries)", metric_unit(d),
                   params={"arm": arm, "seed": u.seed, "metric": d}, inputs=[u.input_id])
+    seals = [u.input_id for u in units]
     for d in DESCRIPTIVE:
         vals = [u.metrics.get(d) for u in units if u.metrics.get(d) is not None]
         if not vals:

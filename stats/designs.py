@@ -301,38 +301,17 @@ def add_unit_block(V, plan: AnalysisPlan, pre: str, bp: dict, d: np.ndarray, a: 
     Example:
         ``add_unit_block(V, plan, "contrasts.grpo-sft", bp, d, a, b, design, seals, 0.01, None, ["ci95"])``
     """
-    alt, test = plan.alternative, plan.test
     g, m = d.shape
     unit = "item" if (design.unit == "item" or g == 1) else "seed_item"
     bp = {**bp, "seeds": g, "items": m, "analysed_unit": unit}
-    units_x = d.mean(axis=0) if unit == "item" else d.mean(axis=1)
-    n = int(units_x.size)
-    V.add(f"{pre}.n_pairs", n, "paired items (unit item)" if unit == "item" else "seeds crossed with shared items",
-          "items" if unit == "item" else "seeds", params=bp, inputs=ins)
-    V.add(f"{pre}.n_items", m, "items shared by both sides", "items", params=bp, inputs=ins)
-    V.add(f"{pre}.diff_mean", float(d.mean()), "mean over seeds and items of the item-paired difference "
-          "(arm - baseline)", "difference", params=bp, inputs=ins)
-    sd = _clean_sd(units_x)
-    V.add(f"{pre}.diff_sd", sd, f"SD over {'items of per-item' if unit == 'item' else 'seeds of per-seed'} "
-          "mean differences (ddof=1)", "difference", params=bp, inputs=ins,
-          note=None if sd is not None else "fewer than two units: undefined")
-    dz = float(d.mean()) / sd if sd else None
-    V.add(f"{pre}.effect_size_dz", dz, "standardized effect: mean / SD of the unit's differences", "statistic",
-          params=bp, inputs=ins, note=None if dz is not None else "SD zero or undefined: effect size undefined")
-    ints: dict = {}
-    specs = plan.intervals
-    res = unit_intervals(d, unit, specs, resamples=plan.resamples, rng_seed=plan.rng_seed, pre=pre)
-    for spec, tag, (lo, hi, prm, note, rnd) in zip(specs, tags, res, strict=True):
-        for end, val in (("low", lo), ("high", hi)):
-            V.add(f"{pre}.{tag}.{end}", val, f"{spec.method} interval at unit {unit} ({design.kind})",
-                  "difference", params={**bp, **prm, "level": spec.level, "method": spec.method},
-                  inputs=ins, random=rnd, note=note)
-        ints.setdefault(spec.level, (lo, hi))
-    r = unit_test(d, a, b, unit, test, alt, resamples=plan.resamples, rng_seed=plan.rng_seed, pre=pre)
-    for vid in (f"{pre}.tests.{test}.p", f"{pre}.p"):
-        V.add(vid, r.p, f"planned test ({test}) at unit {unit}: {r.method}", "probability",
-              params={**bp, **r.params, "test": test}, inputs=ins, random=r.rng_seed is not None, note=r.note)
-    mde, mde_note = unit_mde(d, unit, plan.power, alt)
+    n = _describe_unit_differences(V, pre, bp, d, unit, ins)
+    ints = _unit_intervals_values(V, plan, pre, bp, d, unit, design, tags, ins)
+    r = unit_test(d, a, b, unit, plan.test, plan.alternative, resamples=plan.resamples, rng_seed=plan.rng_seed,
+                  pre=pre)
+    for vid in (f"{pre}.tests.{plan.test}.p", f"{pre}.p"):
+        V.add(vid, r.p, f"planned test ({plan.test}) at unit {unit}: {r.method}", "probability",
+              params={**bp, **r.params, "test": plan.test}, inputs=ins, random=r.rng_seed is not None, note=r.note)
+    mde, mde_note = unit_mde(d, unit, plan.power, plan.alternative)
     if plan.power:
         V.add(f"{pre}.mde", mde, f"minimum detectable effect at unit {unit}", "difference", params=bp, inputs=ins,
               note=mde_note)
@@ -347,6 +326,39 @@ def add_unit_block(V, plan: AnalysisPlan, pre: str, bp: dict, d: np.ndarray, a: 
               note=margin_note or "TOST is not defined for the crossed (seed x item) design")
     return {"p": r.p, "p_note": r.note if r.p is None else None, "mde_note": mde_note, "intervals": ints,
             "mde": mde, "tost_p": tost, "margin": margin, "n": n, "margin_note": margin_note}
+
+
+def _describe_unit_differences(V, pre: str, bp: dict, d: np.ndarray, unit: str, ins: list[str]) -> int:
+    """Counts, mean, SD and standardized effect of the differences at the analysed unit; returns n units."""
+    units_x = d.mean(axis=0) if unit == "item" else d.mean(axis=1)
+    n = int(units_x.size)
+    V.add(f"{pre}.n_pairs", n, "paired items (unit item)" if unit == "item" else "seeds crossed with shared items",
+          "items" if unit == "item" else "seeds", params=bp, inputs=ins)
+    V.add(f"{pre}.n_items", d.shape[1], "items shared by both sides", "items", params=bp, inputs=ins)
+    V.add(f"{pre}.diff_mean", float(d.mean()), "mean over seeds and items of the item-paired difference "
+          "(arm - baseline)", "difference", params=bp, inputs=ins)
+    sd = _clean_sd(units_x)
+    V.add(f"{pre}.diff_sd", sd, f"SD over {'items of per-item' if unit == 'item' else 'seeds of per-seed'} "
+          "mean differences (ddof=1)", "difference", params=bp, inputs=ins,
+          note=None if sd is not None else "fewer than two units: undefined")
+    dz = float(d.mean()) / sd if sd else None
+    V.add(f"{pre}.effect_size_dz", dz, "standardized effect: mean / SD of the unit's differences", "statistic",
+          params=bp, inputs=ins, note=None if dz is not None else "SD zero or undefined: effect size undefined")
+    return n
+
+
+def _unit_intervals_values(V, plan: AnalysisPlan, pre: str, bp: dict, d: np.ndarray, unit: str, design: Design,
+                           tags: list[str], ins: list[str]) -> dict:
+    """The planned intervals at the analysed unit; returns {level: (low, high)}, first spec per level."""
+    ints: dict = {}
+    res = unit_intervals(d, unit, plan.intervals, resamples=plan.resamples, rng_seed=plan.rng_seed, pre=pre)
+    for spec, tag, (lo, hi, prm, note, rnd) in zip(plan.intervals, tags, res, strict=True):
+        for end, val in (("low", lo), ("high", hi)):
+            V.add(f"{pre}.{tag}.{end}", val, f"{spec.method} interval at unit {unit} ({design.kind})",
+                  "difference", params={**bp, **prm, "level": spec.level, "method": spec.method},
+                  inputs=ins, random=rnd, note=note)
+        ints.setdefault(spec.level, (lo, hi))
+    return ints
 
 
 def undefined_block(V, plan: AnalysisPlan, pre: str, bp: dict, ins: list[str], why: str, margin, margin_note, published,

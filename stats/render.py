@@ -731,15 +731,7 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
     per run (``stats.hubdir``, implies the cards). Both need the run folders and the lock.
     """
     analysis_path = Path(analysis_path)
-    a = read_json(analysis_path, "analysis")  # names the file for every way it cannot be read
-    raw = analysis_path.read_bytes()
-    from prereg.schema import require_valid
-
-    require_valid(a, "analysis", str(analysis_path))
-    for k in ("plan", "arms", "contrasts", "baseline"):
-        if k not in a:
-            raise UserError(f"{analysis_path}: missing {k!r} (not written by `stats analyze`)")
-    digest = sha256_bytes(raw)
+    a, digest = _read_analysis(analysis_path)
     out = Path(out_dir)
     targets = {"md": out / "report.md", "tex": out / "results.tex", "forest": out / "figures" / "forest.png",
                "reward": out / "figures" / "reward_curves.png", "zvf": out / "figures" / "zvf_curves.png"}
@@ -751,34 +743,7 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
         if (model_cards or hub_dir is not None) else None
     make_dirs(out / "figures")
     notes: list[str] = []
-    figures = []
-    written = []
-    _forest(a, targets["forest"])
-    figures.append("figures/forest.png")
-    written.append(targets["forest"])
-    from stats.seqplot import boundary_plot
-
-    seq_png = out / "figures" / "sequential_boundaries.png"
-    if a["plan"].get("sequential") and seq_png.exists() and not overwrite:
-        raise UserError(f"{seq_png}: already exists; refusing to overwrite (choose another -o)")
-    if boundary_plot(a, seq_png):  # README failure 19: the boundaries and the observed path
-        figures.append("figures/sequential_boundaries.png")
-        written.append(seq_png)
-    if a["source"] == "runs":
-        root = _runs_root(a, analysis_path, runs_root)
-        if root is None:
-            notes.append(f"figures: runs folder {a['inputs'].get('root')!r} not found; curves not drawn (use --runs)")
-        else:
-            tel = _telemetry(a, root, notes)
-            for key, label, name in (("reward_mean", "training reward (step mean)", "reward"),
-                                     ("zvf", "zero-variance fraction (ZVF)", "zvf")):
-                if _curves(tel, key, label, targets[name]):
-                    figures.append(f"figures/{targets[name].name}")
-                    written.append(targets[name])
-                else:
-                    notes.append(f"figures: no telemetry field {key!r}; {targets[name].name} not drawn")
-    else:
-        notes.append("figures: imported results carry no telemetry; reward/ZVF curves not drawn")
+    figures, written = _draw_figures(a, analysis_path, out, targets, runs_root, overwrite, notes)
     write_atomic(targets["md"], markdown(a, digest, figures, notes), overwrite=overwrite)
     write_atomic(targets["tex"], latex(a, digest), overwrite=overwrite)
     if cards is not None:
@@ -791,6 +756,52 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
 
             written += write_hub_dir(hub_dir, a, digest, texts, runs)
     return [targets["md"], targets["tex"]] + written
+
+
+def _read_analysis(analysis_path: Path) -> tuple[dict, str]:
+    """The analysis document, schema-checked, and the sha256 of its bytes (pinned in the report)."""
+    a = read_json(analysis_path, "analysis")  # names the file for every way it cannot be read
+    raw = analysis_path.read_bytes()
+    from prereg.schema import require_valid
+
+    require_valid(a, "analysis", str(analysis_path))
+    for k in ("plan", "arms", "contrasts", "baseline"):
+        if k not in a:
+            raise UserError(f"{analysis_path}: missing {k!r} (not written by `stats analyze`)")
+    return a, sha256_bytes(raw)
+
+
+def _draw_figures(a: dict, analysis_path: Path, out: Path, targets: dict, runs_root, overwrite: bool,
+                  notes: list[str]) -> tuple[list[str], list[Path]]:
+    """The forest plot, the sequential boundaries (a sequential plan) and the reward/ZVF curves
+    (run folders found); returns (figure paths for the report, files written). ``notes`` says what
+    was not drawn and why."""
+    from stats.seqplot import boundary_plot
+
+    _forest(a, targets["forest"])
+    figures, written = ["figures/forest.png"], [targets["forest"]]
+    seq_png = out / "figures" / "sequential_boundaries.png"
+    if a["plan"].get("sequential") and seq_png.exists() and not overwrite:
+        raise UserError(f"{seq_png}: already exists; refusing to overwrite (choose another -o)")
+    if boundary_plot(a, seq_png):  # README failure 19: the boundaries and the observed path
+        figures.append("figures/sequential_boundaries.png")
+        written.append(seq_png)
+    if a["source"] != "runs":
+        notes.append("figures: imported results carry no telemetry; reward/ZVF curves not drawn")
+        return figures, written
+    root = _runs_root(a, analysis_path, runs_root)
+    if root is None:
+        notes.append(f"figures: runs folder {a['inputs'].get('root')!r} not found; curves not drawn (use --runs)")
+        return figures, written
+    tel = _telemetry(a, root, notes)
+    for key, label, name in (("reward_mean", "training reward (step mean)", "reward"),
+                             ("zvf", "zero-variance fraction (ZVF)", "zvf")):
+        if _curves(tel, key, label, targets[name]):
+            figures.append(f"figures/{targets[name].name}")
+            written.append(targets[name])
+        else:
+            notes.append(f"figures: no telemetry field {key!r}; {targets[name].name} not drawn")
+    return figures, written
 
 
 def _prepare_cards(a: dict, analysis_path: Path, digest: str, runs_root, lock, out: Path, hub_dir,

@@ -71,18 +71,12 @@ def fingerprint_components() -> dict:
     }
 
 
-def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, accuracy: float,
-              difficulty: np.ndarray, rng: np.random.Generator, started_at: _dt.datetime,
-              evidence_class: str = "confirmatory", lock_path: str = "locks/x.lock.json",
-              components: dict | None = None, tasks: list[str] | None = None) -> Path:
+def _training_records(prereg: dict, arm: str, seed: int, rng: np.random.Generator) -> tuple[list[dict], list[dict]]:
+    """Telemetry rows and training-trace rows of a run: 0/1 rewards whose success rate climbs over the steps."""
     tr = prereg["training"]
     steps = int(tr["max_steps"])
     k = int(tr["num_generations"])
     groups = int(tr.get("prompts_per_step", 2))
-    n = int(prereg["dataset"]["heldout_n"])
-    run_dir = unit_dir(runs_dir, prereg["id"], arm, seed)
-    run_dir.mkdir(parents=True, exist_ok=True)
-
     telemetry, train = [], []
     rollouts = 0
     for step in range(1, steps + 1):
@@ -103,8 +97,14 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
                 train.append({"step": step, "group": g, "index": i, "prompt_sha256": prompt,
                               "completion_sha256": _fake_sha(arm, seed, step, g, i, rng.random()),
                               "reward": float(rewards[g, i])})
-    shift = accuracy - 0.5
-    probs = np.clip(difficulty + shift, 0.0, 1.0)
+    return telemetry, train
+
+
+def _heldout_records(arm: str, seed: int, n: int, accuracy: float, difficulty: np.ndarray,
+                     rng: np.random.Generator, tasks: list[str] | None) -> list[dict]:
+    """Held-out trace rows: item i is correct with probability difficulty[i] + (accuracy - 0.5),
+    so arms sharing ``difficulty`` are paired by item."""
+    probs = np.clip(difficulty + (accuracy - 0.5), 0.0, 1.0)
     correct = rng.random(n) < probs
     heldout = [{"index": i, "item_id": f"item-{i}", "prompt_sha256": _fake_sha("heldout", i),
                 "completion_sha256": _fake_sha(arm, seed, "heldout", i, int(correct[i])),
@@ -113,14 +113,39 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
     if tasks:  # multi-task studies: items are assigned to tasks round-robin
         for row in heldout:
             row["task"] = tasks[row["index"] % len(tasks)]
+    return heldout
 
+
+def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, accuracy: float,
+              difficulty: np.ndarray, rng: np.random.Generator, started_at: _dt.datetime,
+              evidence_class: str = "confirmatory", lock_path: str = "locks/x.lock.json",
+              components: dict | None = None, tasks: list[str] | None = None) -> Path:
+    """Write one sealed synthetic run folder (telemetry, traces, adapter bytes, manifest) as the runner would.
+
+    Args:
+        prereg, lock: the preregistration and its lock document.
+        runs_dir: the runs root; the unit goes to ``runs_dir/<study>/<arm>/s<seed>``.
+        arm, seed: the unit.
+        accuracy: expected held-out accuracy; difficulty: per-item base rates shared across arms.
+        rng: every draw comes from it, in a fixed order (byte-identical reruns).
+        started_at: start time (the run ends 5 minutes later).
+        evidence_class, lock_path, components, tasks: manifest fields and multi-task items.
+
+    Returns:
+        The run folder.
+
+    Example:
+        ``write_run(p, lock, Path("runs"), "grpo", 1, accuracy=0.6, difficulty=d, rng=rng, started_at=t0)``
+    """
+    run_dir = unit_dir(runs_dir, prereg["id"], arm, seed)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    telemetry, train = _training_records(prereg, arm, seed, rng)
+    heldout = _heldout_records(arm, seed, int(prereg["dataset"]["heldout_n"]), accuracy, difficulty, rng, tasks)
     write_atomic(run_dir / TELEMETRY, _jsonl(telemetry))
     write_atomic(run_dir / TRAIN_TRACE, _jsonl(train))
     write_atomic(run_dir / HELDOUT_TRACE, _jsonl(heldout))
     write_atomic(run_dir / "adapter" / "adapter_model.safetensors", rng.bytes(64))
-
     comps = components if components is not None else fingerprint_components()
-    ended = started_at + _dt.timedelta(minutes=5)
     manifest = {
         "manifest_format": 1,
         "study_id": prereg["id"],
@@ -132,7 +157,7 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
         "evidence_class": evidence_class,
         "status": "complete",
         "started_at": started_at.strftime(_ISO),
-        "ended_at": ended.strftime(_ISO),
+        "ended_at": (started_at + _dt.timedelta(minutes=5)).strftime(_ISO),
         "resolved_config": resolved_config_for(prereg, arm, seed),
         "declared_changes": copy.deepcopy(prereg["arms"][arm]["changes"]),
         "task": {"name": prereg["task"]["name"], "reward_bounds": [0.0, 1.0], "item_metrics": {}},  # 0/1 rewards
