@@ -32,13 +32,70 @@ PIN_MD = re.compile(r"<!--\s*id\s*:\s*([A-Za-z0-9_.:\-/]+)\s*-->\s*$")
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 
 
-@lru_cache(maxsize=1)
-def _parser():
+@lru_cache(maxsize=2)
+def _parser(shortcuts: bool = True):
     from markdown_it import MarkdownIt
     from mdit_py_plugins.footnote import footnote_plugin
     from mdit_py_plugins.front_matter import front_matter_plugin
 
-    return MarkdownIt("commonmark").enable("table").use(front_matter_plugin).use(footnote_plugin)
+    md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin).use(footnote_plugin)
+    if shortcuts:
+        md.core.ruler.at("inline", _inline_where_needed)
+    return md
+
+
+# Characters at which some inline rule of this parser (CommonMark + footnotes) can start: text without
+# any of them is one text token, exactly what markdown-it's inline parser makes of it.
+_RULE_CHAR = re.compile(r"[\n\\`*_\[\]!^<>&~]")
+_DIGIT = re.compile(r"\d")
+
+
+def _inline_where_needed(state) -> None:
+    """markdown-it's core "inline" rule, minus the work that cannot change a number (README failure 10:
+    a 5 MB report must audit in seconds, and inline parsing is much of markdown-it's time).
+
+    - An inline token with no digit (``\\d``: any script's digits) yields no number: it is left
+      unparsed (``meta["lazy"]``) unless it is a heading (scope), a cell of a table that has a digit
+      (row and column labels) or holds a footnote (``[^``, ``^[``: footnote order). A character
+      reference that makes a digit (``&#49;``) has digits; no named entity makes one.
+    - Content with no character an inline rule can start at is one text token (what the parser makes).
+
+    Everything else is parsed by markdown-it as usual; :func:`walk` parses a left-over token only if
+    it becomes a table's caption. ``walk(text, shortcuts=False)`` is the plain parser, for tests."""
+    md, env = state.md, state.env
+    toks = state.tokens
+    table_digits = False
+    for i, tok in enumerate(toks):
+        t = tok.type
+        if t == "table_open":
+            table_digits = _table_has_digit(toks, i)
+        elif t == "inline":
+            c = tok.content
+            if tok.children is None:
+                tok.children = []
+            if not (_DIGIT.search(c) or table_digits or (i and toks[i - 1].type == "heading_open")
+                    or "[^" in c or "^[" in c):
+                tok.meta["lazy"] = True
+            elif _RULE_CHAR.search(c):
+                md.inline.parse(c, md, env, tok.children)
+            elif c:
+                tok.children.append(_text_token(c))
+
+
+def _text_token(content: str):
+    from markdown_it.token import Token
+
+    tok = Token("text", "", 0)
+    tok.content = content
+    return tok
+
+
+def _table_has_digit(toks, i: int) -> bool:
+    while toks[i].type != "table_close":
+        if toks[i].type == "inline" and _DIGIT.search(toks[i].content):
+            return True
+        i += 1
+    return False
 
 
 _EMPTY = {"strong_open", "strong_close", "em_open", "em_close", "link_open", "link_close", "s_open", "s_close",
@@ -119,21 +176,25 @@ def _heading_text(tok) -> str:
     return "".join(c.content for c in (tok.children or ()) if c.type in ("text", "code_inline", "text_special"))
 
 
-def walk(text: str) -> Doc:
+def walk(text: str, shortcuts: bool = True) -> Doc:
     """Parse Markdown ``text`` into pieces and tables in document order.
 
     Args:
         text: the whole Markdown file.
+        shortcuts: skip inline parsing that cannot change a number (see :func:`_inline_where_needed`);
+            False parses every inline token (the reference the tests compare against).
     Returns:
         A :class:`audit.doc.Doc` (items in order; the front matter's text).
     Example:
         >>> [p.kind for p in walk("# T\\n\\nx `1.5` 2").items]
         ['heading', 'prose']
     """
-    toks = _parser().parse(text)
+    md = _parser(shortcuts)
+    env: dict = {}
+    toks = md.parse(text, env)
     doc = Doc()
     scope: list[tuple[int, str]] = []
-    last_prose = ""
+    prose = _LastProse(md, env)
     i = 0
     n = len(toks)
     cur: tuple[str, ...] = ()
@@ -159,19 +220,46 @@ def walk(text: str) -> Doc:
             first = line + 1 if t == "fence" else line
             doc.items.append(Piece(tok.content, first, "code", cur, [(0, len(tok.content), "code")], [], tok.content))
         elif t == "html_block":
-            table = read_table(tok.content, line, cur, last_prose) if "<t" in tok.content else None
+            table = read_table(tok.content, line, cur, prose.text()) if "<t" in tok.content else None
             doc.items.append(table or _html_block(tok.content, line, cur))
+        elif t == "inline" and tok.meta.get("lazy"):
+            prose.later(tok)     # no digit, so no number: read only if it turns out to be a table's caption
         elif t == "inline":
             piece = inline_piece(tok, line, "prose", cur)
             doc.items.append(piece)
-            if piece.text.strip():
-                last_prose = piece.text.strip()
+            prose.seen(piece.text)
         elif t == "table_open":
-            table, i = _table(toks, i, cur, last_prose)
+            table, i = _table(toks, i, cur, prose.text())
             doc.items.append(table)
             continue
         i += 1
     return doc
+
+
+class _LastProse:
+    """The text of the last non-empty prose piece (a table's caption), parsing left-over inline tokens
+    (no digit, so no number) only when a table asks for it: each token is parsed at most once."""
+
+    def __init__(self, md, env: dict):
+        self.md, self.env = md, env
+        self.last = ""
+        self.pending: list = []
+
+    def seen(self, text: str) -> None:
+        if text.strip():
+            self.last, self.pending = text.strip(), []
+
+    def later(self, tok) -> None:
+        self.pending.append(tok)
+
+    def text(self) -> str:
+        while self.pending:
+            tok = self.pending.pop()
+            self.md.inline.parse(tok.content, self.md, self.env, tok.children)
+            found = inline_piece(tok, 0, "prose", ()).text.strip()
+            if found:
+                self.last, self.pending = found, []
+        return self.last
 
 
 def _table(toks, i: int, scope, caption: str) -> tuple[Table, int]:

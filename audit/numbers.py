@@ -341,12 +341,17 @@ _IDENTITY_HEADER = re.compile(r"^\W*(arm|seed|run|comparison|contrast|method|alg
 def _window(blanked: str, start: int, end: int, clause: list[int]) -> str:
     """The clause around a number (numbers blanked), at most 240 characters each side.
 
-    ``blanked`` is the piece's text with every number already blanked (one pass per piece)."""
+    ``blanked`` is the piece's text with every number already blanked (one pass per piece). Runs of
+    blanks are cut to two spaces: the words are what the tracer reads, and a line of 30,000 numbers
+    then gives the same few windows instead of 30,000 different runs of spaces."""
     k = bisect.bisect_right(clause, start)
     lo = max(clause[k - 1] + 1 if k else 0, start - 240)
     k2 = bisect.bisect_left(clause, end)
     hi = min(clause[k2] if k2 < len(clause) else len(blanked), end + 240)
-    return blanked[lo:hi]
+    return _BLANKS.sub("  ", blanked[lo:hi])
+
+
+_BLANKS = re.compile(r"\s{3,}")
 
 
 _BLANK_NUM = re.compile(r"[-−–+]?\d[\d.,]*(?:[eE][-+−]?\d+)?%?")
@@ -542,13 +547,14 @@ def _build(rel: str, doc: Doc, lines: list[str]) -> ParsedFile:
     return ParsedFile(rel, b.out, lines, doc.front_matter, scopes)
 
 
-def parse_markdown(path: str | Path, text: str, rel: str) -> ParsedFile:
+def parse_markdown(path: str | Path, text: str, rel: str, shortcuts: bool = True) -> ParsedFile:
     """Every number of a Markdown file (CommonMark via markdown-it-py; see :mod:`audit.markdown_doc`).
 
     Args:
         path: the file (unused; kept for callers that pass it).
         text: its content.
         rel: the name findings use for it.
+        shortcuts: skip the inline parsing that cannot change a number (False: the plain parser).
     Returns:
         A :class:`ParsedFile` with every number, its context and status hint.
     Example:
@@ -557,7 +563,7 @@ def parse_markdown(path: str | Path, text: str, rel: str) -> ParsedFile:
     """
     from audit.markdown_doc import walk
 
-    return _build(rel, walk(text), text.splitlines())
+    return _build(rel, walk(text, shortcuts), text.splitlines())
 
 
 def parse_latex(path: str | Path, text: str, rel: str) -> ParsedFile:

@@ -10,6 +10,7 @@ pair of arms the sentence names, in the order written (README failure 15). Param
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from audit.numbers import Mention, ParsedFile
@@ -33,7 +34,7 @@ _TO_RANGE = re.compile(r"\s*(%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s+[â
                        r"(%|pp\b|percentage\s+points?\b|points?\b)?", re.I)
 _TO_BEFORE = re.compile(r"^\s*(?:%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s*$", re.I)
 _CI_WORDS = re.compile(r"\bCI\b|\binterval\b|\bconfidence\b|\bcredible\b", re.I)
-_AFTER_ARM = re.compile(r"^\s*(?:\)|,)?\s*(?:for|of|with|by|from)?\s*\(?\s*\**`?")
+_AFTER_ARM = re.compile(r"\s*(?:\)|,)?\s*(?:for|of|with|by|from)?\s*\(?\s*\**`?")
 _LEVEL = re.compile(r"(\d{2})\s*%\s*(?:CI|confidence|credible)", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _PLAIN_LINE = re.compile(r"^\s*(?:#|\||```|~~~|<!--|---\s*$|\\)")
@@ -96,11 +97,12 @@ def tex_paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
 
 
 def _joined(nums: list[int], texts: list[str]):
-    offs, text = [], ""
+    offs, parts, size = [], [], 0
     for t in texts:
-        offs.append(len(text))
-        text += " ".join(t.split()) + " "
-    return nums, text, offs
+        offs.append(size)
+        parts.append(" ".join(t.split()) + " ")
+        size += len(parts[-1])
+    return nums, "".join(parts), offs
 
 
 def paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
@@ -140,32 +142,36 @@ def _prose_by_line(file: ParsedFile) -> dict[int, list[Mention]]:
 def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tuple[int, int, Mention]]:
     """(start, end, mention) of the paragraph's mentions, found in its text by occurrence order.
 
-    Linear: each line is cleaned once and each number searched from the previous occurrence of the
-    same text on (README failure 10: one line may hold 30,000 numbers)."""
+    Linear: each line is cleaned once and each number searched on from where the previous one was
+    found (README failure 10: one line may hold 30,000 numbers; searching each from the line's
+    start made that quadratic, and could find "1" of "[^1]" for the "1" of "seeds 0, 1")."""
     nums, text, offs = para
     out = []
-    for n in nums:
+    for k, n in enumerate(nums):
         ms = by.get(n)
         if not ms:
             continue
         line = file.lines[n - 1]
         raw = " ".join((tex_text(line) if file.path.endswith(".tex") else _blank_comments(line)).split())
-        base = offs[nums.index(n)]
+        base = offs[k]
         last: dict[str, int] = {}
+        cursor = 0
         for m in ms:
-            pos = raw.find(m.text, last.get(m.text, -1) + 1)
+            pos = raw.find(m.text, max(cursor, last.get(m.text, -1) + 1))
             if pos < 0:
-                last[m.text] = len(raw)
+                last[m.text] = len(raw)   # not on this line (a comment, an escape): no later copy either
                 continue
             last[m.text] = pos
-            out.append((base + pos, base + pos + len(m.text), m))
+            cursor = pos + len(m.text)
+            out.append((base + pos, base + cursor, m))
     out.sort(key=lambda t: t[0])
     return out
 
 
-def _arm_after(text: str, vocab: Vocabulary) -> str | None:
-    m = _AFTER_ARM.match(text)
-    rest = text[m.end():m.end() + 30] if m else text[:30]
+def _arm_after(text: str, pos: int, vocab: Vocabulary) -> str | None:
+    """The arm named right after the number that ends at ``pos`` ("0.632 for GRPO")."""
+    m = _AFTER_ARM.match(text, pos)
+    rest = text[m.end():m.end() + 30] if m else text[pos:pos + 30]
     hits = vocab.arms_in(rest)
     if not hits or hits[0][0] != 0:
         return None
@@ -235,27 +241,87 @@ def _to_range(text: str, s_start: int, start: int, end: int, m: Mention, low_end
     return None, False
 
 
+class _Covered:
+    """``pos in covered``: whether a position falls in any of the spans, by bisect (a paragraph can hold
+    thousands of seed lists and n= facts; scanning them all for each number was quadratic)."""
+
+    def __init__(self, spans: list[tuple[int, int]]):
+        spans = sorted(spans)
+        self.starts = [a for a, _ in spans]
+        self.reach, far = [], -1
+        for _, b in spans:
+            far = max(far, b)
+            self.reach.append(far)
+
+    def __contains__(self, pos: int) -> bool:
+        k = bisect.bisect_right(self.starts, pos)
+        return k > 0 and self.reach[k - 1] > pos
+
+
+class _Sentence:
+    """The names and CI levels of one sentence, found once; queried by position for each of its numbers
+    (README failure 10: a sentence may hold 30,000 numbers, so no per-number rescans of it)."""
+
+    def __init__(self, sent: str, start: int, vocab: Vocabulary):
+        self.text, self.start = sent, start
+        arm_hits = vocab.arms_in(sent)
+        self.arms = [a for _, a in arm_hits]
+        self.arm_pos = [p for p, _ in arm_hits]
+        self.uniq = list(dict.fromkeys(self.arms))
+        seen: set[str] = set()
+        self.n_uniq = [0]          # distinct arms among the first k named
+        for arm in self.arms:
+            seen.add(arm)
+            self.n_uniq.append(len(seen))
+        self.metrics = vocab.metrics_in(sent)
+        self.metric_pos = [p for p, _ in self.metrics]
+        levels = list(_LEVEL.finditer(sent))
+        self.level_end, self.levels = [lv.end() for lv in levels], [lv.group(1) for lv in levels]
+        self._seed: list = []
+
+    def arms_before(self, pos: int) -> list[str]:
+        """Distinct arms named before ``pos`` (paragraph offset), in first-named order."""
+        return self.uniq[:self.n_uniq[bisect.bisect_left(self.arm_pos, pos - self.start)]]
+
+    def metric_at(self, start: int, end: int) -> str | None:
+        """The last metric named before the number, else the first named after it."""
+        kb = bisect.bisect_left(self.metric_pos, start - self.start)
+        if kb:
+            return self.metrics[kb - 1][1]
+        ka = bisect.bisect_left(self.metric_pos, end - self.start)
+        return self.metrics[ka][1] if ka < len(self.metrics) else None
+
+    def level_at(self, pos: int) -> str:
+        """The last "NN% CI" level written before ``pos`` in this sentence ("95" when none)."""
+        k = bisect.bisect_right(self.level_end, pos - self.start)
+        return self.levels[k - 1] if k else "95"
+
+    def seed(self) -> int | None:
+        if not self._seed:
+            self._seed.append(seed_in(self.text))
+        return self._seed[0]
+
+
 def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None) -> str | None:
     """Read one paragraph's numbers into ``out``; returns the arm it is about (its first named arm,
     else ``parent``: the arm of the list item a nested bullet sits under, "- **GRPO**" > "- seed 3: 70.00%")."""
     text = para[1]
-    facts = _fact_spans(text)
+    facts = _Covered(_fact_spans(text))
     subject, metric, pair, last_kind, last_pct = parent, None, None, "mean", False
     first_arm, low_end = None, None
-    spans = sentences(text)
-    for s_start, s_end in spans:
-        sent = text[s_start:s_end]
-        s_arms = [a for _, a in vocab.arms_in(sent)]
-        s_metrics = vocab.metrics_in(sent)
+    starts = [x[0] for x in located]
+    for s_start, s_end in sentences(text):
+        st = _Sentence(text[s_start:s_end], s_start, vocab)
+        s_arms, s_metrics = st.arms, st.metrics
         pair = _pair(s_arms, pair, vocab) or pair
         prev_end, prev = s_start, None
-        for start, end, m in [x for x in located if s_start <= x[0] < s_end]:
+        for start, end, m in located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]:
             after = text[end:end + 40]
             to_role, to_pct = _to_range(text, s_start, start, end, m, low_end)
             low_end = (end, to_pct) if to_role == "low" else None
             r = Reading(percent=m.percent or is_points(after) or to_pct or
                         (m.role in ("low", "high", "pm") and last_pct))
-            if any(a <= start < b for a, b in facts):
+            if start in facts:
                 r.param = True     # checked as a fact by audit.claims
                 out[id(m)] = r
                 continue
@@ -272,33 +338,30 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
                 prev_end = end
                 continue
             role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role or role_before(clause)
-            if role is None and m.text.startswith("+") and len(set(s_arms)) >= 1:
+            if role is None and m.text.startswith("+") and s_arms:
                 role = "diff"    # "+0.214" next to named arms: a difference
             direction = diff_after(after) if role is None else None
-            if direction is not None and len(set(s_arms)) >= 1:
+            if direction is not None and s_arms:
                 role = "diff"    # "10.7 points more than SFT"
                 r.negate = direction in ("less", "lower", "worse", "below")
             if role is None and _PP.match(after) and (s_arms or pair):
                 role = "diff"    # "The gap is 1.78 pp": percentage points are a difference of percentages
             role = role or "mean"
             r.role = role
-            lv = _LEVEL.findall(text[s_start:start])
-            r.level = lv[-1] if lv else "95"
-            before_m = [mm for pos, mm in s_metrics if s_start + pos < start]
-            after_m = [mm for pos, mm in s_metrics if s_start + pos >= end]
-            metric = (before_m[-1] if before_m else after_m[0] if after_m else metric)
+            r.level = st.level_at(start)
+            metric = st.metric_at(start, end) or metric
             r.metric = metric or vocab.primary
-            r.seed = seed_in(sent)
+            r.seed = st.seed()
             if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and last_kind == "diff"):
                 r.pair, r.contrast = pair, True
                 if role in _CONTRAST_ROLES:
                     last_kind = "diff"
             else:
                 c_arms = [a for _, a in vocab.arms_in(clause)]
-                nxt = _arm_after(text[end:], vocab)
-                lead = [a for pos, a in vocab.arms_in(sent) if s_start + pos < start]
-                r.arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else list(dict.fromkeys(lead)) if lead else
-                          [subject] if subject else list(dict.fromkeys(s_arms)))
+                nxt = _arm_after(text, end, vocab)
+                lead = st.arms_before(start) if not c_arms and not nxt else []
+                r.arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else lead if lead else
+                          [subject] if subject else list(st.uniq))
                 if role == "mean":
                     last_kind = "mean"
             out[id(m)] = r

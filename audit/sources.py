@@ -8,6 +8,7 @@ its id (what table context is matched against), and whether it is exploratory.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import math
 import re
@@ -181,7 +182,18 @@ def entity_from_text(text: str, arms: Iterable[str] | Mapping[str, str]) -> tupl
     Example:
         >>> entity_from_text("grpo_lr100x seed 2 accuracy", ["grpo", "grpo_lr100x"])
         (('run', 'grpo_lr100x', 2), ['accuracy'])
+
+    Memoised: every number under one heading, in one row or one column asks about the same text
+    (README failure 10: a 5 MB report holds 300,000 numbers).
     """
+    key = tuple(arms.items()) if isinstance(arms, Mapping) else tuple(arms)
+    ent, rest = _entity_from_text(text, key)
+    return ent, list(rest)
+
+
+@functools.lru_cache(maxsize=16384)
+def _entity_from_text(text: str, key: tuple) -> tuple[tuple | None, tuple[str, ...]]:
+    arms = dict(key) if key and isinstance(key[0], tuple) else list(key)
     seed = None
     sm = _SEED_TEXT.search(text)
     if sm:   # "s37", "seed 37", "seed=37" (never the "s" of "GRPO's 0.41")
@@ -194,7 +206,7 @@ def entity_from_text(text: str, arms: Iterable[str] | Mapping[str, str]) -> tupl
     for a, b, _ in hits:
         used.update(range(a, b))
     rest = [t for i, t in enumerate(raw) if i not in used]
-    rest = tokens_of(" ".join(rest))
+    rest = tuple(tokens_of(" ".join(rest)))
     names = [h[2] for h in hits]
     if len(names) >= 2:
         return ("contrast", names[0], names[1]), rest

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from audit.names import longest_names
+from audit.names import longest_names, name_prefixes
 from prereg.declarations import arm_decls, metric_decls, normalise_label
 
 # A statistic named by the words just before a number, most specific first.
@@ -50,18 +50,52 @@ class Vocabulary:
     baseline: str
     primary: str
 
+    # Per-audit memo of name look-ups: a long sentence is read once per number that sits in it, and a
+    # 30,000-number line must not be re-scanned 30,000 times (README failure 10: no shape may take minutes).
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
     def arms_in(self, text: str) -> list[tuple[int, str]]:
-        """(position, arm) for every arm named in ``text``, in written order, longest name first."""
-        return _names_in(text, self.arms)
+        """(position, arm) for every arm named in ``text``, in written order, longest name first.
+
+        Args:
+            text: a sentence, clause, cell or header.
+        Returns:
+            (offset of the name's first word, arm), left to right (:func:`audit.names.longest_names`).
+        Example:
+            >>> Vocabulary({"drgrpo": "dr_grpo"}, {}, "", "").arms_in("Dr. GRPO won")
+            [(0, 'dr_grpo')]
+        """
+        return self._lookup("arms", text)
 
     def metrics_in(self, text: str) -> list[tuple[int, str]]:
-        return _names_in(text, self.metrics)
+        """(position, metric) for every metric named in ``text`` (as :meth:`arms_in`)."""
+        return self._lookup("metrics", text)
+
+    def _lookup(self, which: str, text: str) -> list[tuple[int, str]]:
+        memo = self._memo
+        hit = memo.get((which, text))
+        if hit is None:
+            names = self.arms if which == "arms" else self.metrics
+            pre = memo.get(("prefixes", which))
+            if pre is None:
+                pre = memo[("prefixes", which)] = name_prefixes(names)
+            if len(memo) > 4096:     # bounded: keep the prefix tables, drop the texts
+                for k in [k for k in memo if k[0] != "prefixes"]:
+                    del memo[k]
+            hit = memo[(which, text)] = _names_in(text, names, pre)
+        return list(hit)
 
 
-def _names_in(text: str, names: dict[str, str]) -> list[tuple[int, str]]:
-    """(position, name) of each declared name in ``text``, the longest first (:mod:`audit.names`)."""
-    words = [(m.start(), normalise_label(m.group(0))) for m in re.finditer(r"[A-Za-z0-9]+", text)]
-    return [(words[i][0], name) for i, _j, name in longest_names([w for _, w in words], names)]
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def _names_in(text: str, names: dict[str, str], prefixes: frozenset[str] | None = None) -> list[tuple[int, str]]:
+    """(position, name) of each declared name in ``text``, the longest first (:mod:`audit.names`).
+
+    Words are ASCII letter and digit runs, so their fold (``normalise_label``) is ``str.lower``: each
+    word is folded once, however many names are looked up in it."""
+    words = [(m.start(), m.group(0).lower()) for m in _WORD.finditer(text)]
+    return [(words[i][0], name) for i, _j, name in longest_names([w for _, w in words], names, prefixes)]
 
 
 _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "test accuracy", "solved",

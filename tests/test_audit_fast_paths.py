@@ -1,0 +1,203 @@
+"""The audit's fast paths give what the straightforward readings give (README failure 10).
+
+Every shortcut that makes a 5 MB report audit in seconds is checked here against the plain way of
+doing the same thing, on inputs chosen to break it: inline parsing skipped for blocks with no digit
+(a skipped block holding a number would hide it), a text token made without markdown-it, names
+looked up with prefix pruning and a memo, sentence indexes instead of per-number rescans, numbers
+located on their line from the previous one, a memoised ``entity_from_text``, windows with runs of
+blanks cut. Speed itself is measured in ``benchmarks/audit_parse_scale.py``, not here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import re
+
+import pytest
+
+from audit.markdown_doc import walk
+from audit.names import longest_names
+from audit.numbers import _BLANKS, numbers_in, parse_markdown
+from audit.prose import _Covered, _positions, _Sentence, paragraphs
+from audit.sources import _entity_from_text, entity_from_text
+from audit.words import Vocabulary, seed_in
+from prereg.declarations import normalise_label
+
+ARMS = {"grpo": "grpo", "drgrpo": "dr_grpo", "gspo": "gspo", "sftbaseline": "sft", "sft": "sft",
+        "grpolr100x": "grpo_lr100x", "grpolr1e5warmup": "grpo_lr1e5_warmup"}
+METRICS = {"accuracy": "heldout_accuracy", "heldoutaccuracy": "heldout_accuracy", "zvf": "zvf_mean",
+           "meanzvf": "zvf_mean", "reward": "reward_last10"}
+
+
+def _mentions(text: str, shortcuts: bool) -> list[dict]:
+    return [dataclasses.asdict(m) for m in parse_markdown("r.md", text, "r.md", shortcuts=shortcuts).mentions]
+
+
+# ---- Markdown: inline parsing only where it can change a number -------------------------------------
+TRICKY = [
+    # a digit-free paragraph is the caption of the table after it (parsed late, on demand)
+    "Results of the **main** run\n\n| Arm | Acc |\n|---|---|\n| GRPO | 0.61 |\n",
+    "Intro *words* only.\n\n<br>\n\n| Arm | Acc |\n|---|---|\n| GRPO | 0.61 |\n",
+    "<table><tr><th>Arm</th><th>Acc</th></tr><tr><td>GRPO</td><td>0.61</td></tr></table>\n\nno digits\n",
+    "Caption *emph*\n\n<table><tr><th>Arm</th><th>Acc</th></tr><tr><td>GRPO</td><td>0.61</td></tr></table>\n",
+    # a table with no digit anywhere, then one with digits
+    "| A | B |\n|---|---|\n| x | y |\n\n| Arm | Acc |\n|---|---|\n| **GRPO** | 0.61 |\n",
+    # a footnote referenced from a digit-free paragraph holds the numbers
+    "See the note[^note].\n\n[^note]: GSPO reached 0.512 on 500 items.\n",
+    "Inline note^[GSPO reached 0.512] here.\n",
+    "Unreferenced[^x] and [^y].\n\n[^y]: value 0.3\n\n[^x]: value 0.4\n",
+    # digits that only appear as entities or in other scripts
+    "GSPO &#49;.5 and &#x32;.5\n",
+    "Full-width ０.５ and Arabic-Indic ٠٫٥ digits\n",
+    # headings without digits scope later numbers
+    "# GSPO\n\n## Results\n\nAccuracy 0.61\n\n# GRPO\n\nAccuracy 0.55\n",
+    # code spans, escapes, links, comments, pins, autolinks
+    "`x = 1.5` and \\*2.5\\* and [a 3](http://h/4) <!-- 5 --> 0.6<!-- id: arms.grpo.mean --> <http://x/7>\n",
+    "text with < and > and & only\n\nGSPO 0.61 ~ 0.62 ^ 0.63 ! 0.64\n",
+    "- item one\n- item 2.5\n  - nested *0.3*\n\n> quoted 0.4\n>\n> no digit\n",
+    "Line one  \nline 0.2 two\\\nline three 0.3\n",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_skipping_inline_parsing_loses_no_number_and_changes_no_context(text):
+    assert _mentions(text, True) == _mentions(text, False)
+
+
+def test_random_markdown_reads_the_same_with_and_without_the_shortcuts():
+    atoms = ["GSPO", "grpo", " ", " ", "\n", "\n\n", "0.5", "61.3%", "12", "[", "]", "(", ")", "*", "_", "`",
+             "```", "<!--", "-->", "<!-- id: arms.grpo.mean -->", "|", "\n|---|---|\n", "# ", "## ", "> ", "- ",
+             "1. ", "[^1]", "[^a]", "\n\n[^a]: note ", "^[inline 3]", "&#49;", "&amp;", "\\", "<b>", "</b>",
+             "<table><tr><td>1</td></tr></table>", "~", "!", "[x](http://a/1)", "<http://x.org/2>", "±", "n=500",
+             "seed 1", "word", "    ", "---\n", ":", "=", "-", "+", "\n| a | b |\n|---|---|\n| c | d |\n",
+             "\n| Arm | Acc |\n|---|---|\n| GRPO | 0.61 |\n"]
+    rng = random.Random(11)
+    for _ in range(400):
+        text = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 50)))
+        assert _mentions(text, True) == _mentions(text, False), text
+
+
+def test_every_number_of_a_block_with_digits_is_seen_with_the_shortcuts():
+    """A paragraph, cell, heading, footnote or list item with a digit is always read: each number
+    written is a mention, in order (nothing between them is skipped)."""
+    rng = random.Random(3)
+    blocks, written = [], []
+    for k in range(300):
+        nums = [f"{rng.randint(0, 99)}.{rng.randint(0, 999):03d}" for _ in range(rng.randint(1, 4))]
+        written += nums
+        shape = k % 5
+        if shape == 0:
+            blocks.append("GSPO reached " + " then ".join(nums) + ".")
+        elif shape == 1:
+            blocks.append("| Arm | " + " | ".join(f"c{j}" for j in range(len(nums))) + " |\n|---|"
+                          + "---|" * len(nums) + "\n| GRPO | " + " | ".join(nums) + " |")
+        elif shape == 2:
+            blocks.append("## Run " + " ".join(nums))
+        elif shape == 3:
+            blocks.append(f"Note[^n{k}].\n\n[^n{k}]: " + ", ".join(nums))
+        else:
+            blocks.append("- " + "\n- ".join(nums))
+        blocks.append("A paragraph with *no* digit at all, [a link](http://x) and `code`.")
+    ms = parse_markdown("r.md", "\n\n".join(blocks) + "\n", "r.md").mentions
+    seen = [m.text for m in ms if re.fullmatch(r"\d+\.\d{3}", m.text)]
+    assert sorted(seen) == sorted(written)
+    assert len(seen) == len(written)
+
+
+def test_a_digit_free_paragraph_is_still_the_caption_of_the_table_after_it():
+    text = "Held-out **accuracy** by arm\n\n| Arm | Acc |\n|---|---|\n| GRPO | 0.61 |\n"
+    fast, plain = walk(text), walk(text, shortcuts=False)
+    assert fast.items[-1].caption == plain.items[-1].caption == "Held-out accuracy by arm"
+
+
+# ---- names: one fold per word, prefix pruning, a memo -----------------------------------------------
+def _plain_names(text: str, names: dict[str, str]) -> list[tuple[int, str]]:
+    words = [(m.start(), normalise_label(m.group(0))) for m in re.finditer(r"[A-Za-z0-9]+", text)]
+    return [(words[i][0], name) for i, _j, name in longest_names([w for _, w in words], names)]
+
+
+def test_names_found_with_pruning_and_memo_equal_the_plain_fold():
+    vocab = Vocabulary(ARMS, METRICS, "grpo", "heldout_accuracy")
+    toks = ["GRPO", "Dr.", "grpo", "lr", "100x", "100", "x", "1e", "5", "warmup", "_", "SFT", "baseline", "-",
+            "é", "Gspo", "1.5", "mean", "ZVF", "held-out", "accuracy", "Reward", "(", ")", "**"]
+    rng = random.Random(5)
+    for _ in range(3000):
+        text = " ".join(rng.choice(toks) for _ in range(rng.randint(0, 14)))
+        assert vocab.arms_in(text) == _plain_names(text, ARMS), text
+        assert vocab.metrics_in(text) == _plain_names(text, METRICS), text
+
+
+def test_the_name_memo_hands_out_copies():
+    vocab = Vocabulary(ARMS, METRICS, "grpo", "heldout_accuracy")
+    got = vocab.arms_in("GRPO vs GSPO")
+    got.append((99, "x"))
+    assert vocab.arms_in("GRPO vs GSPO") == [(0, "grpo"), (8, "gspo")]
+
+
+# ---- prose: sentence indexes instead of rescans -------------------------------------------------------
+def test_sentence_indexes_answer_as_the_rescans_did():
+    vocab = Vocabulary(ARMS, METRICS, "grpo", "heldout_accuracy")
+    words = ["GRPO", "GSPO", "Dr. GRPO", "accuracy", "ZVF", "95% CI", "90% confidence", "0.5", "seed 3", "and", "x"]
+    rng = random.Random(7)
+    for _ in range(500):
+        sent = " ".join(rng.choice(words) for _ in range(rng.randint(1, 30)))
+        s0 = rng.randint(0, 50)
+        st = _Sentence(sent, s0, vocab)
+        hits, metrics = vocab.arms_in(sent), vocab.metrics_in(sent)
+        for m, *_ in numbers_in(sent):
+            start, end = s0 + m.start(), s0 + m.end()
+            lead = [a for p, a in hits if s0 + p < start]
+            assert st.arms_before(start) == list(dict.fromkeys(lead))
+            before = [x for p, x in metrics if s0 + p < start]
+            after = [x for p, x in metrics if s0 + p >= end]
+            assert st.metric_at(start, end) == (before[-1] if before else after[0] if after else None)
+            lv = re.findall(r"(\d{2})\s*%\s*(?:CI|confidence|credible)", sent[:start - s0], re.I)
+            assert st.level_at(start) == (lv[-1] if lv else "95")
+        assert st.seed() == seed_in(sent)
+
+
+def test_fact_spans_by_bisect_equal_the_scan():
+    rng = random.Random(9)
+    for _ in range(300):
+        spans = [(a, a + rng.randint(0, 30)) for a in (rng.randint(0, 200) for _ in range(rng.randint(0, 12)))]
+        cov = _Covered(spans)
+        for pos in range(-2, 240):
+            assert (pos in cov) == any(a <= pos < b for a, b in spans)
+
+
+def test_numbers_are_located_on_their_line_in_order():
+    """"1" of "seeds 0, 1" is that seed, not the "1" of the footnote label before it; 30,000 numbers on
+    a line are each found once, at their own place."""
+    text = "[^1]: Mean over seeds 0, 1 and 2.\n"
+    f = parse_markdown("r.md", "x[^1]\n\n" + text, "r.md")
+    para = [p for p in paragraphs(f.lines) if "seeds" in p[1]][0]
+    located = {m.text: (s, e) for s, e, m in _positions(f, para)}
+    assert para[1][located["1"][0]:located["1"][0] + 6] == "1 and "
+    line = " ".join(f"{k % 997}.{k % 10}" for k in range(3000))
+    f = parse_markdown("r.md", line + "\n", "r.md")
+    para = paragraphs(f.lines)[0]
+    got = _positions(f, para)
+    assert [s for s, _e, _m in got] == [m.start() for m, *_ in numbers_in(para[1])]
+
+
+# ---- tracer helpers ---------------------------------------------------------------------------------
+def test_memoised_entity_from_text_equals_a_fresh_reading_and_hands_out_copies():
+    arms = ["grpo", "gspo", "dr_grpo", "grpo_lr100x"]
+    for text in ["GSPO seed 3 accuracy", "Dr. GRPO − GRPO (pp)", "gspoS37HeldoutAcc", "", "mean ± sd",
+                 "grpo_lr100x seed 2 accuracy"]:
+        fresh = _entity_from_text.__wrapped__(text, tuple(arms))
+        ent, rest = entity_from_text(text, arms)
+        assert (ent, tuple(rest)) == fresh
+        rest.append("x")
+        assert entity_from_text(text, arms)[1] == list(fresh[1])
+    labels = {"Dr. GRPO": "dr_grpo", "grpo": "grpo"}
+    assert entity_from_text("Dr. GRPO", labels)[0] == ("arm", "dr_grpo")
+
+
+def test_cutting_runs_of_blanks_in_a_window_changes_no_reading():
+    rng = random.Random(13)
+    words = ["held", "out", "p", "value", "seed", "GSPO", "grpo", "Accuracy", "\n", "  ", "     ", "\t", "lr", "s"]
+    for _ in range(2000):
+        w = "".join(rng.choice(words) + " " * rng.randint(0, 6) for _ in range(rng.randint(1, 12)))
+        assert entity_from_text(w, ["grpo", "gspo"]) == entity_from_text(_BLANKS.sub("  ", w), ["grpo", "gspo"])
