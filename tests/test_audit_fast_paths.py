@@ -19,7 +19,7 @@ import pytest
 from audit.markdown_doc import walk
 from audit.names import longest_names
 from audit.numbers import _BLANKS, numbers_in, parse_markdown
-from audit.prose import _Covered, _positions, _Sentence, paragraphs
+from audit.prose import _Covered, _positions, _prose_by_line, _Sentence, paragraphs
 from audit.sources import _entity_from_text, entity_from_text
 from audit.words import Vocabulary, seed_in
 from prereg.declarations import normalise_label
@@ -172,12 +172,12 @@ def test_numbers_are_located_on_their_line_in_order():
     text = "[^1]: Mean over seeds 0, 1 and 2.\n"
     f = parse_markdown("r.md", "x[^1]\n\n" + text, "r.md")
     para = [p for p in paragraphs(f.lines) if "seeds" in p[1]][0]
-    located = {m.text: (s, e) for s, e, m in _positions(f, para)}
+    located = {m.text: (s, e) for s, e, m in _positions(f, para, _prose_by_line(f))}
     assert para[1][located["1"][0]:located["1"][0] + 6] == "1 and "
     line = " ".join(f"{k % 997}.{k % 10}" for k in range(3000))
     f = parse_markdown("r.md", line + "\n", "r.md")
     para = paragraphs(f.lines)[0]
-    got = _positions(f, para)
+    got = _positions(f, para, _prose_by_line(f))
     assert [s for s, _e, _m in got] == [m.start() for m, *_ in numbers_in(para[1])]
 
 
