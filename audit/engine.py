@@ -59,9 +59,9 @@ def _run_check(check, ctx, only) -> CheckResult:
     elif check.needs_runs and ctx.imported:
         res.not_applicable("imported study: no run folders to check")
     else:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         check.run(ctx, res)
-        res.seconds = time.perf_counter() - t0
+        res.seconds, res.cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
         if any(f.level == ERROR for f in res.findings):
             res.status = "fail"
         else:

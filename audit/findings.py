@@ -54,7 +54,8 @@ class CheckResult:
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)   # informational lines (listed, not findings)
     reason: str = ""                # why n.a.
-    seconds: float = 0.0
+    seconds: float = 0.0            # wall time of the check
+    cpu_seconds: float = 0.0        # CPU time of the check (the fair figure on a shared machine)
 
     def add(self, location: str, expected, found, message: str = "", level: str = ERROR) -> None:
         """Record a finding of this check (``expected`` and ``found`` are shown as text)."""

@@ -1,21 +1,32 @@
-"""How long `audit check` takes on 100, 300 and 1,000 runs x 500 items with a 500-number report.
+"""How long `audit check` takes on 100, 300 and 1,000 runs x 500 items with a 500-number report,
+and whether it grows linearly in runs.
 
-    .venv/bin/python benchmarks/audit_scale.py [--sizes 100 300 1000] [--keep DIR]
+    .venv/bin/python benchmarks/audit_scale.py [--sizes 100 300 1000] [--repeats 3] [--keep DIR]
 
-Campaigns follow ``stats.synthetic`` (5 arms of examples/e1.json, runs/5 seeds each,
-500 held-out items, 30 steps; written by a faster equivalent writer unless --generator stats); the analysis is ``stats analyze`` with 1,000 resamples; the
-report is 250 table rows (arm, seed, held-out accuracy in %, ZVF) = 500 numbers checked by
-table context. Prints generation, analysis and audit times (wall and CPU: the CPU time is
-the fair one on a shared machine), per-check audit times, and the growth ratio of the audit
-time per run (1.0 = linear). Check 9 includes a full `stats analyze` recomputation.
+Campaigns follow ``stats.synthetic`` (5 arms of examples/e1.json, runs/5 seeds each, 500
+held-out items, 30 steps; written by a faster equivalent writer unless --generator stats); the
+analysis is ``stats analyze`` with 1,000 resamples; the report is 250 table rows (arm, seed,
+held-out accuracy in %, ZVF) = 500 numbers checked by table context. With --keep DIR a campaign
+already in DIR/c<size> is audited again instead of rebuilt (profile with it).
+
+Each size is audited ``--repeats`` times, each audit paired with a baseline measured just
+before it in the same process: reading and SHA-256-hashing every file of the campaign once
+(the least any audit of these records must do). Printed per size: the audit's CPU time
+(median and range; CPU, not wall, because the machine is shared), its cost per run, the ratio
+audit / baseline (median and range over the pairs: a load change moves both), the per-check
+CPU times (median) and the time outside the checks (loading the context, linking root causes).
+Then, against the smallest size: per-run cost and audit/baseline ratio (1.0 = linear in runs).
+Check 9 includes a full `stats analyze` recomputation.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -139,13 +150,15 @@ def report_text(root: Path, study: str, n_numbers: int = 500) -> str:
     return "\n".join(lines) + "\n"
 
 
-def one(size: int, work: Path, generator: str = "fast") -> dict:
-    from audit.engine import run_audit
+def build(size: int, work: Path, generator: str = "fast") -> tuple[Path, dict]:
+    """Campaign, analysis and report for ``size`` runs under work/c<size> (reused when there)."""
     from prereg.jsonio import write_atomic
     from stats.analyze import analyze, write
     from stats.synthetic import make_campaign
 
     root = work / f"c{size}"
+    if (root / "report" / "report.md").exists():
+        return root, {"generate_s": 0.0, "analyze_s": 0.0}
     root.mkdir(parents=True)
     prereg = prereg_for(size)
     old = os.getcwd()
@@ -164,47 +177,87 @@ def one(size: int, work: Path, generator: str = "fast") -> dict:
         write_atomic("report/report.md", report_text(root, prereg["id"]))
     finally:
         os.chdir(old)
+    return root, {"generate_s": t_gen, "analyze_s": t_an}
+
+
+def read_and_hash(root: Path) -> float:
+    """The baseline: CPU seconds to read and SHA-256 every file of the campaign once."""
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    c0 = time.process_time()
+    for p in files:
+        hashlib.sha256(p.read_bytes()).hexdigest()
+    return time.process_time() - c0
+
+
+def audit_once(root: Path) -> dict:
+    from audit.engine import run_audit
+
     t0, c0 = time.perf_counter(), time.process_time()
     res = run_audit(root / "report")
-    t_audit, c_audit = time.perf_counter() - t0, time.process_time() - c0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    checks = {f"{r.check}:{r.name}": r.cpu_seconds for r in res.results}
+    return {"wall": wall, "cpu": cpu, "checks": checks, "outside_checks": cpu - sum(checks.values()),
+            "findings": len(res.findings), "traced": res.traced_count, "untraced": len(res.untraced)}
+
+
+def one(size: int, work: Path, generator: str = "fast", repeats: int = 3) -> dict:
+    root, made = build(size, work, generator)
+    pairs = []
+    for _ in range(repeats):
+        base = read_and_hash(root)
+        pairs.append((base, audit_once(root)))
     n_runs = sum(1 for _ in (root / "runs").rglob("manifest.json"))
-    return {"runs": n_runs, "generate_s": t_gen, "analyze_s": t_an, "audit_s": t_audit, "audit_cpu_s": c_audit,
-            "findings": len(res.findings), "traced": res.traced_count, "untraced": len(res.untraced),
-            "checks": {f"{r.check}:{r.name}": r.seconds for r in res.results}}
+    cpus = [a["cpu"] for _, a in pairs]
+    ratios = [a["cpu"] / b for b, a in pairs]
+    last = pairs[-1][1]
+    return {"runs": n_runs, **made, "audit_cpu": cpus, "audit_wall": [a["wall"] for _, a in pairs],
+            "baseline_cpu": [b for b, _ in pairs], "ratio": ratios,
+            "checks": {k: statistics.median(a["checks"][k] for _, a in pairs) for k in last["checks"]},
+            "outside_checks": statistics.median(a["outside_checks"] for _, a in pairs),
+            "findings": last["findings"], "traced": last["traced"], "untraced": last["untraced"]}
+
+
+def _spread(xs: list[float], fmt: str = "{:.2f}") -> str:
+    return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
+
+
+def report(r: dict) -> None:
+    med = statistics.median(r["audit_cpu"])
+    made = f"generate {r['generate_s']:.1f}s, analyze {r['analyze_s']:.1f}s; " if r["generate_s"] else ""
+    print(f"{r['runs']:>5} runs: {made}audit cpu {_spread(r['audit_cpu'])} s, wall {_spread(r['audit_wall'])} s, "
+          f"{1000 * med / r['runs']:.2f} ms/run; read+hash baseline {_spread(r['baseline_cpu'])} s; "
+          f"audit/baseline x{_spread(r['ratio'], '{:.1f}')}  ({r['traced']} numbers traced, "
+          f"{r['untraced']} untraced, {r['findings']} findings)", flush=True)
+    print("        per check (cpu, median): " + ", ".join(f"{k} {v:.2f}s" for k, v in r["checks"].items())
+          + f"; outside checks {r['outside_checks']:.2f}s", flush=True)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 1000])
-    ap.add_argument("--keep", help="keep campaigns under this folder")
+    ap.add_argument("--repeats", type=int, default=3, help="audits per size, each paired with a baseline")
+    ap.add_argument("--keep", help="keep campaigns under this folder (and audit those already there again)")
     ap.add_argument("--generator", choices=["fast", "stats"], default="fast",
                     help="fast: the benchmark's own writer (default); stats: stats.synthetic.make_campaign")
     args = ap.parse_args(argv)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="audit_scale_"))
+    work.mkdir(parents=True, exist_ok=True)
     rows = []
     import audit.engine  # noqa: F401  (imports, incl. scipy via stats, are not part of the timed audits)
     import stats.analyze  # noqa: F401
     try:
         for size in args.sizes:
-            r = one(size, work, args.generator)
-            rows.append(r)
-            print(f"{r['runs']:>5} runs: generate {r['generate_s']:7.1f}s  analyze {r['analyze_s']:6.1f}s  "
-                  f"audit {r['audit_s']:6.1f}s wall / {r['audit_cpu_s']:6.1f}s cpu  ({r['traced']} numbers traced, {r['untraced']} untraced, "
-                  f"{r['findings']} findings)", flush=True)
-            print("        per check: " + ", ".join(f"{k} {v:.2f}s" for k, v in r["checks"].items()), flush=True)
+            rows.append(one(size, work, args.generator, args.repeats))
+            report(rows[-1])
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     base = rows[0]
-    for prev, r in zip(rows, rows[1:], strict=False):
-        x = r["audit_cpu_s"] / prev["audit_cpu_s"]
-        print(f"step {prev['runs']} -> {r['runs']} runs (cpu): x{x:.2f} for x{r['runs'] / prev['runs']:.2f} runs "
-              f"(per-run ratio {x / (r['runs'] / prev['runs']):.2f})")
     for r in rows[1:]:
-        for key, what in (("audit_s", "wall"), ("audit_cpu_s", "cpu")):
-            x = r[key] / base[key]
-            print(f"growth {base['runs']} -> {r['runs']} runs ({what}): audit time x{x:.2f} for "
-                  f"x{r['runs'] / base['runs']:.1f} runs (per-run ratio {x / (r['runs'] / base['runs']):.2f}; 1.0 = linear)")
+        per_run = statistics.median(r["audit_cpu"]) / r["runs"] / (statistics.median(base["audit_cpu"]) / base["runs"])
+        ratio = statistics.median(r["ratio"]) / statistics.median(base["ratio"])
+        print(f"growth {base['runs']} -> {r['runs']} runs (x{r['runs'] / base['runs']:.1f}): cpu per run x{per_run:.2f}, "
+              f"audit/baseline x{ratio:.2f} (1.0 = linear in runs)")
     return 0
 
 
