@@ -21,7 +21,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from audit.comparisons import WITHIN, arm_comparisons, number_comparisons, within_claims
+from audit.comparisons import WITHIN, arm_comparisons, number_comparisons, ratio_claims, within_claims
 from audit.numbers import ParsedFile
 from audit.prose import paragraphs, tex_paragraphs, tex_text
 from audit.words import Vocabulary, sentences
@@ -286,6 +286,10 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         metrics = vocab.metrics_in(sent)
         said, decided, undecided = arm_comparisons(sent, named, metrics, subject, metric, facts)
         said += number_comparisons(sent, decided)
+        ratios, n_ratios, open_ratios = ratio_claims(sent, named, metrics, subject, metric, vocab.baseline, facts)
+        said += ratios
+        undecided += open_ratios
+        tally.checked += n_ratios
         cid = _contrast_id(pair, facts)
         if cid is not None:
             _verdict_words(sent, s_start, cid, metrics, facts, f, para, out, tally)

@@ -118,7 +118,11 @@ def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
     out: list[Said] = []
     decided: set[int] = set()
     undecided: list[tuple[int, str]] = []
+    ratios = [(r.start(), r.end()) for r in RATIO.finditer(sent)]   # "2x higher than": the ratio claim's
     for m in _COMPARE.finditer(sent):
+        if any(a <= m.start() <= b for a, b in ratios):
+            decided.add(m.start())
+            continue
         sign, quality = _direction(m.group(1))
         y = _arm_right_after(sent, m.end(), arms)
         before_pos = [pos for pos, _ in arms if pos < m.start()]
@@ -224,3 +228,46 @@ def within_claims(sent: str, cid: str, metrics: list[tuple[int, str]], carried: 
                             f"{d:.4g}, a {unit})", f"'{m.group(0)}' contradicts the analysis: the difference is "
                             f"{points:.2f} points"))
     return out, undecided
+
+
+RATIO = re.compile(r"\b(?:(roughly|about|nearly|almost|around|approximately|some|~)\s*)?(\d+(?:\.\d+)?)\s*(?:x|×|times|-?fold)"
+                   r"\s+(fewer|less|lower|smaller|more|higher|larger|greater)\b", re.I)
+
+
+def _arm_value(facts, arm: str, metric: str) -> tuple[float, str] | None:
+    for leaf in (f"{metric}.mean", metric):
+        v = facts.values.get(f"arms.{arm}.{leaf}")
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return v, f"arms.{arm}.{leaf}"
+    return None
+
+
+def ratio_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[int, str]], subject: str | None,
+                 carried: str | None, baseline: str, facts) -> tuple[list[Said], int, list[tuple[int, str]]]:
+    """"roughly 2x fewer dead groups": the ratio of two arms' values on the metric, the subject
+    (named before the words, else the paragraph's) against the arm named right after them, else the
+    baseline. "roughly"/"about" allow 25%; a bare "2x" must round to it.
+
+    Returns:
+        (contradicted claims, how many were decided, (offset, words) of those it cannot decide).
+    """
+    out, decided, undecided = [], 0, []
+    for m in RATIO.finditer(sent):
+        before = [a for pos, a in arms if pos < m.start()]
+        x = before[-1] if before else subject
+        y = _arm_right_after(sent, m.end(), arms) or baseline
+        metric = metric_at(metrics, m.start(), m.end(), carried, facts.primary)
+        vx, vy = (_arm_value(facts, a, metric) if a else None for a in (x, y))
+        if x is None or x == y or vx is None or vy is None or min(vx[0], vy[0]) <= 0:
+            undecided.append((m.start(), m.group(0)))
+            continue
+        decided += 1
+        fewer = m.group(3).lower() in ("fewer", "less", "lower", "smaller")
+        (num, nid), (den, did) = (vy, vx) if fewer else (vx, vy)
+        ratio, n = num / den, float(m.group(2))
+        slack = 0.25 * n if m.group(1) else 0.5 * 10 ** -len(m.group(2).partition(".")[2])
+        if abs(ratio - n) > slack:
+            out.append(Said(m.start(), m.group(0), f"{ratio:.2f}x ({nid} / {did})",
+                            f"'{m.group(0)}' contradicts the analysis: {nid} / {did} = {num:.4g} / {den:.4g} = "
+                            f"{ratio:.2f}"))
+    return out, decided, undecided

@@ -197,3 +197,21 @@ def test_claims_decided_are_counted_and_undecided_ones_listed(studies):
     assert tally.undecided == [("report.md:5", "grpo higher than sft"), ("report.md:7", "significant")]
     assert tally.note().startswith("claims in words: 2 checked against the analysis, 2 it cannot decide: "
                                    "report.md:5 'grpo higher than sft'")
+
+
+@pytest.mark.parametrize("sentence,wrong", [
+    ("DAPO's ZVF is roughly 2x lower than GRPO's.", False),        # 0.409 / 0.2288 = 1.79
+    ("DAPO's ZVF is 1.8x lower than GRPO's.", False),
+    ("DAPO has a ZVF of 0.229: about 2 times fewer dead groups.", False),   # against the baseline
+    ("DAPO's ZVF is roughly 3x lower than GRPO's.", True),
+    ("DAPO's ZVF is 1.5x lower than GRPO's.", True),
+    ("DAPO's ZVF is 2x higher than GRPO's.", True),
+])
+def test_a_ratio_claim_is_the_ratio_of_the_two_arms_values(studies, sentence, wrong):
+    got = _claims(studies, "arm_table", f"# Card\n\n{sentence}\n")
+    if not wrong:
+        assert got == []
+        return
+    assert len(got) == 1, got
+    assert " contradicts the analysis: arms." in got[0][1] and "arms.grpo.zvf_mean" in got[0][1] \
+        and "arms.dapo.zvf_mean" in got[0][1], got
