@@ -10,7 +10,10 @@ column each number sits in. Here the table is expanded into its grid first:
   that header, and a row beside a rowspan label gets that label;
 - each column's name joins the header texts above it, top first (``Held-out accuracy mean``);
 - the numbers of a cell are read once, from the slot where it starts: the other slots it fills are
-  context only (``Piece.kind == "span"``), so a spanning cell never counts twice.
+  context only (``Piece.kind == "span"``), so a spanning cell never counts twice;
+- a comment in a cell is a comment (its numbers counted as such) and a pin ``<!-- id: X -->`` in a
+  cell pins the number before it, checked against the cell's row and column like a pipe table's;
+  text or a comment outside every cell sends the whole block to the prose reader.
 
 The scan is linear: the grid may hold at most ``4 x cells + 256`` slots, else the block is left to
 the prose reader (which still reads every number in it).
@@ -24,16 +27,33 @@ from html.parser import HTMLParser
 
 from audit.doc import Piece, Table
 
+PIN_MD = re.compile(r"<!--\s*id\s*:\s*([A-Za-z0-9_.:\-/]+)\s*-->\s*$")
+
 
 @dataclass(frozen=True)
 class Cell:
-    """One ``<td>``/``<th>`` as written: its text (whitespace folded), tag, spans and line offset."""
+    """One ``<td>``/``<th>`` as written: its text, tag, spans, line offset, comments and pins.
+
+    ``text`` keeps the cell's line breaks (each number keeps its line) and its comments (their
+    numbers are counted as comments: ``hints``); a pin ``<!-- id: X -->`` is blanked and kept in
+    ``pins`` at its position, bound by :mod:`audit.numbers` to the number before it.
+    """
 
     text: str
     header: bool
     rowspan: int
     colspan: int
     line: int
+    hints: tuple[tuple[int, int, str], ...] = ()
+    pins: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def plain(self) -> str:
+        """The text a reader sees as the cell's label: comments blanked, whitespace folded."""
+        t = self.text
+        for a, b, _h in reversed(self.hints):
+            t = t[:a] + " " * (b - a) + t[b:]
+        return " ".join(t.split())
 
 
 class _Rows(HTMLParser):
@@ -44,10 +64,14 @@ class _Rows(HTMLParser):
         self.rows: list[tuple[int, bool, list[Cell]]] = []
         self._cells: list[Cell] | None = None
         self._cell: list[str] | None = None
+        self._hints: list[tuple[int, int, str]] = []
+        self._pins: list[tuple[int, str]] = []
         self._attrs: tuple[bool, int, int, int] = (False, 1, 1, 0)
         self._thead = False
         self._line = 0
-        self.other = False    # a comment or a pin: leave the block to the prose reader
+        # text or a comment outside every cell (a browser shows such text above the table): leave
+        # the whole block to the prose reader, so that no number in it goes unread
+        self.other = False
 
     def handle_starttag(self, tag, attrs):
         if tag == "thead":
@@ -62,7 +86,7 @@ class _Rows(HTMLParser):
                 self._cells, self._line = [], self.getpos()[0] - 1
             self._end_cell()
             a = dict(attrs)
-            self._cell = []
+            self._cell, self._hints, self._pins = [], [], []
             self._attrs = (tag == "th", _span(a.get("rowspan")), _span(a.get("colspan")), self.getpos()[0] - 1)
         elif tag == "br" and self._cell is not None:
             self._cell.append(" ")
@@ -79,9 +103,20 @@ class _Rows(HTMLParser):
     def handle_data(self, data):
         if self._cell is not None:
             self._cell.append(data)
+        elif data.strip():
+            self.other = True
 
     def handle_comment(self, data):
-        self.other = True
+        if self._cell is None:
+            self.other = True
+            return
+        pos = sum(len(x) for x in self._cell)
+        pin = PIN_MD.match(f"<!--{data}-->")
+        if pin:
+            self._pins.append((pos, pin.group(1)))
+            return
+        self._cell.append(f"<!--{data}-->")
+        self._hints.append((pos, pos + len(data) + 7, "comment"))
 
     def close(self):
         super().close()
@@ -90,7 +125,7 @@ class _Rows(HTMLParser):
     def _end_cell(self):
         if self._cell is not None and self._cells is not None:
             th, rs, cs, line = self._attrs
-            self._cells.append(Cell(" ".join("".join(self._cell).split()), th, rs, cs, line))
+            self._cells.append(Cell("".join(self._cell), th, rs, cs, line, tuple(self._hints), tuple(self._pins)))
         self._cell = None
 
     def _end_row(self):
@@ -192,7 +227,7 @@ def read_table(content: str, line: int, scope: tuple[str, ...], caption: str) ->
         A table whose header has one piece per column (the header texts that start in that column)
         and whose ``columns`` are the full column names; body cells that a span copies into a slot
         are ``"span"`` pieces (context, not numbers). None when the block is more than one table,
-        holds a comment or pin, or would expand past the size limit.
+        has text or a comment outside every cell, or would expand past the size limit.
 
     Example:
         >>> t = read_table('<table><tr><th rowspan="2">Arm</th><th colspan="2">Accuracy</th></tr>'
@@ -217,21 +252,31 @@ def read_table(content: str, line: int, scope: tuple[str, ...], caption: str) ->
         n_head = 0   # only header cells: read as rows, as a browser shows them
     head, body = grid[:n_head], grid[n_head:]
     width = max((len(r) for r in head), default=0)
-    columns = [_fold_names([r[k].cell.text for r in head if k < len(r)]) for k in range(width)]
+    columns = [_fold_names([r[k].cell.plain for r in head if k < len(r)]) for k in range(width)]
     header = [_header_piece(head, k, line, scope) for k in range(width)]
     rows = []
     for (off, _, _), slots in zip(parser.rows[n_head:], body, strict=True):
-        cells = [Piece(s.cell.text, line + s.cell.line, "cell" if s.own else "span", scope, raw=s.cell.text)
-                 for s in slots]
-        rows.append((line + off, " | ".join(s.cell.text for s in slots), cells))
+        cells = [_piece(s.cell, line, "cell" if s.own else "span", scope) for s in slots]
+        rows.append((line + off, " | ".join(s.cell.plain for s in slots), cells))
     return Table(line, header, rows, scope, caption, columns if n_head else [])
+
+
+def _piece(c: Cell, line: int, kind: str, scope) -> Piece:
+    """A cell as a piece: its text, line, comments and pins."""
+    return Piece(c.text, line + c.line, kind, scope, list(c.hints), list(c.pins), c.text)
 
 
 def _header_piece(head: list[list[Slot]], k: int, line: int, scope) -> Piece:
     """Column ``k``'s header piece: the texts of the header cells that start in it (their numbers once)."""
-    own = [r[k].cell for r in head if k < len(r) and r[k].own and r[k].cell.text]
-    text = own[0].text if own else ""
-    for prev, c in zip(own, own[1:], strict=False):   # a newline per line between them: each number keeps its line
-        text += "\n" * (c.line - prev.line) if c.line > prev.line else " "
+    own = [r[k].cell for r in head if k < len(r) and r[k].own and r[k].cell.plain]
+    if len(own) == 1:
+        return _piece(own[0], line, "cell", scope)
+    text, hints, pins = "", [], []
+    for i, c in enumerate(own):   # a newline per line between them: each number keeps its line
+        if i:
+            gap = c.line - (own[0].line + text.count("\n"))
+            text += "\n" * gap if gap > 0 else " "
+        hints += [(a + len(text), b + len(text), h) for a, b, h in c.hints]
+        pins += [(p + len(text), pid) for p, pid in c.pins]
         text += c.text
-    return Piece(text, line + (own[0].line if own else 0), "cell", scope, raw=text)
+    return Piece(text, line + (own[0].line if own else 0), "cell", scope, hints, pins, text)

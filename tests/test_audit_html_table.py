@@ -114,3 +114,33 @@ def test_expansion_is_bounded_and_falls_back_to_prose():
 def test_grid_expansion(spans, grid):
     rows = [[Cell(t, False, rs, cs, 0) for t, rs, cs in r] for r in spans]
     assert [[s.cell.text for s in r] for r in expand(rows, 100)] == grid
+
+
+PINNED = """<table>
+  <tr><th>Arm</th><th>Accuracy</th></tr>
+  <tr><td>GSPO</td><td>0.6134<!-- id: arms.gspo.heldout_accuracy.mean --> <!-- seed mean, was 0.61 --></td></tr>
+  <tr><td>GRPO</td><td>
+    0.5773<!-- id: arms.grpo.heldout_accuracy.mean --></td></tr>
+</table>
+"""
+
+
+def test_a_pin_in_an_html_cell_is_checked_against_its_row():
+    ms = parse_markdown("r.md", PINNED, "r.md").mentions
+    assert [(m.text, m.line, m.pin, m.status_hint) for m in ms] == [
+        ("0.6134", 3, "arms.gspo.heldout_accuracy.mean", "value"), ("0.61", 3, None, "comment"),
+        ("0.5773", 5, "arms.grpo.heldout_accuracy.mean", "value")]
+    assert traced(PINNED) == [("0.6134", "traced", "arms.gspo.heldout_accuracy.mean"),
+                              ("0.5773", "traced", "arms.grpo.heldout_accuracy.mean")]
+    bad = PINNED.replace("0.6134<!-- id: arms.gspo.", "0.5773<!-- id: arms.grpo.")
+    idx = index()
+    (m,) = [m for m in parse_markdown("r.md", bad, "r.md").mentions if m.line == 3 and m.pin]
+    t = trace_mention(idx, m, ARMS)
+    assert t.status == "error" and "pin contradicts its context" in t.message
+
+
+def test_text_outside_every_cell_sends_the_block_to_the_prose_reader():
+    stray = "<table><tr><td>GSPO</td><td>0.6134</td></tr> 0.99 </table>"
+    assert read_table(stray, 1, (), "") is None
+    assert [(m.text, m.kind) for m in parse_markdown("r.md", stray, "r.md").mentions] == [
+        ("0.6134", "prose"), ("0.99", "prose")]
