@@ -9,9 +9,10 @@ analysis is ``stats analyze`` with 1,000 resamples; the report is 250 table rows
 held-out accuracy in %, ZVF) = 500 numbers checked by table context. With --keep DIR a campaign
 already in DIR/c<size> is audited again instead of rebuilt (profile with it).
 
-Each size is audited ``--repeats`` times, each audit paired with a baseline measured just
-before it in the same process: reading and SHA-256-hashing every file of the campaign once
-(the least any audit of these records must do). Printed per size: the audit's CPU time
+Each size is audited ``--repeats`` times, each in a new interpreter (as a user runs it: no memo
+of an earlier audit helps) and paired with a baseline measured just before it in that process:
+reading and SHA-256-hashing every file of the campaign once (the least any audit of these
+records must do). Printed per size: the audit's CPU time
 (median and range; CPU, not wall, because the machine is shared), its cost per run, the ratio
 audit / baseline (median and range over the pairs: a load change moves both), the per-check
 CPU times (median) and the time outside the checks (loading the context, linking root causes).
@@ -27,6 +28,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -200,12 +202,21 @@ def audit_once(root: Path) -> dict:
             "findings": len(res.findings), "traced": res.traced_count, "untraced": len(res.untraced)}
 
 
+def fresh_pair(root: Path) -> tuple[float, dict]:
+    """Baseline then audit in a new interpreter (imports done before timing), so no memo left
+    by an earlier audit in this process makes a repeat cheaper than a user's first audit."""
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import benchmarks.audit_scale as b; "
+            "import audit.engine, stats.analyze; from pathlib import Path; r = Path(sys.argv[2]); "
+            "base = b.read_and_hash(r); print(json.dumps([base, b.audit_once(r)]))")
+    out = subprocess.run([sys.executable, "-c", code, str(REPO), str(root)], check=True, capture_output=True,
+                         text=True).stdout
+    base, audit = json.loads(out.strip().splitlines()[-1])
+    return base, audit
+
+
 def one(size: int, work: Path, generator: str = "fast", repeats: int = 3) -> dict:
     root, made = build(size, work, generator)
-    pairs = []
-    for _ in range(repeats):
-        base = read_and_hash(root)
-        pairs.append((base, audit_once(root)))
+    pairs = [fresh_pair(root) for _ in range(repeats)]
     n_runs = sum(1 for _ in (root / "runs").rglob("manifest.json"))
     cpus = [a["cpu"] for _, a in pairs]
     ratios = [a["cpu"] / b for b, a in pairs]

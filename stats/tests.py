@@ -81,6 +81,18 @@ def welch_t(a, b, alternative: str = "two-sided") -> TestResult:
     return TestResult(_tail(t, df, alternative), t, "welch_t", {**params, "df": df})
 
 
+def _all_sign_sums(scores: np.ndarray) -> np.ndarray:
+    """sum(s_i * scores_i) for every one of the 2**n sign vectors s, built one score at a time
+    (2**(n+1) additions in all: ~10 ms at n = 20, where a (2**n x n) sign matrix product took
+    ~0.4 s per test and made check 9 cost more at 100 runs than at 1,000). The counts compared
+    against the observed sum carry a 1e-9 relative tolerance, far above the rounding of either
+    summation order."""
+    sums = np.zeros(1)
+    for x in scores:
+        sums = np.concatenate((sums + x, sums - x))
+    return sums
+
+
 def _sign_flip_p(scores: np.ndarray, alternative: str, rng_seed: int | None, stream: str,
                  resamples: int) -> tuple[float, dict]:
     """P-value of sum(scores) under random sign flips; exact enumeration up to EXACT_MAX_N."""
@@ -96,13 +108,7 @@ def _sign_flip_p(scores: np.ndarray, alternative: str, rng_seed: int | None, str
 
     if n <= EXACT_MAX_N:
         total = 2 ** n
-        bits = np.arange(n)
-        chunk = 1 << 16
-        k = 0
-        for start in range(0, total, chunk):
-            codes = np.arange(start, min(total, start + chunk))
-            signs = 1.0 - 2.0 * ((codes[:, None] >> bits) & 1)
-            k += count(signs @ scores)
+        k = count(_all_sign_sums(scores))
         params = {"enumeration": "exact", "n_sign_vectors": int(total)}
         add = 0
     else:
