@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 from audit.comparisons import WITHIN, arm_comparisons, number_comparisons, ratio_claims, within_claims
 from audit.numbers import ParsedFile
-from audit.prose import paragraphs, tex_paragraphs, tex_text
+from audit.prose import _versus_subject, paragraphs, tex_paragraphs, tex_text
 from audit.words import Vocabulary, sentences
 
-_SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b"
+_SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
                        r"(?!\s*(?:,|and)\s*\d)", re.I)
 _SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+"
                         r"(?:\s*,?\s*(?:\.\.\.|…))?)", re.I)
@@ -83,6 +83,7 @@ class Facts:
     primary: str = "heldout_accuracy"
     units: dict = dataclasses.field(default_factory=dict)    # metric -> fraction | percent | count | real
     higher: dict = dataclasses.field(default_factory=dict)   # metric -> higher is better
+    count_max: frozenset = frozenset()   # declared maxima of count metrics: "Groups correct (of 4)" is a scale
 
 
 def facts_of(prereg: dict, analysis: dict, run_seeds=()) -> Facts:
@@ -99,7 +100,9 @@ def facts_of(prereg: dict, analysis: dict, run_seeds=()) -> Facts:
     return Facts(tuple(s for s in prereg.get("seeds") or [] if isinstance(s, int)),
                  (prereg.get("dataset") or {}).get("heldout_n"), frozenset(n for n in names if n), verdicts,
                  values, float(alpha), len(prereg.get("arms") or {}), frozenset(run_seeds),
-                 secondary, plan.get("primary_metric", "heldout_accuracy"), units, higher)
+                 secondary, plan.get("primary_metric", "heldout_accuracy"), units, higher,
+                 frozenset(float(d["max"]) for d in (prereg.get("metrics") or {}).values()
+                           if isinstance(d, dict) and isinstance(d.get("max"), (int, float))))
 
 
 def _metric_facts(prereg: dict, analysis: dict) -> tuple[dict, dict]:
@@ -235,6 +238,8 @@ def _n_facts(text: str, facts: Facts, where, out: list[Claim]) -> None:
         at = where(m.start()) if callable(where) else where
         raw = m.group(1) or m.group(2) or m.group(3)
         n = float(raw.replace(",", ""))
+        if m.group(2) and n in facts.count_max:
+            continue   # "Groups correct (of 4)": the count's maximum, not the held-out n
         if n != float(facts.heldout_n):
             out.append(Claim(at, f"{facts.heldout_n:g} (lock.dataset.heldout_n)", m.group(0).strip(),
                              f"n written as {raw}, the lock says {facts.heldout_n:g} (lock.dataset.heldout_n)"
@@ -281,7 +286,7 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         at = lambda pos, s0=s_start: f"{f.path}:{_line_of(offs, nums, s0 + pos)}"   # noqa: E731
         named = vocab.arms_in(sent)
         arms = list(dict.fromkeys(a for _, a in named))
-        pair = _sentence_pair(arms, pair, vocab)
+        pair = _versus_subject(sent, arms, subject, vocab) or _sentence_pair(arms, pair, vocab)
         _fact_claims(sent, facts, at, out)
         metrics = vocab.metrics_in(sent)
         said, decided, undecided = arm_comparisons(sent, named, metrics, subject, metric, facts)

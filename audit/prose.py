@@ -33,6 +33,8 @@ _PP = re.compile(r"\s*(?:pp\b|percentage[\s-]+points?\b|-?points?\b)", re.I)
 _TO_RANGE = re.compile(r"\s*(%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s+[−+\-]?\d[\d,]*(?:\.\d+)?\s*"
                        r"(%|pp\b|percentage\s+points?\b|points?\b)?", re.I)
 _TO_BEFORE = re.compile(r"^\s*(?:%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s*$", re.I)
+_SEED_AFTER = re.compile(r"\s*(?:%|pp\b)?\s*\(\s*seed\s*[#=:]?\s*(\d+)\s*\)", re.I)
+_OF_MAX = re.compile(r"^\s*(?:out\s+)?of\s*$", re.I)
 _CI_WORDS = re.compile(r"\bCI\b|\binterval\b|\bconfidence\b|\bcredible\b", re.I)
 _AFTER_ARM = re.compile(r"\s*(?:\)|,)?\s*(?:for|of|with|by|from)?\s*\(?\s*\**`?")
 _LEVEL = re.compile(r"(\d{2})\s*%\s*(?:CI|confidence|credible)", re.I)
@@ -139,6 +141,14 @@ def _prose_by_line(file: ParsedFile) -> dict[int, list[Mention]]:
     return by
 
 
+def _whole(raw: str, pos: int, n: int) -> bool:
+    """Is ``raw[pos:pos + n]`` a whole number, not the tail or head of a longer one?"""
+    before = raw[pos - 1] if pos else " "
+    after = raw[pos + n] if pos + n < len(raw) else " "
+    return not (before.isdigit() or (before in ".," and raw[pos].isdigit() and pos > 1 and raw[pos - 2].isdigit())
+                or after.isdigit())
+
+
 def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tuple[int, int, Mention]]:
     """(start, end, mention) of the paragraph's mentions, found in its text by occurrence order.
 
@@ -158,6 +168,8 @@ def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tup
         cursor = 0
         for m in ms:
             pos = raw.find(m.text, max(cursor, last.get(m.text, -1) + 1))
+            while pos >= 0 and not _whole(raw, pos, len(m.text)):   # "0" is not the 0 of "66.0%"
+                pos = raw.find(m.text, pos + 1)
             if pos < 0:
                 last[m.text] = len(raw)   # not on this line (a comment, an escape): no later copy either
                 continue
@@ -177,6 +189,19 @@ def _arm_after(text: str, pos: int, vocab: Vocabulary) -> str | None:
         return None
     follow = re.match(r"[A-Za-z0-9_.\- ]*?[`*]*\s*[:=]", rest)   # "(GRPO: 0.448)" labels the next number
     return None if follow and len(vocab.arms_in(rest[:follow.end()])) == 1 else hits[0][1]
+
+
+_OVER = re.compile(r"\b(?:over|vs\.?|versus|against|than|compared\s+(?:to|with)|relative\s+to)\s+(?:the\s+)?\**`?$",
+                   re.I)
+
+
+def _versus_subject(sent: str, s_arms: list[str], subject: str | None, vocab: Vocabulary):
+    """(subject, arm) for a sentence naming one arm only as what its subject is compared with:
+    "pass@16 barely moves over SFT (+2.6 pp)" after a sentence about GRPO is GRPO minus SFT."""
+    if len(set(s_arms)) != 1 or subject is None or subject == s_arms[0]:
+        return None
+    pos = vocab.arms_in(sent)[0][0]
+    return (subject, s_arms[0]) if _OVER.search(sent[max(0, pos - 30):pos]) else None
 
 
 def _pair(sentence_arms: list[str], para_pair, vocab: Vocabulary):
@@ -302,6 +327,20 @@ class _Sentence:
         return self._seed[0]
 
 
+def _respectively(sent: str, s_start: int, located, out: dict) -> None:
+    """"GRPO solves 66.0%, 64.8% and 63.0% of the puzzles (seeds 0, 1 and 2)": as many values as
+    seeds in the list after them are the seeds' values, in the order written."""
+    from audit.claims import _SEED_LIST
+
+    for sl in _SEED_LIST.finditer(sent):
+        seeds = [int(x) for x in re.findall(r"\d+", sl.group(1))]
+        vals = [out[id(m)] for a, _, m in located if s_start <= a < s_start + sl.start() and id(m) in out
+                and not out[id(m)].param and out[id(m)].role == "mean" and out[id(m)].arms]
+        if len(vals) == len(seeds) > 1 and len({tuple(r.arms) for r in vals}) == 1:
+            for r, seed in zip(vals, seeds, strict=True):
+                r.seed = seed
+
+
 def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None) -> str | None:
     """Read one paragraph's numbers into ``out``; returns the arm it is about (its first named arm,
     else ``parent``: the arm of the list item a nested bullet sits under, "- **GRPO**" > "- seed 3: 70.00%")."""
@@ -313,7 +352,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
     for s_start, s_end in sentences(text):
         st = _Sentence(text[s_start:s_end], s_start, vocab)
         s_arms, s_metrics = st.arms, st.metrics
-        pair = _pair(s_arms, pair, vocab) or pair
+        pair = _versus_subject(st.text, s_arms, subject, vocab) or _pair(s_arms, pair, vocab) or pair
         prev_end, prev = s_start, None
         for start, end, m in located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]:
             after = text[end:end + 40]
@@ -331,6 +370,10 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
                 out[id(m)] = r
                 continue
             clause = text[prev_end:start]
+            if prev is not None and prev.metric in vocab.counts and _OF_MAX.search(clause):
+                r.param = True     # "2.51 of 4": the count's maximum
+                out[id(m)] = r
+                continue
             if prev is not None and m.role is None and _RESTATED.fullmatch(clause):
                 # "4.7% (fraction 0.047)": the same value restated on another scale
                 out[id(m)] = Reading(arms=prev.arms, pair=prev.pair, seed=prev.seed, metric=prev.metric,
@@ -350,8 +393,12 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
             r.role = role
             r.level = st.level_at(start)
             metric = st.metric_at(start, end) or metric
+            if m.scale == "count" and len(vocab.counts) == 1 and metric not in vocab.counts \
+                    and not any(st.start + q < start for q in st.metric_pos):
+                metric = vocab.counts[0]   # "2.51 of 4", "+0.43 groups": the one count metric, for the sentence
             r.metric = metric or vocab.primary
-            r.seed = st.seed()
+            own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
+            r.seed = int(own.group(1)) if own else st.seed()
             if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and last_kind == "diff"):
                 r.pair, r.contrast = pair, True
                 if role in _CONTRAST_ROLES:
@@ -368,6 +415,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
             prev_end, prev = end, r
             if m.role is None:
                 last_pct = r.percent
+        _respectively(st.text, s_start, located, out)
         if s_arms:
             subject = s_arms[0]
             first_arm = first_arm or s_arms[0]

@@ -162,7 +162,7 @@ def find_arms(tokens: list[str], arms: Iterable[str] | Mapping[str, str]) -> lis
     return longest_names(tokens, arm_names(arms))
 
 
-_SEED_TEXT = re.compile(r"(?<![A-Za-z0-9'’])s(\d+)\b|\bseed\s*[=:#]?\s*(\d+)\b", re.I)
+_SEED_TEXT = re.compile(r"(?<![A-Za-z0-9'’])s(\d+)\b|\bseed\s*[=:#]?\s*(\d+)\b(?![.,]\d)", re.I)
 
 
 def entity_from_text(text: str, arms: Iterable[str] | Mapping[str, str]) -> tuple[tuple | None, list[str]]:

@@ -37,8 +37,9 @@ _PARAM_AFTER = re.compile(r"\s*(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fo
 # A number the words make a claim about, not a value: "within about 1 point" (checked by audit.claims).
 CLAIM_BEFORE = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?$", re.I)
 _PP_AFTER = re.compile(r"\s*(?:pp\b|percentage points?\b|points?\b)", re.I)
-_SEED_WORD = re.compile(r"\bseeds?\s*[:=]?\s*(\d+)\b|(?<![A-Za-z0-9])s(\d+)\b", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])(?:\*\*|\*|_)?\s+(?=[A-Z*_`(\[])")
+_SEED_WORD = re.compile(r"\bseeds?\s*[:=]?\s*(\d+)\b(?![.,]\d)|(?<![A-Za-z0-9])s(\d+)\b", re.I)
+# A sentence may start lowercase when it starts with a name ("... unadjusted). pass@16 barely moves").
+_SENTENCE_END = re.compile(r"(?<=[.!?;])(?:\*\*|\*|_)?\s+(?=[A-Z*_`(\[]|[a-z][\w-]*@\d)")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Vocabulary:
     metrics: dict[str, str]       # folded display name -> metric
     baseline: str
     primary: str
+    counts: tuple[str, ...] = ()   # count metrics with a declared maximum ("groups_correct": 0-4): what "2.51 of 4" measures
 
     # Per-audit memo of name look-ups: a long sentence is read once per number that sits in it, and a
     # 30,000-number line must not be re-scanned 30,000 times (README failure 10: no shape may take minutes).
@@ -125,7 +127,7 @@ def vocabulary(prereg: dict) -> Vocabulary:
         for text in (name, *d.labels, *_METRIC_WORDS.get(name, ())):
             metrics.setdefault(normalise_label(text), name)
     base = (plan.get("contrasts") or {}).get("baseline") or prereg.get("baseline_arm") or ""
-    return Vocabulary(arms, metrics, base, primary)
+    return Vocabulary(arms, metrics, base, primary, tuple(n for n, d in decls.items() if d.unit == "count" and d.max))
 
 
 @dataclass

@@ -23,12 +23,12 @@ def study(tmp_path_factory):
     return corpus.build("prose_results", tmp_path_factory.mktemp("prose") / "s")
 
 
-def _audit(study, tmp_path, body: str):
+def _audit(study, tmp_path, body: str, head: str = HEAD):
     shutil.copytree(study.parent, tmp_path / "s")
     rep = tmp_path / "s" / study.name
     for f in rep.glob("*.md"):
         f.unlink()
-    (rep / "report.md").write_text(HEAD + body)
+    (rep / "report.md").write_text(head + body)
     return check(rep)
 
 
@@ -109,3 +109,43 @@ def test_an_unregistered_seed_as_a_row_label(study, tmp_path):
     res = _audit(study, tmp_path, SEED_ROWS.replace("| 23 | 62.8 |", "| 24 | 62.8 |"))
     assert ("report.md:10", "seed 24 is not a registered seed (lock.seeds = [11, 23, 37, 53, 71, 89, 107, 131])") \
         in _errors(res), _errors(res)
+
+
+def test_values_listed_with_their_seeds(study, tmp_path):
+    """'66.0%, 64.8% and 63.0% (seeds 0, 1 and 2)' and '0.44 (seed 23)': each value is its own seed's."""
+    body = ("Per seed, GRPO reaches 63.2%, 62.8% and 63.6% (seeds 11, 23 and 37).\n\n"
+            "- DAPO per seed: 63.4% (seed 11), 63.2% (seed 23).\n")
+    res = _audit(study, tmp_path, body)
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "63.6%")] == ["runs.grpo.s37.heldout_accuracy"]
+    assert [r.source for r in _rows(res, "63.2%")] == ["runs.grpo.s11.heldout_accuracy", "runs.dapo.s23.heldout_accuracy"]
+    bad = _audit(study, tmp_path / "b", body.replace("62.8% and 63.6%", "63.6% and 62.8%"))
+    assert {m.split(" written")[0] for _, m in _errors(bad)} == {"63.6%", "62.8%"}, _errors(bad)
+
+
+@pytest.fixture(scope="module")
+def puzzles(tmp_path_factory):
+    """The base/SFT/GRPO puzzle study (fraction, percent and 0-4 count metrics; baseline: base)."""
+    return corpus.build("mixed_units", tmp_path_factory.mktemp("puzzles") / "s")
+
+
+PUZZLES = ("# Card\n\n| | SFT | GRPO |\n|---|---|---|\n| Groups correct (of 4) | 2.08 | 2.51 |\n\n"
+           "GRPO solves 64.6% of the puzzles. pass@16 barely moves over SFT (+2.6 pp, p = 0.19), which is not "
+           "significant. On groups, GRPO gets 2.51 of 4 right against 2.08 for SFT (+0.43 groups, p = 0.037 "
+           "unadjusted).\n\nSFT − Base = +13.6 pp (95% CI 2.5 to 23.5 pp, p = 0.012,\nexploratory).\n")
+
+
+def test_one_arm_compared_with_another_and_counts_of_4(puzzles, tmp_path):
+    """'pass@16 barely moves over SFT' after a sentence about GRPO is GRPO minus SFT; '2.51 of 4' and
+    '+0.43 groups' are the one 0-4 count metric (the sentence before named pass@16); '(of 4)' is that
+    count's maximum, not the held-out n; 'exploratory' on the next line of the sentence labels it."""
+    res = _audit(puzzles, tmp_path, PUZZLES, "")
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "+2.6")] == ["contrasts.grpo-sft.pass16.diff_mean"]
+    assert [r.source for r in _rows(res, "+0.43")] == ["contrasts.grpo-sft.groups_correct.diff_mean"]
+    assert [r.source for r in _rows(res, "0.037")] == ["contrasts.grpo-sft.groups_correct.p"]
+    bad = _audit(puzzles, tmp_path / "b", PUZZLES.replace("+0.43 groups", "+0.34 groups"), "")
+    assert [m for _, m in _errors(bad)] and all("contrasts.grpo-sft.groups_correct.diff_mean" in m
+                                                for _, m in _errors(bad)), _errors(bad)
+    bad = _audit(puzzles, tmp_path / "c", PUZZLES.replace("(of 4)", "(of 160)"), "")
+    assert any("n written as 160" in m for _, m in _errors(bad)), _errors(bad)

@@ -1,5 +1,5 @@
 """Check 11: a number that comes from exploratory or unregistered runs is labelled as such
-where it appears (same line, table caption or header, row, or section heading)."""
+where it appears (same line or sentence, table caption or header, row, or section heading)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ def run(ctx, out) -> None:
             text_ent = None  # "RNG seed 20260714" in prose names no run
         if not (srcs_expl or _is_exploratory_entity(ctx, text_ent)):
             continue
-        context = " ".join(x or "" for x in (m.line_text, m.row, m.column, m.table_caption, m.section, m.macro))
+        context = " ".join(x or "" for x in (m.line_text, m.sentence, m.row, m.column, m.table_caption, m.section,
+                                             m.macro))   # the sentence: "(p = 0.012,\nexploratory)" wraps
         if mentions_exploratory(context):
             continue
         key = (m.file, m.line)
@@ -51,5 +52,5 @@ def run(ctx, out) -> None:
             continue
         reported.add(key)
         src = ", ".join(s.id for s in t.sources[:2]) or "an unregistered or exploratory run"
-        out.add(m.where, "the word 'exploratory' on the line, in the table header/caption or the section heading",
+        out.add(m.where, "the word 'exploratory' on the line or in its sentence, in the table header/caption or the section heading",
                 f"{m.text} from {src}, unlabelled", "exploratory result not labelled as exploratory")
