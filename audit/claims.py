@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 
@@ -37,6 +38,7 @@ _HELDOUT_WORDS = re.compile(r"held[- ]?out|\btest\b|split|items|problems|questio
 _SIGNIF = re.compile(r"\b(not\s+(?:statistically\s+)?significant(?:ly)?|non-?significant(?:ly)?|insignificant|"
                      r"(?:statistically\s+)?significant(?:ly)?|no\s+(?:(?:statistically\s+)?significant\s+)?"
                      r"difference)\b", re.I)
+_DIGIT = re.compile(r"\d")
 _UNADJUSTED = re.compile(r"\bunadjusted|\buncorrected|\b(?:before|without|prior\s+to)\s+(?:any\s+)?(?:multiplicity\s+)?"
                          r"(?:adjustment|correction)|\bnominal(?:ly)?\b|\braw\s+p\b", re.I)
 _ADJUSTED = re.compile(r"adjust|correct|\bBH\b|Holm|Bonferroni|multiplicity|family", re.I)
@@ -316,9 +318,12 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
 
 def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
     """Seed lists, single seeds, run/arm/seed counts and the held-out n written in one sentence."""
-    for m in _SEED_LIST.finditer(sent):
+    if not _DIGIT.search(sent):
+        return     # every fact is written with digits
+    seeds = "seed" in sent.lower()
+    for m in _SEED_LIST.finditer(sent) if seeds else ():
         _seed_list(m, facts, at(m.start(1)), out)
-    for m in _SEED_ONE.finditer(sent):
+    for m in _SEED_ONE.finditer(sent) if seeds else ():
         seed = int(m.group(1))
         if not _registered(facts, seed):
             out.append(Claim(at(m.start()), f"one of the registered seeds {list(facts.seeds)}", m.group(0),
@@ -381,7 +386,7 @@ def _verdict_words(sent, s_start, cid, metrics, facts: Facts, f, para, out, tall
     else the primary contrast's. A word in LaTeX small caps (``\\textsc{survives}``) is a verdict
     word too."""
     nums, text, offs = para
-    for m in re.finditer(r"\b[A-Za-z][A-Za-z_]{3,}\b", sent):
+    for m in _verdict_names_rx(facts.verdict_names).finditer(sent):
         line = _line_of(offs, nums, s_start + m.start())
         word = _verdict_word(m.group(0), f.lines[line - 1], facts)
         if word is None or re.search(rf"{word}\W{{0,4}}<!--\s*verdict\s*:", f.lines[line - 1]):
@@ -397,6 +402,13 @@ def _verdict_words(sent, s_start, cid, metrics, facts: Facts, f, para, out, tall
         if word != want:
             out.append(Claim(f"{f.path}:{line}", f"{want} (verdicts.{'contrasts' if key == cid else 'secondary'}.{key})",
                              word, f"verdict word {word} contradicts the analysis: {key} is {want}"))
+
+
+@functools.lru_cache(maxsize=16)
+def _verdict_names_rx(names: frozenset) -> re.Pattern:
+    """The study's verdict names as words, in any case (one pattern per study)."""
+    alts = "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True)) or "(?!)"
+    return re.compile(rf"\b(?:{alts})\b", re.I)
 
 
 def _verdict_word(word: str, line: str, facts: Facts) -> str | None:

@@ -118,7 +118,7 @@ def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
     out: list[Said] = []
     decided: set[int] = set()
     undecided: list[tuple[int, str]] = []
-    ratios = [(r.start(), r.end()) for r in RATIO.finditer(sent)]   # "2x higher than": the ratio claim's
+    ratios = [(r.start(), r.end()) for r in _ratios(sent)]   # "2x higher than": the ratio claim's
     for m in _COMPARE.finditer(sent):
         if any(a <= m.start() <= b for a, b in ratios):
             decided.add(m.start())
@@ -187,7 +187,7 @@ def number_comparisons(sent: str, skip: set[int]) -> list[Said]:
     """"0.221 ... lower than GRPO's 0.416": the numbers written on either side must agree (a word the
     analysis already decided, at an offset in ``skip``, is not checked twice)."""
     out = []
-    for m in _NUM_COMPARE.finditer(sent):
+    for m in _NUM_COMPARE.finditer(sent) if _DIGIT.search(sent) else ():
         if m.start() in skip:
             continue
         before = list(_NUMBER.finditer(sent[:m.start()]))
@@ -234,6 +234,14 @@ RATIO = re.compile(r"\b(?:(roughly|about|nearly|almost|around|approximately|some
                    r"\s+(fewer|less|lower|smaller|more|higher|larger|greater)\b", re.I)
 
 
+_RATIO_HINT = re.compile(r"\d\s*(?:x|×|times|-?fold)\b", re.I)
+
+
+def _ratios(sent: str):
+    """The ratio claims of a sentence (the full pattern runs only where a hint of one is)."""
+    return RATIO.finditer(sent) if _RATIO_HINT.search(sent) else ()
+
+
 def _arm_value(facts, arm: str, metric: str) -> tuple[float, str] | None:
     for leaf in (f"{metric}.mean", metric):
         v = facts.values.get(f"arms.{arm}.{leaf}")
@@ -252,7 +260,7 @@ def ratio_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[int
         (contradicted claims, how many were decided, (offset, words) of those it cannot decide).
     """
     out, decided, undecided = [], 0, []
-    for m in RATIO.finditer(sent):
+    for m in _ratios(sent):
         before = [a for pos, a in arms if pos < m.start()]
         x = before[-1] if before else subject
         y = _arm_right_after(sent, m.end(), arms) or baseline
