@@ -43,7 +43,7 @@ def paired_t(x: np.ndarray, y: np.ndarray) -> dict:
 
 def contrast_values(lock: Lock, data, contrast, seeds: list[int]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Primary-metric values of (arm, baseline) over ``seeds``; refuses a look whose runs are missing."""
-    metric = lock.prereg["analysis"]["primary_metric"]
+    metric = lock.study.analysis.primary_metric
     xs, ys, seals = [], [], []
     for s in seeds:
         for arm, out in ((contrast.arm, xs), (contrast.baseline, ys)):
@@ -58,11 +58,10 @@ def contrast_values(lock: Lock, data, contrast, seeds: list[int]) -> tuple[np.nd
 
 def look_record(lock: Lock, data, d: Design, look: int, previous: dict | None) -> dict:
     """The interim entry of ``look`` (unsealed): per contrast its statistic and decision."""
-    from prereg.declarations import contrast_decls
 
     plan = d.plan
-    seeds = list(lock.prereg["seeds"][: plan.looks[look - 1]])
-    by_id = {c.id: c for c in contrast_decls(lock.prereg)}
+    seeds = list(lock.study.seeds[: plan.looks[look - 1]])
+    by_id = {c.id: c for c in lock.study.contrasts}
     contrasts, inputs = {}, []
     for cid in plan.contrasts:
         c = by_id[cid]
@@ -129,10 +128,10 @@ def log_early_analysis(lock: Lock, runs: str | Path, data) -> dict | None:
     for some arm and no interim stopped the study, the analysis is a look outside the design
     and goes on the record (the audit reports it).
     """
-    seq = lock.prereg["analysis"].get("sequential")
+    seq = lock.study.analysis.sequential
     if not seq or data.source != "runs":
         return None
-    counts = {a: len(data.seeds_of(a)) for a in lock.prereg["arms"]}
+    counts = {a: len(data.seeds_of(a)) for a in lock.study.arms}
     planned = lk.planned_seeds(lock.prereg, lock.hash, lk.read_log(runs, lock.study_id))
     if all(counts[a] >= planned[a] for a in counts):  # the final analysis (maybe after an early stop)
         return None
@@ -152,7 +151,7 @@ def drop_unasked_seeds(lock: Lock, runs: str | Path, data) -> None:
     if lk.chain_problems(entries):
         return
     planned = lk.planned_seeds(lock.prereg, lock.hash, entries)
-    order = {s: i for i, s in enumerate(lock.prereg["seeds"])}
+    order = {s: i for i, s in enumerate(lock.study.seeds)}
     data.deviations[:] = [d for d in data.deviations
                           if not (d.get("kind") == "missing_seed" and d.get("arm") in planned
                                   and order.get(d.get("seed"), -1) >= planned[d["arm"]])]

@@ -500,12 +500,32 @@ def _label_row(a: dict, c: str) -> str:
 
 
 def latex(a: dict, digest: str) -> str:
+    """results.tex: one macro per analysis value and verdict, then the arm, contrast and secondary
+    tables written only with those macros (so every number is pinned to its analysis.json id)."""
     plan = a["plan"]
-    metric = plan["primary_metric"]
-    names: dict[str, str] = {}
     lines = [f"% rlprereg-analysis sha256={digest} study={a['study_id']} lock={a['lock']['hash']}",
              "% Convention: one macro per analysis value, `\\newcommand{\\NAME}{TEXT} % id: VALUE_ID`;",
              "% the tables below use only these macros (see `stats render --help`)."]
+    lines += _tex_macros(a)
+    summ = plan["arm_summary"]
+    munit = _unit(a, f"arms.{a['arms'][0]}.{plan['primary_metric']}.{summ['statistics'][0]}", "fraction")
+    ctags = _contrast_tags(plan)
+    lines += _tex_arm_table(a, munit)
+    lines += _tex_contrast_table(a, munit, ctags)
+    for metric, items in _secondary_keys(a).items():
+        lines += _tex_secondary_table(a, metric, items, ctags)
+    return "\n".join(lines)
+
+
+def _tex_ref(a: dict, vid: str) -> str:
+    """The macro of a value, or ``--`` when the analysis has no such value."""
+    return f"\\{_tex_name(a, vid)}" if vid in a["values"] else "--"
+
+
+def _tex_macros(a: dict) -> list[str]:
+    """``\\newcommand`` lines for every value and verdict; two ids mapping to one macro name is an error."""
+    names: dict[str, str] = {}
+    lines = []
     for vid in sorted(a["values"]):
         name = _tex_name(a, vid)
         if name in names:
@@ -522,53 +542,59 @@ def latex(a: dict, digest: str) -> str:
         lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(res.get('verdict') or 'NONE')}}} % verdict: secondary.{key}")
     lines.append(f"\\newcommand{{\\{macro_name('verdict.study')}}}{{{_tex_escape(a['verdicts']['study']['verdict'])}}}"
                  " % verdict: study")
+    return lines
 
-    def m(vid):
-        return f"\\{_tex_name(a, vid)}" if vid in a["values"] else "--"
 
-    summ = plan["arm_summary"]
+def _tex_arm_table(a: dict, munit: str) -> list[str]:
+    plan = a["plan"]
+    metric, summ = plan["primary_metric"], plan["arm_summary"]
     s0 = summ["statistics"][0]
     tag = "ci" + _level_tag(summ["level"])
-    munit = _unit(a, f"arms.{a['arms'][0]}.{metric}.{s0}", "fraction")
-    lines += ["", "\\begin{table}[t]", "\\centering",
-              f"\\caption{{{_tex_escape(metric)} by arm ({munit}); {summ['level'] * 100:g}\\% {_tex_escape(summ['interval'])} intervals over seeds.}}",
-              "\\begin{tabular}{lrrr}", "\\hline",
-              f"Arm & Seeds & {_tex_escape(s0)} ({munit}) & {summ['level'] * 100:g}\\% CI ({munit}) \\\\", "\\hline"]
+    lines = ["", "\\begin{table}[t]", "\\centering",
+             f"\\caption{{{_tex_escape(metric)} by arm ({munit}); {summ['level'] * 100:g}\\% {_tex_escape(summ['interval'])} intervals over seeds.}}",
+             "\\begin{tabular}{lrrr}", "\\hline",
+             f"Arm & Seeds & {_tex_escape(s0)} ({munit}) & {summ['level'] * 100:g}\\% CI ({munit}) \\\\", "\\hline"]
     for arm in a["arms"]:
         base = f"arms.{arm}.{metric}.{s0}"
-        lines.append(f"{_tex_escape(arm)} & {m(f'arms.{arm}.n_seeds')} & {m(base)} & [{m(base + '.' + tag + '.low')}, "
-                     f"{m(base + '.' + tag + '.high')}] \\\\")
-    lines += ["\\hline", "\\end{tabular}", "\\end{table}", ""]
-    ctags = _contrast_tags(plan)
+        lines.append(f"{_tex_escape(arm)} & {_tex_ref(a, f'arms.{arm}.n_seeds')} & {_tex_ref(a, base)} & "
+                     f"[{_tex_ref(a, base + '.' + tag + '.low')}, {_tex_ref(a, base + '.' + tag + '.high')}] \\\\")
+    return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
+
+
+def _tex_ci(a: dict, pre: str, t0: str | None) -> str:
+    return f"[{_tex_ref(a, pre + '.' + t0 + '.low')}, {_tex_ref(a, pre + '.' + t0 + '.high')}]" if t0 else "--"
+
+
+def _tex_contrast_table(a: dict, munit: str, ctags: list) -> list[str]:
     t0 = ctags[0][0] if ctags else None
-    lines += ["\\begin{table}[t]", "\\centering",
-              f"\\caption{{Paired contrasts (arm $-$ baseline, difference in {munit}); p adjusted by "
-              f"{_tex_escape(plan['multiplicity']['method'])}.}}",
-              "\\begin{tabular}{lrrrrl}", "\\hline",
-              f"Contrast & $\\Delta$ ({munit}) & {ctags[0][1]['level'] * 100:g}\\% CI & p & p adj. & Verdict \\\\"
-              if ctags else "Contrast & $\\Delta$ & CI & p & p adj. & Verdict \\\\", "\\hline"]
+    lines = ["\\begin{table}[t]", "\\centering",
+             f"\\caption{{Paired contrasts (arm $-$ baseline, difference in {munit}); p adjusted by "
+             f"{_tex_escape(a['plan']['multiplicity']['method'])}.}}",
+             "\\begin{tabular}{lrrrrl}", "\\hline",
+             f"Contrast & $\\Delta$ ({munit}) & {ctags[0][1]['level'] * 100:g}\\% CI & p & p adj. & Verdict \\\\"
+             if ctags else "Contrast & $\\Delta$ & CI & p & p adj. & Verdict \\\\", "\\hline"]
     for c in a["contrasts"]:
         pre = f"contrasts.{c}"
-        ci = f"[{m(pre + '.' + t0 + '.low')}, {m(pre + '.' + t0 + '.high')}]" if t0 else "--"
-        lines.append(f"{_tex_escape(c)} & {m(pre + '.diff_mean')} & {ci} & {m(pre + '.p')} & {m(pre + '.p_adjusted')} "
-                     f"& \\{_verdict_tex_name(a, c)} \\\\")
-    lines += ["\\hline", "\\end{tabular}", "\\end{table}", ""]
-    for metric, items in _secondary_keys(a).items():
-        pre0 = f"contrasts.{items[0][0]}.{metric}"
-        mu = (a["values"].get(f"{pre0}.n_pairs") or {}).get("params", {}).get("metric_unit", "other")
-        lines += ["\\begin{table}[t]", "\\centering",
-                  f"\\caption{{Secondary metric {_tex_escape(metric)} (not in the confirmatory family): paired contrasts "
-                  f"(arm $-$ baseline, difference in {mu}); p unadjusted.}}",
-                  "\\begin{tabular}{lrrrl}", "\\hline",
-                  f"Contrast & $\\Delta$ ({mu}) & {ctags[0][1]['level'] * 100:g}\\% CI & p (unadj.) & Verdict \\\\"
-                  if ctags else "Contrast & $\\Delta$ & CI & p (unadj.) & Verdict \\\\", "\\hline"]
-        for c, key in items:
-            pre = f"contrasts.{c}.{metric}"
-            ci = f"[{m(pre + '.' + t0 + '.low')}, {m(pre + '.' + t0 + '.high')}]" if t0 else "--"
-            lines.append(f"{_tex_escape(c)} & {m(pre + '.diff_mean')} & {ci} & {m(pre + '.p')} "
-                         f"& \\{_verdict_tex_name(a, key, secondary=True)} \\\\")
-        lines += ["\\hline", "\\end{tabular}", "\\end{table}", ""]
-    return "\n".join(lines)
+        lines.append(f"{_tex_escape(c)} & {_tex_ref(a, pre + '.diff_mean')} & {_tex_ci(a, pre, t0)} & "
+                     f"{_tex_ref(a, pre + '.p')} & {_tex_ref(a, pre + '.p_adjusted')} & \\{_verdict_tex_name(a, c)} \\\\")
+    return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
+
+
+def _tex_secondary_table(a: dict, metric: str, items: list, ctags: list) -> list[str]:
+    t0 = ctags[0][0] if ctags else None
+    pre0 = f"contrasts.{items[0][0]}.{metric}"
+    mu = (a["values"].get(f"{pre0}.n_pairs") or {}).get("params", {}).get("metric_unit", "other")
+    lines = ["\\begin{table}[t]", "\\centering",
+             f"\\caption{{Secondary metric {_tex_escape(metric)} (not in the confirmatory family): paired contrasts "
+             f"(arm $-$ baseline, difference in {mu}); p unadjusted.}}",
+             "\\begin{tabular}{lrrrl}", "\\hline",
+             f"Contrast & $\\Delta$ ({mu}) & {ctags[0][1]['level'] * 100:g}\\% CI & p (unadj.) & Verdict \\\\"
+             if ctags else "Contrast & $\\Delta$ & CI & p (unadj.) & Verdict \\\\", "\\hline"]
+    for c, key in items:
+        pre = f"contrasts.{c}.{metric}"
+        lines.append(f"{_tex_escape(c)} & {_tex_ref(a, pre + '.diff_mean')} & {_tex_ci(a, pre, t0)} & "
+                     f"{_tex_ref(a, pre + '.p')} & \\{_verdict_tex_name(a, key, secondary=True)} \\\\")
+    return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
 
 
 # ----------------------------------------------------------------------------- figures

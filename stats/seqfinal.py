@@ -163,8 +163,8 @@ def observed(lock, data, d: Design, contrast, look: int) -> Observed | None:
     """The contrast's paired statistic over the first n_look registered seeds (None if runs are missing)."""
     from stats.interim import paired_t
 
-    metric = lock.prereg["analysis"]["primary_metric"]
-    seeds = lock.prereg["seeds"][: d.plan.looks[look - 1]]
+    metric = lock.study.analysis.primary_metric
+    seeds = list(lock.study.seeds[: d.plan.looks[look - 1]])
     xs, ys = [], []
     for s in seeds:
         a, b = data.units.get((contrast.arm, s)), data.units.get((contrast.baseline, s))

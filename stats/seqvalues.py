@@ -20,7 +20,6 @@ def apply(V, lock, data, facts: dict, warnings: list[str]) -> None:
         facts: contrast id -> facts dict (``p`` and ``intervals`` are replaced in place).
     """
     from prereg import looks as lk
-    from prereg.declarations import contrast_decls
     from prereg.seqdesign import decide, design, plan_of
 
     plan = plan_of(lock.prereg)
@@ -31,7 +30,7 @@ def apply(V, lock, data, facts: dict, warnings: list[str]) -> None:
     if lk.chain_problems(entries):
         warnings.append("looks log chain broken: sequential inference uses the final look for every contrast")
         entries = []
-    decls = {c.id: c for c in contrast_decls(lock.prereg)}
+    decls = {c.id: c for c in lock.study.contrasts}
     dr = sf._paths(d)
     _bounds(V, d)
     for cid in plan.contrasts:
