@@ -50,8 +50,14 @@ def ncp_interval(t: float, df: float, level: float) -> tuple[float, float]:
     """
     a = (1 - level) / 2
 
+    def cdf(nc: float) -> float:
+        # scipy's nct.cdf is NaN far in a tail (t = -15.3, df = 59, nc = 4.69: a 60-seed dz bracket)
+        # where nct.sf stays accurate (prereg.power reads upper tails for the same reason)
+        v = float(_st.nct.cdf(t, df, nc))
+        return v if math.isfinite(v) else 1.0 - float(_st.nct.sf(t, df, nc))
+
     def root(target):
-        f = lambda nc: float(_st.nct.cdf(t, df, nc)) - target  # noqa: E731
+        f = lambda nc: cdf(nc) - target  # noqa: E731
         lo, hi = t - 10.0, t + 10.0
         while f(lo) < 0:
             lo -= 10.0
