@@ -28,7 +28,7 @@ of how far two runs of half the size would differ. Two independent runs differ b
 sqrt(2) x the interval's half-width 95% of the time: a half-width under 1.4% means two runs
 agree within ±2%.
 
-    .venv/bin/python benchmarks/runner_overhead.py [--steps 24] [--repeats 8] [--json raw.json]
+    .venv/bin/python benchmarks/runner_overhead.py [--steps 48] [--repeats 8] [--json raw.json]
 """
 
 from __future__ import annotations
@@ -327,7 +327,7 @@ def _summary(rounds: list[dict], warmup: int) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=24)
+    ap.add_argument("--steps", type=int, default=48)
     ap.add_argument("--repeats", type=int, default=8)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--json", help="write every round's per-step times here")

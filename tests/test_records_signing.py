@@ -11,7 +11,7 @@ import json
 import shutil
 
 import pytest
-from audit_defects import HELDOUT_TRACE, MANIFEST, build_clean, copy_campaign, edit_rows, reanalyze
+from audit_defects import HELDOUT_TRACE, MANIFEST, copy_campaign, edit_rows, reanalyze
 
 from audit.cli import main as audit_main
 from audit.engine import run_audit
@@ -38,8 +38,8 @@ def _sign_all(camp, key_path):
 
 
 @pytest.fixture(scope="module")
-def signed(tmp_path_factory, keys):
-    camp = build_clean(tmp_path_factory.mktemp("signed") / "c")
+def signed(tmp_path_factory, keys, clean_campaign):
+    camp = copy_campaign(clean_campaign, tmp_path_factory.mktemp("signed") / "c")  # signatures lie outside the seals
     _sign_all(camp, keys["lab"])
     return camp
 

@@ -160,6 +160,7 @@ def test_rendered_report_passes_the_audit_strictly(rendered):
 
 def test_manifest_that_is_not_an_object_is_a_note_not_a_traceback(tmp_path, capsys):
     pre = small_prereg(E1, heldout_n=50, steps=5, seeds=[1, 2, 3])
+    pre["analysis"]["resamples"] = 200  # the note is under test, not the intervals
     c = make_campaign(tmp_path, pre)
     apath = write(analyze(c.lock_path, c.runs_dir), tmp_path / "report" / "analysis.json")
     unit = next(iter(sorted(Path(c.runs_dir).rglob("manifest.json")))).parent
