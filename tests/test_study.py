@@ -32,6 +32,16 @@ def test_study_matches_the_preregistration(name):
     assert s.evaluation.heldout_n == p["dataset"]["heldout_n"]
     assert s.analysis.alternative == a["contrasts"].get("alternative", "two-sided")  # the default, stated once
     assert s.trained_arms == tuple(a for a in p["arms"] if p["arms"][a].get("kind", "trained") == "trained")
+    assert [(iv.method, iv.level) for iv in s.analysis.intervals] == \
+        [(iv["method"], iv["level"]) for iv in a["contrasts"]["intervals"]]
+    assert (s.analysis.arm_summary.statistics, s.analysis.arm_summary.interval, s.analysis.arm_summary.level) == \
+        (tuple(a["arm_summary"]["statistics"]), a["arm_summary"]["interval"], a["arm_summary"]["level"])
+    assert (s.analysis.power.method, s.analysis.power.target, s.analysis.power.pilot_sd) == \
+        (a["power"]["method"], a["power"]["target"], a["power"].get("pilot_sd"))
+    assert s.analysis.metrics[0] == a["primary_metric"] and s.analysis.tasks == tuple(a.get("tasks", ()))
+    assert list(s.analysis.verdicts) == a["verdicts"]
+    assert [(h.id, h.arm, h.baseline, h.metric, h.published_effect) for h in s.hypotheses] == \
+        [(h["id"], h["arm"], h["baseline"], h["metric"], h.get("published_effect")) for h in p["hypotheses"]]
 
 
 def test_study_is_read_only_and_defaults_apply():
@@ -42,6 +52,12 @@ def test_study_is_read_only_and_defaults_apply():
     s = study_of(p)
     arm = next(iter(s.arms.values()))
     assert arm.training.num_iterations == 1 and arm.training.gradient_accumulation_steps >= 1
+    p["analysis"].pop("power")
+    p["analysis"]["contrasts"].pop("alternative")
+    p["analysis"]["secondary_metrics"] = ["heldout_reward_mean", "heldout_accuracy"]
+    plan = study_of(p).analysis
+    assert plan.power is None and plan.alternative == "two-sided" and plan.item_level == "none" and plan.tasks == ()
+    assert plan.metrics == ("heldout_accuracy", "heldout_reward_mean")  # primary first, each once
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.id = "other"
     with pytest.raises(TypeError):
