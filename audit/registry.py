@@ -46,5 +46,3 @@ CHECKS: list[Check] = [
     Check("12", "looks", "Sequential looks taken as registered, decided by the boundary, looks log intact",
           looks.run, True),
 ]
-
-BY_ID = {c.id: c for c in CHECKS}

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 UNITS = ("fraction", "percent", "count", "real")
 KINDS = ("mean", "pass_at_k", "curve_auc", "curve_at_step")  # curve_*: stats/curves.py
-SIGNS = ("arm_minus_baseline", "baseline_minus_arm")
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ from prereg.errors import UserError
 from prereg.sequential import Boundaries, Spec, spending_boundaries
 
 SMALL_SAMPLE = ("t_calibrated", "t_tail", "none")
-INFERENCE = ("stagewise", "repeated_ci")
 DEFAULT_DRAWS = 1_000_000
 CALIBRATION_STREAM = 1701   # rng streams: [rng_seed, stream]
 H0_STREAM, H1_STREAM = 1702, 1703

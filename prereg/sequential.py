@@ -30,7 +30,6 @@ from prereg.errors import UserError
 
 SPENDING = ("obrien_fleming", "pocock", "hsd")
 CONSTANT = ("pocock_constant", "obrien_fleming_constant")
-FUTILITY = ("none", "binding", "non_binding")
 _Z_CAP = 9.0          # |Z| beyond this carries < 1e-18 probability: the region is cut there
 _PER_UNIT = 48        # Simpson intervals per unit of Z: error far below the 3rd decimal
 _B_MAX = 40.0

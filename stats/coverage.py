@@ -26,10 +26,8 @@ MEDIAN_DISTRIBUTIONS = ("normal", "lognormal")  # continuous: the median is a po
 LEVELS = (0.95, 0.90)
 ITEMS = 100
 BETA = (6.0, 4.0)
-THRESHOLD = 0.93  # warn below this actual coverage of a nominal 95% interval
 _LEVEL = 0.95
 TABLE_PATH = Path(__file__).with_name("coverage_table.json")
-TABLE_FILE = TABLE_PATH  # the name h6-rules introduced
 
 
 def true_value(dist: str, stat: str = "mean") -> float:
