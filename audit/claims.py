@@ -143,7 +143,8 @@ def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tally | No
         _paragraph_claims(f, para, vocab, facts, out, starts, tally)
     _n_labels_in_tables(f, facts, out)
     _table_verdicts(f, vocab, facts, out, tally)
-    return out
+    _parsed_table_verdicts(f, vocab, facts, out, tally)
+    return list(dict.fromkeys(out))   # a raw HTML table row is read as prose too: one finding per claim
 
 
 def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim], tally: Tally) -> None:
@@ -176,6 +177,41 @@ def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Cl
                 if word != want:
                     out.append(Claim(f"{f.path}:{i}", f"{want} (verdicts.contrasts.{cid})", word,
                                      f"verdict word {word} contradicts the analysis: {cid} is {want}"))
+
+
+def _parsed_table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim], tally: Tally) -> None:
+    """Verdict words in HTML and LaTeX table rows (pipe tables are read line by line above), from
+    the parsed cells of each row that holds a number: the row's arm, else the column's, else the
+    headings'. In LaTeX a lower-case verdict name in a cell is a verdict word (small caps)."""
+    seen: set = set()
+    starts = None
+    for m in f.mentions:
+        if m.kind != "table" or not m.row_cells or m.line_text.lstrip().startswith("|"):
+            continue
+        key = (m.line, m.row_cells)
+        if key in seen:
+            continue
+        seen.add(key)
+        row_arms = list(dict.fromkeys(a for _, a in vocab.arms_in(m.identity or m.row or "")))
+        for ci, cell in enumerate(m.row_cells):
+            words = [w for w in re.findall(r"[A-Za-z_]{4,}", cell) if w.upper() in facts.verdict_names
+                     and (w.isupper() or f.path.endswith(".tex"))]
+            if not words:
+                continue
+            col = m.header[ci] if ci < len(m.header) else ""
+            arms = row_arms or list(dict.fromkeys(a for _, a in vocab.arms_in(col)))
+            if not arms and starts is None:
+                starts = [ln for ln, _ in getattr(f, "heading_scopes", None) or []]
+            cid = _contrast_id(_sentence_pair(arms, None, vocab) if arms else scope_pair(f, m.line, vocab, starts), facts)
+            want = facts.verdicts.get(cid) if cid else None
+            for w in words:
+                if not want:
+                    tally.undecided.append((f"{f.path}:{m.line}", w.upper()))
+                    continue
+                tally.checked += 1
+                if w.upper() != want:
+                    out.append(Claim(f"{f.path}:{m.line}", f"{want} (verdicts.contrasts.{cid})", w.upper(),
+                                     f"verdict word {w.upper()} contradicts the analysis: {cid} is {want}"))
 
 
 def _registered(facts: Facts, seed: int) -> bool:

@@ -215,3 +215,19 @@ def test_a_ratio_claim_is_the_ratio_of_the_two_arms_values(studies, sentence, wr
     assert len(got) == 1, got
     assert " contradicts the analysis: arms." in got[0][1] and "arms.grpo.zvf_mean" in got[0][1] \
         and "arms.dapo.zvf_mean" in got[0][1], got
+
+
+def test_verdict_words_in_html_and_latex_tables(studies):
+    from audit.numbers import parse_latex
+
+    prereg, analysis = studies["arm_table"]
+    html = ("# R\n\n<table>\n<tr><th>Arm</th><th>Accuracy</th><th>Verdict</th></tr>\n"
+            "<tr><td>GSPO</td><td>0.610</td><td>{w}</td></tr>\n</table>\n")
+    tex = ("\\section{{R}}\n\\begin{{tabular}}{{lrl}}\n\\toprule\nArm & Accuracy & Verdict \\\\\n\\midrule\n"
+           "GSPO & 0.610 & \\textsc{{{w}}} \\\\\n\\bottomrule\n\\end{{tabular}}\n")
+    for parse, text, name, at in ((parse_markdown, html, "report.md", 5), (parse_latex, tex, "paper.tex", 6)):
+        for word, n in (("SURVIVES", 0), ("DISAPPEARS", 1), ("disappears", 1 if name == "paper.tex" else 0)):
+            f = parse(name, text.format(w=word), name)
+            got = [(c.location, c.message) for c in check_file(f, vocabulary(prereg), facts_of(prereg, analysis))]
+            assert got == [(f"{name}:{at}", "verdict word DISAPPEARS contradicts the analysis: gspo-grpo is "
+                            "SURVIVES")] * n, (name, word, got)
