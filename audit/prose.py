@@ -435,6 +435,8 @@ _VERSUS = re.compile(r"\b(?:vs\.?|versus|against|relative\s+to|compared\s+(?:to|
 _CELL_PP = re.compile(r"\d\s*(?:\]|\))?\s*(?:pp\b|percentage\s+points?\b)", re.I)
 _HEAD_PCT = re.compile(r"\(\s*%\s*\)|\bpercent(?:age)?s?\b|\bin\s+%", re.I)
 _UNIT = re.compile(r"%|\bpercent|\bpp\b|\bfraction\b|\bproportion\b|\bcount\b|\bof\s+\d|\d\s*[-–]\s*\d", re.I)
+# columns whose numbers are counts or probabilities, never the metric's value: a heading's "(percent)" is not theirs
+_NOT_A_VALUE = re.compile(r"\b(?:pairs?|items?|seeds?|runs?|n|count|probability|p)\b|#", re.I)
 _SD_WORD = re.compile(r"\bs\.?d\.?\b|\bstd\b|standard dev", re.I)
 
 
@@ -470,7 +472,8 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     r = Reading(arms=[ent[1]], seed=ent[2] if ent[0] == "run" else None, metric=names[0][1])
     cell = next((c for c in m.row_cells if m.text in c), "")
     r.percent = bool(_CELL_PP.search(cell))   # "−7.8 pp", "[−15.6, +0.6] pp": the cell says percentage points
-    if not r.percent and _HEAD_PCT.search(heading) and not _UNIT.search(f"{m.row or ''} {m.column or ''}"):
+    if not r.percent and _HEAD_PCT.search(heading) and not _UNIT.search(f"{m.row or ''} {m.column or ''}") \
+            and not _NOT_A_VALUE.search(col):
         r.percent = True   # "## Accuracy (%)" over a table whose header and row labels state no unit
     lv = _LEVEL.findall(col)
     r.level = lv[-1] if lv else "95"
