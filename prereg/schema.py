@@ -113,9 +113,97 @@ class _BoundedMemo:
 _VALIDATED = _BoundedMemo(4096)
 
 
+# ----------------------------------------------------------------------------- fast path
+# An analysis of 1,000 runs holds ~9,000 value records (84,000 input seals); jsonschema walks each
+# in Python (~1 s). A record map whose record schema uses only the keywords below is checked by
+# a predicate compiled from that same schema; only when every record passes is the rest of the
+# document validated with the map's records left out. Any failing record means full validation,
+# so error messages are jsonschema's own.
+_PY_TYPES = {"string": lambda v: type(v) is str, "integer": lambda v: type(v) is int,
+             "number": lambda v: type(v) is int or type(v) is float, "boolean": lambda v: type(v) is bool,
+             "null": lambda v: v is None, "object": lambda v: type(v) is dict, "array": lambda v: type(v) is list}
+_COMPILABLE = {"type", "required", "properties", "items", "enum", "description"}
+
+
+def _compile(schema: Any):
+    """A predicate True only for instances ``schema`` accepts (strict integers), or None when the
+    schema uses a keyword this compiler does not handle. Only exact JSON types (str, int, float,
+    bool, None, dict, list) pass, which is all a parsed record holds."""
+    if not isinstance(schema, dict) or set(schema) - _COMPILABLE:
+        return None
+    checks = []
+    if "type" in schema:
+        names = [schema["type"]] if isinstance(schema["type"], str) else list(schema["type"])
+        if any(n not in _PY_TYPES for n in names):
+            return None
+        ok = [_PY_TYPES[n] for n in names]
+        checks.append(lambda v: any(f(v) for f in ok))
+    if "enum" in schema:
+        if not all(type(x) is str for x in schema["enum"]):
+            return None
+        allowed = frozenset(schema["enum"])
+        checks.append(lambda v: type(v) is str and v in allowed)
+    if "required" in schema:
+        req = tuple(schema["required"])
+        checks.append(lambda v: type(v) is not dict or all(k in v for k in req))
+    if "items" in schema:
+        item = _compile(schema["items"])
+        if item is None:
+            return None
+        if schema["items"] == {"type": "string"}:  # a list of seals: one C-level pass
+            checks.append(lambda v: type(v) is not list or set(map(type, v)) <= {str})
+        else:
+            checks.append(lambda v: type(v) is not list or all(map(item, v)))
+    if "properties" in schema:
+        props = {}
+        for k, sub in schema["properties"].items():
+            props[k] = _compile(sub)
+            if props[k] is None:
+                return None
+        checks.append(lambda v: type(v) is not dict or all(f(v[k]) for k, f in props.items() if k in v))
+    return lambda v: all(c(v) for c in checks)
+
+
+@cache
+def _record_maps(name: str) -> tuple:
+    """(property, key pattern, record predicate) for each top-level map of records that compiles,
+    and the validator of the schema with those maps' records left out."""
+    schema = load_schema(name)
+    maps, reduced = [], {**schema, "properties": dict(schema.get("properties") or {})}
+    for prop, sub in (schema.get("properties") or {}).items():
+        if not isinstance(sub, dict) or set(sub) - {"type", "description", "propertyNames", "additionalProperties"}:
+            continue
+        names = sub.get("propertyNames", {})
+        if sub.get("type") != "object" or set(names) - {"pattern"}:
+            continue
+        pred = _compile(sub.get("additionalProperties"))
+        if pred is None:
+            continue
+        maps.append((prop, _ecma(names["pattern"]) if "pattern" in names else None, pred))
+        reduced["properties"][prop] = {"type": "object"}
+    return tuple(maps), (StrictValidator(reduced) if maps else None)
+
+
+def _records_valid(doc: Any, name: str):
+    """The reduced validator when every record map of ``doc`` passes its compiled predicate, else None."""
+    maps, reduced = _record_maps(name)
+    if reduced is None or not isinstance(doc, dict):
+        return None
+    for prop, pattern, pred in maps:
+        recs = doc.get(prop)
+        if recs is None:
+            continue
+        if type(recs) is not dict or not all(map(pred, recs.values())):
+            return None
+        if pattern is not None and not all(pattern.search(k) for k in recs):
+            return None
+    return reduced
+
+
 def _schema_errors(doc: Any, name: str) -> list[str]:
     errs = value_problems(doc)
-    for e in _validator(name).iter_errors(doc):
+    validator = _records_valid(doc, name) or _validator(name)
+    for e in validator.iter_errors(doc):
         msg = e.message
         if len(msg) > 200:
             msg = msg[:197] + "..."

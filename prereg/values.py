@@ -15,6 +15,13 @@ SAFE_INT = 2**53 - 1  # RFC 8785 (I-JSON): integers beyond this do not survive a
 
 
 def _string_problem(text: str) -> str | None:
+    if text.isascii():  # C-level passes first: an analysis of 1,000 runs holds ~85,000 seals
+        return None
+    try:
+        text.encode("utf-8")  # fails exactly on a lone surrogate
+        return None
+    except UnicodeEncodeError:
+        pass
     for ch in text:
         if "\ud800" <= ch <= "\udfff":
             return f"contains a lone surrogate {ch.encode('unicode_escape').decode()} (not valid Unicode)"
