@@ -310,37 +310,53 @@ def _round(cfg, prereg, out: Path, r: int, warmup: int) -> dict:
     return x
 
 
+def round_interval(per_round: list[float], level: float = 0.95) -> tuple[float, float, float]:
+    """exp of the mean of per-round log ratios and of its t interval ends (rounds are the units).
+
+    Each round runs in its own interpreter, so what one process's memory layout and hash seed do
+    to the two variants differs between rounds; the t interval over rounds carries that spread
+    (an interval over the pooled steps of one process would not).
+
+    Example:
+        >>> r, lo, hi = round_interval([0.0, 0.02, -0.01, 0.01])
+        >>> round(r, 4), round(lo, 3), round(hi, 3)
+        (1.005, 0.985, 1.026)
+    """
+    import math
+
+    from scipy import stats as st
+
+    m = statistics.fmean(per_round)
+    if len(per_round) < 2:
+        return math.exp(m), float("nan"), float("nan")
+    half = st.t.ppf(0.5 + level / 2, len(per_round) - 1) * statistics.stdev(per_round) / math.sqrt(len(per_round))
+    return math.exp(m), math.exp(m - half), math.exp(m + half)
+
+
 def _summary(rounds: list[dict], warmup: int) -> None:
-    """The ratio per clock over all pairs, its interval, and the even/odd-round halves."""
+    """Per clock: the ratio, its interval over rounds, the even/odd-round halves, the run-to-run spread."""
     import math
 
     for clock, name in CLOCKS.items():
-        per_round = log_ratios(rounds, clock, warmup)
-        ratio, lo, hi = trimmed_ratio([v for r in per_round for v in r])
-        even = trimmed_ratio([v for r in per_round[0::2] for v in r])[0]
-        odd = trimmed_ratio([v for r in per_round[1::2] for v in r])[0] if len(per_round) > 1 else float("nan")
+        per_round = [math.log(trimmed_ratio(r)[0]) for r in log_ratios(rounds, clock, warmup)]
+        ratio, lo, hi = round_interval(per_round)
+        even = math.exp(statistics.fmean(per_round[0::2]))
+        odd = math.exp(statistics.fmean(per_round[1::2])) if len(per_round) > 1 else float("nan")
         half = 100 * max(ratio - lo, hi - ratio) / ratio
         print(f"per-step {name} ratio runner/plain: {ratio:.3f}  95% CI [{lo:.3f}, {hi:.3f}]  "
               f"(even rounds {even:.3f}, odd rounds {odd:.3f}; two runs of this size agree within "
               f"±{math.sqrt(2) * half:.1f}%)")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=48)
-    ap.add_argument("--repeats", type=int, default=8)
-    ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--json", help="write every round's per-step times here")
-    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (same for both variants)")
-    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
-                    help="where both variants train (cuda: the GPU path of the same comparison)")
-    args = ap.parse_args(argv)
+def _one_round(args) -> int:
+    """The child: one round in this fresh interpreter, its per-step times written to ``args.json``."""
+    import json
+
     import torch
 
     if args.device == "cuda" and not torch.cuda.is_available():
         print("error: --device cuda: no CUDA GPU is visible on this machine", file=sys.stderr)
         return 2
-
     torch.set_num_threads(args.threads)
     warnings.filterwarnings("ignore")
     from transformers.utils import logging as hf_logging
@@ -350,25 +366,52 @@ def main(argv=None) -> int:
     from runner.config import resolve
 
     prereg = _prereg(args.steps)
-    rounds, load0 = [], os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         cfg = resolve(prereg, "grpo", 1, device=args.device, output_dir=str(Path(tmp) / "ckpt"))
+        x = _round(cfg, prereg, Path(tmp), args.round, args.warmup)
+    Path(args.json).write_text(json.dumps(x))
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=32)
+    ap.add_argument("--repeats", type=int, default=12, help="rounds, each in its own interpreter")
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--json", help="write every round's per-step times here")
+    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (same for both variants)")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                    help="where both variants train (cuda: the GPU path of the same comparison)")
+    ap.add_argument("--round", type=int, default=None, help=argparse.SUPPRESS)  # the child's round number
+    args = ap.parse_args(argv)
+    if args.round is not None:
+        return _one_round(args)
+    import json
+    import subprocess
+
+    rounds, load0 = [], os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.repeats):
-            x = _round(cfg, prereg, Path(tmp), r, args.warmup)
+            out = Path(tmp) / f"round{r}.json"
+            proc = subprocess.run([sys.executable, __file__, "--round", str(r), "--json", str(out),
+                                   *(f"--{k}={getattr(args, k)}" for k in ("steps", "warmup", "threads", "device"))])
+            if proc.returncode != 0:
+                return proc.returncode
+            x = json.loads(out.read_text())
             rounds.append(x)
             print(f"round {r + 1} ({x['first']} first): median step CPU plain {x['process_ms']['plain']:.1f} ms "
                   f"runner {x['process_ms']['runner']:.1f} ms, wall plain {x['wall_ms']['plain']:.1f} ms runner "
                   f"{x['wall_ms']['runner']:.1f} ms; ratio CPU {x['process']:.3f} wall {x['wall']:.3f}", flush=True)
     if args.json:
-        import json
-
         Path(args.json).write_text(json.dumps(rounds))
     pairs = sum(len(r) for r in log_ratios(rounds, "process", args.warmup))
     print(f"steps {args.steps} (first {args.warmup} of each round dropped), 4 prompts x 4 completions x <=16 tokens, "
-          f"tiny:qwen2, torch threads {args.threads}, device {args.device}; {args.repeats} rounds, {pairs} "
-          f"ABBA-interleaved step pairs; load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at end")
+          f"tiny:qwen2, torch threads {args.threads}, device {args.device}; {args.repeats} rounds, each in its own "
+          f"interpreter, {pairs} ABBA-interleaved step pairs; load average {load0:.1f} at start, "
+          f"{os.getloadavg()[0]:.1f} at end")
     print(f"identical training (logged losses equal): {'yes' if all(x['identical'] for x in rounds) else 'NO'}")
-    print("ratios: exp(20% trimmed mean of the pairs' log ratios), 95% Tukey-McLaughlin t interval")
+    print("ratio: exp(mean over rounds of each round's 20% trimmed mean of its pairs' log ratios), 95% t interval "
+          "over rounds")
     _summary(rounds, args.warmup)
     print(f"time inside the runner's recorder (hashing, traces, telemetry lines) / plain training time: "
           f"{100 * statistics.median(x['share'] for x in rounds):.2f}% (the reward function's own task.reward "
