@@ -39,7 +39,8 @@ _NEGATED = re.compile(r"\b(?:not|never|no\s+longer|neither|nor|cannot)\b|n't\b",
 # A quantity that is no declared metric: a comparison about it is not one of the primary metric's
 # ("GRPO's training reward is higher than SFT's"), so without a named metric it is left undecided.
 _OTHER_QUANTITY = re.compile(r"\b(?:reward|loss|entropy|length|tokens?|KL|time|cost|latency|memory|throughput|"
-                             r"variance|speed|perplexity|temperature|learning\s+rate|gradient|norm)s?\b", re.I)
+                             r"variance|speed|perplexity|temperature|learning\s+rate|gradient|norm|budget|compute|"
+                             r"hours?|GPUs?|samples?|rollouts?|parameters?|data|wall[- ]?clock)s?\b", re.I)
 # Numbers written on both sides of one of these words must agree with it ("more than" is left out:
 # "10.7 points more than SFT (48.8%)" compares a difference with a mean).
 _NUM_COMPARE = re.compile(r"\b(higher|lower|greater|smaller|larger|below|above)\s+(?:than\s+)?", re.I)
