@@ -147,14 +147,18 @@ def _deviation(kind: str, detail: str, **kw) -> dict:
 
 def _read_items(run, plan: AnalysisPlan) -> tuple[list[str], dict[str, np.ndarray], list[str] | None]:
     rows = read_jsonl(run.path / HELDOUT_TRACE, "held-out trace")
-    rows = sorted(rows, key=lambda r: (str(r.get("item_id", r.get("index"))), r.get("index", 0)))
+    # rows in (item id, index) order; the sort compares C-level tuples (~500k rows at 1,000 runs)
     ids = [str(r.get("item_id", r.get("index"))) for r in rows]
+    keys = list(zip(ids, [r.get("index", 0) for r in rows], strict=True))
+    order = sorted(range(len(rows)), key=keys.__getitem__)  # stable, like sorting the rows
+    rows, ids = [rows[i] for i in order], [ids[i] for i in order]
     items = {}
     for metric, fld in ITEM_FIELD.items():
         vals = [r.get(fld) for r in rows]
         if all(v is not None for v in vals):
             try:
-                items[metric] = np.asarray([float(v) for v in vals], dtype=float)
+                exact = set(map(type, vals)) <= {bool, int, float}  # float(v) is what numpy does for these
+                items[metric] = np.asarray(vals if exact else [float(v) for v in vals], dtype=float)
             except (TypeError, ValueError):  # a list or object where a number belongs: name it
                 bad = next(v for v in vals if not isinstance(v, (int, float, bool)))
                 raise UserError(f"{run.path / HELDOUT_TRACE}: {fld} {bad!r:.60} is not a number") from None
