@@ -33,6 +33,11 @@ def numbers_line(result: AuditResult) -> str:
                                             "only with --strict)")
 
 
+def claims_line(result: AuditResult) -> str:
+    """How many claims in words check 10 decided, and the ones the analysis cannot decide (audit.claims)."""
+    return next((n for r in result.results for n in r.notes if n.startswith("claims in words:")), "")
+
+
 def root_lines(result: AuditResult) -> list[str]:
     """The root causes first, each with how many findings follow from it."""
     roots = result.root_causes
@@ -69,6 +74,7 @@ def plain_text(result: AuditResult, *, max_per_check: int = 50, show_all: bool =
         if hidden:
             lines.append(f"    + {hidden} consequence(s) of the root causes above (listed with --all)")
     lines.append(numbers_line(result))
+    lines += [claims_line(result)] if claims_line(result) else []
     lines.append(verdict_line(result))
     return "\n".join(lines) + "\n"
 
@@ -101,6 +107,8 @@ def rich_print(result: AuditResult, *, max_per_check: int = 50, show_all: bool =
             con.print(f"    + {len(r.findings) - len(shown)} consequence(s) of the root causes above (listed with --all)",
                       markup=False)
     con.print(numbers_line(result), markup=False)
+    if claims_line(result):
+        con.print(claims_line(result), markup=False, highlight=False)
     con.print(f"[{'green' if result.passed else 'red'}]{escape(verdict_line(result))}[/]")
 
 

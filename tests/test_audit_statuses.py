@@ -158,3 +158,12 @@ def test_whole_numbers_and_unread_columns_are_not_judged():
     assert settings([]).of(Traced(pct, "traced")) == STATISTIC_SENTENCE
     t = _cell("seed 3", "")
     assert settings([t]).of(t) == ""
+
+
+def test_the_summary_shows_value_only_and_claim_counts(study, tmp_path):
+    from audit.output import plain_text
+
+    text = plain_text(_audit(study, tmp_path, CLEAN + "\nGRPO's training reward is higher than DAPO's.\n"))
+    assert "numbers: 7 seen: 6 traced, 1 value-only, 0 error, 0 untraced" in text, text
+    assert "claims in words: 1 checked against the analysis, 1 it cannot decide: " in text, text   # "beats"
+    assert "'grpo higher than dapo'" in text
