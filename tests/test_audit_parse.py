@@ -183,6 +183,8 @@ def _best_of(fn, arg, k=3):
     (md, "1.5 2.25 3 4.75 (0.5, 0.6) n=5 "),
     (tex, "\\label{\\cite{\\ref{ 0.5 "),
     (tex, "0.1 & \\pm 0.2 % c 0.3\n"),
+    (md, "0.1-0.2 −0.03–−0.01 CI from −0.3 to 0.1 1.3k " * 2),
+    (lambda t: md(f"<table>{t}</table>\n"), '<tr><td rowspan="2">a</td><td colspan="2">0.5</td></tr><tr><td>0.1-0.2</td></tr>'),
 ])
 def test_four_times_the_input_takes_far_less_than_sixteen_times_as_long(fn, unit):
     """Linear would be 4x, quadratic 16x; the bound (8x) leaves room for a busy machine."""
