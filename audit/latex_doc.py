@@ -55,7 +55,7 @@ _SKIP = {"label": 1, "ref": 1, "eqref": 1, "autoref": 1, "cref": 1, "Cref": 1, "
          "resizebox": 2, "scalebox": 1, "setcounter": 2, "addtocounter": 2, "hypersetup": 1}
 _SYMBOLS = {"pm": " ± ", "mp": " ∓ ", "leq": " ≤ ", "le": " ≤ ", "geq": " ≥ ", "ge": " ≥ ", "lt": " < ",
             "gt": " > ", "percent": "%", "times": " × ", "approx": " ≈ ", "sim": " ~ ", "minus": "−",
-            "textminus": "−", "Delta": "Δ", "delta": "δ", "textpm": " ± "}
+            "textminus": "−", "Delta": "Δ", "delta": "δ", "textpm": " ± ", "alpha": "α"}
 _ESCAPES = {"%": "%", "&": "&", "_": "_", "#": "#", "$": "$", "{": "{", "}": "}", "\\": " ", " ": " ", ";": " ",
             ":": " ", "!": "", "-": "", "'": "", '"': "", "`": "", "^": "^", "~": "~"}
 _SECTION = {"title": 1, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4, "paragraph": 5}

@@ -26,7 +26,7 @@ from audit.words import (
     sentences,
 )
 
-_CONTRAST_ROLES = {"diff", "p", "p_adjusted", "mde", "power"}
+_CONTRAST_ROLES = {"diff", "p", "p_adjusted", "mde", "power", "tost_p"}
 # Percentage points are the unit of a difference of two percentages: "+1.78 pp", "3.8 points".
 _PP = re.compile(r"\s*(?:pp\b|percentage[\s-]+points?\b|-?points?\b)", re.I)
 # "95% CI 2.5 to 23.5 pp", "−0.18 to +0.05 pp": an interval written with "to" (unit after either end).
@@ -178,6 +178,26 @@ def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tup
             out.append((base + pos, base + cursor, m))
     out.sort(key=lambda t: t[0])
     return out
+
+
+_AND = re.compile(r"\s*(?:(?:for|in)\s+[^,;.()]{1,40}?)?\s*(?:,\s*and|,|and)\s*", re.I)
+_FOR = re.compile(r"\s*(?:pp\b|points?\b)?\s*(?:for|in|of)\s+(?:the\s+)?", re.I)
+_FROM = re.compile(r"\bfrom\s*$", re.I)
+_TO = re.compile(r"\s*(?:%|pp\b)?\s*to\s*", re.I)
+_FROM_TO = re.compile(r"\s*(?:%|pp\b)?\s*to\s+[−+\-]?\d", re.I)
+
+
+def _pair_after(text: str, pos: int, vocab: Vocabulary):
+    """The contrast named right after a statistic ("0.0054 for AERO--GRPO", "for GSPO vs GRPO"), or None."""
+    m = _FOR.match(text, pos)
+    if not m:
+        return None
+    rest = text[m.end():m.end() + 50]
+    hits = vocab.arms_in(rest)
+    if len(hits) < 2 or hits[0][0] != 0 or hits[0][1] == hits[1][1]:
+        return None
+    gap = rest[:hits[1][0]]
+    return (hits[0][1], hits[1][1]) if re.search(r"(?:[-–—−/]{1,2}|\bvs\.?|\bversus|\bminus)\s*$", gap) else None
 
 
 def _arm_after(text: str, pos: int, vocab: Vocabulary) -> str | None:
@@ -383,11 +403,13 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
             role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role or role_before(clause)
             if role is None and m.text.startswith("+") and s_arms:
                 role = "diff"    # "+0.214" next to named arms: a difference
+            if role is None and prev is not None and prev.role in _CONTRAST_ROLES and _AND.fullmatch(clause):
+                role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO": the same statistic
             direction = diff_after(after) if role is None else None
-            if direction is not None and s_arms:
+            if direction is not None and (s_arms or _PP.match(after)):
                 role = "diff"    # "10.7 points more than SFT"
                 r.negate = direction in ("less", "lower", "worse", "below")
-            if role is None and _PP.match(after) and (s_arms or pair):
+            if role is None and _PP.match(after):
                 role = "diff"    # "The gap is 1.78 pp": percentage points are a difference of percentages
             role = role or "mean"
             r.role = role
@@ -400,12 +422,20 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
             own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
             r.seed = int(own.group(1)) if own else st.seed()
             if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and last_kind == "diff"):
-                r.pair, r.contrast = pair, True
+                r.pair, r.contrast = _pair_after(text, end, vocab) or pair, True
                 if role in _CONTRAST_ROLES:
                     last_kind = "diff"
             else:
                 c_arms = [a for _, a in vocab.arms_in(clause)]
+                if c_arms and prev is not None and prev.arms == [c_arms[0]] and _arm_after(text, prev_end, vocab) == c_arms[0]:
+                    c_arms = c_arms[1:]   # "0.627 for GSPO against 0.608 for GRPO": GSPO is the first number's
                 nxt = _arm_after(text, end, vocab)
+                if set(c_arms) <= {pair and pair[0]} and not nxt and pair and role == "mean" \
+                        and _FROM_TO.match(text, end) and _FROM.search(clause):
+                    c_arms = [pair[1]]   # "DAPO ... drops from 0.416 to 0.221": GRPO's (the baseline's), then DAPO's
+                elif not c_arms and not nxt and pair and prev is not None and _FROM_TO.match(text, prev_end) \
+                        and _TO.fullmatch(clause) and prev.arms == [pair[1]]:
+                    nxt = pair[0]
                 lead = st.arms_before(start) if not c_arms and not nxt else []
                 r.arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else lead if lead else
                           [subject] if subject else list(st.uniq))
@@ -426,7 +456,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
 
 _COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b|\bBH\b|Holm|Bonferroni|FDR", re.I)), ("p", re.compile(r"^\W*p\b|p-?value", re.I)),
              ("mde", re.compile(r"\bMDE\b|detectable", re.I)),
-             ("diff", re.compile(r"Δ|\bdiff|\bdelta\b|\bminus\b|\svs\.?\s", re.I)))
+             ("diff", re.compile(r"Δ|\bdiff|\bdelta\b|\bminus\b|\svs\.?\s|^\W*(?:change|gain|improvement)\b", re.I)))
 _RESTATED = re.compile(r"[\s(,;]*(?:(?:as\s+a\s+|or\s+|i\.e\.\s*|that\s+is\s*|=\s*)*(?:fraction|percent|proportion)?\s*)",
                        re.I)
 

@@ -553,7 +553,7 @@ def _normal_mde(idx: SourceIndex, s: Source) -> float | None:
 
 
 _CONTRAST_LEAF = {"diff": ("diff_mean",), "sd": ("diff_sd",), "p": ("p",), "p_adjusted": ("p_adjusted",),
-                  "mde": ("mde", "mde_pilot"), "power": ("power_achieved",)}
+                  "mde": ("mde", "mde_pilot"), "power": ("power_achieved",), "tost_p": ("tost_p",)}
 
 
 def _contrast_prefix(idx: SourceIndex, a: str, b: str, metric: str | None) -> str | None:
@@ -581,6 +581,8 @@ def prose_sources(idx: SourceIndex, r: Reading) -> list[Source]:
         >>> [s.value for s in prose_sources(idx, Reading(pair=("grpo", "gspo"), role="diff"))]
         [-0.038]
     """
+    if r.role == "alpha":   # "alpha = 0.05": the locked significance level
+        return [idx.by_id[i] for i in ("lock.analysis.multiplicity.alpha", "lock.analysis.power.alpha") if i in idx.by_id]
     if r.pair:
         return _contrast_sources(idx, r)
     out = []

@@ -18,9 +18,13 @@ from prereg.declarations import arm_decls, metric_decls, normalise_label
 
 # A statistic named by the words just before a number, most specific first.
 _ROLE_BEFORE = (
+    ("tost_p", re.compile(r"\bTOST\b[^0-9=<]{0,30}?(?:\bp\b|p-?value)?\s*(?:=|<|≤|:)?\s*$", re.I)),
+    ("p", re.compile(r"\b(?:unadjusted|uncorrected|nominal|raw)\b(?:\s+p\b|\s+p-?value)?\s*(?:=|<|:|of)?\s*$", re.I)),
     ("p_adjusted", re.compile(r"(?:BH|Holm|Bonferroni|FDR)[- ]?(?:adjusted|corrected)|adjusted\s+p|"
-                              r"corrected\s+p|\bq\s*[=<]|\bp[_\s]*adj", re.I)),
-    ("mde", re.compile(r"minimum\s+detectable\s+effect|\bMDE\b", re.I)),
+                              r"corrected\s+p|\bq\s*[=<]|\bp[_\s]*adj|\badj\.?\s*p\b", re.I)),
+    ("mde", re.compile(r"minimum\s+detectable\s+effect|\bMDE\b|smallest\s+(?:[\w–-]+\s+){0,4}?effect|"
+                       r"detectable\s+effect", re.I)),
+    ("alpha", re.compile(r"(?:\balpha|α|\\alpha)\s*=\s*\$?\s*$", re.I)),
     ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|of)?\s*$|\bp-?values?\b", re.I)),
     ("power", re.compile(r"achieved\s+power|power\s+(?:was|is|of)\b", re.I)),
     ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of)?\s*$|standard deviation", re.I)),
@@ -138,7 +142,7 @@ class Reading:
     pair: tuple[str, str] | None = None              # a contrast as written (first minus second)
     seed: int | None = None
     metric: str | None = None
-    role: str | None = None       # mean | sd | low | high | diff | p | p_adjusted | mde | power
+    role: str | None = None       # mean | sd | low | high | diff | p | p_adjusted | mde | power | tost_p | alpha
     level: str = "95"
     percent: bool = False         # "pp", "points", a "(%)" row: a difference or value on the percent scale
     param: bool = False           # "95% CI", "80% power", "8 seeds": a parameter, not a value
@@ -148,7 +152,7 @@ class Reading:
 
 def role_before(text: str) -> str | None:
     """The statistic the words just before a number name (``text`` ends where the number starts)."""
-    tail = text[-60:]
+    tail = text[-100:]   # "the minimum detectable effect at 80% power for this comparison is 0.052"
     for role, rx in _ROLE_BEFORE:
         if rx.search(tail):
             return role

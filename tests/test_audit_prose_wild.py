@@ -149,3 +149,40 @@ def test_one_arm_compared_with_another_and_counts_of_4(puzzles, tmp_path):
                                                 for _, m in _errors(bad)), _errors(bad)
     bad = _audit(puzzles, tmp_path / "c", PUZZLES.replace("(of 4)", "(of 160)"), "")
     assert any("n written as 160" in m for _, m in _errors(bad)), _errors(bad)
+
+
+STATS = ("GSPO against GRPO: +1.78 pp (BH-adjusted p = 4.7e-5, unadjusted 1.2e-5). DAPO is equivalent to GRPO "
+         "(TOST p = 1.9e-6, adj. p = 0.00028, alpha = 0.05). The smallest GSPO–GRPO effect we could have detected "
+         "with 80% power is 0.53 pp. The minimum detectable effect at 80% power is 0.0053 for GSPO–GRPO and "
+         "0.0016 for DAPO–GRPO. The final ZVF is 0.391 for GSPO against 0.416 for GRPO.\n\n"
+         "DAPO mostly changes the ZVF: it drops from 0.416 to 0.221.\n")
+
+
+def test_statistics_named_in_words(study, tmp_path):
+    """TOST p, 'adj. p', 'unadjusted', 'alpha =', an MDE in words, 'X for A and Y for B', 'from X to Y'."""
+    res = _audit(study, tmp_path, STATS)
+    assert _errors(res) == []
+    want = {"1.2e-5": "contrasts.gspo-grpo.p", "1.9e-6": "contrasts.dapo-grpo.tost_p",
+            "0.00028": "contrasts.dapo-grpo.p_adjusted", "0.05": "lock.analysis.multiplicity.alpha",
+            "0.53": "contrasts.gspo-grpo.mde", "0.0016": "contrasts.dapo-grpo.mde",
+            "0.416": "arms.grpo.zvf_mean", "0.221": "arms.dapo.zvf_mean"}
+    for text, source in want.items():
+        assert _rows(res, text)[0].source == source, (text, [r.as_dict() for r in _rows(res, text)])
+    for old, new, source in (("TOST p = 1.9e-6", "TOST p = 2.9e-6", "contrasts.dapo-grpo.tost_p"),
+                             ("adj. p = 0.00028", "adj. p = 0.00082", "contrasts.dapo-grpo.p_adjusted"),
+                             ("alpha = 0.05", "alpha = 0.01", "lock.analysis"),
+                             ("0.0016 for DAPO", "0.0061 for DAPO", "contrasts.dapo-grpo.mde"),
+                             ("from 0.416", "from 0.411", "arms.grpo.zvf_mean")):
+        bad = _audit(study, tmp_path / source / new[:4], STATS.replace(old, new))
+        assert any(source in m for _, m in _errors(bad)), (new, _errors(bad))
+
+
+def test_a_change_column_and_points_under_a_version_heading(study, tmp_path):
+    """'| | v1 (GRPO) | v2 (GSPO) | change |' and 'v2 is 1.8 points better' under a heading naming GSPO."""
+    body = ("## v2: switch to GSPO\n\n| | v1 (GRPO) | v2 (GSPO) | change |\n|---|---|---|---|\n"
+            "| Held-out accuracy | 0.632 | 0.650 | +0.018 |\n\nv2 is 1.8 points better on average.\n")
+    res = _audit(study, tmp_path, body)
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "+0.018")] == ["contrasts.gspo-grpo.diff_mean"]
+    bad = _audit(study, tmp_path / "b", body.replace("| +0.018 |", "| −0.018 |"))
+    assert any("contrasts.gspo-grpo.diff_mean" in m for _, m in _errors(bad)), _errors(bad)
