@@ -159,7 +159,9 @@ def main(argv: list[str]) -> int:
     trees = [Path(t).resolve() for t in argv[:2]]
     for label, tree in zip(("base", "new"), trees, strict=True):
         env = {**os.environ, "COMPARE_SRC": str(tree), "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
-        subprocess.run([sys.executable, __file__, "--produce", str(WORK / label), *argv[2:]], env=env, check=True)
+        WORK.mkdir(parents=True, exist_ok=True)  # outside any git repository: locks record no git state
+        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--produce", str(WORK / label), *argv[2:]],
+                       env=env, check=True, cwd=WORK)
     diffs = _differences(WORK / "base", WORK / "new")
     errors = sorted(str(p) for p in (WORK / "new").glob("*/error.txt"))
     for line in diffs + [f"{e}: the variant failed" for e in errors]:

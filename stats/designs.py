@@ -416,6 +416,22 @@ def fixed_reference_diffs(ua: list, ub: list, metric: str) -> np.ndarray | None:
     return r - vals if once_a else vals - r
 
 
+
+def _fixed_reference_intervals(V, plan: AnalysisPlan, pre: str, bp: dict, x: np.ndarray, tags: list[str],
+                               ins: list[str]) -> dict:
+    """The planned intervals over the per-seed differences, the reference's value held fixed;
+    returns {level: (low, high)}, first spec per level."""
+    ints: dict = {}
+    for spec, tag in zip(plan.intervals, tags, strict=True):
+        r = iv.compute(x, "mean", spec.method, [spec.level], resamples=plan.resamples,
+                       rng_seed=plan.rng_seed, stream=f"{pre}.fixed_reference.{spec.method}")[spec.level]
+        for end in ("low", "high"):
+            V.add(f"{pre}.{tag}.{end}", getattr(r, end), f"{spec.method} interval over seeds, reference held fixed",
+                  "difference", params={**bp, **r.params, "level": spec.level, "method": spec.method},
+                  inputs=ins, random=spec.method != "t" and r.low is not None, note=r.note)
+        ints.setdefault(spec.level, (r.low, r.high))
+    return ints
+
 def fixed_reference_block(V, plan: AnalysisPlan, pre: str, bp: dict, x: np.ndarray, ins: list[str], margin,
                           margin_note, tags: list[str], warnings: list[str]) -> dict:
     """Values ``{pre}.*`` of a contrast against a reference evaluated once when only per-seed values
@@ -445,15 +461,7 @@ def fixed_reference_block(V, plan: AnalysisPlan, pre: str, bp: dict, x: np.ndarr
     sd = _clean_sd(x)
     V.add(f"{pre}.diff_sd", sd, "SD over seeds of the differences (ddof=1)", "difference", params=bp, inputs=ins,
           note=None if sd is not None else "fewer than two seeds: undefined")
-    ints: dict = {}
-    for spec, tag in zip(plan.intervals, tags, strict=True):
-        r = iv.compute(x, "mean", spec.method, [spec.level], resamples=plan.resamples,
-                       rng_seed=plan.rng_seed, stream=f"{pre}.fixed_reference.{spec.method}")[spec.level]
-        for end in ("low", "high"):
-            V.add(f"{pre}.{tag}.{end}", getattr(r, end), f"{spec.method} interval over seeds, reference held fixed",
-                  "difference", params={**bp, **r.params, "level": spec.level, "method": spec.method},
-                  inputs=ins, random=spec.method != "t" and r.low is not None, note=r.note)
-        ints.setdefault(spec.level, (r.low, r.high))
+    ints = _fixed_reference_intervals(V, plan, pre, bp, x, tags, ins)
     test = planned if planned in ("paired_t", "wilcoxon", "sign_flip") else "paired_t"
     res = (ht.paired_t(x, alt) if test == "paired_t" else
            (ht.wilcoxon if test == "wilcoxon" else ht.sign_flip)(x, alt, rng_seed=plan.rng_seed,

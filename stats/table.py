@@ -206,20 +206,25 @@ def read(path: Path, study: Study, decls: dict[str, MetricDecl], wanted: list[st
             raise UserError(f"{path}: line {line}: duplicate row for {what}{key[0]}/{_seed_txt(key[1])}{sess}"
                             + (f" task {task}" if task else ""))
         seen.add(full)
-        vals = {}
-        for col, m in mcols.items():
-            cell = Cell(path, line, col)
-            d = decls.get(m)
-            if per_item and d is not None and d.kind == "pass_at_k":
-                vals[m] = _pass_value(cell, r[col], d)
-                continue
-            v = _in_range(cell, _number(cell, r[col]), d, r[col])
-            if per_item and m == "heldout_accuracy" and v not in (0.0, 1.0):
-                raise cell.fail(f"{r[col]!r} is not 0/1 (accuracy items)")
-            vals[m] = v
-        entries[key].append((item, task, vals))
+        entries[key].append((item, task, _row_values(path, line, r, mcols, decls, per_item)))
     return {"entries": dict(entries), "per_item": per_item, "columns": mcols, "sha256": sha256_file(path),
             "rows": len(rs)}
+
+
+def _row_values(path: Path, line: int, r: dict, mcols: dict, decls: dict, per_item: bool) -> dict:
+    """One row's metric values, each a number inside its declared range (pass@k cells as counts or lists)."""
+    vals = {}
+    for col, m in mcols.items():
+        cell = Cell(path, line, col)
+        d = decls.get(m)
+        if per_item and d is not None and d.kind == "pass_at_k":
+            vals[m] = _pass_value(cell, r[col], d)
+            continue
+        v = _in_range(cell, _number(cell, r[col]), d, r[col])
+        if per_item and m == "heldout_accuracy" and v not in (0.0, 1.0):
+            raise cell.fail(f"{r[col]!r} is not 0/1 (accuracy items)")
+        vals[m] = v
+    return vals
 
 
 def _seed_txt(seed) -> str:
