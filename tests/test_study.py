@@ -108,3 +108,32 @@ def test_analysis_schema_requires_what_render_and_audit_read(tmp_path):
     assert schema_errors(doc, "analysis") == []
     assert any("'contrasts' is a required property" in e
                for e in schema_errors({k: v for k, v in doc.items() if k != "contrasts"}, "analysis"))
+
+
+def test_audit_reads_the_study_and_survives_a_lock_whose_preregistration_breaks_its_schema(tmp_path):
+    """AuditContext.study is the typed preregistration; a lock edited out of its schema has none:
+    check 1 fails it and check 4 says it compared nothing, instead of a traceback."""
+    from audit.context import load_context
+    from audit.engine import run_audit
+    from stats.analyze import analyze, write
+    from stats.render import render
+    from stats.synthetic import make_campaign, small_prereg
+
+    p = small_prereg(json.loads((ROOT / "examples" / "e1.json").read_text()), heldout_n=12, steps=2, seeds=[1, 2])
+    p["analysis"]["resamples"] = 200
+    c = make_campaign(tmp_path, p)
+    report = tmp_path / "report"
+    render(write(analyze(c.lock_path, c.runs_dir), report / "analysis.json"), report)
+    ctx = load_context(report, lock=c.lock_path, runs=c.runs_dir)
+    assert ctx.study.arms["dapo"].changes == p["arms"]["dapo"]["changes"] and ctx.study is ctx.study
+    res = run_audit(report, lock=c.lock_path, runs=c.runs_dir, only=["1", "4"])
+    assert res.passed and not res.findings
+
+    lock = json.loads(c.lock_path.read_text())
+    del lock["preregistration"]["arms"]["dapo"]["algorithm"]
+    c.lock_path.write_text(json.dumps(lock))
+    assert load_context(report, lock=c.lock_path, runs=c.runs_dir).study is None
+    res = run_audit(report, lock=c.lock_path, runs=c.runs_dir, only=["1", "4"])
+    by = {r.check: r for r in res.results}
+    assert by["1"].status == "fail" and not res.passed
+    assert any("does not validate" in n for n in by["4"].notes)
