@@ -339,7 +339,8 @@ def _contrast_values(V: Values, study: Study, data: Data, c: ContrastDecl, warni
 def _pair_seeds(plan: AnalysisPlan, c: ContrastDecl, data: Data, va, vb, metric, primary, mu, dp) -> _Pairs:
     """Seeds where both arms have the metric, and their per-seed paired differences."""
     arm, base, cid = c.arm, c.baseline, c.id
-    seeds = [s for s in data.seeds_of(arm, va) if s in data.seeds_of(base, vb)
+    base_seeds = set(data.seeds_of(base, vb))  # once: per seed it made the pairing quadratic in runs
+    seeds = [s for s in data.seeds_of(arm, va) if s in base_seeds
              and va[(arm, s)].metrics.get(metric) is not None
              and vb[(base, s)].metrics.get(metric) is not None]
     ua = [va[(arm, s)] for s in seeds]

@@ -120,3 +120,43 @@ def test_connections_guesses_are_rescored_row_by_row():
     assert traces._rows_agree_with_scorer(held, scorer, (scorer.min_reward, scorer.max_reward))
     held[0]["correct"] = not want.correct
     assert not traces._rows_agree_with_scorer(held, scorer, (scorer.min_reward, scorer.max_reward))
+
+
+TEL = [{"step": i + 1, "zvf": 0.25, "gu": 0.75, "reward_mean": 0.5, "rollouts": 8 * (i + 1)} for i in range(6)]
+
+TEL_BAD = {
+    "starts at 2": (lambda t: [r.update(step=r["step"] + 1) for r in t], "does not start at the first step"),
+    "step repeated": (_set(3, step=3), "steps not contiguous"),
+    "step a float": (_set(3, step=4.0), "steps not contiguous"),
+    "zvf above 1": (_set(2, zvf=1.5, gu=-0.5), "ZVF outside its range"),
+    "gu not 1 - zvf": (_set(2, gu=0.7), "GU differs from 1 - ZVF"),
+    "reward_mean out of range": (_set(1, reward_mean=1.2), "training reward outside the task's range"),
+    "reward_mean infinite": (_set(1, reward_mean=float("inf")), "training reward outside the task's range"),
+    "rollouts decrease": (_set(4, rollouts=3), "cumulative rollouts decrease"),
+    "zvf an integer": (_set(0, zvf=1, gu=0), None),        # scanned (fine), not a finding
+    "zvf missing": (_set(0, zvf=None), None),
+}
+
+
+def _tel_findings(tel, fast: bool, monkeypatch) -> list:
+    out = CheckResult("7", "traces", "t")
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(traces, "_telemetry_ok", lambda *a: False)
+        traces._check_telemetry(out, lambda: "telemetry.jsonl", tel, {"status": "complete"}, len(TEL), (0.0, 1.0))
+    return [(f.location, f.expected, f.found, f.message) for f in out.findings]
+
+
+def test_clean_telemetry_takes_the_fast_path():
+    assert traces._telemetry_ok(TEL, (0.0, 1.0))
+
+
+@pytest.mark.parametrize("case", sorted(TEL_BAD))
+def test_bad_telemetry_found_as_by_the_scan(case, monkeypatch):
+    mutate, message = TEL_BAD[case]
+    tel = copy.deepcopy(TEL)
+    mutate(tel)
+    assert not traces._telemetry_ok(tel, (0.0, 1.0))
+    fast = _tel_findings(tel, True, monkeypatch)
+    assert fast == _tel_findings(tel, False, monkeypatch)
+    assert (message is None and fast == []) or any(message in f[3] for f in fast), fast
