@@ -58,7 +58,8 @@ def _inline_where_needed(state) -> None:
       unparsed (``meta["lazy"]``) unless it is a heading (scope), a cell of a table that has a digit
       (row and column labels) or holds a footnote (``[^``, ``^[``: footnote order). A character
       reference that makes a digit (``&#49;``) has digits; no named entity makes one.
-    - Content with no character an inline rule can start at is one text token (what the parser makes).
+    - Content with no character an inline rule can start at is one text token (what the parser makes):
+      it is marked ``meta["plain"]`` and read as its content, with no token made.
 
     Everything else is parsed by markdown-it as usual; :func:`walk` parses a left-over token only if
     it becomes a table's caption. ``walk(text, shortcuts=False)`` is the plain parser, for tests."""
@@ -78,16 +79,8 @@ def _inline_where_needed(state) -> None:
                 tok.meta["lazy"] = True
             elif _RULE_CHAR.search(c):
                 md.inline.parse(c, md, env, tok.children)
-            elif c:
-                tok.children.append(_text_token(c))
-
-
-def _text_token(content: str):
-    from markdown_it.token import Token
-
-    tok = Token("text", "", 0)
-    tok.content = content
-    return tok
+            else:
+                tok.meta["plain"] = True   # one text token: its content, as is (no token made)
 
 
 def _table_has_digit(toks, i: int) -> bool:
@@ -104,6 +97,8 @@ _EMPTY = {"strong_open", "strong_close", "em_open", "em_close", "link_open", "li
 
 def inline_piece(tok, line: int, kind: str, scope: tuple[str, ...]) -> Piece:
     """The text a reader sees in one inline token, with code spans and comments marked."""
+    if tok.meta.get("plain"):
+        return Piece(tok.content, line, kind, scope, [], [], tok.content)
     parts: list[str] = []
     hints: list[tuple[int, int, str]] = []
     pins: list[tuple[int, str]] = []
@@ -173,6 +168,8 @@ def _html_block(content: str, line: int, scope) -> Piece:
 
 
 def _heading_text(tok) -> str:
+    if tok.meta.get("plain"):
+        return tok.content
     return "".join(c.content for c in (tok.children or ()) if c.type in ("text", "code_inline", "text_special"))
 
 

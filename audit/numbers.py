@@ -504,6 +504,9 @@ def _identity(head: str, cell: str) -> str:
     return cell
 
 
+_PCT_COLUMN = re.compile(r"(?<![\d\\])%|\bpercent(age)?s?\b|\bpp\b|\bpct\b", re.I)
+
+
 def _cells_table(b: _Builder, t: Table) -> None:
     """Numbers of a table: header cells and row-label cells are labels; value cells carry the row,
     the column, every header cell and every cell of their row."""
@@ -513,6 +516,7 @@ def _cells_table(b: _Builder, t: Table) -> None:
     ident_cols = explicit or [0]
     for ci, hp in enumerate(t.header):
         b.piece(hp, status="label", kind="heading", column=header[ci], header=header_t, table_caption=t.caption)
+    per_col: dict[int, tuple] = {}   # what a column header says, read once per table, not once per cell
     for _lineno, _raw, cells in t.rows:
         plain = [c.plain() for c in cells]
         label = plain[0] if plain else ""
@@ -522,14 +526,16 @@ def _cells_table(b: _Builder, t: Table) -> None:
         for ci, cell in enumerate(cells):
             if cell.kind == "span":
                 continue   # a slot an HTML rowspan/colspan fills: context for its row, its numbers read once
-            col = header[ci] if ci < len(header) else ""
+            if ci not in per_col:
+                col = header[ci] if ci < len(header) else ""
+                idm = _IDENTITY_HEADER.search(col)
+                per_col[ci] = (col, idm.group(1).lower() if idm else None, bool(_PCT_COLUMN.search(col)),
+                               None if ci in ident_cols else scale_word(col))
+            col, id_fact, pct_col, scale = per_col[ci]
             is_label = ci in explicit or (ci == 0 and any(ch.isalpha() for ch in plain[0]))
-            idm = _IDENTITY_HEADER.search(col) if is_label else None
-            pct_col = bool(re.search(r"(?<![\d\\])%|\bpercent(age)?s?\b|\bpp\b|\bpct\b", col, re.I))
-            b.piece(cell, status="label" if is_label else None, fact=idm.group(1).lower() if idm else None,
+            b.piece(cell, status="label" if is_label else None, fact=id_fact if is_label else None,
                     kind="table", row=label, column=col, identity=identity, column_percent=pct_col,
-                    table_caption=t.caption, header=header_t, row_cells=row_t,
-                    scale=None if ci in ident_cols else scale_word(col))
+                    table_caption=t.caption, header=header_t, row_cells=row_t, scale=scale)
 
 
 def _build(rel: str, doc: Doc, lines: list[str]) -> ParsedFile:

@@ -11,7 +11,9 @@ pair of arms the sentence names, in the order written (README failure 15). Param
 from __future__ import annotations
 
 import bisect
+import functools
 import re
+from dataclasses import dataclass
 
 from audit.numbers import Mention, ParsedFile
 from audit.words import (
@@ -470,6 +472,33 @@ _NOT_A_VALUE = re.compile(r"\b(?:pairs?|items?|seeds?|runs?|n|count|probability|
 _SD_WORD = re.compile(r"\bs\.?d\.?\b|\bstd\b|standard dev", re.I)
 
 
+@dataclass(frozen=True)
+class _LabelWords:
+    """What a cell's row label, column header and heading say, read once per (row, column, heading):
+    every cell of a column asks the same (README failure 10: a 5 MB table has 400,000 cells)."""
+
+    col: str                 # the label that names the statistic: the column, else the row label
+    col_role: str | None     # p_adjusted | p | mde | diff named by it
+    col_sd: bool             # it names an SD
+    level: str               # its "NN% CI" level ("95" when none)
+    heading_pct: bool        # "## Accuracy (%)" over labels that state no unit, on a value column
+
+
+@functools.lru_cache(maxsize=16384)
+def _label_words(row: str, column: str, heading: str) -> _LabelWords:
+    # the statistic is named by the column, or (metrics as rows, arms as columns) by the row label
+    col = column
+    if not any(rx.search(col) for _, rx in _COL_ROLE) and not _SD_WORD.search(col) and not _LEVEL.search(col):
+        if any(rx.search(row) for _, rx in _COL_ROLE) or _SD_WORD.search(row) \
+                or _LEVEL.search(row) or re.search(r"\bCI\b|interval", row, re.I):
+            col = row
+    lv = _LEVEL.findall(col)
+    return _LabelWords(col, next((role for role, rx in _COL_ROLE if rx.search(col)), None),
+                       bool(_SD_WORD.search(col)), lv[-1] if lv else "95",
+                       bool(_HEAD_PCT.search(heading)) and not _UNIT.search(f"{row} {column}")
+                       and not _NOT_A_VALUE.search(col))
+
+
 def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     """A table cell read like a sentence: the metric its row or column names, the arm or run its
     row, column or heading names, the statistic its column names (mean, ± sd, CI end, p, Δ)."""
@@ -489,36 +518,25 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
         return None
     heading = m.scope[-1] if m.scope else ""
     names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "") or vocab.metrics_in(heading)
-    # the statistic is named by the column, or (metrics as rows, arms as columns) by the row label
-    col = m.column or ""
-    if not any(rx.search(col) for _, rx in _COL_ROLE) and not _SD_WORD.search(col) and not _LEVEL.search(col):
-        if any(rx.search(m.row or "") for _, rx in _COL_ROLE) or _SD_WORD.search(m.row or "") \
-                or _LEVEL.search(m.row or "") or re.search(r"\bCI\b|interval", m.row or "", re.I):
-            col = m.row or ""
+    lw = _label_words(m.row or "", m.column or "", heading)
     if not names:
-        if not (any(rx.search(col) for _, rx in _COL_ROLE) or _SD_WORD.search(col) or m.role in ("low", "high")):
+        if not (lw.col_role or lw.col_sd or m.role in ("low", "high")):
             return None
         names = [(0, vocab.primary)]   # a p, Δ, SD or CI line of the primary metric
     r = Reading(arms=[ent[1]], seed=ent[2] if ent[0] == "run" else None, metric=names[0][1])
     cell = next((c for c in m.row_cells if m.text in c), "")
-    r.percent = bool(_CELL_PP.search(cell))   # "−7.8 pp", "[−15.6, +0.6] pp": the cell says percentage points
-    if not r.percent and _HEAD_PCT.search(heading) and not _UNIT.search(f"{m.row or ''} {m.column or ''}") \
-            and not _NOT_A_VALUE.search(col):
-        r.percent = True   # "## Accuracy (%)" over a table whose header and row labels state no unit
-    lv = _LEVEL.findall(col)
-    r.level = lv[-1] if lv else "95"
+    r.percent = bool(_CELL_PP.search(cell)) or lw.heading_pct   # "−7.8 pp": the cell says percentage points
+    r.level = lw.level
     if m.role in ("low", "high"):
         r.role = m.role
     elif m.role == "pm":
         r.role = "sd"
-    elif _SD_WORD.search(col) and "±" not in col:
+    elif lw.col_sd and "±" not in lw.col:
         r.role = "sd"
     else:
         r.role = "mean"
-        for role, rx in _COL_ROLE:
-            if rx.search(col):
-                r.role, r.pair, r.arms = role, (ent[1], other), []
-                break
+        if lw.col_role:
+            r.role, r.pair, r.arms = lw.col_role, (ent[1], other), []
     if is_contrast and r.pair is None:   # a "DAPO − GRPO" row: its estimate and interval are the contrast's
         r.role = "diff" if r.role == "mean" else r.role
         r.pair, r.arms = (ent[1], other), []

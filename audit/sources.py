@@ -300,6 +300,7 @@ class SourceIndex:
         self.by_id[vid] = s
         self.by_entity.setdefault(ent, []).append(s)
         self._sorted.clear()
+        self.__dict__.pop("_p_leaves", None)   # audit.trace's list of test p-values is stale
         self._scaled = None
 
     def scaled(self) -> list[Source]:

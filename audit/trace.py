@@ -600,6 +600,15 @@ def prose_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     return out
 
 
+def _test_p_leaves(idx: SourceIndex, pre: str) -> list[str]:
+    """The p-value leaves of a contrast's tests, listed once per audit (not one scan of every source
+    id per p-value written: README failure 10)."""
+    memo = idx.__dict__.setdefault("_p_leaves", {})
+    if pre not in memo:
+        memo[pre] = [k[len(pre) + 1:] for k in idx.by_id if k.startswith(f"{pre}.tests.") and k.endswith(".p")]
+    return memo[pre]
+
+
 def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     a, b = r.pair
     flip = False
@@ -614,7 +623,7 @@ def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     else:
         leaf = list(_CONTRAST_LEAF.get(role, ()))
     if role == "p":
-        leaf += [k[len(pre) + 1:] for k in idx.by_id if k.startswith(f"{pre}.tests.") and k.endswith(".p")]
+        leaf += _test_p_leaves(idx, pre)
     srcs = [idx.by_id[f"{pre}.{x}"] for x in leaf if f"{pre}.{x}" in idx.by_id]
     if (flip != r.negate) and role in ("diff", "low", "high"):
         srcs = [dataclasses.replace(s, value=-s.value) for s in srcs]
