@@ -236,3 +236,23 @@ def test_hyphenated_labels_are_never_negative_numbers():
     ms = md("| Metric (0-4) | seeds 1-3 |\n|---|---|\n| GSM8K-500 groups (0-4) | 2.75 |\n\nSee 2026-01-02, v1.2-3.4.")
     assert all(m.value >= 0 for m in ms)
     assert [m.text for m in ms if m.status_hint == "value"] == ["2.75"]
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("p = 1.5 × 10⁻⁴.", "1.5 × 10⁻⁴"), ("p = 1.5 x 10^-4.", "1.5 x 10^-4"), ("p = 1.5·10⁻⁴.", "1.5·10⁻⁴"),
+    ("p = 1.5 × 10^{-4}.", "1.5 × 10^{-4}"),
+])
+def test_scientific_notation_written_out_is_one_number(text, shown):
+    (m,) = md(text)
+    assert (m.text, m.value, m.decimals, m.exponent) == (shown, pytest.approx(1.5e-4), 1, -4)
+    idx = index()
+    idx.add("contrasts.dr_grpo-grpo.p", 0.000145127, "probability")
+    assert trace_mention(idx, m, ARMS).status == "traced"
+    (wrong,) = md(text.replace("⁻⁴", "⁻³").replace("-4", "-3"))
+    assert wrong.value == pytest.approx(1.5e-3) and trace_mention(idx, wrong, ARMS).status == "untraced"
+
+
+def test_scientific_notation_in_latex_and_what_is_not_one():
+    (m,) = parse_latex("r.tex", "BH-adjusted $p = 3.2\\times10^{-4}$, so", "r.tex").mentions
+    assert m.value == pytest.approx(3.2e-4) and m.decimals == 1
+    assert [m.text for m in md("3 x 10 items, a 4 x 4 grid, 2x faster")] == ["3", "10", "4", "4"]
