@@ -42,7 +42,7 @@ def test_clean_exit_0_with_json_and_html(clean, tmp_path, capsys):
     assert "audit passed" in out
     doc = json.loads(j.read_text())
     assert doc["passed"] is True and doc["finding_count"] == 0
-    assert [c["status"] for c in doc["checks"]] == ["pass"] * len(CHECKS)
+    assert [c["status"] for c in doc["checks"]] == ["pass"] * (len(CHECKS) - 1) + ["n.a."]   # 12: fixed design
     page = h.read_text()
     assert page.startswith("<!doctype html>") and "passed: no findings" in page
     assert "http://" not in page and "https://" not in page and "<script" not in page
@@ -267,3 +267,12 @@ def test_unreadable_report_file_is_one_line(clean, tmp_path, capsys, monkeypatch
     monkeypatch.setattr(pathlib.Path, "read_text", read_text)
     assert main(["check", str(camp.report), "--plain"]) == 2
     assert capsys.readouterr().err == f"error: {notes}: cannot read (Permission denied)\n"
+
+
+def test_a_check_with_nothing_to_check_says_n_a_not_pass(clean):
+    """Check 12 on a fixed design marks itself n.a.; the engine must keep that, not report "pass"
+    (a pass would claim looks were verified when there were none to verify)."""
+    res = run_audit(clean.report)
+    looks = next(c for c in res.results if c.check == "12")
+    assert (looks.status, looks.reason) == ("n.a.", "fixed design and no looks log")
+    assert next(c for c in res.results if c.check == "1").status == "pass"   # the others still decide
