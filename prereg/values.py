@@ -8,8 +8,11 @@ here first, with the JSON path of the field, by every reader that validates a re
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
+
+import orjson
 
 SAFE_INT = 2**53 - 1  # RFC 8785 (I-JSON): integers beyond this do not survive a float round trip
 
@@ -40,6 +43,20 @@ def _scalar_problem(v: Any) -> str | None:
     return None
 
 
+def _plainly_canonical(doc: Any) -> bool:
+    """True only when the walk below would find nothing, decided by two C encoders: the standard
+    library's refuses NaN and infinity, orjson's strict-integer mode refuses integers beyond
+    ±(2^53 - 1) and strings or keys with a lone surrogate. Any refusal (or a type either does
+    not encode) means the walk runs and names the path. A 1,000-run audit checks 1,000 manifests
+    and an 8 MB analysis this way."""
+    try:
+        json.dumps(doc, allow_nan=False)
+        orjson.dumps(doc, option=orjson.OPT_STRICT_INTEGER)
+    except (TypeError, ValueError, OverflowError, RecursionError, orjson.JSONEncodeError):
+        return False
+    return True
+
+
 def value_problems(doc: Any, limit: int = 20) -> list[str]:
     """``"$.path: problem"`` for each value a canonical record cannot hold (iterative walk).
 
@@ -52,6 +69,8 @@ def value_problems(doc: Any, limit: int = 20) -> list[str]:
         >>> value_problems({"lr": float("inf")})
         ['$.lr: non-finite number inf (a literal too large for a double reads as infinity)']
     """
+    if _plainly_canonical(doc):
+        return []
     out: list[str] = []
     stack: list[tuple[str, Any]] = [("$", doc)]
     while stack and len(out) < limit:

@@ -90,3 +90,19 @@ def test_errors_outside_the_records_still_found(analysis):
 
 def test_lone_surrogate_still_a_value_problem():
     assert value_problems({"a": ["ok", "x\ud800"]}) and not value_problems({"a": ["ok", "é\U0001f600"]})
+
+
+DOCS = [{"a": [1, 2 ** 53 - 1, -(2 ** 53 - 1), "é\U0001f600", True, None, 1.5, {"b": []}]},
+        {"a": 2 ** 53}, {"a": -(2 ** 53)}, {"a": 10 ** 30}, {"a": float("inf")}, {"a": [float("nan")]},
+        {"a": -float("inf")}, {"k\ud800": 1}, {"a": ["x", "y\udfff"]}, [[[[1.0]]]], "plain", 3,
+        {"a": __import__("numpy").float64("inf")}, {"a": __import__("numpy").float64(0.5)}, {"a": True}]
+
+
+@pytest.mark.parametrize("i", range(len(DOCS)))
+def test_value_problems_fast_path_equals_the_walk(i, monkeypatch):
+    import prereg.values as V
+
+    fast = V.value_problems(DOCS[i])
+    monkeypatch.setattr(V, "_plainly_canonical", lambda doc: False)
+    assert fast == V.value_problems(DOCS[i])
+    assert bool(fast) == (i not in (0, 9, 10, 11, 13, 14))
