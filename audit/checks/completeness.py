@@ -52,7 +52,8 @@ def _registered(ctx, study) -> list[tuple[str, int]]:
     if not ctx.prereg:
         return []
     every = registered_evaluations(ctx.prereg)
-    return [(a, s) for a, s in every if s is None or (a, s) in set(_registered_all(ctx, study))]
+    asked = set(_registered_all(ctx, study))  # once: rebuilt per unit it made the check quadratic in runs
+    return [(a, s) for a, s in every if s is None or (a, s) in asked]
 
 
 def _registered_all(ctx, study) -> list[tuple[str, int]]:
