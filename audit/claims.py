@@ -31,8 +31,12 @@ _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstr
                        r"(?!\s*(?:,|and)\s*\d)", re.I)
 _SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+"
                         r"(?:\s*,?\s*(?:\.\.\.|…))?)", re.I)
-_N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)\s+(?:(?:held[- ]out|test|[A-Z][A-Za-z0-9]*)"
-                     r"\s+){0,3}(?:problems|items|questions|puzzles|examples|boards)\b", re.I)
+_N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)(?:\s+(?:(?:held[- ]out|test|[A-Z][A-Za-z0-9]*)"
+                     r"\s+){0,3}(?:problems|items|questions|puzzles|examples|boards)|\s*-\s*(?:problem|item|question|puzzle|"
+                     r"example)s?)\b", re.I)
+# "2,000 bootstrap resamples": the locked number of resamples.
+_RESAMPLES = re.compile(r"(?<![\d.,])(\d[\d,]*)\s+(?:bootstrap\s+)?(?:resamples|bootstrap\s+samples|"
+                        r"bootstrap\s+replicates)\b", re.I)
 _HELDOUT_WORDS = re.compile(r"held[- ]?out|\btest\b|split|items|problems|questions|puzzles|accuracy|GSM8K|"
                             r"\beval", re.I)
 _SIGNIF = re.compile(r"\b(not\s+(?:statistically\s+)?significant(?:ly)?|non-?significant(?:ly)?|insignificant|"
@@ -86,6 +90,7 @@ class Facts:
     units: dict = dataclasses.field(default_factory=dict)    # metric -> fraction | percent | count | real
     higher: dict = dataclasses.field(default_factory=dict)   # metric -> higher is better
     count_max: frozenset = frozenset()   # declared maxima of count metrics: "Groups correct (of 4)" is a scale
+    resamples: int | None = None         # lock.analysis.resamples
 
 
 def facts_of(prereg: dict, analysis: dict, run_seeds=()) -> Facts:
@@ -104,7 +109,8 @@ def facts_of(prereg: dict, analysis: dict, run_seeds=()) -> Facts:
                  values, float(alpha), len(prereg.get("arms") or {}), frozenset(run_seeds),
                  secondary, plan.get("primary_metric", "heldout_accuracy"), units, higher,
                  frozenset(float(d["max"]) for d in (prereg.get("metrics") or {}).values()
-                           if isinstance(d, dict) and isinstance(d.get("max"), (int, float))))
+                           if isinstance(d, dict) and isinstance(d.get("max"), (int, float))),
+                 plan.get("resamples") if isinstance(plan.get("resamples"), int) else None)
 
 
 def _metric_facts(prereg: dict, analysis: dict) -> tuple[dict, dict]:
@@ -248,12 +254,25 @@ def _is_header(lines: list[str], i: int) -> bool:
 
 
 def _n_labels_in_tables(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
-    """"(n=500)", "(of 1,319)" in table rows and headers, and in LaTeX captions."""
+    """"(n=500)", "(of 1,319)" in table rows and headers, and in LaTeX captions (the held-out n and the
+    number of resamples, on every line of a caption that runs over several)."""
+    depth = 0
     for i, line in enumerate(f.lines, 1):
         if line.lstrip().startswith("|"):
             _n_facts(line, facts, f"{f.path}:{i}", out)
-        elif f.path.endswith(".tex") and "\\caption" in line:
+        elif f.path.endswith(".tex") and ("\\caption" in line or depth > 0):
+            code = line.split("%", 1)[0] if "\\%" not in line else line
+            depth = max(0, depth + code.count("{") - code.count("}"))
             _n_facts(tex_text(line), facts, f"{f.path}:{i}", out)
+            _resample_facts(tex_text(line), facts, lambda _pos, at=f"{f.path}:{i}": at, out)
+
+
+def _resample_facts(text: str, facts: Facts, at, out: list[Claim]) -> None:
+    """"2,000 bootstrap resamples" against lock.analysis.resamples."""
+    for m in _RESAMPLES.finditer(text) if facts.resamples else ():
+        if int(m.group(1).replace(",", "")) != facts.resamples:
+            out.append(Claim(at(m.start()), f"{facts.resamples} (lock.analysis.resamples)", m.group(0),
+                             f"{m.group(1)} resamples written, the lock says {facts.resamples} (lock.analysis.resamples)"))
 
 
 def n_facts(text: str) -> list[re.Match]:
@@ -366,6 +385,7 @@ def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
                              f"seed {seed} is not a registered seed (lock.seeds = {list(facts.seeds)})"))
     for m in _COUNTS.finditer(sent):
         _count_fact(m, facts, at(m.start()), out)
+    _resample_facts(sent, facts, at, out)
     _n_facts(sent, facts, at, out)
 
 

@@ -261,10 +261,10 @@ def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
 def _fact_spans(text: str) -> list[tuple[int, int]]:
     """Spans of seed lists, held-out n and run/arm/seed counts: facts audit.claims checks against the
     lock, so their numbers are labels here, not values to trace."""
-    from audit.claims import _COUNTS, _SEED_LIST, n_facts
+    from audit.claims import _COUNTS, _RESAMPLES, _SEED_LIST, n_facts
 
     spans = [(m.start(1), m.end(1)) for m in _SEED_LIST.finditer(text)]
-    spans += [(m.start(), m.end()) for m in [*n_facts(text), *_COUNTS.finditer(text)]]
+    spans += [(m.start(), m.end()) for m in [*n_facts(text), *_COUNTS.finditer(text), *_RESAMPLES.finditer(text)]]
     return spans
 
 

@@ -186,3 +186,35 @@ def test_a_change_column_and_points_under_a_version_heading(study, tmp_path):
     assert [r.source for r in _rows(res, "+0.018")] == ["contrasts.gspo-grpo.diff_mean"]
     bad = _audit(study, tmp_path / "b", body.replace("| +0.018 |", "| −0.018 |"))
     assert any("contrasts.gspo-grpo.diff_mean" in m for _, m in _errors(bad)), _errors(bad)
+
+
+def test_scientific_notation_as_typeset(study, tmp_path):
+    """'1.2 × 10⁻⁵' (Markdown) is 1.2e-5, not 1.2 and 10."""
+    body = "GSPO against GRPO: paired t p = 1.2 × 10⁻⁵ (BH-adjusted 4.7 × 10^-5).\n"
+    res = _audit(study, tmp_path, body)
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "1.2 × 10⁻⁵")] == ["contrasts.gspo-grpo.p"]
+    bad = _audit(study, tmp_path / "b", body.replace("10⁻⁵ (", "10⁻⁴ ("))
+    assert any("contrasts.gspo-grpo.p" in m for _, m in _errors(bad)), _errors(bad)
+
+
+TEX = (r"\documentclass{article}\begin{document}" "\n" r"\section{Results}" "\n"
+       r"Held-out accuracy on the \num{500}-problem test split; $p = 1.2\times10^{-5}$ for GSPO against GRPO." "\n\n"
+       r"\begin{table}\caption{Means over seeds; intervals over seeds" "\n"
+       r"(\num{2000} resamples).}\begin{tabular}{lc}\toprule Arm & Accuracy \\ \midrule GRPO & 0.632 \\"
+       "\n" r"\bottomrule\end{tabular}\end{table}" "\n" r"\end{document}" "\n")
+
+
+def test_latex_n_resamples_and_times_ten(study, tmp_path):
+    """'\\num{500}-problem' states n, '(\\num{2000} resamples)' on a caption's second line the resamples,
+    '1.2\\times10^{-5}' is 1.2e-5."""
+    shutil.copytree(study.parent, tmp_path / "s")
+    rep = tmp_path / "s" / study.name
+    for f in rep.glob("*.md"):
+        f.unlink()
+    for text, want in ((TEX, []), (TEX.replace(r"\num{500}", r"\num{400}"), ["n written as 400"]),
+                       (TEX.replace(r"\num{2000}", r"\num{1000}"), ["1000 resamples written"]),
+                       (TEX.replace("10^{-5}", "10^{-4}"), ["contrasts.gspo-grpo.p"])):
+        (rep / "paper.tex").write_text(text)
+        got = [m for _, m in _errors(check(rep))]
+        assert len(got) == len(want) and all(w in g for w, g in zip(want, got, strict=True)), got

@@ -27,7 +27,7 @@ CLEAN = """# Loss variants on GSM8K
 
 GSPO beats GRPO: Δ = +3.04 points, BH-adjusted p = 0.0003.
 
-Intervals are percentile bootstrap intervals over seeds with 2,000 resamples.
+Intervals are percentile bootstrap intervals over seeds, each from 2,000 draws.
 """
 
 
@@ -54,7 +54,7 @@ def _report_findings(res):
 def test_clean_report_passes_with_a_value_only_number_counted(study, tmp_path):
     res = _audit(study, tmp_path, CLEAN)
     assert _report_findings(res) == []
-    assert res.number_counts["value-only"] == 1     # "2,000 resamples": no statistic in its sentence
+    assert res.number_counts["value-only"] == 1     # "2,000 draws": no statistic in its sentence
     assert [r.text for r in res.numbers if r.status == "value-only"] == ["2,000"]
 
 
