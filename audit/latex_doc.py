@@ -158,7 +158,9 @@ def clean(s: str) -> str:
         elif name in ("SI", "qty"):
             num, i = _arg(s, i, ends)
             unit, i = _arg(s, i, ends)
-            out.append(" " + clean(num) + ("%" if "percent" in unit or "%" in unit else " ") + " ")
+            pp = re.search(r"\bpp\b|percentagepoints?", unit.replace("\\", " ").replace(" ", ""))
+            out.append(" " + clean(num) + (" pp" if pp else "%" if "percent" in unit or "%" in unit else " ")
+                       + " ")   # \SI{1.21}{pp}: percentage points
         elif name in ("si", "unit"):
             unit, i = _arg(s, i, ends)
             out.append("%" if "percent" in unit else " ")

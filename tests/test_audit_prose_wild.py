@@ -199,7 +199,8 @@ def test_scientific_notation_as_typeset(study, tmp_path):
 
 
 TEX = (r"\documentclass{article}\begin{document}" "\n" r"\section{Results}" "\n"
-       r"Held-out accuracy on the \num{500}-problem test split; $p = 1.2\times10^{-5}$ for GSPO against GRPO." "\n\n"
+       r"Held-out accuracy on the \num{500}-problem test split; GSPO improves on GRPO by \SI{1.78}{pp} "
+       r"($p = 1.2\times10^{-5}$)." "\n\n"
        r"\begin{table}\caption{Means over seeds; intervals over seeds" "\n"
        r"(\num{2000} resamples).}\begin{tabular}{lc}\toprule Arm & Accuracy \\ \midrule GRPO & 0.632 \\"
        "\n" r"\bottomrule\end{tabular}\end{table}" "\n" r"\end{document}" "\n")
@@ -207,14 +208,15 @@ TEX = (r"\documentclass{article}\begin{document}" "\n" r"\section{Results}" "\n"
 
 def test_latex_n_resamples_and_times_ten(study, tmp_path):
     """'\\num{500}-problem' states n, '(\\num{2000} resamples)' on a caption's second line the resamples,
-    '1.2\\times10^{-5}' is 1.2e-5."""
+    '1.2\\times10^{-5}' is 1.2e-5, '\\SI{1.78}{pp}' percentage points."""
     shutil.copytree(study.parent, tmp_path / "s")
     rep = tmp_path / "s" / study.name
     for f in rep.glob("*.md"):
         f.unlink()
     for text, want in ((TEX, []), (TEX.replace(r"\num{500}", r"\num{400}"), ["n written as 400"]),
                        (TEX.replace(r"\num{2000}", r"\num{1000}"), ["1000 resamples written"]),
-                       (TEX.replace("10^{-5}", "10^{-4}"), ["contrasts.gspo-grpo.p"])):
+                       (TEX.replace("10^{-5}", "10^{-4}"), ["contrasts.gspo-grpo.p"]),
+                       (TEX.replace("{1.78}{pp}", "{1.87}{pp}"), ["contrasts.gspo-grpo.diff_mean"])):
         (rep / "paper.tex").write_text(text)
         got = [m for _, m in _errors(check(rep))]
         assert len(got) == len(want) and all(w in g for w, g in zip(want, got, strict=True)), got
