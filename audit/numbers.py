@@ -191,9 +191,14 @@ def _boundary_ok(text: str, m: re.Match) -> bool:
         return True
     if nxt.isalpha() or nxt == "_":
         return False
+    if nxt == "/" and _OF_N.match(text, end) and not m.group("sign") and "." not in m.group("body"):
+        return True   # "28/50": a count k of n (the n after the slash is not read; a date 2026/01/01 is no count)
     if nxt in ".-:/–" and nxt2.isdigit():
         return False
     return True
+
+
+_OF_N = re.compile(r"/\s?\d+(?![\d/.,-])")
 
 
 # An interval written with a dash between its ends: "60.4–61.7%", "(95% CI 2.64–3.44)", "−0.03–0.01",

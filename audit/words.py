@@ -106,6 +106,8 @@ def _names_in(text: str, names: dict[str, str], prefixes: frozenset[str] | None 
 
 _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "test accuracy", "solved",
                                       "problems solved"),
+                 "heldout_correct": ("items correct", "problems correct", "puzzles correct", "held-out correct",
+                                     "correct items", "correct answers"),
                  "zvf_mean": ("zvf", "zero variance fraction", "mean zvf"),
                  "gu_mean": ("gu", "gradient utilisation", "gradient utilization"),
                  "reward_last10": ("reward last 10 steps", "last 10 steps", "reward last 10"),

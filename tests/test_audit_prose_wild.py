@@ -220,3 +220,21 @@ def test_latex_n_resamples_and_times_ten(study, tmp_path):
         (rep / "paper.tex").write_text(text)
         got = [m for _, m in _errors(check(rep))]
         assert len(got) == len(want) and all(w in g for w, g in zip(want, got, strict=True)), got
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    """The runner-shaped campaign of tests/audit_defects.py (manifests hold heldout_correct), reports removed."""
+    from tests.report_corpus_wild import wild
+
+    return wild._campaign(tmp_path_factory.mktemp("campaign") / "c")
+
+
+def test_a_count_written_k_of_n(campaign, tmp_path):
+    """'| Items correct, seed 37 | 28/50 |': 28 is the run's held-out correct count (was not read at all)."""
+    body = "| | GRPO | GSPO |\n|---|---|---|\n| Items correct, seed 37 | 28/50 | 32/50 |\n\nRun on 2026/01/01.\n"
+    res = _audit(campaign, tmp_path, body, "")
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "28")] == ["runs.grpo.s37.heldout_correct"]
+    bad = _audit(campaign, tmp_path / "b", body.replace("28/50", "27/50"), "")
+    assert [m for _, m in _errors(bad)] and all("runs.grpo.s37.heldout_correct" in m for _, m in _errors(bad))
