@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,7 +92,7 @@ def _object_text(pairs, sep: str) -> str:
     return "{" + ",".join(f"{json.dumps(k)}:{sep}{json.dumps(v, ensure_ascii=False)}" for k, v in pairs) + "}"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(ci=300, dev=60), deadline=None)
 @given(lines=st.lists(st.lists(st.tuples(_key, _value), max_size=4), max_size=4),
        sep=st.sampled_from(["", " ", "\t"]), escape=st.booleans())
 def test_fast_path_agrees_with_the_strict_reader(tmp_path_factory, lines, sep, escape):
