@@ -44,6 +44,24 @@ class Plant:
     message: str
 
 
+@dataclass(frozen=True)
+class KnownPlant(Plant):
+    """A plant of a report set written over the corpus studies (review, wild), plus the defect that
+    keeps it from being caught (empty when it is caught)."""
+
+    xfail: str = ""
+
+
+def reports_over_studies(folder: Path) -> list[str]:
+    """The reports of a set written over corpus studies: one folder each, holding ``study.txt``."""
+    return sorted(p.parent.name for p in folder.glob("*/study.txt"))
+
+
+def study_of(folder: Path, name: str) -> str:
+    """The study report ``name`` of such a set is about (the first line of its ``study.txt``)."""
+    return (folder / name / "study.txt").read_text().strip()
+
+
 def names() -> list[str]:
     """The corpus reports, in order (one folder each)."""
     return sorted(p.parent.name for p in HERE.glob("*/study.json"))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from tests.report_corpus import corpus
@@ -22,21 +21,17 @@ from tests.report_corpus import corpus
 HERE = Path(__file__).resolve().parent
 
 
-@dataclass(frozen=True)
-class Plant(corpus.Plant):
-    """A corpus plant, plus the defect that keeps it from being caught (empty when it is caught)."""
-
-    xfail: str = ""
+Plant = corpus.KnownPlant
 
 
 def names() -> list[str]:
     """The review reports, in order (one folder each)."""
-    return sorted(p.parent.name for p in HERE.glob("*/study.txt"))
+    return corpus.reports_over_studies(HERE)
 
 
 def study(name: str) -> str:
     """The corpus study whose fixture report ``name`` reuses."""
-    return (HERE / name / "study.txt").read_text().strip()
+    return corpus.study_of(HERE, name)
 
 
 def build(name: str, root: Path) -> Path:

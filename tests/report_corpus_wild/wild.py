@@ -33,21 +33,17 @@ HERE = Path(__file__).resolve().parent
 CAMPAIGN = "campaign"
 
 
-@dataclass(frozen=True)
-class Plant(corpus.Plant):
-    """A corpus plant, plus the defect that keeps it from being caught (empty when it is caught)."""
-
-    xfail: str = ""
+Plant = corpus.KnownPlant
 
 
 def names() -> list[str]:
     """The wild reports, in order (one folder each)."""
-    return sorted(p.parent.name for p in HERE.glob("*/study.txt"))
+    return corpus.reports_over_studies(HERE)
 
 
 def study(name: str) -> str:
     """The study report ``name`` is about: a corpus study name, or ``campaign``."""
-    return (HERE / name / "study.txt").read_text().strip()
+    return corpus.study_of(HERE, name)
 
 
 def _campaign(root: Path) -> Path:
