@@ -155,6 +155,51 @@ def plants(name: str) -> list[Plant]:
     return [Plant(report=name, **row) for row in rows]
 
 
+def fast_plants(plants: list[Plant]) -> list[Plant]:
+    """The plants of one report set that the fast tier (``pytest -m "not slow"``) audits.
+
+    Each plant costs one audit of a whole study, so the fast tier keeps a fixed, representative
+    subset and the full run (``pytest``, CI) audits every plant. Walking ``plants`` in their order
+    (report by report, as in each ``plants.json``), a plant is kept when it is the first of its
+    report or the first of its kind in the set, and it is expected to be caught (a plant with a
+    known defect, ``xfail``, stays in the full run, where its strict mark still fails the day the
+    defect is fixed). Every report layout and every kind of error is thus caught at least once in
+    the fast tier.
+
+    Args:
+        plants: every plant of the set, in report order.
+
+    Returns:
+        The kept plants, in the same order.
+
+    Example:
+        >>> fast = fast_plants([p for n in names() for p in plants(n)])
+    """
+    reports: set[str] = set()
+    kinds: set[str] = set()
+    out = []
+    for p in plants:
+        if getattr(p, "xfail", ""):
+            continue
+        if p.report not in reports or p.kind not in kinds:
+            out.append(p)
+        reports.add(p.report)
+        kinds.add(p.kind)
+    return out
+
+
+def plant_param(plant: Plant, fast: list[Plant]):
+    """``plant`` as a pytest parameter: ``xfail(strict)`` with its known defect, ``slow`` unless in ``fast``."""
+    import pytest
+
+    marks = []
+    if getattr(plant, "xfail", ""):
+        marks.append(pytest.mark.xfail(strict=True, reason=plant.xfail))
+    if plant not in fast:
+        marks.append(pytest.mark.slow)
+    return pytest.param(plant, marks=marks, id=f"{plant.report}:{plant.kind}")
+
+
 def apply(report: Path, plant: Plant) -> int:
     """Write ``plant`` into the report copy under ``report``; returns the planted line (1-based)."""
     path = report / plant.file
