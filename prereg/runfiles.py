@@ -33,6 +33,7 @@ class RunFiles:
         self._schema: dict[Path, list[str]] = {}
         self._seals: dict[Path, tuple[dict, str]] = {}  # run folder -> (the manifest sealed, its seal)
         self._digests: dict[Path, str] = {}
+        self._kept: dict[tuple[Path, object], object] = {}  # (file, what) -> a value derived from it
 
     def manifest(self, path: str | Path):
         """The parsed manifest file (any JSON value), as :func:`prereg.jsonio.read_json` reads it.
@@ -88,3 +89,17 @@ class RunFiles:
         if path not in self._digests:
             self._digests[path] = sha256_file(path)
         return self._digests[path]
+
+    def keep(self, path: str | Path, what, value) -> None:
+        """Leave ``value``, derived from the file at ``path`` by one reader, for another reader.
+
+        The audit's check 7 reads and verifies every held-out trace; check 9's ``stats``
+        recomputation needs only compact per-item arrays of it, so check 7 keeps those here
+        instead of the rows (~500k rows at 1,000 runs, ~300 MB) and stats does not parse them again.
+        ``what`` names the derivation (e.g. a tuple with its options), so readers needing another
+        one miss and read the file themselves."""
+        self._kept[(Path(path), what)] = value
+
+    def kept(self, path: str | Path, what):
+        """The value :meth:`keep` left for ``(path, what)``, or None."""
+        return self._kept.get((Path(path), what))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -145,25 +146,71 @@ def _deviation(kind: str, detail: str, **kw) -> dict:
     return {"kind": kind, "detail": detail, **kw}
 
 
-def _read_items(run, plan: AnalysisPlan) -> tuple[list[str], dict[str, np.ndarray], list[str] | None]:
-    rows = read_jsonl(run.path / HELDOUT_TRACE, "held-out trace")
+def _column(rows: list[dict], key: str, default=None) -> list:
+    """``[r.get(key, default) for r in rows]``, in C when every row has the key."""
+    try:
+        return list(map(itemgetter(key), rows))
+    except KeyError:
+        return [r.get(key, default) for r in rows]
+
+
+def items_key(plan: AnalysisPlan) -> tuple:
+    """What :func:`items_from_rows` depends on besides the rows: names a kept derivation in
+    :meth:`prereg.runfiles.RunFiles.keep`."""
+    return ("heldout_items", bool(plan.tasks))
+
+
+def items_from_rows(rows: list[dict], path, tasks: bool) -> tuple[list[str], dict[str, np.ndarray], list[str] | None]:
+    """A held-out trace's per-item ids, metric vectors and (with ``tasks``) task names, in
+    (item id, index) order: all the analysis reads of it.
+
+    Args:
+        rows: the trace's rows as :func:`prereg.jsonio.read_jsonl` reads them.
+        path: the trace's path, for the error message.
+        tasks: whether the plan has task strata (then each row's ``task`` is read).
+
+    Returns:
+        ``(ids, {metric: values}, task names or None)``.
+
+    Raises:
+        UserError: a metric field holds something that is not a number (naming it).
+
+    Example:
+        >>> items_from_rows([{"index": 1, "correct": True, "reward": 1.0},
+        ...                  {"index": 0, "correct": False, "reward": 0.0}], "t", False)[0]
+        ['0', '1']
+    """
+    idx = _column(rows, "index")
+    try:
+        raw = list(map(itemgetter("item_id"), rows))
+    except KeyError:
+        raw = [r.get("item_id", i) for r, i in zip(rows, idx, strict=True)]
+    ids = list(map(str, raw))
     # rows in (item id, index) order; the sort compares C-level tuples (~500k rows at 1,000 runs)
-    ids = [str(r.get("item_id", r.get("index"))) for r in rows]
-    keys = list(zip(ids, [r.get("index", 0) for r in rows], strict=True))
+    keys = list(zip(ids, idx if None not in idx else _column(rows, "index", 0), strict=True))
     order = sorted(range(len(rows)), key=keys.__getitem__)  # stable, like sorting the rows
     rows, ids = [rows[i] for i in order], [ids[i] for i in order]
     items = {}
     for metric, fld in ITEM_FIELD.items():
-        vals = [r.get(fld) for r in rows]
-        if all(v is not None for v in vals):
+        vals = _column(rows, fld)
+        if None not in vals:
             try:
                 exact = set(map(type, vals)) <= {bool, int, float}  # float(v) is what numpy does for these
                 items[metric] = np.asarray(vals if exact else [float(v) for v in vals], dtype=float)
             except (TypeError, ValueError):  # a list or object where a number belongs: name it
                 bad = next(v for v in vals if not isinstance(v, (int, float, bool)))
-                raise UserError(f"{run.path / HELDOUT_TRACE}: {fld} {bad!r:.60} is not a number") from None
-    tasks = [str(r.get("task")) for r in rows] if plan.tasks else None
-    return ids, items, tasks
+                raise UserError(f"{path}: {fld} {bad!r:.60} is not a number") from None
+    return ids, items, ([str(r.get("task")) for r in rows] if tasks else None)
+
+
+def _read_items(run, plan: AnalysisPlan, files: RunFiles) -> tuple[list[str], dict[str, np.ndarray], list[str] | None]:
+    """:func:`items_from_rows` of the run's held-out trace, as a reader that already parsed the
+    trace (the audit's check 7) kept it in ``files``, else read here."""
+    path = run.path / HELDOUT_TRACE
+    hit = files.kept(path, items_key(plan))
+    if hit is not None:
+        return hit
+    return items_from_rows(read_jsonl(path, "held-out trace"), path, bool(plan.tasks))
 
 
 @dataclass
@@ -228,7 +275,7 @@ def _unit_of(run, rel: str, study: Study, curves, exclude: _Exclusions, files: R
     if digest is None or not tpath.exists() or files.sha256(tpath) != digest:
         exclude(rel, "held-out trace missing or does not match its manifest digest", "trace_mismatch", a, s, sl)
         return None
-    unit.item_ids, unit.items, unit.item_tasks = _read_items(run, plan)
+    unit.item_ids, unit.items, unit.item_tasks = _read_items(run, plan, files)
     bad = [k for k, arr in unit.items.items()
            if unit.metrics.get(k) is not None and abs(float(arr.mean()) - unit.metrics[k]) > 1e-9]
     if bad:

@@ -67,3 +67,35 @@ def test_a_broken_seal_is_still_seen_by_stats_through_shared_files(clean_campaig
     by_check = {r.check: [f.message for f in r.findings] for r in res.results}
     assert any("seal does not match" in msg for msg in by_check["2"])
     assert by_check["9"], "the recomputation excludes the broken run, so values differ"
+
+
+def test_each_heldout_trace_parsed_once_and_the_kept_items_give_the_same_analysis(clean_campaign, monkeypatch):
+    """Check 7 keeps each held-out trace's per-item arrays in the shared RunFiles, so check 9's
+    recomputation parses no held-out trace again, and what it computes from them is byte-identical."""
+    import audit.context as actx
+    import stats.load as sload
+    from prereg.jsonio import read_jsonl
+
+    parsed = collections.Counter()
+
+    def counted(path, what="file"):
+        parsed[str(path)] += 1
+        return read_jsonl(path, what)
+
+    monkeypatch.setattr(actx, "read_jsonl", counted)
+    monkeypatch.setattr(sload, "read_jsonl", counted)
+    res = run_audit(clean_campaign.report)
+    assert res.passed and not res.findings
+    held = {p: n for p, n in parsed.items() if p.endswith("heldout.jsonl")}
+    assert len(held) == 9 and set(held.values()) == {1}
+
+    monkeypatch.undo()
+    with chdir(clean_campaign.root):
+        files = runfiles.RunFiles()
+        for trace in sorted(clean_campaign.root.glob("runs/*/*/*/traces/heldout.jsonl")):
+            rel = trace.relative_to(clean_campaign.root)
+            files.keep(rel, ("heldout_items", False), sload.items_from_rows(read_jsonl(rel), rel, False))
+        monkeypatch.setattr(sload, "read_jsonl", lambda path, what="file": (_ for _ in ()).throw(
+            AssertionError(f"{path} parsed again")) if str(path).endswith("heldout.jsonl") else read_jsonl(path, what))
+        shared = dumps(analyze(LOCK_REL, "runs", log_look=False, files=files))
+    assert shared == (clean_campaign.root / "report" / "analysis.json").read_text()

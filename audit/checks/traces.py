@@ -18,10 +18,12 @@ from operator import itemgetter
 
 import numpy as np
 
+from prereg.errors import UserError
 from prereg.fields import merged_fields
 from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, TRAIN_TRACE, is_reference_run
 from prereg.scoring import scorer_for
 from prereg.summaries import compute_summaries
+from stats.load import items_from_rows, items_key, needs_items
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 TOL = 1e-12
@@ -336,9 +338,30 @@ def _check_summary_ranges(out, mp, s, heldout_n) -> None:
             out.add(f"{mp()}#$.summaries.{k}", "a finite number", repr(v), "non-finite summary")
 
 
+def _keep_items(ctx, r, held, last_ids: list | None) -> list | None:
+    """Leave the held-out trace's per-item arrays (:func:`stats.load.items_from_rows`, a few kB a
+    run) in the audit's shared :class:`prereg.runfiles.RunFiles`, so check 9's recomputation does
+    not parse the ~500k rows of 1,000 runs again; a trace they cannot be made from is left to
+    stats, which reads it and says why itself. A run whose item ids equal ``last_ids`` (the
+    previous run's, returned) shares that list: 1,000 runs keep one list of 500 ids, not 1,000."""
+    study = ctx.study
+    if held is None or study is None or not needs_items(study.analysis):
+        return last_ids
+    path = r.path / HELDOUT_TRACE
+    try:
+        ids, items, tasks = items_from_rows(held, path, bool(study.analysis.tasks))
+    except UserError:
+        return last_ids
+    if last_ids is not None and last_ids == ids:
+        ids = last_ids
+    ctx.files.keep(path, items_key(study.analysis), (ids, items, tasks))
+    return ids
+
+
 def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer=None, reference=False):
     """Every check 7 makes of one run, in order: traces readable, held-out rows (indices, hashes,
-    re-scored), training-trace hashes, telemetry, summaries recomputed and possible."""
+    re-scored), training-trace hashes, telemetry, summaries recomputed and possible. Returns the
+    held-out rows (None when unreadable)."""
     m = r.manifest
     paths = _Paths(ctx, r.path)
     s = m.get("summaries") if isinstance(m.get("summaries"), dict) else {}
@@ -360,6 +383,7 @@ def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer=N
     if tel is not None and held is not None:
         _check_recomputed_summaries(out, mp, s, tel, held)
     _check_summary_ranges(out, mp, s, heldout_n)
+    return held
 
 
 def _probes(obj, path="$"):
@@ -394,6 +418,7 @@ def run(ctx, out) -> None:
     scorer = scorer_for(task)
     if scorer is None and task is not None:
         out.notes.append(f"task {task!r} has no registered scorer: held-out rows checked for range only, not re-scored")
+    last_ids = None
     for r in ctx.runs:
         if r.manifest.get("status") not in ("complete",):
             continue
@@ -404,14 +429,16 @@ def run(ctx, out) -> None:
         arm = r.manifest.get("arm")
         max_steps, train_bounds = None, bounds
         if is_reference_run(r.manifest):  # evaluated, never trained: no telemetry, no training trace
-            _check_run(ctx, out, r, heldout_n, bounds, None, None, scorer, reference=True)
+            held = _check_run(ctx, out, r, heldout_n, bounds, None, None, scorer, reference=True)
+            last_ids = _keep_items(ctx, r, held, last_ids)
             continue
         if arm in ctx.arms:
             view = merged_fields(prereg, arm)
             max_steps = view.get("max_steps")
             if view.get("overlong_penalty_factor") or view.get("overlong_filtering"):
                 train_bounds = None  # a length penalty moves training rewards outside the task range
-        _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer)
+        held = _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer)
+        last_ids = _keep_items(ctx, r, held, last_ids)
         seen = set()
         fp = r.manifest.get("fingerprint") if isinstance(r.manifest.get("fingerprint"), dict) else {}
         for where, probe in _probes(fp.get("components"), "$.fingerprint.components"):
