@@ -416,10 +416,13 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
             role = role or "mean"
             r.role = role
             r.level = st.level_at(start)
-            metric = st.metric_at(start, end) or metric
+            named = st.metric_at(start, end)
+            r.carried = named is None and metric is not None
+            metric = named or metric
             if m.scale == "count" and len(vocab.counts) == 1 and metric not in vocab.counts \
                     and not any(st.start + q < start for q in st.metric_pos):
                 metric = vocab.counts[0]   # "2.51 of 4", "+0.43 groups": the one count metric, for the sentence
+                r.carried = False
             r.metric = metric or vocab.primary
             own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
             r.seed = int(own.group(1)) if own else st.seed()

@@ -274,7 +274,10 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Readin
                 shared = _decide_share(m, cands)
                 if shared is not None:
                     return shared
-            return _decide(idx, m, cands, want, other, reading)
+            res = _decide(idx, m, cands, want, other, reading)
+            if res.status == "error" and reading.carried:
+                return _carried_metric_elsewhere(idx, m, reading, want, other) or res
+            return res
     ent, toks = _context(m, arms)
     if m.kind == "table":
         ent = _merge_scope(ent, scope_ent)
@@ -522,6 +525,32 @@ def _decide(idx, m, cands, want, other, reading: Reading | None = None) -> Trace
     shown = exp if m.comparator else f"{_fmt(m, s, scale)} ({s.id} = {s.value:.6g})"
     return Traced(m, "error", [s], exp, f"{_where(m)}{m.text} written, the locked {_origin(s)} gives {shown}: "
                   f"number does not equal its source rounded to the digits shown{_swap_hint(idx, m, s, scale)}", True)
+
+
+def _carried_metric_elsewhere(idx, m: Mention, r: Reading, want: int, other: int) -> Traced | None:
+    """A value in a sentence that names no metric, read with an earlier sentence's metric and not
+    equal to it: "pass@16 barely moves over SFT. [...] 90.3% of its answers are well formed" is the
+    one other metric of the sentence's arms (or run) that the value equals, on the same statistic,
+    never an error against a metric the sentence does not name. Two or more such values, or none,
+    leave the error against the carried metric (a plant on a carried value stays caught).
+    """
+    if r.role != "mean" or r.pair:
+        return None
+    hits: list[Traced] = []
+    for a in r.arms:
+        if r.seed is not None:
+            ent, pre, tail = ("run", a, r.seed), f"runs.{a}.s{r.seed}.", ""
+        else:
+            ent, pre, tail = ("arm", a), f"arms.{a}.", ".mean"
+        for s in idx.by_entity.get(ent, ()):
+            rest = s.id[len(pre):] if s.id.startswith(pre) else ""
+            metric = rest[:-len(tail)] if tail and rest.endswith(tail) else rest
+            if not metric or "." in metric or metric == r.metric:
+                continue
+            t = _decide(idx, m, [s], want, other, r)
+            if t.status == "traced":
+                hits.append(t)
+    return hits[0] if len(hits) == 1 else None
 
 
 def _swap_hint(idx: SourceIndex, m: Mention, s: Source, scale: int) -> str:

@@ -150,6 +150,7 @@ class Reading:
     param: bool = False           # "95% CI", "80% power", "8 seeds": a parameter, not a value
     negate: bool = False          # "10.7 points less than SFT": the magnitude of a negative difference
     contrast: bool = False        # a contrast's statistic (or its interval end), even where no pair is named
+    carried: bool = False         # the metric is an earlier sentence's: this sentence names none
 
 
 def role_before(text: str) -> str | None:

@@ -151,6 +151,24 @@ def test_one_arm_compared_with_another_and_counts_of_4(puzzles, tmp_path):
     assert any("n written as 160" in m for _, m in _errors(bad)), _errors(bad)
 
 
+CARRIED = ("GRPO solves 64.6% of the puzzles. pass@16 barely moves over SFT (+2.6 pp, p = 0.19). GRPO does not "
+           "collapse below the base model on formatting either: 90.3% of its answers are well formed, against 88.9% "
+           "for the base model.\n")
+
+
+def test_a_carried_metric_gives_way_to_the_one_metric_the_value_equals(puzzles, tmp_path):
+    """The last sentence names no declared metric ("well formed" is not the label 'Well-formed answers
+    (%)'), so it carries pass@16 from the sentence before; its values are not GRPO's or base's pass@16
+    but each equals exactly one other metric of those arms (format_pct): traced there, no false alarm.
+    A wrong value that equals no metric stays an error against the carried one."""
+    res = _audit(puzzles, tmp_path, CARRIED, "")
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "90.3%")] == ["arms.grpo.format_pct.mean"]
+    assert [r.source for r in _rows(res, "88.9%")] == ["arms.base.format_pct.mean"]
+    bad = _audit(puzzles, tmp_path / "b", CARRIED.replace("90.3%", "91.3%"), "")
+    assert [m for _, m in _errors(bad)] and all("91.3% written" in m and "pass16" in m for _, m in _errors(bad))
+
+
 STATS = ("GSPO against GRPO: +1.78 pp (BH-adjusted p = 4.7e-5, unadjusted 1.2e-5). DAPO is equivalent to GRPO "
          "(TOST p = 1.9e-6, adj. p = 0.00028, alpha = 0.05). The smallest GSPO–GRPO effect we could have detected "
          "with 80% power is 0.53 pp. The minimum detectable effect at 80% power is 0.0053 for GSPO–GRPO and "
