@@ -115,7 +115,8 @@ def render(analysis: AnalysisResult | str | Path, out_dir: str | Path = "report"
         out_dir: the report folder.
         overwrite: replace files an earlier render wrote.
         runs_root: the run folders, for figures and model cards (default: from analysis.json).
-        **options: ``model_cards``, ``hub_dir``, ``lock``, ``card_license`` (see :mod:`stats.render`).
+        **options: ``model_cards``, ``hub_dir``, ``lock``, ``card_license``, ``figures`` (``False``:
+            no PNGs, report.md and results.tex only; see :mod:`stats.render`).
 
     Returns:
         The paths written.

@@ -75,7 +75,8 @@ def _cmd_render(args) -> int:
     from stats import render
 
     for p in render(args.analysis, args.output, runs_root=args.runs, model_cards=args.model_cards,
-                    hub_dir=args.hub_dir, lock=args.lock, card_license=args.card_license):
+                    hub_dir=args.hub_dir, lock=args.lock, card_license=args.card_license,
+                    figures=not args.no_figures):
         print(p)
     return 0
 
@@ -228,6 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("analysis")
     r.add_argument("-o", "--output", default="report", help="output folder (existing files are never replaced)")
     r.add_argument("--runs", default=None, help="runs folder for telemetry curves (default: the analysed one)")
+    r.add_argument("--no-figures", action="store_true",
+                   help="write report.md and results.tex only, no PNGs (headless/CI pipelines; much faster)")
     r.add_argument("--model-cards", action="store_true",
                    help="also write a Hugging Face model card per run and one for the study (<output>/model_cards/)")
     r.add_argument("--hub-dir", default=None, metavar="OUT",

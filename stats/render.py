@@ -749,8 +749,12 @@ def _forest(a: dict, path: Path) -> None:
 
 def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_root: str | Path | None = None,
            overwrite: bool = False, model_cards: bool = False, hub_dir: str | Path | None = None,
-           lock: str | Path | None = None, card_license: str | None = None) -> list[Path]:
+           lock: str | Path | None = None, card_license: str | None = None, figures: bool = True) -> list[Path]:
     """Write report.md, results.tex and figures/*.png; refuses to replace existing files.
+
+    ``figures=False`` (``stats render --no-figures``) writes the text only: matplotlib drawing
+    is most of a render's time, and a headless/CI pipeline that only audits or diffs the
+    numbers has no use for the PNGs; the report's warnings then say the figures were not drawn.
 
     With ``model_cards`` also one Hugging Face model card per analysed run and one for the study
     under ``<out>/model_cards/`` (``stats.modelcard``); ``hub_dir`` lays out one upload-ready folder
@@ -761,16 +765,23 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
     out = Path(out_dir)
     targets = {"md": out / "report.md", "tex": out / "results.tex", "forest": out / "figures" / "forest.png",
                "reward": out / "figures" / "reward_curves.png", "zvf": out / "figures" / "zvf_curves.png"}
+    if not figures:
+        targets = {k: targets[k] for k in ("md", "tex")}
     if not overwrite:
         for p in targets.values():
             if p.exists():
                 raise UserError(f"{p}: already exists; refusing to overwrite (choose another -o)")
     cards = _prepare_cards(a, analysis_path, digest, runs_root, lock, out, hub_dir, overwrite, card_license) \
         if (model_cards or hub_dir is not None) else None
-    make_dirs(out / "figures")
     notes: list[str] = []
-    figures, written = _draw_figures(a, analysis_path, out, targets, runs_root, overwrite, notes)
-    write_atomic(targets["md"], markdown(a, digest, figures, notes), overwrite=overwrite)
+    if figures:
+        make_dirs(out / "figures")
+        drawn, written = _draw_figures(a, analysis_path, out, targets, runs_root, overwrite, notes)
+    else:
+        make_dirs(out)
+        drawn, written = [], []
+        notes.append("figures: not drawn (--no-figures)")
+    write_atomic(targets["md"], markdown(a, digest, drawn, notes), overwrite=overwrite)
     write_atomic(targets["tex"], latex(a, digest), overwrite=overwrite)
     if cards is not None:
         from stats.modelcard import write_cards

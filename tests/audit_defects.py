@@ -91,12 +91,16 @@ def build_clean(root: Path, *, prereg: dict | None = None) -> Campaign:
     with chdir(root):
         make_campaign(".", prereg or study_prereg(), effects={"dapo": 0.03, "gspo": 0.06}, rng_seed=1)
     camp = Campaign(root)
-    reanalyze(camp, render=True)
+    reanalyze(camp, render=True, figures=True)
     return camp
 
 
-def reanalyze(camp: Campaign, *, render: bool = True) -> dict:
-    """Recompute analysis.json (and the rendered report) from the records as they are now."""
+def reanalyze(camp: Campaign, *, render: bool = True, figures: bool = False) -> dict:
+    """Recompute analysis.json (and the rendered report) from the records as they are now.
+
+    A re-render draws no figures unless asked (``stats render --no-figures``): the audit reads
+    the text, and drawing is most of a render's time; the clean campaign has its figures.
+    """
     from stats.analyze import analyze, write
 
     with chdir(camp.root):
@@ -108,7 +112,7 @@ def reanalyze(camp: Campaign, *, render: bool = True) -> dict:
             except ImportError:
                 _render = None
             if _render is not None:
-                _render("report/analysis.json", "report", overwrite=True)
+                _render("report/analysis.json", "report", overwrite=True, figures=figures)
     if render:
         write_atomic(camp.notes, notes_report(a))
     return a

@@ -97,6 +97,27 @@ def test_figures_are_pngs(rendered):
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
 
 
+def test_no_figures_writes_the_same_text_and_no_png(rendered, tmp_path):
+    """`--no-figures`: report.md and results.tex only; the numbers are the figure render's, the
+    figures section gives way to a warning, and the audit passes the report strictly."""
+    out, a, apath = rendered
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "analysis.json").write_bytes(apath.read_bytes())
+    assert main(["render", str(bare / "analysis.json"), "-o", str(bare), "--no-figures"]) == 0
+    assert sorted(p.name for p in bare.iterdir()) == ["analysis.json", "report.md", "results.tex"]
+    assert (bare / "results.tex").read_bytes() == (out / "results.tex").read_bytes()
+    md, full = (bare / "report.md").read_text(), (out / "report.md").read_text()
+    assert "## Figures" in full and "## Figures" not in md and "figures: not drawn (--no-figures)" in md
+    assert CELL.findall(md) == CELL.findall(full)
+    head = full.split("## Warnings")[0]
+    assert md.startswith(head)
+    from audit.cli import main as audit_main
+
+    assert audit_main(["check", str(bare), "--lock", a["lock"]["path"], "--runs", a["inputs"]["root"],
+                       "--strict"]) == 0
+
+
 def test_render_refuses_overwrite_and_bad_input(rendered, tmp_path, capsys):
     out, _, apath = rendered
     before = (out / "report.md").read_bytes()
