@@ -138,7 +138,7 @@ def test_pooled_mcnemar_carries_its_caveat_and_report_says_pairs(tmp_path):
     assert a["values"]["contrasts.gspo-grpo.item.cluster_t.p"]["value"] == pytest.approx(ht.paired_t(d).p, rel=1e-9)
     assert a["values"]["contrasts.gspo-grpo.item.n_items"]["value"] == 40
     apath = write(a, tmp_path / "report" / "analysis.json")
-    assert main(["render", str(apath), "-o", str(tmp_path / "report")]) == 0
+    assert main(["render", str(apath), "-o", str(tmp_path / "report"), "--no-figures"]) == 0
     md = (tmp_path / "report" / "report.md").read_text()
     assert "**Caveat:** pooled McNemar" in md
     assert "Item pairs (items)" not in md and "(seed, item) pairs (count)" in md

@@ -123,7 +123,7 @@ def test_audit_reads_the_study_and_survives_a_lock_whose_preregistration_breaks_
     p["analysis"]["resamples"] = 200
     c = make_campaign(tmp_path, p)
     report = tmp_path / "report"
-    render(write(analyze(c.lock_path, c.runs_dir), report / "analysis.json"), report)
+    render(write(analyze(c.lock_path, c.runs_dir), report / "analysis.json"), report, figures=False)
     ctx = load_context(report, lock=c.lock_path, runs=c.runs_dir)
     assert ctx.study.arms["dapo"].changes == p["arms"]["dapo"]["changes"] and ctx.study is ctx.study
     res = run_audit(report, lock=c.lock_path, runs=c.runs_dir, only=["1", "4"])
