@@ -102,6 +102,7 @@ class AuditContext:
     # manifests parsed, validated and sealed once and files hashed once, for every check and for
     # check 9's stats recomputation (one audit's lifetime)
     files: RunFiles = field(default_factory=RunFiles)
+    _rels: dict = field(default_factory=dict)  # path -> what ``rel`` made of it
 
     # ---- views -------------------------------------------------------------------------
     @property
@@ -139,10 +140,16 @@ class AuditContext:
         return (self.prereg or {}).get("baseline_arm")
 
     def rel(self, p: Path) -> str:
-        try:
-            return str(Path(p).resolve().relative_to(self.cwd))
-        except ValueError:
-            return str(p)
+        """``p`` relative to the working folder when under it, as findings name files; each path
+        resolved once per audit (seven checks name each of 1,000 run folders)."""
+        hit = self._rels.get(p)
+        if hit is None:
+            try:
+                hit = str(Path(p).resolve().relative_to(self.cwd))
+            except ValueError:
+                hit = str(p)
+            self._rels[p] = hit
+        return hit
 
     # ---- trace readers -----------------------------------------------------------------------
     # Not cached: a 1,000-run campaign holds ~1M trace rows, and keeping them all alive makes

@@ -7,11 +7,21 @@ same function, so a hand-edited summary (README failure 5) cannot hide.
 from __future__ import annotations
 
 import math
+from operator import itemgetter
 
 
 def _mean(xs: list[float]) -> float | None:
-    xs = [float(x) for x in xs if x is not None]
+    xs = list(map(float, xs)) if None not in xs else [float(x) for x in xs if x is not None]
     return math.fsum(xs) / len(xs) if xs else None
+
+
+def _column(rows: list[dict], key: str) -> list:
+    """``[r.get(key) for r in rows]``, in C when every row has the key (the audit recomputes the
+    summaries of 1,000 runs x 500 held-out rows)."""
+    try:
+        return list(map(itemgetter(key), rows))
+    except KeyError:
+        return [r.get(key) for r in rows]
 
 
 def compute_summaries(telemetry: list[dict], heldout: list[dict]) -> dict:
@@ -21,19 +31,19 @@ def compute_summaries(telemetry: list[dict], heldout: list[dict]) -> dict:
     5 / last 10 optimizer steps; ``rollouts`` is the cumulative count in the last telemetry
     line (it already counts rollouts that were generated and discarded).
     """
-    steps = [row for row in telemetry]
-    rewards = [row.get("reward_mean") for row in steps]
-    correct = sum(1 for r in heldout if r.get("correct"))
+    steps = list(telemetry)
+    rewards = _column(steps, "reward_mean")
+    correct = len(list(filter(None, _column(heldout, "correct"))))  # truthy values, as ``if`` counts them
     n = len(heldout)
     return {
         "heldout_n": n,
         "heldout_correct": correct,
         "heldout_accuracy": (correct / n) if n else None,
-        "heldout_reward_mean": _mean([r.get("reward") for r in heldout]),
+        "heldout_reward_mean": _mean(_column(heldout, "reward")),
         "steps": len(steps),
         "rollouts": int(steps[-1].get("rollouts", 0)) if steps else 0,
-        "zvf_mean": _mean([row.get("zvf") for row in steps]),
-        "gu_mean": _mean([row.get("gu") for row in steps]),
+        "zvf_mean": _mean(_column(steps, "zvf")),
+        "gu_mean": _mean(_column(steps, "gu")),
         "reward_first5": _mean(rewards[:5]),
         "reward_last10": _mean(rewards[-10:]),
     }
