@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from audit.comparisons import WITHIN, arm_comparisons, number_comparisons, ratio_claims, within_claims
 from audit.numbers import ParsedFile
-from audit.prose import _versus_subject, paragraphs, tex_paragraphs, tex_text
+from audit.prose import _versus_subject, paragraphs, tex_paragraphs
 from audit.words import Vocabulary, sentences
 
 _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
@@ -254,17 +254,11 @@ def _is_header(lines: list[str], i: int) -> bool:
 
 
 def _n_labels_in_tables(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
-    """"(n=500)", "(of 1,319)" in table rows and headers, and in LaTeX captions (the held-out n and the
-    number of resamples, on every line of a caption that runs over several)."""
-    depth = 0
+    """"(n=500)", "(of 1,319)" in table rows and headers (a LaTeX caption is a paragraph of
+    :func:`audit.prose.tex_paragraphs`: its n, seeds and resamples are read with the prose)."""
     for i, line in enumerate(f.lines, 1):
         if line.lstrip().startswith("|"):
             _n_facts(line, facts, f"{f.path}:{i}", out)
-        elif f.path.endswith(".tex") and ("\\caption" in line or depth > 0):
-            code = line.split("%", 1)[0] if "\\%" not in line else line
-            depth = max(0, depth + code.count("{") - code.count("}"))
-            _n_facts(tex_text(line), facts, f"{f.path}:{i}", out)
-            _resample_facts(tex_text(line), facts, lambda _pos, at=f"{f.path}:{i}": at, out)
 
 
 def _resample_facts(text: str, facts: Facts, at, out: list[Claim]) -> None:

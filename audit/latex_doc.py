@@ -52,9 +52,11 @@ _SKIP = {"label": 1, "ref": 1, "eqref": 1, "autoref": 1, "cref": 1, "Cref": 1, "
          "setlength": 2, "graphicspath": 1, "begin": 1, "end": 1, "cline": 1, "cmidrule": 1, "addlinespace": 0,
          "toprule": 0, "midrule": 0, "bottomrule": 0, "hline": 0, "newline": 0, "centering": 0,
          "multicolumn": 2, "multirow": 2, "color": 1, "textcolor": 1, "cellcolor": 1, "rowcolor": 1,
-         "resizebox": 2, "scalebox": 1, "setcounter": 2, "addtocounter": 2, "hypersetup": 1}
+         "resizebox": 2, "scalebox": 1, "setcounter": 2, "addtocounter": 2, "hypersetup": 1,
+         # settings of the typesetting, not of the study ("\\sisetup{group-minimum-digits=4}")
+         "sisetup": 1, "captionsetup": 1, "geometry": 1, "lstset": 1, "definecolor": 3, "setlist": 1}
 _SYMBOLS = {"pm": " ± ", "mp": " ∓ ", "leq": " ≤ ", "le": " ≤ ", "geq": " ≥ ", "ge": " ≥ ", "lt": " < ",
-            "gt": " > ", "percent": "%", "times": " × ", "approx": " ≈ ", "sim": " ~ ", "minus": "−",
+            "gt": " > ", "percent": "%", "times": " × ", "cdot": " · ", "approx": " ≈ ", "sim": " ~ ", "minus": "−",
             "textminus": "−", "Delta": "Δ", "delta": "δ", "textpm": " ± ", "alpha": "α"}
 _ESCAPES = {"%": "%", "&": "&", "_": "_", "#": "#", "$": "$", "{": "{", "}": "}", "\\": " ", " ": " ", ";": " ",
             ":": " ", "!": "", "-": "", "'": "", '"': "", "`": "", "^": "^", "~": "~"}

@@ -12,7 +12,9 @@ and sub-ranges whose numbers are not prose values:
 - code spans, fenced and indented code blocks: ``code`` (counted and shown "in code");
 - HTML comments (inline or block): ``comment``; a comment ``<!-- id: X -->`` is a pin instead,
   bound by :mod:`audit.numbers` to the number just before it;
-- YAML front matter: ``front_matter`` (its text is also kept whole for the model-index check).
+- YAML front matter: ``front_matter`` (its text is also kept whole for the model-index check);
+- a fenced ``bibtex``/``bib``/``biblatex`` block (a citation): ``label``, its year and pages name
+  the reference and are never report numbers.
 
 Link destinations, image URLs, footnote reference labels and HTML tags are not text and never
 yield numbers; link text, image alt text and footnote bodies are text like any other.
@@ -27,6 +29,8 @@ from functools import lru_cache
 
 from audit.doc import Doc, Piece, Table
 from audit.html_table import read_table
+
+_BIB_FENCE = re.compile(r"\s*(?:bibtex|bib|biblatex)\b", re.I)
 
 PIN_MD = re.compile(r"<!--\s*id\s*:\s*([A-Za-z0-9_.:\-/]+)\s*-->\s*$")
 _TAG = re.compile(r"<[^<>]{0,2000}>")
@@ -215,7 +219,9 @@ def walk(text: str, shortcuts: bool = True) -> Doc:
             continue
         elif t in ("fence", "code_block"):
             first = line + 1 if t == "fence" else line
-            doc.items.append(Piece(tok.content, first, "code", cur, [(0, len(tok.content), "code")], [], tok.content))
+            # a citation's year, volume and pages name the reference: labels, not numbers to trace
+            hint = "label" if t == "fence" and _BIB_FENCE.match(tok.info or "") else "code"
+            doc.items.append(Piece(tok.content, first, "code", cur, [(0, len(tok.content), hint)], [], tok.content))
         elif t == "html_block":
             table = read_table(tok.content, line, cur, prose.text()) if "<t" in tok.content else None
             doc.items.append(table or _html_block(tok.content, line, cur))

@@ -26,12 +26,14 @@ from prereg.errors import UserError
 
 _NUM = re.compile(
     r"(?P<sign>[-−–+])?(?P<body>\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-    r"(?:(?P<exp>[eE][-+−]?\d+)|\s?(?:×|x|·|⋅|\\times|\\cdot)\s?10\s?(?:\^\s?\{?\s?(?P<pow>[-−+]?\s?\d+)(?:\s?\})?"
-    r"|(?P<sup>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
+    r"(?:(?P<exp>[eE][-+−]?\d+)|\s{0,3}(?:×|x|·|⋅|\\times|\\cdot)\s{0,3}10\s?(?:\^\s?\{?\s?(?P<pow>[-−+]?\s?\d+)(?:\s?\})?"
+    r"|(?P<sup>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
+    r"|(?<=(?<![\d.,])10)(?:\^\s?\{?\s?(?P<tpow>[-−]\s?\d+)(?:\s?\})?|(?P<tsup>⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
     r"(?:(?P<mult>\s?k|K|M)(?![\w-]))?(?P<pct>\s?\\?%)?"
 )
 # "1.5 × 10⁻⁴", "3.2\times10^{-4}", "2 x 10^-3", "1.5·10⁻⁴": scientific notation written out, the same as
-# "1.5e-4" (the mantissa's digits set the interval: 1.45e-4 to 1.55e-4). A bare "10⁻⁴" is not read as 1e-4.
+# "1.5e-4" (the mantissa's digits set the interval: 1.45e-4 to 1.55e-4). A bare negative power of ten
+# ("p < 10^-4", "10⁻⁴", "10^{-4}") is 1e-4, half a unit of its exponent either side; "2^10" is not read.
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 # "1.3k", "12k", "2.5 k", "1.2M": a count shown rounded in thousands or millions. The suffix is a
 # power of ten on the mantissa, like "1.3e3": the digits shown set the interval, so "1.3k" stands
@@ -163,6 +165,9 @@ def _parse_literal(m: re.Match) -> tuple[float, int, int, bool] | None:
     e = int(exp[1:].replace("−", "-")) if exp else 0
     if m.group("pow") or m.group("sup"):
         e = int((m.group("pow") or m.group("sup").translate(_SUPERSCRIPT)).replace("−", "-").replace(" ", ""))
+    if m.group("tpow") or m.group("tsup"):   # a bare power of ten: 10 to that power, no mantissa
+        e = int((m.group("tpow") or m.group("tsup").translate(_SUPERSCRIPT)).replace("−", "-").replace(" ", ""))
+        body = "1"
     if m.group("mult"):
         e += _MULT[m.group("mult").strip()]
     decimals = len(body.split(".", 1)[1]) if "." in body else 0

@@ -23,6 +23,7 @@ from audit.words import (
     diff_after,
     is_param,
     is_points,
+    lora_role,
     role_before,
     seed_in,
     sentences,
@@ -80,12 +81,20 @@ def tex_text(line: str) -> str:
 
 def tex_paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
     """Prose paragraphs of a LaTeX file: blank lines split them; tables, figures, macro definitions,
-    headings and code are not prose."""
+    headings and code are not prose, but a table's or figure's ``\\caption{...}`` is a paragraph of its
+    own ("intervals over seeds (\\num{2000} resamples)" is read like the same words in the text)."""
     out, cur, depth = [], [], 0
+    cap, open_braces = [], 0     # the lines of a caption being read, and its braces not yet closed
     for i, line in enumerate(lines, 1):
         code = line.split("%", 1)[0] if "\\%" not in line else line
         if _TEX_BLOCK.search(code):
             depth += 1
+        if depth and (cap or "\\caption" in code):
+            cap.append(i)
+            open_braces += code.count("{") - code.count("}") - code.count("\\{") + code.count("\\}")
+            if open_braces <= 0:
+                out.append(cap)
+                cap, open_braces = [], 0
         if depth or not line.strip() or _TEX_NOT_PROSE.match(line) or not tex_text(line).strip():
             if cur:
                 out.append(cur)
@@ -97,6 +106,9 @@ def tex_paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
             depth = max(0, depth - 1)
     if cur:
         out.append(cur)
+    if cap:
+        out.append(cap)
+    out.sort(key=lambda nums: nums[0])
     return [_joined(nums, [tex_text(lines[n - 1]) for n in nums]) for nums in out]
 
 
@@ -169,14 +181,16 @@ def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tup
         last: dict[str, int] = {}
         cursor = 0
         for m in ms:
-            pos = raw.find(m.text, max(cursor, last.get(m.text, -1) + 1))
-            while pos >= 0 and not _whole(raw, pos, len(m.text)):   # "0" is not the 0 of "66.0%"
-                pos = raw.find(m.text, pos + 1)
+            # the line's spaces are folded: so are the number's ("1.5 \\cdot 10^{-3}" is "1.5  ·  10^ -3")
+            t = " ".join(m.text.split()) if " " in m.text else m.text
+            pos = raw.find(t, max(cursor, last.get(t, -1) + 1))
+            while pos >= 0 and not _whole(raw, pos, len(t)):   # "0" is not the 0 of "66.0%"
+                pos = raw.find(t, pos + 1)
             if pos < 0:
-                last[m.text] = len(raw)   # not on this line (a comment, an escape): no later copy either
+                last[t] = len(raw)   # not on this line (a comment, an escape): no later copy either
                 continue
-            last[m.text] = pos
-            cursor = pos + len(m.text)
+            last[t] = pos
+            cursor = pos + len(t)
             out.append((base + pos, base + cursor, m))
     out.sort(key=lambda t: t[0])
     return out
@@ -402,7 +416,8 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
                                      role=prev.role, level=prev.level, percent=r.percent)
                 prev_end = end
                 continue
-            role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role or role_before(clause)
+            role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role \
+                or lora_role(st.text, text[max(s_start, start - 40):start]) or role_before(clause)
             if role is None and m.text.startswith("+") and s_arms:
                 role = "diff"    # "+0.214" next to named arms: a difference
             if role is None and prev is not None and prev.role in _CONTRAST_ROLES and _AND.fullmatch(clause):

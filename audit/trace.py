@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from audit.numbers import EXPLORATORY_WORDS, Mention, parse_report
 from audit.prose import _CONTRAST_ROLES, read_file, table_reading
 from audit.sources import Source, SourceIndex, build_index, entity_from_text
-from audit.words import Reading, vocabulary
+from audit.words import LOCK_ROLES, Reading, vocabulary
 
 __all__ = ["Traced", "abbreviated", "is_label", "mentions_exploratory", "prose_sources", "quoted_context",
            "swapped_intervals", "trace_mention", "traced_report"]
@@ -261,7 +261,8 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Readin
         want, other = 100, 1
     if m.pin:
         return _pinned(idx, m, arms, want, other, scope_ent)
-    if reading is not None and (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"):
+    if reading is not None and (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
+                                or reading.role in LOCK_ROLES):
         cands = prose_sources(idx, reading)
         if m.comparator and reading.role == "p":   # "p < 0.05" bounds the planned test's p, not whichever test's
             cands = [c for c in cands if ".tests." not in c.id] or cands
@@ -563,7 +564,7 @@ def _swap_hint(idx: SourceIndex, m: Mention, s: Source, scale: int) -> str:
 
 
 def _origin(s: Source) -> str:
-    return {"lock": "lock", "manifest": "run record", "trace": "run record"}.get(s.origin, "analysis")
+    return {"lock": "preregistration", "manifest": "run record", "trace": "run record"}.get(s.origin, "analysis")
 
 
 def _normal_mde(idx: SourceIndex, s: Source) -> float | None:
@@ -612,6 +613,8 @@ def prose_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     """
     if r.role == "alpha":   # "alpha = 0.05": the locked significance level
         return [idx.by_id[i] for i in ("lock.analysis.multiplicity.alpha", "lock.analysis.power.alpha") if i in idx.by_id]
+    if r.role in LOCK_ROLES:   # "LoRA (r = 16, alpha = 32)": the locked adapter setting
+        return [idx.by_id[i] for i in (f"lock.training.{r.role}",) if i in idx.by_id]
     if r.pair:
         return _contrast_sources(idx, r)
     out = []

@@ -153,6 +153,33 @@ class Reading:
     carried: bool = False         # the metric is an earlier sentence's: this sentence names none
 
 
+# "LoRA adapter (r = 16, alpha = 32)": the adapter's locked settings (lock.training.lora_r, lora_alpha,
+# lora_dropout), read only in a sentence that names LoRA ("alpha = 0.05" elsewhere is the test's level).
+_LORA = re.compile(r"\blora\b", re.I)
+_LORA_SETTING = re.compile(r"(?:\blora[\s_-]*)?\b(r|rank|alpha|α|dropout)\s*[=:]\s*\$?\s*$", re.I)
+LOCK_ROLES = ("lora_r", "lora_alpha", "lora_dropout")
+
+
+def lora_role(sentence: str, before: str) -> str | None:
+    """``lora_r`` | ``lora_alpha`` | ``lora_dropout`` when ``before`` (the words up to a number) ends in
+    "r =", "rank:", "alpha =" or "dropout =" and ``sentence`` names LoRA; else None.
+
+    Args:
+        sentence: the number's sentence.
+        before: the words just before the number.
+    Returns:
+        The role naming the locked LoRA setting, or None.
+    Example:
+        >>> lora_role("LoRA adapter (r = 16, alpha = 32)", "LoRA adapter (r = 16, alpha = ")
+        'lora_alpha'
+    """
+    m = _LORA_SETTING.search(before[-40:]) if _LORA.search(sentence) else None
+    if m is None:
+        return None
+    w = m.group(1).lower()
+    return {"rank": "lora_r", "α": "lora_alpha"}.get(w, f"lora_{w}")
+
+
 def role_before(text: str) -> str | None:
     """The statistic the words just before a number name (``text`` ends where the number starts)."""
     tail = text[-100:]   # "the minimum detectable effect at 80% power for this comparison is 0.052"

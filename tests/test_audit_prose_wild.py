@@ -216,6 +216,29 @@ def test_scientific_notation_as_typeset(study, tmp_path):
     assert any("contrasts.gspo-grpo.p" in m for _, m in _errors(bad)), _errors(bad)
 
 
+def test_a_bare_power_of_ten_is_one_number(study, tmp_path):
+    """'p < 10⁻⁴', 'p < 10^-4' and LaTeX 'p < 10^{-4}' bound the p by 1e-4 (not 10 and 4); LaTeX
+    '1.2 \\cdot 10^{-5}' (spaces around it) is 1.2e-5 like '\\times'."""
+    for i, body in enumerate(("GSPO against GRPO: paired t p < 10⁻⁴ (BH-adjusted p < 10^-3).\n",
+                              "GSPO against GRPO: paired t p < 10^-4.\n")):
+        res = _audit(study, tmp_path / f"c{i}", body)
+        assert _errors(res) == []
+        assert [r.source for r in res.numbers if r.text.startswith("10")][0] == "contrasts.gspo-grpo.p"
+        bad = _audit(study, tmp_path / f"b{i}", body.replace("10⁻⁴", "10⁻⁶").replace("10^-4", "10^-6"))
+        assert any("contrasts.gspo-grpo.p" in m for _, m in _errors(bad)), _errors(bad)
+    shutil.copytree(study.parent, tmp_path / "s")
+    rep = tmp_path / "s" / study.name
+    for f in rep.glob("*.md"):
+        f.unlink()
+    tex = (r"\documentclass{article}\begin{document}" "\n" r"\section{Results}" "\n"
+           r"GSPO improves on GRPO ($p = 1.2 \cdot 10^{-5}$; BH-adjusted $p < 10^{-4}$)." "\n" r"\end{document}" "\n")
+    for text, want in ((tex, []), (tex.replace("10^{-5}", "10^{-4}"), ["contrasts.gspo-grpo.p"]),
+                       (tex.replace("p < 10^{-4}", "p < 10^{-6}"), ["contrasts.gspo-grpo.p_adjusted"])):
+        (rep / "paper.tex").write_text(text)
+        got = [m for _, m in _errors(check(rep))]
+        assert len(got) == len(want) and all(w in g for w, g in zip(want, got, strict=True)), got
+
+
 TEX = (r"\documentclass{article}\begin{document}" "\n" r"\section{Results}" "\n"
        r"Held-out accuracy on the \num{500}-problem test split; GSPO improves on GRPO by \SI{1.78}{pp} "
        r"($p = 1.2\times10^{-5}$)." "\n\n"
@@ -256,3 +279,58 @@ def test_a_count_written_k_of_n(campaign, tmp_path):
     assert [r.source for r in _rows(res, "28")] == ["runs.grpo.s37.heldout_correct"]
     bad = _audit(campaign, tmp_path / "b", body.replace("28/50", "27/50"), "")
     assert [m for _, m in _errors(bad)] and all("runs.grpo.s37.heldout_correct" in m for _, m in _errors(bad))
+
+
+LORA = "The policy is a LoRA adapter (r = 16, alpha = 32) on all linear layers.\n"
+
+
+def test_lora_settings_are_the_locked_ones(study, tmp_path):
+    """'LoRA adapter (r = 16, alpha = 32)' states lock.training.lora_r and lora_alpha: traced there
+    (not value-only under --strict, not alpha = 32 as a test's level), and a wrong rank is an error."""
+    assert _errors(_audit(study, tmp_path, LORA)) == []
+    res = check(tmp_path / "s" / study.name, strict=True)
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "16")] == ["lock.training.lora_r"]
+    assert [r.source for r in _rows(res, "32")] == ["lock.training.lora_alpha"]
+    bad = _audit(study, tmp_path / "b", LORA.replace("r = 16", "r = 8"))
+    assert [m for _, m in _errors(bad)] == ["8 written, the locked preregistration gives 16 (lock.training.lora_r = 16): "
+                                            "number does not equal its source rounded to the digits shown"]
+    off = _audit(study, tmp_path / "c", "The policy is a full fine-tune (alpha = 32 in the loss).\n")
+    assert [r.source for r in _rows(off, "32")] != ["lock.training.lora_alpha"]
+
+
+BIB = ("GSPO reached 65.0% held-out accuracy.\n\n```bibtex\n@misc{variants2026,\n  title = {GRPO variants},\n"
+       "  year = {2026},\n  note = {500 problems, 8 seeds}\n}\n```\n\n```python\nprint(2026)\n```\n")
+
+
+def test_a_bibtex_block_is_a_citation_not_numbers(study, tmp_path):
+    """A ```bibtex block's year and note are labels (a citation names a reference); other code stays
+    'in code' (an error under --strict when untraced, by design)."""
+    rep = _audit(study, tmp_path, BIB)
+    assert _errors(rep) == []
+    res = check(tmp_path / "s" / study.name, strict=True)
+    assert [(r.location.rsplit(":", 1)[1], r.status) for r in _rows(res, "2026")] == [("10", "label"), ("16", "error")]
+    assert [r.status for r in res.numbers if r.location.endswith(":11")] == ["label", "label"]
+
+
+TEX_SETUP = (r"\documentclass{article}\usepackage{siunitx}" "\n" r"\sisetup{group-minimum-digits=4}" "\n"
+             r"\begin{document}" "\n" r"\section{Results}" "\n" r"GRPO reaches 63.2\% held-out accuracy." "\n\n"
+             r"\begin{table}\caption{Means over seeds; intervals over seeds" "\n"
+             r"(\num{2000} resamples).}\begin{tabular}{lc}\toprule Arm & Accuracy \\ \midrule GRPO & 0.632 \\"
+             "\n" r"\bottomrule\end{tabular}\end{table}" "\n" r"\end{document}" "\n")
+
+
+def test_latex_setup_and_a_caption_fact_under_strict(study, tmp_path):
+    """'\\sisetup{group-minimum-digits=4}' sets the typesetting (no number to trace); a caption's
+    '(\\num{2000} resamples)' is the locked resamples, read like prose: clean under --strict, and
+    a wrong count is one finding."""
+    shutil.copytree(study.parent, tmp_path / "s")
+    rep = tmp_path / "s" / study.name
+    for f in rep.glob("*.md"):
+        f.unlink()
+    (rep / "paper.tex").write_text(TEX_SETUP)
+    res = check(rep, strict=True)
+    assert _errors(res) == [] and not _rows(res, "4")
+    assert [r.status for r in _rows(res, "2000")] == ["label"]
+    (rep / "paper.tex").write_text(TEX_SETUP.replace(r"\num{2000}", r"\num{1000}"))
+    assert [m for _, m in _errors(check(rep))] == ["1000 resamples written, the lock says 2000 (lock.analysis.resamples)"]
