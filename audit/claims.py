@@ -150,7 +150,56 @@ def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tally | No
     _n_labels_in_tables(f, facts, out)
     _table_verdicts(f, vocab, facts, out, tally)
     _parsed_table_verdicts(f, vocab, facts, out, tally)
+    _marker_claims(f, vocab, facts, out, tally)
     return list(dict.fromkeys(out))   # a raw HTML table row is read as prose too: one finding per claim
+
+
+_MARK = "†‡§"
+_MARKED = re.compile(r"\d[\d.,%*_]*\s*([†‡§])")
+_MARK_NOTE = re.compile(r"\s*(?:\^)?([†‡§])\s*(?!\|)(.+)")
+
+
+def _marker_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim], tally: Tally) -> None:
+    """A dagger on a results-table value ("| DAPO | 0.578† |") that a note under the table explains
+    ("† significantly better than GRPO (BH-adjusted p < 0.001)") claims that row's arm is (or is not)
+    significantly different from the arm the note names (else the baseline): checked like the same
+    words in a sentence (README failure 15)."""
+    if not any(mark in line for line in f.lines for mark in _MARK):
+        return
+    notes = {}
+    for line in f.lines:
+        n = _MARK_NOTE.match(line)
+        if n and not line.lstrip().startswith("|") and n.group(1) not in notes:
+            notes[n.group(1)] = n.group(2)
+    for i, line in enumerate(f.lines, 1):
+        if not line.lstrip().startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        arms = vocab.arms_in(cells[0]) if cells else []
+        for cell in cells[1:]:
+            mk = _MARKED.search(cell)
+            note = notes.get(mk.group(1)) if mk else None
+            sig = _SIGNIF.search(note) if note else None
+            if not (arms and sig):
+                continue
+            named = [a for _, a in vocab.arms_in(note) if a != arms[0][1]]
+            cid = _contrast_id((arms[0][1], named[0] if named else vocab.baseline), facts)
+            if cid is None:
+                continue
+            negative = sig.group(1).lower().startswith(("not", "non", "insig", "no "))
+            truth, key = _is_significant(cid, facts, bool(_ADJUSTED.search(note)) and not _UNADJUSTED.search(note))
+            where = f"{f.path}:{i}"
+            if truth is None:
+                tally.undecided.append((where, mk.group(1)))
+                continue
+            tally.checked += 1
+            if truth == negative:
+                v = facts.values.get(key)
+                shown = f"{v:.3g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
+                said = "significant" if truth else "not significant"
+                out.append(Claim(where, f"{said} ({key} = {shown}, alpha {facts.alpha:g})", cell,
+                                 f"'{mk.group(1)}' on {cell} marks it '{sig.group(1)}' (the note under the table), "
+                                 f"but {cid} is {said} ({key} = {shown})"))
 
 
 def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim], tally: Tally) -> None:

@@ -334,3 +334,21 @@ def test_latex_setup_and_a_caption_fact_under_strict(study, tmp_path):
     assert [r.status for r in _rows(res, "2000")] == ["label"]
     (rep / "paper.tex").write_text(TEX_SETUP.replace(r"\num{2000}", r"\num{1000}"))
     assert [m for _, m in _errors(check(rep))] == ["1000 resamples written, the lock says 2000 (lock.analysis.resamples)"]
+
+
+DAGGER = ("| Arm | Accuracy |\n|---|---|\n| GRPO | 0.632 |\n| GSPO | 0.650† |\n| Dr. GRPO | 0.631 |\n\n"
+          "† significantly better than GRPO (BH-adjusted).\n")
+
+
+def test_a_significance_dagger_explained_under_the_table(study, tmp_path):
+    """'0.650†' with '† significantly better than GRPO' claims GSPO-GRPO is significant: clean where
+    the analysis agrees; a dagger on an arm the analysis finds not significant is one finding at its
+    row; a dagger explained as 'not significant' on a significant arm is one too."""
+    assert _errors(_audit(study, tmp_path / "a", DAGGER)) == []
+    res = _audit(study, tmp_path / "b", DAGGER.replace("| GSPO | 0.650† |", "| GSPO | 0.650 |")
+                 .replace("| Dr. GRPO | 0.631 |", "| Dr. GRPO | 0.631† |"))
+    got = _errors(res)
+    assert [loc for loc, _ in got] == ["report.md:9"] and "dr_grpo-grpo is not significant" in got[0][1], got
+    res = _audit(study, tmp_path / "c", DAGGER.replace("† significantly better", "† not significantly different"))
+    got = _errors(res)
+    assert [loc for loc, _ in got] == ["report.md:8"] and "gspo-grpo is significant" in got[0][1], got
