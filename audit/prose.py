@@ -24,6 +24,7 @@ from audit.words import (
     is_param,
     is_points,
     lora_role,
+    names_lora,
     role_before,
     seed_in,
     sentences,
@@ -339,6 +340,7 @@ class _Sentence:
         levels = list(_LEVEL.finditer(sent))
         self.level_end, self.levels = [lv.end() for lv in levels], [lv.group(1) for lv in levels]
         self._seed: list = []
+        self.lora = names_lora(sent)   # "LoRA (r = 16, alpha = 32)": the adapter's locked settings
 
     def arms_before(self, pos: int) -> list[str]:
         """Distinct arms named before ``pos`` (paragraph offset), in first-named order."""
@@ -417,7 +419,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
                 prev_end = end
                 continue
             role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role \
-                or lora_role(st.text, text[max(s_start, start - 40):start]) or role_before(clause)
+                or lora_role(text[max(s_start, start - 40):start], st.lora) or role_before(clause)
             if role is None and m.text.startswith("+") and s_arms:
                 role = "diff"    # "+0.214" next to named arms: a difference
             if role is None and prev is not None and prev.role in _CONTRAST_ROLES and _AND.fullmatch(clause):

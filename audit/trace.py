@@ -537,14 +537,13 @@ def _carried_metric_elsewhere(idx, m: Mention, r: Reading, want: int, other: int
     """
     if r.role != "mean" or r.pair:
         return None
+    lo, hi = m.bounds
+    near = {s.id: s for sc in {want, 1} for s in idx.matching(lo, hi, sc)}   # by value first: a bisection
     hits: list[Traced] = []
     for a in r.arms:
-        if r.seed is not None:
-            ent, pre, tail = ("run", a, r.seed), f"runs.{a}.s{r.seed}.", ""
-        else:
-            ent, pre, tail = ("arm", a), f"arms.{a}.", ".mean"
-        for s in idx.by_entity.get(ent, ()):
-            rest = s.id[len(pre):] if s.id.startswith(pre) else ""
+        pre, tail = (f"runs.{a}.s{r.seed}.", "") if r.seed is not None else (f"arms.{a}.", ".mean")
+        for vid, s in near.items():
+            rest = vid[len(pre):] if vid.startswith(pre) else ""
             metric = rest[:-len(tail)] if tail and rest.endswith(tail) else rest
             if not metric or "." in metric or metric == r.metric:
                 continue

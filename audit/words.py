@@ -160,24 +160,30 @@ _LORA_SETTING = re.compile(r"(?:\blora[\s_-]*)?\b(r|rank|alpha|α|dropout)\s*[=:
 LOCK_ROLES = ("lora_r", "lora_alpha", "lora_dropout")
 
 
-def lora_role(sentence: str, before: str) -> str | None:
+def lora_role(before: str, lora_named: bool) -> str | None:
     """``lora_r`` | ``lora_alpha`` | ``lora_dropout`` when ``before`` (the words up to a number) ends in
-    "r =", "rank:", "alpha =" or "dropout =" and ``sentence`` names LoRA; else None.
+    "r =", "rank:", "alpha =" or "dropout =" in a sentence that names LoRA; else None.
 
     Args:
-        sentence: the number's sentence.
         before: the words just before the number.
+        lora_named: whether its sentence names LoRA (:func:`names_lora`, found once per sentence:
+            a sentence may hold 30,000 numbers).
     Returns:
         The role naming the locked LoRA setting, or None.
     Example:
-        >>> lora_role("LoRA adapter (r = 16, alpha = 32)", "LoRA adapter (r = 16, alpha = ")
+        >>> lora_role("LoRA adapter (r = 16, alpha = ", names_lora("LoRA adapter (r = 16, alpha = 32)"))
         'lora_alpha'
     """
-    m = _LORA_SETTING.search(before[-40:]) if _LORA.search(sentence) else None
+    m = _LORA_SETTING.search(before[-40:]) if lora_named else None
     if m is None:
         return None
     w = m.group(1).lower()
     return {"rank": "lora_r", "α": "lora_alpha"}.get(w, f"lora_{w}")
+
+
+def names_lora(sentence: str) -> bool:
+    """Whether a sentence names LoRA (its "r =", "alpha =" are then the adapter's settings)."""
+    return _LORA.search(sentence) is not None
 
 
 def role_before(text: str) -> str | None:
