@@ -62,6 +62,24 @@ def study_of(folder: Path, name: str) -> str:
     return (folder / name / "study.txt").read_text().strip()
 
 
+def put_report(report: Path, folder: Path) -> Path:
+    """Replace the report files of a built study's ``report`` folder with those of ``folder``
+    (a review or wild report written over that study)."""
+    for f in report.iterdir():
+        if f.suffix in REPORT_SUFFIXES:
+            f.unlink()
+    for f in folder.iterdir():
+        if f.suffix in REPORT_SUFFIXES:
+            shutil.copyfile(f, report / f.name)
+    return report
+
+
+def known_plants(folder: Path, name: str) -> list[KnownPlant]:
+    """The planted errors of report ``name`` of a set written over corpus studies (its plants.json)."""
+    rows = json.loads((folder / name / "plants.json").read_text())
+    return [KnownPlant(report=name, **row) for row in rows]
+
+
 def names() -> list[str]:
     """The corpus reports, in order (one folder each)."""
     return sorted(p.parent.name for p in HERE.glob("*/study.json"))

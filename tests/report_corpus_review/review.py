@@ -11,7 +11,6 @@ prints the catch rate and the false alarms.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -37,19 +36,12 @@ def study(name: str) -> str:
 def build(name: str, root: Path) -> Path:
     """Build the corpus study of ``name`` under ``root`` with this folder's report in place of the corpus's."""
     report = corpus.build(study(name), root)
-    for f in report.iterdir():
-        if f.suffix in corpus.REPORT_SUFFIXES:
-            f.unlink()
-    for f in (HERE / name).iterdir():
-        if f.suffix in corpus.REPORT_SUFFIXES:
-            shutil.copyfile(f, report / f.name)
-    return report
+    return corpus.put_report(report, HERE / name)
 
 
 def plants(name: str) -> list[Plant]:
     """The planted errors of review report ``name``."""
-    rows = json.loads((HERE / name / "plants.json").read_text())
-    return [Plant(report=name, **row) for row in rows]
+    return corpus.known_plants(HERE, name)
 
 
 def measure(tmp: Path, strict: bool = False) -> dict:

@@ -21,7 +21,6 @@ the findings on the clean report, and lists every miss and false alarm.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from dataclasses import dataclass
@@ -60,19 +59,12 @@ def build(name: str, root: Path) -> Path:
     """Build the study of ``name`` under ``root`` with this folder's report as its only report."""
     s = study(name)
     report = _campaign(root) if s == CAMPAIGN else corpus.build(s, root)
-    for f in report.iterdir():
-        if f.suffix in corpus.REPORT_SUFFIXES:
-            f.unlink()
-    for f in (HERE / name).iterdir():
-        if f.suffix in corpus.REPORT_SUFFIXES:
-            shutil.copyfile(f, report / f.name)
-    return report
+    return corpus.put_report(report, HERE / name)
 
 
 def plants(name: str) -> list[Plant]:
     """The planted errors of wild report ``name``."""
-    rows = json.loads((HERE / name / "plants.json").read_text())
-    return [Plant(report=name, **row) for row in rows]
+    return corpus.known_plants(HERE, name)
 
 
 def caught(findings, clean_findings, plant: Plant, line: int) -> list:
