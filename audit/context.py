@@ -80,6 +80,29 @@ def hashes_key(hashes: list) -> str | None:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class TracedReport:
+    """The report folder parsed and every number traced, once per audit (checks 10 and 11 read it).
+
+    ``results`` holds one :class:`audit.trace.Traced` per number, ``index`` the sources they were
+    traced to (:class:`audit.sources.SourceIndex`), ``files`` the parsed report files, ``vocab``
+    the study's declared names for reading prose (:class:`audit.words.Vocabulary`; None when the
+    lock has no readable preregistration)."""
+    results: list
+    index: object
+    files: list
+    vocab: object | None
+
+
+@dataclass(frozen=True)
+class NumberTable:
+    """Check 10's verdict on every report number, carried into :class:`audit.findings.AuditResult`."""
+    rows: list                        # one :func:`audit.statuses.number_row` per number
+    counts: dict                      # status -> how many
+    untraced: list                    # {location, text, line} of each untraced number
+    traced_count: int
+
+
 @dataclass
 class AuditContext:
     report_dir: Path
@@ -95,7 +118,10 @@ class AuditContext:
     strict: bool = False
     trusted_keys: list[str] | None = None
     trusted_run_keys: list[str] | None = None  # --trusted-run-key: every confirmatory run signed by one
-    _cache: dict = field(default_factory=dict)
+    # the report parsed and traced once (:func:`audit.trace.traced_report`, checks 10 and 11)
+    report: TracedReport | None = None
+    # each number's status, set by check 10 for the audit's result (--json/--html tables)
+    numbers: NumberTable | None = None
     # check 8 groups runs by these digests, taken when check 7 reads each trace: (run, trace) -> key
     trace_keys: dict[tuple[str, str], str | None] = field(default_factory=dict)
     cwd: Path = field(default_factory=lambda: Path.cwd().resolve())  # what ``rel`` paths are relative to
@@ -124,6 +150,12 @@ class AuditContext:
         if p is None or schema_errors(p, "preregistration"):
             return None
         return study_of(p)
+
+    @cached_property
+    def exploratory_units(self) -> frozenset:
+        """(arm, seed) of every run whose manifest says ``evidence_class: exploratory`` (check 11)."""
+        return frozenset((r.manifest.get("arm"), r.manifest.get("seed")) for r in self.runs
+                         if r.manifest.get("evidence_class") == "exploratory")
 
     @property
     def arms(self) -> list[str]:

@@ -7,7 +7,7 @@ import gc
 import time
 from pathlib import Path
 
-from audit.context import load_context
+from audit.context import NumberTable, load_context
 from audit.findings import ERROR, AuditResult, CheckResult
 from audit.registry import CHECKS
 from audit.rootcause import link
@@ -32,11 +32,11 @@ def run_audit(report_dir: str | Path, *, lock: str | Path | None = None, runs: s
                            trusted_run_keys=trusted_run_keys)
         results = [_run_check(check, ctx, only) for check in CHECKS]
     link(ctx, results)
+    nums = ctx.numbers or NumberTable(rows=[], counts={}, untraced=[], traced_count=0)  # check 10 not run
     return AuditResult(report_dir=str(report_dir), lock_path=str(ctx.lock_path),
                        runs_path=str(ctx.runs_path) if ctx.runs_path else None, results=results,
-                       untraced=ctx._cache.get("untraced", []), traced_count=ctx._cache.get("traced_count", 0),
-                       strict=strict, numbers=ctx._cache.get("numbers", []),
-                       number_counts=ctx._cache.get("number_counts", {}))
+                       untraced=nums.untraced, traced_count=nums.traced_count,
+                       strict=strict, numbers=nums.rows, number_counts=nums.counts)
 
 
 @contextlib.contextmanager

@@ -113,7 +113,7 @@ def _analysed_run(ctx, arm: str, seed: int) -> bool:
 
 def _metric_name(ctx, name: str) -> str:
     """A model-index ``type`` as the metric it names ("accuracy" -> heldout_accuracy) via declared labels."""
-    vocab = ctx._cache.get("vocab")
+    vocab = ctx.report.vocab if ctx.report is not None else None
     if vocab is None:
         return name
     from prereg.declarations import normalise_label

@@ -363,14 +363,14 @@ def build_index(ctx) -> SourceIndex:
     count or fraction is on.
 
     Args:
-        ctx: the audit context (:class:`audit.context.Context`).
+        ctx: the audit context (:class:`audit.context.AuditContext`).
 
     Returns:
         A :class:`SourceIndex` whose ``names`` include the arms' declared labels.
 
     Example:
-        >>> from audit.context import Context  # doctest: +SKIP
-        >>> build_index(Context.load("report")).by_id["lock.dataset.heldout_n"].value  # doctest: +SKIP
+        >>> from audit.context import load_context  # doctest: +SKIP
+        >>> build_index(load_context("report")).by_id["lock.dataset.heldout_n"].value  # doctest: +SKIP
         500.0
     """
     arms = list(ctx.arms)

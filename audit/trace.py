@@ -22,6 +22,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from audit.context import TracedReport
 from audit.numbers import EXPLORATORY_WORDS, Mention, parse_report
 from audit.prose import _CONTRAST_ROLES, read_file, table_reading
 from audit.sources import Source, SourceIndex, build_index, entity_from_text
@@ -718,37 +719,42 @@ def traced_report(ctx) -> tuple[list[Traced], SourceIndex, list]:
     """Parse and trace the whole report once per audit (checks 10 and 11 share it).
 
     Args:
-        ctx: the audit context (:class:`audit.context.Context`: records, lock, report folder).
+        ctx: the audit context (:class:`audit.context.AuditContext`: records, lock, report folder).
 
     Returns:
-        ``(traced numbers, source index, parsed files)``, cached on ``ctx``.
+        ``(traced numbers, source index, parsed files)``, kept on ``ctx.report``
+        (:class:`audit.context.TracedReport`, with the prose vocabulary) for the next caller.
 
     Example:
-        >>> from audit.context import Context  # doctest: +SKIP
-        >>> results, idx, files = traced_report(Context.load("report"))  # doctest: +SKIP
+        >>> from audit.context import load_context  # doctest: +SKIP
+        >>> results, idx, files = traced_report(load_context("report"))  # doctest: +SKIP
         >>> sorted({t.status for t in results})  # doctest: +SKIP
         ['error', 'label', 'traced']
     """
-    if "trace" not in ctx._cache:
-        idx = build_index(ctx)
-        files = parse_report(ctx.report_dir, ctx.rel)
-        arms = idx.names
-        vocab = _vocabulary(ctx)
-        results = []
-        for f in files:
-            readings = read_file(f, vocab) if vocab is not None else {}
-            for m in f.mentions:
-                scope_ent = _scope_entity(m, arms)
-                reading = readings.get(id(m))
-                if reading is not None and m.kind == "prose" and m.status_hint == "value":
-                    _scoped_reading(reading, scope_ent, vocab)
-                if reading is None and m.kind == "table" and vocab is not None:
-                    ent, _ = _context(m, arms)
-                    reading = table_reading(m, _merge_scope(ent, scope_ent), vocab)
-                results.append(quoted_context(idx, trace_mention(idx, m, arms, reading, scope_ent)))
-        ctx._cache["trace"] = (results, idx, files)
-        ctx._cache["vocab"] = vocab
-    return ctx._cache["trace"]
+    if ctx.report is None:
+        ctx.report = _trace_report(ctx)
+    return ctx.report.results, ctx.report.index, ctx.report.files
+
+
+def _trace_report(ctx) -> TracedReport:
+    """Every number of every report file read in its context and traced to its source."""
+    idx = build_index(ctx)
+    files = parse_report(ctx.report_dir, ctx.rel)
+    arms = idx.names
+    vocab = _vocabulary(ctx)
+    results = []
+    for f in files:
+        readings = read_file(f, vocab) if vocab is not None else {}
+        for m in f.mentions:
+            scope_ent = _scope_entity(m, arms)
+            reading = readings.get(id(m))
+            if reading is not None and m.kind == "prose" and m.status_hint == "value":
+                _scoped_reading(reading, scope_ent, vocab)
+            if reading is None and m.kind == "table" and vocab is not None:
+                ent, _ = _context(m, arms)
+                reading = table_reading(m, _merge_scope(ent, scope_ent), vocab)
+            results.append(quoted_context(idx, trace_mention(idx, m, arms, reading, scope_ent)))
+    return TracedReport(results=results, index=idx, files=files, vocab=vocab)
 
 
 @functools.lru_cache(maxsize=64)

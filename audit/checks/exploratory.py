@@ -17,10 +17,7 @@ def _is_exploratory_entity(ctx, ent) -> bool:
     if ent[0] in ("run", "seed") and ent[-1] not in ctx.seeds:
         return True
     if ent[0] == "run":
-        if "exploratory_units" not in ctx._cache:
-            ctx._cache["exploratory_units"] = {(r.manifest.get("arm"), r.manifest.get("seed")) for r in ctx.runs
-                                               if r.manifest.get("evidence_class") == "exploratory"}
-        return (ent[1], ent[2]) in ctx._cache["exploratory_units"]
+        return (ent[1], ent[2]) in ctx.exploratory_units
     return False
 
 

@@ -10,6 +10,7 @@ import re
 
 from audit import model_index
 from audit.claims import Tally, check_file, facts_of
+from audit.context import NumberTable
 from audit.trace import swapped_intervals, traced_report
 
 _MD_VERDICT = re.compile(r"([A-Z][A-Z_]*)\s*<!--\s*verdict\s*:\s*([A-Za-z0-9_.\-]+)\s*-->")
@@ -44,7 +45,7 @@ def _check_verdicts(ctx, out, files) -> None:
 
 def _check_claims(ctx, out, files) -> None:
     """Seeds, n, verdict words, significance and comparisons written in words (audit.claims)."""
-    vocab = ctx._cache.get("vocab")
+    vocab = ctx.report.vocab
     if vocab is None or not ctx.prereg:
         return
     facts = facts_of(ctx.prereg, ctx.analysis, {r.manifest.get("seed") for r in ctx.runs})
@@ -60,7 +61,7 @@ def _number_findings(ctx, out, results) -> list:
     from audit.statuses import classify, counts, number_row, settings, value_only_error
 
     rows, untraced = [], []
-    setting = settings(results, ctx._cache.get("vocab"))
+    setting = settings(results, ctx.report.vocab)
     for t in results:
         m = t.mention
         where = setting.of(t) if t.status == "traced" and not t.decisive else ""
@@ -82,10 +83,8 @@ def _number_findings(ctx, out, results) -> list:
                 " that does not equal the source its context names" if t.status == "error" else " untraced")
             out.add(m.where, "a number traced to the analysis, a manifest or the lock" if t.status != "error"
                     else t.expected, m.text, f"{what} (--strict)")
-    ctx._cache["numbers"] = rows
-    ctx._cache["number_counts"] = counts(rows)
-    ctx._cache["untraced"] = untraced
-    ctx._cache["traced_count"] = sum(1 for r in rows if r.status == "traced")
+    ctx.numbers = NumberTable(rows=rows, counts=counts(rows), untraced=untraced,
+                              traced_count=sum(1 for r in rows if r.status == "traced"))
     return rows
 
 
@@ -102,4 +101,4 @@ def run(ctx, out) -> None:
     values = [t.mention for t, r in zip(results, rows, strict=True) if r.status not in SKIPPED]
     for lo, hi in swapped_intervals(values):
         out.add(lo.where, f"[{hi.text}, {lo.text}] (low end first)", f"[{lo.text}, {hi.text}]", "interval with swapped ends")
-    out.notes.append(f"{summary_line(ctx._cache['number_counts'])}; over {len(idx.sources)} sources")
+    out.notes.append(f"{summary_line(ctx.numbers.counts)}; over {len(idx.sources)} sources")
