@@ -76,41 +76,26 @@ def json_path(parts) -> str:
 def schema_errors(doc: Any, name: str) -> list[str]:
     """Every violation as ``path: message``, sorted by path for stable output.
 
-    Memoized on the document's JSON text: the audit and its recomputed analysis validate the
-    same 1,000 manifests, and validation is most of reading one.
-
     Three layers, so validate, lint, lock, verify and the audit refuse the same things: values a
     canonical record cannot hold (:func:`prereg.values.value_problems`), the JSON Schema (strict
     integers, ECMA ``$``), and for a preregistration the cross-field rules of
     :func:`prereg.crossfield.prereg_errors` (a baseline that is not an arm).
+
+    Not memoized: a caller that validates one file for several readers keeps the result itself
+    (the audit's :class:`prereg.runfiles.RunFiles` validates each of 1,000 manifests once).
+
+    Args:
+        doc: the parsed JSON document.
+        name: the schema, a key of :data:`SCHEMAS` (``"manifest"``, ``"lock"``, ...).
+
+    Returns:
+        The violations, empty when ``doc`` is valid.
+
+    Example:
+        >>> [e for e in schema_errors({"manifest_format": 2}, "manifest") if "format" in e]
+        ['$.manifest_format: 1 was expected']
     """
-    try:
-        key = (name, json.dumps(doc, sort_keys=True, allow_nan=True))
-    except (TypeError, ValueError):
-        return _schema_errors(doc, name)
-    hit = _VALIDATED.get(key)
-    if hit is None:
-        hit = _VALIDATED.put(key, tuple(_schema_errors(doc, name)))
-    return list(hit)
-
-
-class _BoundedMemo:
-    """At most ``size`` results, oldest dropped first (a 1,000-run audit validates 1,000 manifests)."""
-
-    def __init__(self, size: int):
-        self.size, self.data = size, {}
-
-    def get(self, key):
-        return self.data.get(key)
-
-    def put(self, key, value):
-        if len(self.data) >= self.size:
-            self.data.pop(next(iter(self.data)))
-        self.data[key] = value
-        return value
-
-
-_VALIDATED = _BoundedMemo(4096)
+    return _schema_errors(doc, name)
 
 
 # ----------------------------------------------------------------------------- fast path
