@@ -54,8 +54,38 @@ def _is_integer(checker, instance) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
+def _same(a, b) -> bool:
+    """JSON equality that tells an integer from a number with a fraction or exponent: jsonschema's
+    ``const``/``enum`` take 1.0 for 1, so ``"manifest_format": 1.0`` would pass ``{"const": 1}``
+    (and seal like 1: RFC 8785 writes 1.0 as ``1``) although a format version is an integer."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return type(a) is type(b) and a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _written(v) -> str:
+    """``v`` as JSON would write it (1.0 stays ``1.0``), for an error message."""
+    return json.dumps(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else repr(v)
+
+
+def _const(validator, const, instance, schema):
+    if not _same(instance, const):
+        yield ValidationError(f"{_written(const)} was expected, not {_written(instance)}")
+
+
+def _enum(validator, enums, instance, schema):
+    if not any(_same(instance, e) for e in enums):
+        yield ValidationError(f"{_written(instance)} is not one of {enums!r}")
+
+
 StrictValidator = validators.extend(
-    Draft202012Validator, validators={"pattern": _pattern},
+    Draft202012Validator, validators={"pattern": _pattern, "const": _const, "enum": _enum},
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
 
 
@@ -92,8 +122,8 @@ def schema_errors(doc: Any, name: str) -> list[str]:
         The violations, empty when ``doc`` is valid.
 
     Example:
-        >>> [e for e in schema_errors({"manifest_format": 2}, "manifest") if "format" in e]
-        ['$.manifest_format: 1 was expected']
+        >>> [e for e in schema_errors({"manifest_format": 1.0}, "manifest") if "format" in e]
+        ['$.manifest_format: 1 was expected, not 1.0']
     """
     return _schema_errors(doc, name)
 

@@ -129,8 +129,8 @@ def _drop(key):
 
 
 MANIFEST_EDITS = {
-    # jsonschema's const takes 1.0 for 1; the predicate compares types too, so this one is validated fully
-    "manifest_format 1.0 (jsonschema-valid)": _set(["manifest_format"], 1.0), "manifest_format true": _set(["manifest_format"], True),
+    # jsonschema's own const takes 1.0 for 1; the strict validator and the predicate both refuse it
+    "manifest_format 1.0": _set(["manifest_format"], 1.0), "manifest_format true": _set(["manifest_format"], True),
     "manifest_format 2": _set(["manifest_format"], 2), "study_id a number": _set(["study_id"], 3),
     "seal missing": _drop("seal"), "arm missing": _drop("arm"), "error missing": _drop("error"),
     "an unknown field": _set(["extra"], 1), "lock version 0": _set(["lock", "version"], 0),
