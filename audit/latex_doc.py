@@ -11,6 +11,8 @@ The grammar, line by line:
   are counted as "comment". ``% id: X`` pins the last number before it on that line (for a macro
   definition, every number of its body). ``\begin{comment}`` ... ``\end{comment}`` is a comment.
 - ``verbatim``, ``Verbatim``, ``lstlisting`` and ``minted`` environments, and ``\verb|...|``, are code.
+  A ``thebibliography`` environment (``\bibitem`` ...) is a citation: its years, volumes and pages
+  name references, never results (:mod:`audit.statuses`).
 - ``\newcommand``, ``\renewcommand``, ``\providecommand`` (``*`` and ``[n]`` allowed) and
   ``\def\Name{...}`` define macros: the body's numbers are kept with the macro name. Text after the
   definition on the same line is prose.
@@ -65,7 +67,7 @@ _HEAD = re.compile(r"\\(title|chapter|section|subsection|subsubsection|paragraph
 _MACRO = re.compile(r"\\(?:(?:re|provide)?newcommand|DeclareRobustCommand)\*?\s*\{?\s*\\([A-Za-z@]+)\s*\}?"
                     r"\s*(?:\[\d\])?\s*(?:\[[^\]]*\])?\s*\{|\\def\s*\\([A-Za-z@]+)\s*\{")
 _TABULAR = re.compile(r"\\begin\{(tabular\*?|tabularx|longtable|array)\}")
-_CODE_ENV = re.compile(r"\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|comment)\}")
+_CODE_ENV = re.compile(r"\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|comment|thebibliography)\}")
 _RULE = re.compile(r"\s*(?:\\(?:toprule|cmidrule|cline)\S*\s*)*\\(?:midrule|hline)\b")
 _LEAD = re.compile(r"(?:\s|\\(?:toprule|midrule|bottomrule|hline|addlinespace)\b|\\c(?:mid)?rule(?:\([^)]*\))?\{[^}]*\})*")
 
@@ -304,7 +306,7 @@ def walk(text: str) -> Doc:
 
 
 def _code_env(w: _Walker, i: int, env: re.Match) -> int:
-    """A verbatim-like (code) or comment environment, up to its \\end; returns the next line index."""
+    """A verbatim-like (code), comment or bibliography environment, up to its \\end; returns the next line index."""
     name = env.group(1)
     end = "\\end{" + name + "}"
     start = i
@@ -314,7 +316,7 @@ def _code_env(w: _Walker, i: int, env: re.Match) -> int:
         body.append(w.lines[i])
     text = "\n".join(body)
     text = text[:text.find(end)] if end in text else text
-    hint = "comment" if name == "comment" else "code"
+    hint = {"comment": "comment", "thebibliography": "citation"}.get(name, "code")
     w.doc.items.append(Piece(text, start + 1, hint, w.cur, [(0, len(text), hint)], [], text))
     return i + 1
 

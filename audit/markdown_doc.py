@@ -13,8 +13,8 @@ and sub-ranges whose numbers are not prose values:
 - HTML comments (inline or block): ``comment``; a comment ``<!-- id: X -->`` is a pin instead,
   bound by :mod:`audit.numbers` to the number just before it;
 - YAML front matter: ``front_matter`` (its text is also kept whole for the model-index check);
-- a fenced ``bibtex``/``bib``/``biblatex`` block (a citation): ``label``, its year and pages name
-  the reference and are never report numbers.
+- a fenced ``bibtex``/``bib``/``biblatex`` block (a citation): ``citation``, its year and pages name
+  the reference and are never report numbers (:mod:`audit.statuses`).
 
 Link destinations, image URLs, footnote reference labels and HTML tags are not text and never
 yield numbers; link text, image alt text and footnote bodies are text like any other.
@@ -220,7 +220,7 @@ def walk(text: str, shortcuts: bool = True) -> Doc:
         elif t in ("fence", "code_block"):
             first = line + 1 if t == "fence" else line
             # a citation's year, volume and pages name the reference: labels, not numbers to trace
-            hint = "label" if t == "fence" and _BIB_FENCE.match(tok.info or "") else "code"
+            hint = "citation" if t == "fence" and _BIB_FENCE.match(tok.info or "") else "code"
             doc.items.append(Piece(tok.content, first, "code", cur, [(0, len(tok.content), hint)], [], tok.content))
         elif t == "html_block":
             table = read_table(tok.content, line, cur, prose.text()) if "<t" in tok.content else None

@@ -609,8 +609,28 @@ def parse_latex(path: str | Path, text: str, rel: str) -> ParsedFile:
     return _build(rel, walk(text), text.splitlines())
 
 
+def parse_bib(text: str, rel: str) -> ParsedFile:
+    """A BibTeX ``.bib`` file of the report folder: every number is a citation's (year, volume,
+    pages), counted and shown as ``citation``, never traced (:mod:`audit.statuses`).
+
+    Args:
+        text: its content.
+        rel: the name findings use for it.
+    Returns:
+        A :class:`ParsedFile` whose mentions all have status hint ``citation``.
+    Example:
+        >>> [(m.text, m.status_hint) for m in parse_bib("@misc{a, year = {2024}}", "refs.bib").mentions]
+        [('2024', 'citation')]
+    """
+    doc = Doc([Piece(text, 1, "citation", (), [(0, len(text), "citation")], [], text)])
+    return _build(rel, doc, text.splitlines())
+
+
+REPORT_SUFFIXES = (".md", ".tex", ".bib")
+
+
 def parse_report(report_dir: Path, rel_of) -> list[ParsedFile]:
-    """Parse every ``.md`` and ``.tex`` file under ``report_dir`` (sorted, recursively).
+    """Parse every ``.md``, ``.tex`` and ``.bib`` file under ``report_dir`` (sorted, recursively).
 
     Args:
         report_dir: the report folder.
@@ -622,12 +642,13 @@ def parse_report(report_dir: Path, rel_of) -> list[ParsedFile]:
     """
     files = []
     for p in sorted(report_dir.rglob("*")):
-        if not p.is_file() or p.suffix not in (".md", ".tex"):
+        if not p.is_file() or p.suffix not in REPORT_SUFFIXES:
             continue
         try:
             text = p.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise UserError(f"{p}: cannot read ({exc.strerror})") from None
         rel = rel_of(p)
-        files.append(parse_markdown(p, text, rel) if p.suffix == ".md" else parse_latex(p, text, rel))
+        files.append(parse_markdown(p, text, rel) if p.suffix == ".md" else parse_bib(text, rel)
+                     if p.suffix == ".bib" else parse_latex(p, text, rel))
     return files

@@ -67,8 +67,10 @@ def _blank_comments(line: str) -> str:
         p = e + 3
 
 
-_TEX_BLOCK = re.compile(r"\\begin\{(tabular\*?|tabularx|longtable|array|comment|verbatim|Verbatim|lstlisting|minted|"
-                        r"table\*?|figure\*?|equation\*?|align\*?)\}")
+_TEX_ENVS = (r"tabular\*?|tabularx|longtable|array|comment|verbatim|Verbatim|lstlisting|minted|table\*?|figure\*?|"
+             r"equation\*?|align\*?|thebibliography")   # not prose: a bibliography names references (README failure 10)
+_TEX_BLOCK = re.compile(rf"\\begin\{{({_TEX_ENVS})\}}")
+_TEX_BLOCK_END = re.compile(rf"\\end\{{({_TEX_ENVS})\}}")
 _TEX_NOT_PROSE = re.compile(r"^\s*\\(?:(?:re|provide)?newcommand|def\\|title|chapter|(?:sub)*section|paragraph|"
                             r"caption|label|documentclass|usepackage|begin|end|maketitle)\b")
 
@@ -102,8 +104,7 @@ def tex_paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
             cur = []
         else:
             cur.append(i)
-        if re.search(r"\\end\{(tabular\*?|tabularx|longtable|array|comment|verbatim|Verbatim|lstlisting|minted|"
-                     r"table\*?|figure\*?|equation\*?|align\*?)\}", code):
+        if _TEX_BLOCK_END.search(code):
             depth = max(0, depth - 1)
     if cur:
         out.append(cur)
@@ -257,6 +258,8 @@ def _pair(sentence_arms: list[str], para_pair, vocab: Vocabulary):
 def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
     """Readings of the prose numbers of one Markdown file, keyed by ``id(mention)``."""
     out: dict[int, Reading] = {}
+    if file.path.endswith(".bib"):
+        return out    # a bibliography: every number is a citation's (audit.statuses), no prose to read
     tex = file.path.endswith(".tex")
     paras = tex_paragraphs(file.lines) if tex else paragraphs(file.lines)
     by = _prose_by_line(file)

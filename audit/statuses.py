@@ -14,7 +14,11 @@ of it, so that a drop in the count is visible and nothing is skipped silently:
 - ``in code``: inside a code span or block; counted and shown, with ``--strict`` an untraced or
   wrong number in code is an error;
 - ``comment`` and ``front matter``: not shown to a reader of the rendered page (HTML/LaTeX
-  comments), or checked separately (YAML front matter: the model-index check); counted as skipped.
+  comments), or checked separately (YAML front matter: the model-index check); counted as skipped;
+- ``citation``: inside a bibliography (a ``.bib`` file in the report folder, a LaTeX
+  ``thebibliography`` environment, a fenced ``bibtex`` block): a reference's year, volume and pages
+  name the reference, never a result; counted as skipped, not even ``--strict`` traces them
+  (README failure 10: the summary says why a number was skipped).
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ import functools
 import re
 from dataclasses import asdict, dataclass
 
-STATUSES = ("traced", "value-only", "label", "error", "untraced", "in code", "comment", "front matter")
-SKIPPED = ("label", "in code", "comment", "front matter")   # not checked as values
+STATUSES = ("traced", "value-only", "label", "error", "untraced", "in code", "comment", "front matter", "citation")
+SKIPPED = ("label", "in code", "comment", "front matter", "citation")   # not checked as values
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ def _rule(t, status: str, where: str = "") -> str:
     """The rule that decided a number's status, in words a reviewer can read."""
     m = t.mention
     own = getattr(t, "rule", "")
+    if own and status == "error" and t.status == "traced":
+        return f"{own} (value-only is an error {f'in a {where}' if where else 'with --strict'})"
     if own:
         return own
     if status == "error" and t.status == "traced" and where:
@@ -62,6 +68,8 @@ def _rule(t, status: str, where: str = "") -> str:
         return "inside an HTML/LaTeX comment: not shown to readers"
     if status == "front matter":
         return "YAML front matter: checked by the model-index check"
+    if status == "citation":
+        return "citation: a bibliography entry (.bib file, thebibliography, bibtex block) names a reference"
     if t.status == "error":
         return t.message or "contradicts its source"
     if t.status == "traced" and m.pin:
@@ -106,6 +114,8 @@ def classify(t, strict: bool = False, where: str = "") -> str:
         return "comment"
     if hint == "front_matter":
         return "front matter"
+    if hint == "citation":
+        return "citation"
     if m.in_code or hint == "code":
         return "error" if strict and t.status != "traced" else "in code"
     if t.status == "traced" and not t.decisive and not m.pin:

@@ -56,6 +56,7 @@ class Traced:
     expected: str = ""
     message: str = ""
     decisive: bool = False
+    rule: str = ""                    # the rule that decided it, when no general one says it (audit.statuses)
 
 
 def _in(m: Mention, s: Source, scale: int) -> bool:
@@ -194,7 +195,7 @@ def is_label(m: Mention) -> bool:
         return False   # a pinned number is a value: its author said which
     hint = getattr(m, "status_hint", "value")
     if hint not in ("value", None, ""):
-        return hint == "label"
+        return hint in ("label", "citation")   # a citation's year and pages name a reference (audit.statuses)
     if m.kind == "heading":
         return True
     if m.kind == "table" and m.row and m.text in m.row:
@@ -533,8 +534,15 @@ def _carried_metric_elsewhere(idx, m: Mention, r: Reading, want: int, other: int
     """A value in a sentence that names no metric, read with an earlier sentence's metric and not
     equal to it: "pass@16 barely moves over SFT. [...] 90.3% of its answers are well formed" is the
     one other metric of the sentence's arms (or run) that the value equals, on the same statistic,
-    never an error against a metric the sentence does not name. Two or more such values, or none,
-    leave the error against the carried metric (a plant on a carried value stays caught).
+    never an error against a metric the sentence does not name. None leaves the error against the
+    carried metric (a plant on a carried value stays caught).
+
+    Two or more (README failure 15): the value equals several metrics of those arms and nothing in
+    its sentence says which, which is what value-only means: traced by value with every candidate
+    listed, not decisive. :func:`audit.statuses.classify` then makes it an error where any value-only
+    number is one (a sentence with a statistic, ``--strict``) and counts it elsewhere. It is no error
+    against the carried metric: that metric is a guess the sentence never made, and the value is
+    not wrong for any metric it could mean.
     """
     if r.role != "mean" or r.pair:
         return None
@@ -551,7 +559,13 @@ def _carried_metric_elsewhere(idx, m: Mention, r: Reading, want: int, other: int
             t = _decide(idx, m, [s], want, other, r)
             if t.status == "traced":
                 hits.append(t)
-    return hits[0] if len(hits) == 1 else None
+    if len(hits) < 2:
+        return hits[0] if hits else None
+    found = [t.sources[0] for t in hits]
+    return Traced(m, "traced", found, rule=(
+        f"value-only: its sentence names no metric; the earlier sentence's ({r.metric}) differs, and the value "
+        f"equals {len(found)} other metrics of {', '.join(r.arms)}{'' if r.seed is None else f' seed {r.seed}'}: "
+        f"{', '.join(s.id for s in found)}"))
 
 
 def _swap_hint(idx: SourceIndex, m: Mention, s: Source, scale: int) -> str:

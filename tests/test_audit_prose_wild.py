@@ -304,13 +304,13 @@ BIB = ("GSPO reached 65.0% held-out accuracy.\n\n```bibtex\n@misc{variants2026,\
 
 
 def test_a_bibtex_block_is_a_citation_not_numbers(study, tmp_path):
-    """A ```bibtex block's year and note are labels (a citation names a reference); other code stays
+    """A ```bibtex block's year and note are citations (a citation names a reference); other code stays
     'in code' (an error under --strict when untraced, by design)."""
     rep = _audit(study, tmp_path, BIB)
     assert _errors(rep) == []
     res = check(tmp_path / "s" / study.name, strict=True)
-    assert [(r.location.rsplit(":", 1)[1], r.status) for r in _rows(res, "2026")] == [("10", "label"), ("16", "error")]
-    assert [r.status for r in res.numbers if r.location.endswith(":11")] == ["label", "label"]
+    assert [(r.location.rsplit(":", 1)[1], r.status) for r in _rows(res, "2026")] == [("10", "citation"), ("16", "error")]
+    assert [r.status for r in res.numbers if r.location.endswith(":11")] == ["citation", "citation"]
 
 
 TEX_SETUP = (r"\documentclass{article}\usepackage{siunitx}" "\n" r"\sisetup{group-minimum-digits=4}" "\n"

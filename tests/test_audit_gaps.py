@@ -1,0 +1,95 @@
+"""Small reading gaps of ``audit check`` on hand-written reports (README failure 15).
+
+Each case is a report a new user could type, over a study of ``tests/report_corpus/``: the clean
+text must audit clean (no false alarm) and the same text with the planted error must give the
+finding that names it.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from audit import check
+from tests.report_corpus import corpus
+
+
+@pytest.fixture(scope="module")
+def run_card(tmp_path_factory):
+    """Three arms, four seeds; run dapo/s23 has gu_mean = heldout_accuracy = 0.64, reward_last10 = 0.55."""
+    return corpus.build("run_card", tmp_path_factory.mktemp("run_card") / "s")
+
+
+def _audit(study, tmp_path, files: dict[str, str], strict: bool = False):
+    shutil.copytree(study.parent, tmp_path / "s")
+    rep = tmp_path / "s" / study.name
+    for f in rep.glob("*.md"):
+        f.unlink()
+    for name, text in files.items():
+        (rep / name).write_text(text)
+    return check(rep, strict=strict)
+
+
+def _rows(res, text: str):
+    return [r for r in res.numbers if r.text == text]
+
+
+def _errors(res):
+    return [(f.location.rsplit("/", 1)[-1], f.message) for f in res.findings]
+
+
+BORROWED = ("# DAPO, seed 23\n\nThe mean reward over the last 10 steps is 0.55. Most of its groups still carry a "
+            "learning signal: 0.64 of them.\n")
+
+
+def test_a_borrowed_metric_whose_value_equals_two_other_metrics_is_value_only(run_card, tmp_path):
+    """The second sentence names no metric, so it borrows reward_last10 (0.55); its 0.64 is not that,
+    but equals two other metrics of the run (gu_mean and heldout_accuracy): nothing says which, so it
+    is value-only with both candidates listed, not an error against the borrowed metric. --strict
+    makes it an error (as every value-only number); a value equal to no metric stays an error
+    against the borrowed one."""
+    res = _audit(run_card, tmp_path / "a", {"report.md": BORROWED})
+    assert _errors(res) == []
+    (row,) = _rows(res, "0.64")
+    assert row.status == "value-only"
+    assert "runs.dapo.s23.gu_mean" in row.rule and "runs.dapo.s23.heldout_accuracy" in row.rule, row.rule
+    strict = _audit(run_card, tmp_path / "b", {"report.md": BORROWED}, strict=True)
+    assert [loc for loc, _ in _errors(strict)] == ["report.md:3"]
+    assert [r.status for r in _rows(strict, "0.64")] == ["error"]
+    bad = _audit(run_card, tmp_path / "c", {"report.md": BORROWED.replace("0.64", "0.74")})
+    assert [m for _, m in _errors(bad)] == ["0.74 written, the locked analysis gives 0.55 (runs.dapo.s23.reward_last10 "
+                                            "= 0.55): number does not equal its source rounded to the digits shown"]
+
+
+BIB_FILE = ("@article{shao2024deepseekmath,\n  title = {DeepSeekMath: 500 problems and 8 seeds},\n  journal = {arXiv},\n"
+            "  volume = {2402},\n  pages = {0.63--0.66},\n  year = {2024}\n}\n")
+TEX_BIB = (r"\section{Results}" "\n" r"GRPO reaches 62.75\% held-out accuracy \cite{shao2024}." "\n\n"
+           r"\begin{thebibliography}{99}" "\n" r"\bibitem{shao2024} Z.~Shao et al. DeepSeekMath, 8 seeds on 500 "
+           r"problems. \emph{arXiv} 2402.03300, 2024, pp.~0.61--0.66." "\n" r"\end{thebibliography}" "\n")
+
+
+def test_bibliographies_are_citations_counted_as_skipped(run_card, tmp_path):
+    """A .bib file in the report folder and a LaTeX thebibliography hold years, volumes, pages and
+    titles with numbers ('8 seeds', '500 problems', '0.63--0.66'): each is counted as a 'citation',
+    skipped with its reason shown, never traced nor read as a claim, not even with --strict. The
+    same words in the text are still read: a wrong number there is still a finding."""
+    files = {"refs.bib": BIB_FILE, "paper.tex": TEX_BIB}
+    res = _audit(run_card, tmp_path / "a", files, strict=True)
+    assert _errors(res) == []
+    cites = [r for r in res.numbers if r.status == "citation"]
+    assert {r.location.rsplit("/", 1)[-1].split(":")[0] for r in cites} == {"refs.bib", "paper.tex"}
+    assert {"2024", "2402", "8", "500", "0.63", "2402.03300", "0.61"} <= {r.text for r in cites}
+    assert all(r.rule.startswith("citation:") for r in cites)
+    assert res.number_counts["citation"] == len(cites)
+    assert f"{len(cites)} citation" in next(n for n in _notes(res) if n.startswith("numbers:"))
+    assert [r.status for r in _rows(res, "62.75%")] == ["traced"]
+    # the plant: the same words outside the bibliography are claims and values again
+    bad = _audit(run_card, tmp_path / "b", {"paper.tex": TEX_BIB.replace(
+        r"\cite{shao2024}.", r"\cite{shao2024} over 8 seeds, 0.6285 for DAPO.")})
+    got = sorted(m for _, m in _errors(bad))
+    assert len(got) == 1 and "8 seeds written" in got[0], got
+
+
+def _notes(res):
+    return [n for r in res.results for n in r.notes]
