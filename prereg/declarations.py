@@ -17,6 +17,18 @@ from dataclasses import dataclass
 
 UNITS = ("fraction", "percent", "count", "real")
 KINDS = ("mean", "pass_at_k", "curve_auc", "curve_at_step")  # curve_*: stats/curves.py
+CURVE_KINDS = ("curve_auc", "curve_at_step")
+
+
+@dataclass(frozen=True)
+class CurveSpec:
+    """Where a learning-curve metric (``kind: curve_*``, :mod:`stats.curves`) reads its number:
+    the telemetry ``field``, and for ``curve_at_step`` the ``step`` and the ``window`` of steps
+    ending there that are averaged. The defaults are the plan's when it leaves them out."""
+
+    field: str = "reward_mean"
+    step: int | None = None
+    window: int = 1
 
 
 @dataclass(frozen=True)
@@ -39,6 +51,7 @@ class MetricDecl:
     n_samples: int | None = None
     column: str | None = None
     declared: bool = True
+    curve: CurveSpec | None = None      # set exactly for the learning-curve kinds
 
     @property
     def source_column(self) -> str:
@@ -131,9 +144,13 @@ def _metric_from(name: str, d: dict) -> MetricDecl:
     unit = d["unit"]
     mx = float(d["max"]) if d.get("max") is not None else None
     rng = tuple(float(x) for x in d["range"]) if d.get("range") else _default_range(unit, mx)
+    kind = d.get("kind", "mean")
+    curve = None
+    if kind in CURVE_KINDS:
+        curve = CurveSpec(**{k: d[k] for k in ("field", "step", "window") if d.get(k) is not None})
     return MetricDecl(name=name, unit=unit, max=mx, range=rng, higher_is_better=d.get("higher_is_better", True),
-                      labels=tuple(d.get("labels", ())), kind=d.get("kind", "mean"), k=d.get("k"),
-                      n_samples=d.get("n_samples"), column=d.get("column"))
+                      labels=tuple(d.get("labels", ())), kind=kind, k=d.get("k"),
+                      n_samples=d.get("n_samples"), column=d.get("column"), curve=curve)
 
 
 def task_default(name: str, reward_range: tuple[float, float] | None = None) -> MetricDecl | None:

@@ -18,10 +18,14 @@ with the rest of ``analysis.json``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-KINDS = ("curve_auc", "curve_at_step")
+if TYPE_CHECKING:
+    from prereg.declarations import MetricDecl
+    from prereg.study import Study
+
 FIELDS = ("reward_mean", "reward_std", "zvf", "gu", "frac_all_fail", "frac_all_max", "entropy", "kl",
           "completion_length_mean", "truncated_frac", "loss", "grad_norm")
 
@@ -74,6 +78,17 @@ def curve_value(rows: list[dict], kind: str, field: str = "reward_mean", step: i
     raise CurveError(f"unknown curve kind {kind!r}")
 
 
-def declared_curves(prereg: dict) -> dict[str, dict]:
-    """The plan's learning-curve metric declarations: name -> declaration."""
-    return {name: d for name, d in (prereg.get("metrics") or {}).items() if d.get("kind") in KINDS}
+def declared_curves(study: Study) -> dict[str, MetricDecl]:
+    """The plan's learning-curve metrics: name -> declaration (its ``curve`` says where to read).
+
+    Example:
+        >>> from prereg.study import study_of  # doctest: +SKIP
+        >>> declared_curves(study_of(prereg))["auc"].curve  # doctest: +SKIP
+        CurveSpec(field='reward_mean', step=None, window=1)
+    """
+    return {name: d for name, d in study.metrics.items() if d.curve is not None}
+
+
+def metric_value(rows: list[dict], decl: MetricDecl) -> float:
+    """:func:`curve_value` of the learning-curve metric ``decl`` declares (``decl.curve`` set)."""
+    return curve_value(rows, decl.kind, decl.curve.field, decl.curve.step, decl.curve.window)

@@ -339,7 +339,7 @@ def load_runs(lock: Lock, root: str | Path, files: RunFiles | None = None) -> Da
     if not root.exists():
         raise UserError(f"{root}: runs folder not found")
     study = lock.study
-    curves = declared_curves(study.raw)
+    curves = declared_curves(study)
     exclude = _Exclusions()
     candidates: dict[tuple[str, int | None, str | None], list[Unit]] = defaultdict(list)
     manifests: list[dict] = []
@@ -537,8 +537,7 @@ def _curve_metrics(unit, run, m, curves: dict, exclude, rel, a, s, sl, files: Ru
     rows = read_jsonl(tpath, "telemetry")
     for name, d in curves.items():
         try:
-            unit.metrics[name] = cv.curve_value(rows, d["kind"], d.get("field", "reward_mean"), d.get("step"),
-                                                d.get("window", 1))
+            unit.metrics[name] = cv.metric_value(rows, d)
         except cv.CurveError:  # the arm summary then says the run lacks the metric
             unit.metrics[name] = None
     return True

@@ -82,3 +82,16 @@ def test_tampered_telemetry_excludes_the_run(campaign, tmp_path):
     tel.write_text(tel.read_text().replace('"reward_mean": ', '"reward_mean": 1', 1))
     a = analyze(dst / "locks" / c.lock_path.name, dst / "runs")
     assert any("telemetry missing or does not match" in e["reason"] for e in a["inputs"]["excluded"])
+
+
+def test_a_curve_metric_is_declared_once_with_its_defaults(campaign):
+    from prereg.declarations import CurveSpec
+    from prereg.study import study_of
+
+    _c, pre, _a = campaign
+    curves = cv.declared_curves(study_of(pre))
+    assert list(curves) == ["reward_auc", "zvf_step3"]          # heldout_accuracy etc. are no curves
+    assert curves["reward_auc"].curve == CurveSpec("reward_mean", None, 1)
+    assert curves["zvf_step3"].curve == CurveSpec("zvf", 3, 1)
+    rows = [{"step": 1, "zvf": 0.5}, {"step": 2, "zvf": 0.25}, {"step": 3, "zvf": 0.0}]
+    assert cv.metric_value(rows, curves["zvf_step3"]) == 0.0
