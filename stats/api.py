@@ -8,68 +8,13 @@ over these; errors are :class:`prereg.errors.UserError`, which only the CLI turn
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from stats import analyze as _analyze_module
 from stats import render as _render_module
+from stats.result import AnalysedRun, AnalysisResult, ContrastResult, Deviation
 
-
-@dataclass(frozen=True)
-class ContrastResult:
-    """One planned contrast (``arm-baseline``) as analysis.json states it."""
-
-    name: str
-    estimate: float | None      # mean paired difference (or the plan's estimator)
-    p: float | None             # the planned test's p-value
-    p_adjusted: float | None    # after the planned multiplicity correction
-    reject: bool | None         # rejected at the family's alpha after correction
-    verdict: str | None         # the verdict rules' outcome (e.g. SURVIVES, DISAPPEARS)
-
-
-@dataclass(frozen=True)
-class AnalysisResult:
-    """A locked analysis: the analysis.json document with typed views of its main results."""
-
-    study_id: str
-    lock_hash: str
-    arms: tuple[str, ...]
-    contrasts: Mapping[str, ContrastResult]
-    hypotheses: Mapping[str, str]   # hypothesis id -> verdict
-    study_verdict: str | None       # AS_PLANNED or the deviation verdict
-    warnings: tuple[str, ...]
-    document: Mapping[str, Any]     # the whole analysis.json, as written by ``write``
-
-    def value(self, value_id: str) -> Any:
-        """The number analysis.json records under ``value_id`` (e.g. ``contrasts.gspo-grpo.p``)."""
-        rec = (self.document.get("values") or {}).get(value_id)
-        return rec.get("value") if isinstance(rec, dict) else None
-
-    def write(self, out: str | Path, *, overwrite: bool = False) -> Path:
-        """Write the byte-stable analysis.json (refuses to replace a file unless ``overwrite``)."""
-        return _analyze_module.write(dict(self.document), out, overwrite=overwrite)
-
-    @classmethod
-    def from_document(cls, doc: Mapping[str, Any]) -> AnalysisResult:
-        """Typed views over an analysis document (from ``analyze`` or a read analysis.json)."""
-        values = doc.get("values") or {}
-        verdicts = doc.get("verdicts") or {}
-
-        def num(vid):
-            rec = values.get(vid)
-            return rec.get("value") if isinstance(rec, dict) else None
-
-        contrasts = {c: ContrastResult(
-            c, num(f"contrasts.{c}.diff_mean"), num(f"contrasts.{c}.p"), num(f"contrasts.{c}.p_adjusted"),
-            num(f"contrasts.{c}.reject"), ((verdicts.get("contrasts") or {}).get(c) or {}).get("verdict"))
-            for c in doc.get("contrasts") or []}
-        hyps = {h: (v or {}).get("verdict") for h, v in (verdicts.get("hypotheses") or {}).items()}
-        return cls(study_id=doc.get("study_id"), lock_hash=(doc.get("lock") or {}).get("hash"),
-                   arms=tuple(doc.get("arms") or ()), contrasts=contrasts, hypotheses=hyps,
-                   study_verdict=(verdicts.get("study") or {}).get("verdict"),
-                   warnings=tuple(doc.get("warnings") or ()), document=doc)
+__all__ = ["AnalysedRun", "AnalysisResult", "ContrastResult", "Deviation", "analyze", "render"]
 
 
 def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: bool = False,

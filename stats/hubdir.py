@@ -44,7 +44,7 @@ def destination(rel: str) -> str:
 def layout(run) -> dict[str, Path]:
     """Destination (relative to the run's hub folder) -> source file, for every artifact and the manifest."""
     out = {f"{RECORD_DIR}/{MANIFEST}": run.path / MANIFEST}
-    for rel in sorted(run.manifest.get("artifacts") or {}):
+    for rel in sorted(run.artifacts):
         out[destination(rel)] = run.path / rel
     return out
 
@@ -55,7 +55,7 @@ def check_hub_dir(hub_dir: str | Path, runs: list) -> None:
     if hub.exists() and (not hub.is_dir() or any(hub.iterdir())):
         raise UserError(f"--hub-dir {hub}: already exists and is not an empty folder; choose another")
     for run in runs:
-        arts = run.manifest.get("artifacts") or {}
+        arts = run.artifacts
         if not any(rel.startswith(ADAPTER_DIR + "/") for rel in arts):
             raise UserError(f"{run.path}: the manifest lists no adapter files; nothing to upload")
         for rel, entry in sorted(arts.items()):
@@ -73,7 +73,7 @@ def _index(a: dict, digest: str, texts: dict[str, str], runs: list) -> str:
          "with the sealed manifest, telemetry and traces. Nothing has been uploaded.", "",
          "| Folder | Evidence class | Manifest seal | Card sha256 |", "|---|---|---|---|"]
     for run in runs:
-        L.append(f"| `{folder_name(study, run)}` | {run.manifest['evidence_class']} | `{run.manifest['seal']}` | "
+        L.append(f"| `{folder_name(study, run)}` | {run.evidence_class} | `{run.seal}` | "
                  f"`{sha256_bytes(texts[run.name].encode())}` |")
     L += ["", "## Upload", "", "Each folder is one model repo. With a token that may write to `<namespace>`:", "",
           "```bash", "huggingface-cli login   # once"]

@@ -9,16 +9,23 @@ the run's held-out metrics (checked by ``audit/model_index.py`` against the run'
 ``rlprereg`` block naming the study, run, lock hash and seal the card describes.
 
 Nothing here computes a statistic: values are formatted from analysis.json (``stats.render.fmt``)
-and settings read from the sealed manifest's resolved config.
+and settings read from the sealed manifest's resolved config. The analysis is read as a typed
+:class:`stats.result.AnalysisResult` (its runs, contrasts, verdicts and deviations), the lock as
+a :class:`prereg.study.Study` (model, dataset, task, arms, the analysis plan) and each run as a
+:class:`CardRun`; value records are read by their id, which is also the pin the card writes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from prereg.errors import UserError
-from prereg.fields import merged_fields, resolved_path
+from prereg.fields import resolved_path
+from prereg.study import Study
+from stats.result import AnalysisResult
 
 CARD_DIR = "model_cards"
 STUDY_CARD = "study"
@@ -27,23 +34,34 @@ HEADER = "rlprereg-model-card"
 
 @dataclass(frozen=True)
 class CardRun:
-    """One analysed run as a card needs it: its manifest (seal-checked) and where it lives."""
+    """One analysed run as a card needs it, read from its seal-checked manifest."""
 
     arm: str
     seed: int
     path: Path
-    manifest: dict
+    seal: str
+    evidence_class: str
+    algorithm: str | None                 # the manifest's ``algorithm`` (absent: None)
+    declared_changes: tuple[str, ...]     # the arm's changed settings, sorted
+    resolved_config: Mapping[str, Any]    # what the trainer was built with
+    artifacts: Mapping[str, Any]          # file -> {sha256, bytes}
 
     @property
     def name(self) -> str:
         return f"{self.arm}-s{self.seed}"
 
+    @classmethod
+    def of(cls, arm: str, seed: int, path: Path, manifest: dict) -> CardRun:
+        return cls(arm, seed, path, manifest["seal"], manifest["evidence_class"], manifest.get("algorithm"),
+                   tuple(sorted(manifest.get("declared_changes") or {})), manifest.get("resolved_config") or {},
+                   manifest.get("artifacts") or {})
 
-def card_runs(a: dict, root: Path) -> list[CardRun]:
+
+def card_runs(result: AnalysisResult, root: Path) -> list[CardRun]:
     """The analysed runs with their manifests; a manifest whose seal is not the analysed one is refused.
 
     Args:
-        a: analysis.json as a dict (its ``inputs.runs`` name the runs and their seals).
+        result: the analysis (its ``runs`` name the runs and their seals).
         root: the runs folder the analysis read.
 
     Returns:
@@ -51,20 +69,20 @@ def card_runs(a: dict, root: Path) -> list[CardRun]:
         evaluations produced no model and get no card; the study card reports them).
 
     Example:
-        >>> [r.name for r in card_runs(analysis, Path("runs"))][:1]
+        >>> [r.name for r in card_runs(result, Path("runs"))][:1]  # doctest: +SKIP
         ['aero-s1']
     """
     from prereg.records import is_reference_run, read_run
 
     out = []
-    for r in a["inputs"]["runs"]:
-        run = read_run(root / r["path"])
-        if run.manifest.get("seal") != r.get("seal") or not run.seal_ok():
+    for r in result.runs:
+        run = read_run(root / r.path)
+        if run.manifest.get("seal") != r.seal or not run.seal_ok():
             raise UserError(f"{run.path / 'manifest.json'}: seal differs from the analysed run's; "
                             "re-run `stats analyze` before rendering model cards")
         if is_reference_run(run.manifest):  # a reference evaluation (runner evaluate) made no model to card
             continue
-        out.append(CardRun(r["arm"], r["seed"], run.path, run.manifest))
+        out.append(CardRun.of(r.arm, r.seed, run.path, run.manifest))
     return out
 
 
@@ -74,30 +92,26 @@ def _yaml(data: dict) -> str:
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
 
 
-def _task_type(prereg: dict) -> str:
-    return "text-generation"
-
-
 # Run summaries that describe training, not the held-out evaluation (prereg.summaries).
 TRAINING_SUMMARIES = frozenset({"zvf_mean", "gu_mean", "reward_first5", "reward_last10", "rollouts", "steps"})
 
 
-def run_metrics(a: dict, arm: str, seed: int, *, heldout_only: bool = False) -> list[tuple[str, str, dict]]:
-    """(metric name, value id, value record) of a run's values in analysis.json, primary metric first.
+def run_metrics(result: AnalysisResult, primary: str, arm: str, seed: int, *,
+                heldout_only: bool = False) -> list[tuple[str, str, Mapping]]:
+    """(metric name, value id, value record) of a run's values in analysis.json, ``primary`` first.
 
     ``heldout_only`` keeps the held-out metrics (what a ``model-index`` reports): not the training
     summaries and not ``heldout_n``, the number of items.
     """
     pre = f"runs.{arm}.s{seed}."
-    primary = a["plan"]["primary_metric"]
-    names = sorted(k[len(pre):] for k in a["values"] if k.startswith(pre))
+    names = [vid[len(pre):] for vid in result.value_ids(pre)]
     if heldout_only:
         names = [n for n in names if n not in TRAINING_SUMMARIES and n != "heldout_n"]
     names.sort(key=lambda n: n != primary)
-    return [(n, pre + n, a["values"][pre + n]) for n in names]
+    return [(n, pre + n, result.record(pre + n)) for n in names]
 
 
-def index_value(rec: dict):
+def index_value(rec: Mapping):
     """A model-index value: the number as the card body shows it (``stats.render.fmt``), int for counts."""
     from stats.render import fmt
 
@@ -116,36 +130,43 @@ def license_fields(base_model: str, license: str | None) -> dict:
     return out
 
 
-def front_matter(a: dict, prereg: dict, run: CardRun | None, tags: list[str], license: str | None = None) -> dict:
+def front_matter(result: AnalysisResult, study: Study, run: CardRun | None, tags: list[str],
+                 license: str | None = None) -> dict:
     """The card's YAML metadata; a run card has a ``model-index`` of its held-out metrics."""
-    model, ds = prereg["model"], prereg["dataset"]
+    model, ds = study.model, study.dataset
     meta = {"base_model": model["name"]}
     if model.get("revision"):
         meta["base_model_revision"] = model["revision"]
     meta.update({"library_name": "peft", **license_fields(model["name"], license),
                  "datasets": [ds["name"]], "tags": tags, "pipeline_tag": "text-generation"})
-    block = {"study": a["study_id"], "lock_hash": a["lock"]["hash"], "lock_version": a["lock"]["version"]}
+    block = {"study": result.study_id, "lock_hash": result.lock_hash, "lock_version": result.lock_version}
     if run is not None:
-        block.update(arm=run.arm, seed=run.seed, seal=run.manifest["seal"],
-                     evidence_class=run.manifest["evidence_class"])
-        dataset = {"name": ds["name"], "type": ds["name"], "split": ds.get("heldout_split") or "heldout"}
-        dataset.update({k: ds[k] for k in ("config", "revision") if ds.get(k)})
-        metrics = [{"type": n, "name": f"{n} ({rec.get('unit', 'other')})", "value": index_value(rec)}
-                   for n, _, rec in run_metrics(a, run.arm, run.seed, heldout_only=True)
-                   if isinstance(rec.get("value"), (int, float)) and not isinstance(rec["value"], bool)]
-        meta["model-index"] = [{"name": f"{a['study_id']}-{run.name}", "results": [{
-            "task": {"type": _task_type(prereg), "name": str(prereg["task"]["name"])},
-            "dataset": dataset, "metrics": metrics}]}]
+        block.update(arm=run.arm, seed=run.seed, seal=run.seal, evidence_class=run.evidence_class)
+        meta["model-index"] = [_model_index(result, study, run)]
     meta["rlprereg"] = block
     return meta
 
 
-def tags_for(a: dict, prereg: dict, run: CardRun | None) -> list[str]:
-    tags = ["rlprereg", "trl", "grpo-family", "reinforcement-learning", f"rlprereg-study:{a['study_id']}",
-            f"rlprereg-lock:{a['lock']['hash'][:16]}"]
+def _model_index(result: AnalysisResult, study: Study, run: CardRun) -> dict:
+    """The run's ``model-index`` entry: its held-out metrics on the locked dataset's held-out split."""
+    ds = study.dataset
+    dataset = {"name": ds["name"], "type": ds["name"], "split": ds.get("heldout_split") or "heldout"}
+    dataset.update({k: ds[k] for k in ("config", "revision") if ds.get(k)})
+    metrics = [{"type": n, "name": f"{n} ({rec.get('unit', 'other')})", "value": index_value(rec)}
+               for n, _, rec in run_metrics(result, study.analysis.primary_metric, run.arm, run.seed,
+                                            heldout_only=True)
+               if isinstance(rec.get("value"), (int, float)) and not isinstance(rec["value"], bool)]
+    return {"name": f"{result.study_id}-{run.name}", "results": [{
+        "task": {"type": "text-generation", "name": str(study.task["name"])},
+        "dataset": dataset, "metrics": metrics}]}
+
+
+def tags_for(result: AnalysisResult, run: CardRun | None) -> list[str]:
+    tags = ["rlprereg", "trl", "grpo-family", "reinforcement-learning", f"rlprereg-study:{result.study_id}",
+            f"rlprereg-lock:{result.lock_hash[:16]}"]
     if run is not None:
-        tags += [f"rlprereg-run:{run.arm}-s{run.seed}", f"algorithm:{run.manifest.get('algorithm', run.arm)}",
-                 run.manifest["evidence_class"]]
+        algorithm = run.algorithm if run.algorithm is not None else run.arm
+        tags += [f"rlprereg-run:{run.arm}-s{run.seed}", f"algorithm:{algorithm}", run.evidence_class]
     return tags
 
 
@@ -160,98 +181,100 @@ def _value_text(v) -> str:
     return f"`{json.dumps(v) if not isinstance(v, str) else v}`"
 
 
-def settings_section(prereg: dict, run: CardRun) -> list[str]:
+def settings_section(study: Study, run: CardRun) -> list[str]:
     """Every locked field of the arm with its resolved value, pinned to the lock entry it came from."""
     from prereg.fields import flatten
 
-    flat = flatten(run.manifest.get("resolved_config") or {})
-    changes = prereg["arms"].get(run.arm, {}).get("changes", {})
+    flat = flatten(dict(run.resolved_config))
+    arm = study.arms[run.arm]
     L = ["## Training settings (resolved config)", "",
-         f"Run with TRL's `GRPOTrainer` and a PEFT LoRA adapter, algorithm `{run.manifest.get('algorithm')}`. "
+         f"Run with TRL's `GRPOTrainer` and a PEFT LoRA adapter, algorithm `{run.algorithm}`. "
          "Each locked setting below is the value the trainer was built with (the sealed manifest's "
          "`resolved_config`), pinned to the lock entry it must equal.", "",
          "| Setting | Resolved value | Locked in |", "|---|---|---|"]
-    for name in sorted(merged_fields(prereg, run.arm)):
+    for name in sorted(arm.training.fields):
         path = resolved_path(name)
         value = flat.get(path)
-        where = f"lock.arms.{run.arm}.changes.{name}" if name in changes else f"lock.training.{name}"
+        where = f"lock.arms.{run.arm}.changes.{name}" if name in arm.changes else f"lock.training.{name}"
         text = _value_text(value)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             text += f"<!-- id:{where} -->"
-        L.append(f"| `{path}` | {text} | {'arm change' if name in changes else 'shared'} (`{where}`) |")
+        L.append(f"| `{path}` | {text} | {'arm change' if name in arm.changes else 'shared'} (`{where}`) |")
     L += ["", "Every other GRPOConfig and LoraConfig field (library defaults, preset-filled and derived values) "
           "is in `manifest.json` under `resolved_config`, with where each came from under `config_sources`.", ""]
     return L
 
 
-def results_section(a: dict, run: CardRun) -> list[str]:
+def results_section(result: AnalysisResult, study: Study, run: CardRun) -> list[str]:
     from stats.render import _Doc
 
-    d = _Doc(a)
+    d = _Doc(result.document)
     L = [f"## Results of this run (`{run.arm}/s{run.seed}`)", "",
          "Held-out evaluation and training summaries of this run, as analysed:", "",
          "| Metric | Value | Unit |", "|---|---|---|"]
-    for name, vid, rec in run_metrics(a, run.arm, run.seed):
+    for name, vid, rec in run_metrics(result, study.analysis.primary_metric, run.arm, run.seed):
         L.append(f"| `{name}` | {d.cell(vid)} | {rec.get('unit', '')} |")
     return L + [""]
 
 
-def arm_section(a: dict, arm: str) -> list[str]:
+def arm_section(result: AnalysisResult, study: Study, arm: str) -> list[str]:
     """The across-seed table of the arm and its contrasts, as report.md writes them."""
-    from stats.render import _contrast_tags, _Doc, _level_tag
+    from stats.render import _Doc, _level_tag
 
-    d, plan = _Doc(a), a["plan"]
-    metric = plan["primary_metric"]
-    summ = plan["arm_summary"]
-    s0 = summ["statistics"][0]
-    unit = (a["values"].get(f"arms.{arm}.{metric}.{s0}") or {}).get("unit", "fraction")
-    seeds = sorted({r["seed"] for r in a["inputs"]["runs"] if r["arm"] == arm})
+    d, plan = _Doc(result.document), study.analysis
+    metric, summ = plan.primary_metric, plan.arm_summary
+    s0 = summ.statistics[0]
+    unit = (result.record(f"arms.{arm}.{metric}.{s0}") or {}).get("unit", "fraction")
+    seeds = sorted({r.seed for r in result.runs if r.arm == arm})
     L = [f"## Across seeds: arm `{arm}`", "", f"| Seed | `{metric}` ({unit}) |", "|---|---|"]
     L += [f"| `s{s}` | {d.cell(f'runs.{arm}.s{s}.{metric}')} |" for s in seeds]
-    tag = "ci" + _level_tag(summ["level"])
     base = f"arms.{arm}.{metric}.{s0}"
-    L += ["", f"| Seeds (seeds) | {s0} ({unit}) | {summ['level'] * 100:g}% {summ['interval']} CI ({unit}) | "
+    L += ["", f"| Seeds (seeds) | {s0} ({unit}) | {summ.level * 100:g}% {summ.interval} CI ({unit}) | "
           f"SD over seeds ({unit}) |", "|---|---|---|---|",
-          f"| {d.cell(f'arms.{arm}.n_seeds')} | {d.cell(base)} | {d.interval(f'{base}.{tag}')} | "
+          f"| {d.cell(f'arms.{arm}.n_seeds')} | {d.cell(base)} | {d.interval(f'{base}.ci{_level_tag(summ.level)}')} | "
           f"{d.cell(f'arms.{arm}.{metric}.sd')} |", ""]
-    mine = [c for c in a["contrasts"] if c.startswith(arm + "-") or arm == a["baseline"]]
-    if mine:
-        ctags = _contrast_tags(plan)
-        mp = plan["multiplicity"]
-        head = ["Contrast", "Pairs (seeds)", f"Δ mean (difference, {unit})"]
-        head += [f"{s['level'] * 100:g}% {s['method']} CI (difference, {unit})" for _, s in ctags]
-        head += [f"p, {plan['contrasts']['test']} (probability)", f"p adjusted, {mp['method']} (probability)",
-                 "Verdict"]
-        L += ["### Contrasts (arm − baseline)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        for c in mine:
-            pre = f"contrasts.{c}"
-            row = [f"`{c}`", d.cell(f"{pre}.n_pairs"), d.cell(f"{pre}.diff_mean")]
-            row += [d.interval(f"{pre}.{t}") for t, _ in ctags]
-            verdict = a["verdicts"]["contrasts"].get(c, {}).get("verdict") or "NONE"
-            row += [d.cell(f"{pre}.p"), d.cell(f"{pre}.p_adjusted"), f"{verdict}<!-- verdict:contrasts.{c} -->"]
-            L.append("| " + " | ".join(row) + " |")
-        L.append("")
-    return L
+    mine = [c for c in result.contrasts.values() if c.name.startswith(arm + "-") or arm == result.baseline]
+    return L + (_contrast_table(result, plan, unit, mine) if mine else [])
 
 
-def evidence_section(a: dict, run: CardRun) -> list[str]:
-    m = run.manifest
-    cls = m["evidence_class"]
+def _contrast_table(result: AnalysisResult, plan, unit: str, contrasts: list) -> list[str]:
+    """The arm's contrasts (arm − baseline) with the planned intervals, p, adjusted p and verdict."""
+    from stats.analyze import interval_tags
+    from stats.render import _Doc
+
+    d = _Doc(result.document)
+    ctags = list(zip(interval_tags(plan.intervals), plan.intervals, strict=True))
+    head = ["Contrast", "Pairs (seeds)", f"Δ mean (difference, {unit})"]
+    head += [f"{s.level * 100:g}% {s.method} CI (difference, {unit})" for _, s in ctags]
+    head += [f"p, {plan.test} (probability)", f"p adjusted, {plan.multiplicity.method} (probability)", "Verdict"]
+    L = ["### Contrasts (arm − baseline)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in contrasts:
+        pre = f"contrasts.{c.name}"
+        row = [f"`{c.name}`", d.cell(f"{pre}.n_pairs"), d.cell(f"{pre}.diff_mean")]
+        row += [d.interval(f"{pre}.{t}") for t, _ in ctags]
+        row += [d.cell(f"{pre}.p"), d.cell(f"{pre}.p_adjusted"),
+                f"{c.verdict or 'NONE'}<!-- verdict:contrasts.{c.name} -->"]
+        L.append("| " + " | ".join(row) + " |")
+    return L + [""]
+
+
+def evidence_section(result: AnalysisResult, run: CardRun) -> list[str]:
+    cls = run.evidence_class
     L = ["## Evidence class", "",
          f"**{cls}**. " + ("This run is one registered (arm, seed) unit of a locked preregistration; its "
                            "result counts toward the study's confirmatory verdicts." if cls == "confirmatory" else
                            "This run was not registered as confirmatory (an exploratory or pilot run); its "
                            "numbers describe it alone and support no confirmatory claim."), "",
-         f"- Study `{a['study_id']}`, lock `{a['lock']['hash']}` (version {a['lock']['version']}<!-- id:lock.version -->)",
-         f"- Run manifest seal `{m['seal']}`",
-         f"- Study verdict: {a['verdicts']['study']['verdict']}<!-- verdict:study -->", ""]
+         f"- Study `{result.study_id}`, lock `{result.lock_hash}` (version {result.lock_version}<!-- id:lock.version -->)",
+         f"- Run manifest seal `{run.seal}`",
+         f"- Study verdict: {result.study_verdict}<!-- verdict:study -->", ""]
     return L
 
 
-def limitations_section(a: dict, run: CardRun) -> list[str]:
+def limitations_section(result: AnalysisResult, run: CardRun) -> list[str]:
     from stats.render import _Doc
 
-    d = _Doc(a)
+    d = _Doc(result.document)
     pre = f"runs.{run.arm}.s{run.seed}"
     L = ["## Limitations", "",
          f"- One training seed of arm `{run.arm}`: seed-to-seed spread is in the across-seed table above; "
@@ -260,15 +283,15 @@ def limitations_section(a: dict, run: CardRun) -> list[str]:
          "measures safety, other tasks or other decoding settings.",
          f"- {d.cell(pre + '.steps')} optimizer steps; the adapter is specific to the base model revision named "
          "in the metadata."]
-    if run.manifest["evidence_class"] != "confirmatory":
+    if run.evidence_class != "confirmatory":
         L.append("- Exploratory: not part of the preregistered confirmatory family.")
-    for dev in a.get("deviations") or []:
-        L.append(f"- Deviation from the plan ({dev.get('kind')}): {dev.get('detail')}")
+    for dev in result.deviations:
+        L.append(f"- Deviation from the plan ({dev.kind}): {dev.detail}")
     return L + [""]
 
 
-def load_section(prereg: dict) -> list[str]:
-    model = prereg["model"]
+def load_section(study: Study) -> list[str]:
+    model = study.model
     rev = f', revision="{model["revision"]}"' if model.get("revision") else ""
     return ["## How to load", "", "```python", "from peft import PeftModel",
             "from transformers import AutoModelForCausalLM, AutoTokenizer", "",
@@ -279,12 +302,12 @@ def load_section(prereg: dict) -> list[str]:
             "telemetry and the completion traces (hashes; text only if the run stored it).", ""]
 
 
-def run_card(a: dict, digest: str, prereg: dict, run: CardRun, license: str | None = None) -> str:
+def run_card(result: AnalysisResult, digest: str, study: Study, run: CardRun, license: str | None = None) -> str:
     """The model card (README.md text) of one analysed run.
 
     Args:
-        a: analysis.json; digest: sha256 of its bytes (named in the card's header comment).
-        prereg: the locked preregistration (base model, dataset, task, locked settings).
+        result: the analysis; digest: sha256 of its analysis.json bytes (named in the card's header comment).
+        study: the locked preregistration (base model, dataset, task, locked settings, plan).
         run: the run (its sealed manifest gives the resolved config and seal).
         license: the card's license id (``--card-license``), else ``other`` (:func:`license_fields`).
 
@@ -292,40 +315,40 @@ def run_card(a: dict, digest: str, prereg: dict, run: CardRun, license: str | No
         The card: YAML front matter, then the pinned body.
 
     Example:
-        >>> run_card(analysis, digest, lock.prereg, runs[0]).startswith("---\nbase_model:")
+        >>> run_card(result, digest, lock.study, runs[0]).startswith("---\nbase_model:")  # doctest: +SKIP
         True
     """
-    meta = front_matter(a, prereg, run, tags_for(a, prereg, run), license)
-    m = run.manifest
-    declared = ", ".join(f"`{k}`" for k in sorted(m.get("declared_changes") or {})) or "none (the baseline)"
+    meta = front_matter(result, study, run, tags_for(result, run), license)
+    declared = ", ".join(f"`{k}`" for k in run.declared_changes) or "none (the baseline)"
     L = ["---", _yaml(meta).rstrip("\n"), "---",
-         f"<!-- {HEADER} sha256={digest} study={a['study_id']} lock={a['lock']['hash']} "
-         f"run={run.arm}/s{run.seed} seal={m['seal']} -->",
-         f"# `{a['study_id']}` · arm `{run.arm}` · `s{run.seed}`", "",
+         f"<!-- {HEADER} sha256={digest} study={result.study_id} lock={result.lock_hash} "
+         f"run={run.arm}/s{run.seed} seal={run.seal} -->",
+         f"# `{result.study_id}` · arm `{run.arm}` · `s{run.seed}`", "",
          "## What this run is", "",
-         f"A LoRA adapter for `{prereg['model']['name']}`, trained with reinforcement learning "
-         f"(`{m.get('algorithm')}`) as arm `{run.arm}` of the preregistered study `{a['study_id']}` "
-         f"({prereg.get('title', '')}). Declared changes from the baseline arm `{a['baseline']}`: {declared}. "
-         f"Task `{prereg['task']['name']}` on `{prereg['dataset']['name']}`. This card was rendered by "
+         f"A LoRA adapter for `{study.model['name']}`, trained with reinforcement learning "
+         f"(`{run.algorithm}`) as arm `{run.arm}` of the preregistered study `{result.study_id}` "
+         f"({study.title}). Declared changes from the baseline arm `{result.baseline}`: {declared}. "
+         f"Task `{study.task['name']}` on `{study.dataset['name']}`. This card was rendered by "
          "`stats render --model-cards` from the study's analysis.json; every number carries a pin the "
          "`audit check` verifies.", ""]
-    L += settings_section(prereg, run) + results_section(a, run) + arm_section(a, run.arm)
-    L += evidence_section(a, run) + limitations_section(a, run) + load_section(prereg)
+    L += settings_section(study, run) + results_section(result, study, run) + arm_section(result, study, run.arm)
+    L += evidence_section(result, run) + limitations_section(result, run) + load_section(study)
     return "\n".join(L)
 
 
-def study_card(a: dict, digest: str, prereg: dict, runs: list[CardRun], license: str | None = None) -> str:
+def study_card(result: AnalysisResult, digest: str, study: Study, runs: list[CardRun],
+               license: str | None = None) -> str:
     """The study's card: its metadata, the list of run cards and the report body (pinned as in report.md)."""
     from stats.render import markdown
 
-    meta = front_matter(a, prereg, None, tags_for(a, prereg, None), license)
-    body = markdown(a, digest, [], []).splitlines()[1:]  # report.md without its header line
+    meta = front_matter(result, study, None, tags_for(result, None), license)
+    body = markdown(result.document, digest, [], []).splitlines()[1:]  # report.md without its header line
     L = ["---", _yaml(meta).rstrip("\n"), "---",
-         f"<!-- {HEADER} sha256={digest} study={a['study_id']} lock={a['lock']['hash']} -->",
-         f"# Study `{a['study_id']}`: {prereg.get('title', '')}", "",
-         f"LoRA adapters of `{prereg['model']['name']}` trained under a locked preregistration; one model card "
+         f"<!-- {HEADER} sha256={digest} study={result.study_id} lock={result.lock_hash} -->",
+         f"# Study `{result.study_id}`: {study.title}", "",
+         f"LoRA adapters of `{study.model['name']}` trained under a locked preregistration; one model card "
          "per run:", ""]
-    L += [f"- `{r.name}` ({r.manifest['evidence_class']})" for r in runs] + [""]
+    L += [f"- `{r.name}` ({r.evidence_class})" for r in runs] + [""]
     return "\n".join(L + [ln.replace("# Results:", "## Results:", 1) if ln.startswith("# ") else ln for ln in body])
 
 
@@ -336,34 +359,35 @@ def card_paths(out: Path, runs: list[CardRun]) -> dict[str, Path]:
     return paths
 
 
-def model_cards(a: dict, digest: str, prereg: dict, runs: list[CardRun], license: str | None = None) -> dict[str, str]:
+def model_cards(result: AnalysisResult, digest: str, study: Study, runs: list[CardRun],
+                license: str | None = None) -> dict[str, str]:
     """Card text by name (``study`` and ``<arm>-s<seed>``).
 
     Example:
-        >>> texts = model_cards(analysis, digest, lock.prereg, card_runs(analysis, Path("runs")))
-        >>> sorted(texts)[:2]
+        >>> texts = model_cards(result, digest, lock.study, card_runs(result, Path("runs")))  # doctest: +SKIP
+        >>> sorted(texts)[:2]  # doctest: +SKIP
         ['dr_grpo-s1', 'dr_grpo-s2']
     """
-    out = {STUDY_CARD: study_card(a, digest, prereg, runs, license)}
-    out.update({r.name: run_card(a, digest, prereg, r, license) for r in runs})
+    out = {STUDY_CARD: study_card(result, digest, study, runs, license)}
+    out.update({r.name: run_card(result, digest, study, r, license) for r in runs})
     return out
 
 
-def card_lock(a: dict, analysis_path: Path, lock_path: str | Path | None):
+def card_lock(result: AnalysisResult, analysis_path: Path, lock_path: str | Path | None):
     """The analysed lock (``--lock``, else analysis.json's ``lock.path``), verified and equal to the analysed hash."""
     from prereg.lock import verify_lock
 
     if lock_path is None:
-        rec = Path(a["lock"].get("path") or "")
+        rec = Path(result.lock_path or "")
         cands = [rec, analysis_path.parent / rec] if str(rec) else []
         found = [c for c in cands if c.is_file()]
         if not found:
             raise UserError(f"--lock: analysis.json's lock path {str(rec)!r} is not a file here; pass --lock PATH")
         lock_path = found[0]
     lock = verify_lock(lock_path)
-    if lock.hash != a["lock"]["hash"]:
+    if lock.hash != result.lock_hash:
         raise UserError(f"--lock {lock_path}: lock hash {lock.hash[:16]}… is not the analysed one "
-                        f"({a['lock']['hash'][:16]}…)")
+                        f"({result.lock_hash[:16]}…)")
     return lock
 
 

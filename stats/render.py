@@ -851,8 +851,11 @@ def _prepare_cards(a: dict, analysis_path: Path, digest: str, runs_root, lock, o
     root = _runs_root(a, analysis_path, runs_root)
     if root is None:
         raise UserError(f"--model-cards: runs folder {a['inputs'].get('root')!r} not found; pass --runs")
-    runs = card_runs(a, root)
-    texts = model_cards(a, digest, card_lock(a, analysis_path, lock).prereg, runs, card_license)
+    from stats.result import AnalysisResult
+
+    result = AnalysisResult.from_document(a)
+    runs = card_runs(result, root)
+    texts = model_cards(result, digest, card_lock(result, analysis_path, lock).study, runs, card_license)
     if not overwrite:
         for p in card_paths(out, runs).values():
             if p.exists():

@@ -217,3 +217,28 @@ def test_model_cards_of_an_imported_table_are_refused_in_one_line(tmp_path, caps
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and err == ["error: --model-cards: the analysis is of an imported table; cards need the run folders"]
     assert not (tmp_path / "out").exists()
+
+
+def test_cards_read_the_analysis_as_typed_values(study):
+    """The card renderer reads runs, contrasts, verdicts and deviations from the typed
+    AnalysisResult (stats.result), the same values analysis.json holds."""
+    from stats.result import AnalysisResult
+
+    a = study["a"]
+    r = AnalysisResult.from_document(a)
+    assert [(x.arm, x.seed, x.seal) for x in r.runs] == [(x["arm"], x["seed"], x["seal"]) for x in a["inputs"]["runs"]]
+    assert list(r.contrasts) == a["contrasts"] and r.baseline == a["baseline"]
+    assert r.lock_version == a["lock"]["version"] and r.lock_path == a["lock"]["path"]
+    assert [(d.kind, d.detail) for d in r.deviations] == [(d["kind"], d["detail"]) for d in a["deviations"]]
+    assert {c: v.verdict for c, v in r.contrasts.items()} == {
+        c: a["verdicts"]["contrasts"][c]["verdict"] for c in a["contrasts"]}
+    assert r.value_ids("runs.gspo.s1.")[0].startswith("runs.gspo.s1.")
+
+
+def test_result_docstring_example_holds():
+    import doctest
+
+    import stats.result
+
+    res = doctest.testmod(stats.result)
+    assert res.attempted >= 1 and res.failed == 0

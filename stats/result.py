@@ -1,0 +1,125 @@
+"""The locked analysis as typed values: what ``stats.analyze`` returns and readers ask first.
+
+analysis.json stays the record (byte-stable, every number keyed by its value id, which the
+report's pins and the audit name); :class:`AnalysisResult` reads it once into frozen views of
+the parts code looks up by name: the study and lock it belongs to, the analysed runs, the
+contrasts with their verdicts, the hypotheses and the deviations. Renderers that pin numbers
+still read value records by id (:meth:`AnalysisResult.record`): the id *is* the pin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ContrastResult:
+    """One planned contrast (``arm-baseline``) as analysis.json states it."""
+
+    name: str
+    estimate: float | None      # mean paired difference (or the plan's estimator)
+    p: float | None             # the planned test's p-value
+    p_adjusted: float | None    # after the planned multiplicity correction
+    reject: bool | None         # rejected at the family's alpha after correction
+    verdict: str | None         # the verdict rules' outcome (e.g. SURVIVES, DISAPPEARS)
+
+
+@dataclass(frozen=True)
+class AnalysedRun:
+    """One run the analysis read (``inputs.runs``): which unit, where, and the seal it read."""
+
+    arm: str
+    seed: int | None            # None: a reference evaluated once
+    path: str | None            # relative to the runs folder the analysis read
+    seal: str | None
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """A departure from the plan the analysis records (README failure 16: stated in the verdicts)."""
+
+    kind: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """A locked analysis: the analysis.json document with typed views of its main results.
+
+    Example:
+        >>> doc = {"study_id": "demo", "lock": {"hash": "ab", "version": 1, "path": "l.json"},
+        ...        "arms": ["grpo", "gspo"], "baseline": "grpo", "contrasts": ["gspo-grpo"],
+        ...        "inputs": {"runs": [{"arm": "gspo", "seed": 1, "path": "demo/gspo/s1", "seal": "cd"}]},
+        ...        "values": {"contrasts.gspo-grpo.p": {"value": 0.04, "unit": "probability"}},
+        ...        "verdicts": {"contrasts": {"gspo-grpo": {"verdict": "HIGHER"}}, "study": {"verdict": "AS_PLANNED"}}}
+        >>> r = AnalysisResult.from_document(doc)
+        >>> r.contrasts["gspo-grpo"].p, r.contrasts["gspo-grpo"].verdict, r.runs[0].seed, r.lock_version
+        (0.04, 'HIGHER', 1, 1)
+    """
+
+    study_id: str
+    lock_hash: str
+    arms: tuple[str, ...]
+    contrasts: Mapping[str, ContrastResult]
+    hypotheses: Mapping[str, str]   # hypothesis id -> verdict
+    study_verdict: str | None       # AS_PLANNED or the deviation verdict
+    warnings: tuple[str, ...]
+    document: Mapping[str, Any]     # the whole analysis.json, as written by ``write``
+    lock_version: int | None = None
+    lock_path: str | None = None    # where the analysis read the lock (as given to ``analyze``)
+    baseline: str | None = None
+    runs: tuple[AnalysedRun, ...] = ()
+    deviations: tuple[Deviation, ...] = ()
+
+    def record(self, value_id: str) -> Mapping[str, Any] | None:
+        """The value record (``value``, ``unit``, method, inputs, ...) analysis.json keeps under ``value_id``."""
+        rec = (self.document.get("values") or {}).get(value_id)
+        return rec if isinstance(rec, dict) else None
+
+    def value(self, value_id: str) -> Any:
+        """The number analysis.json records under ``value_id`` (e.g. ``contrasts.gspo-grpo.p``)."""
+        rec = self.record(value_id)
+        return rec.get("value") if rec is not None else None
+
+    def value_ids(self, prefix: str) -> list[str]:
+        """Every value id that starts with ``prefix`` (e.g. ``runs.gspo.s1.``), sorted."""
+        return sorted(k for k in (self.document.get("values") or {}) if k.startswith(prefix))
+
+    def write(self, out: str | Path, *, overwrite: bool = False) -> Path:
+        """Write the byte-stable analysis.json (refuses to replace a file unless ``overwrite``)."""
+        from stats.analyze import write
+
+        return write(dict(self.document), out, overwrite=overwrite)
+
+    @classmethod
+    def from_document(cls, doc: Mapping[str, Any]) -> AnalysisResult:
+        """Typed views over an analysis document (from ``analyze`` or a read analysis.json)."""
+        verdicts = doc.get("verdicts") or {}
+        lock = doc.get("lock") or {}
+        runs = tuple(AnalysedRun(r.get("arm"), r.get("seed"), r.get("path"), r.get("seal"))
+                     for r in (doc.get("inputs") or {}).get("runs") or ())
+        deviations = tuple(Deviation(d.get("kind"), d.get("detail")) for d in doc.get("deviations") or ())
+        hyps = {h: (v or {}).get("verdict") for h, v in (verdicts.get("hypotheses") or {}).items()}
+        return cls(study_id=doc.get("study_id"), lock_hash=lock.get("hash"),
+                   arms=tuple(doc.get("arms") or ()), contrasts=_contrasts(doc), hypotheses=hyps,
+                   study_verdict=(verdicts.get("study") or {}).get("verdict"),
+                   warnings=tuple(doc.get("warnings") or ()), document=doc, lock_version=lock.get("version"),
+                   lock_path=lock.get("path"),
+                   baseline=doc.get("baseline"), runs=runs, deviations=deviations)
+
+
+def _contrasts(doc: Mapping[str, Any]) -> dict[str, ContrastResult]:
+    values = doc.get("values") or {}
+    verdicts = (doc.get("verdicts") or {}).get("contrasts") or {}
+
+    def num(vid):
+        rec = values.get(vid)
+        return rec.get("value") if isinstance(rec, dict) else None
+
+    return {c: ContrastResult(c, num(f"contrasts.{c}.diff_mean"), num(f"contrasts.{c}.p"),
+                              num(f"contrasts.{c}.p_adjusted"), num(f"contrasts.{c}.reject"),
+                              (verdicts.get(c) or {}).get("verdict"))
+            for c in doc.get("contrasts") or []}
