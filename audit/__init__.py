@@ -39,10 +39,23 @@ def check(report_dir: str | Path, *, lock: str | Path | None = None, runs: str |
         UserError: bad usage (missing folder or analysis.json, unknown check id).
 
     Example:
+        >>> import shutil, tempfile
         >>> from audit import check
-        >>> result = check("report")  # doctest: +SKIP
-        >>> result.passed, [f.message for f in result.errors]  # doctest: +SKIP
+        >>> from stats import analyze, render
+        >>> from stats.synthetic import demo_campaign
+        >>> c = demo_campaign(tempfile.mkdtemp())
+        >>> report = c.lock_path.parents[1] / "report"
+        >>> _ = render(analyze(c.lock_path, c.runs_dir), report, figures=False)
+        >>> result = check(report)
+        >>> result.passed, [f.message for f in result.errors]
         (True, [])
+        >>> md = report / "report.md"                       # one report number changed by hand
+        >>> _ = md.write_text(md.read_text().replace("-0.3500<!-- id:contrasts.high_lr-grpo.diff_mean",
+        ...                                          "-0.3000<!-- id:contrasts.high_lr-grpo.diff_mean", 1))
+        >>> bad = check(report)
+        >>> bad.passed, len(bad.errors), bad.errors[0].expected
+        (False, 1, '-0.3500 (contrasts.high_lr-grpo.diff_mean = -0.35)')
+        >>> shutil.rmtree(c.lock_path.parents[1])
     """
     from audit.engine import run_audit as _run
 

@@ -32,10 +32,19 @@ def lock(prereg_path: str | Path, *, lock_dir: str | Path = "locks", key_path: s
             lock of the study already exists.
 
     Example:
+        >>> import shutil, tempfile
+        >>> from pathlib import Path
         >>> from prereg import lock, verify
-        >>> path = lock("examples/demo.json", lock_dir="locks")  # doctest: +SKIP
-        >>> verify(path).study_id  # doctest: +SKIP
-        'demo'
+        >>> from prereg.cli import template_bytes
+        >>> tmp = Path(tempfile.mkdtemp())
+        >>> _ = (tmp / "demo.json").write_bytes(template_bytes("demo"))   # `prereg init --template demo`
+        >>> path = lock(tmp / "demo.json", lock_dir=tmp / "locks")
+        >>> path.name, verify(path).version
+        ('demo.lock.json', 1)
+        >>> lock(tmp / "demo.json", lock_dir=tmp / "locks")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        prereg.errors.UserError: ...already exists...
+        >>> shutil.rmtree(tmp)
     """
     return _lock_module.lock_file(prereg_path, lock_dir=lock_dir, key_path=key_path)
 
@@ -57,7 +66,22 @@ def verify(lock_path: str | Path, *, require_signature: bool = False,
             amendment chain is broken (the message says which).
 
     Example:
-        >>> verify("locks/demo.lock.json").version  # doctest: +SKIP
-        1
+        >>> import json, shutil, tempfile
+        >>> from pathlib import Path
+        >>> from prereg import lock, verify
+        >>> from prereg.cli import template_bytes
+        >>> tmp = Path(tempfile.mkdtemp())
+        >>> _ = (tmp / "demo.json").write_bytes(template_bytes("demo"))
+        >>> path = lock(tmp / "demo.json", lock_dir=tmp / "locks")
+        >>> v = verify(path)
+        >>> v.study_id, v.version, v.study.baseline_arm, v.study.seeds
+        ('demo', 1, 'grpo', (1, 2, 3))
+        >>> doc = json.loads(path.read_text())
+        >>> doc["preregistration"]["seeds"] = [1, 2]                       # an edit after locking
+        >>> _ = path.write_text(json.dumps(doc))
+        >>> verify(path)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        prereg.errors.UserError: ...tampered...
+        >>> shutil.rmtree(tmp)
     """
     return _lock_module.verify_lock(lock_path, require_signature=require_signature, trusted_keys=trusted_keys)

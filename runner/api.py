@@ -53,9 +53,23 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
         UserError: bad input (missing lock, unreadable key, a folder in the way, ...).
 
     Example:
+        >>> import shutil, tempfile
+        >>> from pathlib import Path
+        >>> from prereg import lock
+        >>> from prereg.cli import template_bytes
         >>> from runner import run_unit
-        >>> run_unit("locks/demo.lock.json", "grpo", 1, "runs")  # doctest: +SKIP
+        >>> tmp = Path(tempfile.mkdtemp())
+        >>> _ = (tmp / "demo.json").write_bytes(template_bytes("demo"))
+        >>> path = lock(tmp / "demo.json", lock_dir=tmp / "locks")
+        >>> run_unit(path, "grpo", 1, tmp / "runs").relative_to(tmp)  # doctest: +SKIP
         PosixPath('runs/demo/grpo/s1')
+        >>> run_unit(path, "ppo", 1, tmp / "runs")                     # refused before any model loads
+        Traceback (most recent call last):
+        prereg.errors.Refusal: --arm 'ppo' is not registered in the lock (registered: bnpo, dr_grpo, grpo, gspo, high_lr)
+        >>> shutil.rmtree(tmp)
+
+        (The training call is shown, not run as a doctest: it trains the tiny model for ~20 s;
+        ``tests/test_runner_run.py`` runs it.)
     """
     from runner.train import run_unit as _run_unit
 
@@ -101,10 +115,11 @@ def run_sweep(opts: SweepOptions | str | Path, console=None, **options) -> Sweep
     interrupted ones resumed, failed ones moved aside and rerun (see :mod:`runner.sweep`).
 
     Args:
-        opts: a :class:`runner.sweep.SweepOptions`, or the lock path (then ``options`` are the
-            other SweepOptions fields: ``out``, ``arms``, ``seeds``, ``executor``, ``max_parallel``,
-            ``gpus_per_run``, ``retries``, ``live``, ...).
+        opts: a :class:`runner.sweep.SweepOptions`, or the lock path.
         console: a ``rich`` console for the live table and summary (default: stderr).
+        **options: with a lock path, the other SweepOptions fields: ``out``, ``arms``, ``seeds``,
+            ``executor``, ``max_parallel``, ``gpus_per_run``, ``retries``, ``live``, ... (a
+            TypeError when given beside a SweepOptions).
 
     Returns:
         A :class:`runner.sweep.SweepResult`: ``ok``, ``counts()`` and one outcome per unit; a
@@ -114,9 +129,23 @@ def run_sweep(opts: SweepOptions | str | Path, console=None, **options) -> Sweep
         UserError: bad options or a lock that does not verify.
 
     Example:
+        >>> import shutil, tempfile
+        >>> from pathlib import Path
+        >>> from prereg import lock
+        >>> from prereg.cli import template_bytes
         >>> from runner import run_sweep
-        >>> run_sweep("locks/demo.lock.json", out="runs", live=False).ok  # doctest: +SKIP
-        True
+        >>> tmp = Path(tempfile.mkdtemp())
+        >>> _ = (tmp / "demo.json").write_bytes(template_bytes("demo"))
+        >>> path = lock(tmp / "demo.json", lock_dir=tmp / "locks")
+        >>> run_sweep(path, out=tmp / "runs", live=False).counts()["complete"]  # doctest: +SKIP
+        15
+        >>> run_sweep(path, out=tmp / "runs", live=False, arms=["ppo"])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        prereg.errors.UserError: --arms: 'ppo' is not registered in ...
+        >>> shutil.rmtree(tmp)
+
+        (The sweep itself is shown, not run as a doctest: it trains 15 units;
+        ``tests/test_runner_sweep*.py`` run sweeps.)
     """
     if not isinstance(opts, SweepOptions):
         opts = SweepOptions(lock_path=str(opts), **options)

@@ -38,11 +38,17 @@ def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: 
         UserError: the lock does not verify, or there is no confirmatory run to analyse.
 
     Example:
-        >>> from stats import analyze, render
-        >>> result = analyze("locks/demo.lock.json", "runs")  # doctest: +SKIP
-        >>> result.contrasts["dr_grpo-grpo"].p_adjusted  # doctest: +SKIP
-        0.41
-        >>> render(result, "report")  # doctest: +SKIP
+        >>> import shutil, tempfile
+        >>> from stats import analyze
+        >>> from stats.synthetic import demo_campaign
+        >>> c = demo_campaign(tempfile.mkdtemp())      # the demo study's lock and sealed runs, no training
+        >>> result = analyze(c.lock_path, c.runs_dir)
+        >>> g = result.contrasts["high_lr-grpo"]
+        >>> g.verdict, round(g.estimate, 2), g.p_adjusted < 0.05
+        ('LOWER', -0.35, True)
+        >>> result.study_verdict, result.hypotheses["H4"]
+        ('AS_PLANNED', 'LOWER')
+        >>> shutil.rmtree(c.lock_path.parents[1])
     """
     doc = _analyze_module.analyze(lock_path, runs_path, require_signature=require_signature, log_look=log_look)
     return AnalysisResult.from_document(doc)
@@ -70,8 +76,17 @@ def render(analysis: AnalysisResult | str | Path, out_dir: str | Path = "report"
         UserError: an unreadable or invalid analysis, or a file in the way.
 
     Example:
-        >>> render("report/analysis.json", "report")  # doctest: +SKIP
-        [PosixPath('report/report.md'), PosixPath('report/results.tex'), ...]
+        >>> import shutil, tempfile
+        >>> from stats import analyze, render
+        >>> from stats.synthetic import demo_campaign
+        >>> c = demo_campaign(tempfile.mkdtemp())
+        >>> report = c.lock_path.parents[1] / "report"
+        >>> written = render(analyze(c.lock_path, c.runs_dir), report, figures=False)
+        >>> sorted(p.name for p in written), (report / "analysis.json").is_file()
+        (['report.md', 'results.tex'], True)
+        >>> "<!-- id:contrasts.high_lr-grpo.diff_mean -->" in (report / "report.md").read_text()
+        True
+        >>> shutil.rmtree(c.lock_path.parents[1])
     """
     if isinstance(analysis, AnalysisResult):
         path = analysis.write(Path(out_dir) / "analysis.json", overwrite=overwrite)

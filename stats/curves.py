@@ -82,8 +82,12 @@ def declared_curves(study: Study) -> dict[str, MetricDecl]:
     """The plan's learning-curve metrics: name -> declaration (its ``curve`` says where to read).
 
     Example:
-        >>> from prereg.study import study_of  # doctest: +SKIP
-        >>> declared_curves(study_of(prereg))["auc"].curve  # doctest: +SKIP
+        >>> import json
+        >>> from prereg.cli import template_bytes
+        >>> from prereg.study import study_of
+        >>> p = json.loads(template_bytes("demo"))
+        >>> p["metrics"] = {"reward_auc": {"unit": "real", "kind": "curve_auc"}}
+        >>> declared_curves(study_of(p))["reward_auc"].curve
         CurveSpec(field='reward_mean', step=None, window=1)
     """
     return {name: d for name, d in study.metrics.items() if d.curve is not None}
