@@ -156,52 +156,79 @@ def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tally | No
     return list(dict.fromkeys(out))   # a raw HTML table row is read as prose too: one finding per claim
 
 
-_MARK = "†‡§"
-_MARKED = re.compile(r"\d[\d.,%*_]*\s*([†‡§])")
-_MARK_NOTE = re.compile(r"\s*(?:\^)?([†‡§])\s*(?!\|)(.+)")
+_P_BELOW = re.compile(r"\b([pq])(?:[-_ ]?(?:adj(?:usted)?|values?))?\s*(?:<|≤|<=|\\le)\s*(\d*\.?\d+(?:[eE][-−]?\d+)?)", re.I)
 
 
 def _marker_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim], tally: Tally) -> None:
-    """A dagger on a results-table value ("| DAPO | 0.578† |") that a note under the table explains
-    ("† significantly better than GRPO (BH-adjusted p < 0.001)") claims that row's arm is (or is not)
-    significantly different from the arm the note names (else the baseline): checked like the same
-    words in a sentence (README failure 15)."""
-    if not any(mark in line for line in f.lines for mark in _MARK):
+    """A mark on a results-table value ("| DAPO | 0.578† |", "0.631*") that a legend under the table
+    explains ("† significantly better than GRPO (BH-adjusted p < 0.001)", "* p < 0.05", "*: significant
+    after BH") claims that the row's arm (else the column's) is, or is not, significantly different
+    from the arm the legend names, else the baseline, on the metric the row or column names: checked
+    like the same words in a sentence. What a mark and a legend are is :mod:`audit.markers`'; a mark
+    without a legend claims nothing (README failure 15)."""
+    from audit.markers import legends, marked_cells
+
+    if not any(c in line for line in f.lines for c in "*†‡§"):
         return
-    notes = {}
-    for line in f.lines:
-        n = _MARK_NOTE.match(line)
-        if n and not line.lstrip().startswith("|") and n.group(1) not in notes:
-            notes[n.group(1)] = n.group(2)
-    for i, line in enumerate(f.lines, 1):
-        if not line.lstrip().startswith("|"):
+    notes = legends(f)
+    for mc in marked_cells(f) if notes else ():
+        note = notes.get(mc.mark)
+        arms = [a for _, a in vocab.arms_in(mc.row)] or [a for _, a in vocab.arms_in(mc.column)]
+        if note is None or not arms:
             continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        arms = vocab.arms_in(cells[0]) if cells else []
-        for cell in cells[1:]:
-            mk = _MARKED.search(cell)
-            note = notes.get(mk.group(1)) if mk else None
-            sig = _SIGNIF.search(note) if note else None
-            if not (arms and sig):
-                continue
-            named = [a for _, a in vocab.arms_in(note) if a != arms[0][1]]
-            cid = _contrast_id((arms[0][1], named[0] if named else vocab.baseline), facts)
-            if cid is None:
-                continue
-            negative = sig.group(1).lower().startswith(("not", "non", "insig", "no "))
-            truth, key = _is_significant(cid, facts, bool(_ADJUSTED.search(note)) and not _UNADJUSTED.search(note))
-            where = f"{f.path}:{i}"
-            if truth is None:
-                tally.undecided.append((where, mk.group(1)))
-                continue
-            tally.checked += 1
-            if truth == negative:
-                v = facts.values.get(key)
-                shown = f"{v:.3g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
-                said = "significant" if truth else "not significant"
-                out.append(Claim(where, f"{said} ({key} = {shown}, alpha {facts.alpha:g})", cell,
-                                 f"'{mk.group(1)}' on {cell} marks it '{sig.group(1)}' (the note under the table), "
-                                 f"but {cid} is {said} ({key} = {shown})"))
+        named = [a for _, a in vocab.arms_in(note) if a != arms[0]]
+        cid = _contrast_id((arms[0], named[0] if named else vocab.baseline), facts)
+        if cid is None:
+            continue
+        metrics = vocab.metrics_in(mc.row) or vocab.metrics_in(mc.column)
+        where, said = f"{f.path}:{mc.line}", _mark_claim(note, cid, metrics[0][1] if metrics else None, facts)
+        if said is None:
+            tally.undecided.append((where, mc.mark))
+            continue
+        tally.checked += 1
+        claim, truth, fact = said
+        if not truth:
+            out.append(Claim(where, fact, mc.cell, f"'{mc.mark}' on {mc.cell} marks it '{claim}' (the legend "
+                             f"'{mc.mark} {note}'), but {cid} {fact}"))
+
+
+def _mark_claim(note: str, cid: str, metric: str | None, facts: Facts) -> tuple[str, bool, str] | None:
+    """(what the legend claims, whether the analysis agrees, what the analysis says) for one marked
+    contrast, or None when the analysis cannot decide it. Significance words ("significantly better",
+    "not significant") are checked against the planned test at the plan's alpha, then a p threshold
+    ("p < 0.01") as that bound on the planned test's p (adjusted when the legend says so, or for a
+    q); the first the analysis contradicts is the claim shown."""
+    adjusted = bool(_ADJUSTED.search(note)) and not _UNADJUSTED.search(note)
+    said = [c for c in (_mark_significance(note, cid, metric, adjusted, facts), _mark_bound(note, cid, metric, adjusted,
+                                                                                           facts)) if c is not None]
+    return next((c for c in said if not c[1]), said[-1] if said else None)
+
+
+def _mark_significance(note: str, cid: str, metric: str | None, adjusted: bool, facts: Facts):
+    sig = _SIGNIF.search(note)
+    if sig is None:
+        return None
+    negative = sig.group(1).lower().startswith(("not", "non", "insig", "no "))
+    truth, key = _is_significant(cid, facts, adjusted, metric)
+    if truth is None:
+        return None
+    v = facts.values.get(key)
+    shown = f"{v:.3g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
+    said = "significant" if truth else "not significant"
+    return sig.group(1), truth != negative, f"is {said} ({key} = {shown}, alpha {facts.alpha:g})"
+
+
+def _mark_bound(note: str, cid: str, metric: str | None, adjusted: bool, facts: Facts):
+    bound = _P_BELOW.search(note)
+    if bound is None:
+        return None
+    adjusted = adjusted or bound.group(1).lower() == "q"
+    key = (f"contrasts.{cid}.{metric}.p" if metric and metric != facts.primary else
+           f"contrasts.{cid}.p_adjusted" if adjusted else f"contrasts.{cid}.p")
+    p, limit = facts.values.get(key), float(bound.group(2).replace("−", "-"))
+    if not isinstance(p, (int, float)) or isinstance(p, bool):
+        return None
+    return bound.group(0), p < limit, f"has {key} = {p:.3g}"
 
 
 def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim], tally: Tally) -> None:

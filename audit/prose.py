@@ -15,6 +15,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from audit.markers import legend_lines
 from audit.numbers import Mention, ParsedFile
 from audit.words import (
     CLAIM_BEFORE,
@@ -263,6 +264,7 @@ def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
     tex = file.path.endswith(".tex")
     paras = tex_paragraphs(file.lines) if tex else paragraphs(file.lines)
     by = _prose_by_line(file)
+    legend = legend_lines(file)   # "* p < 0.05" under a table says what a mark means (audit.markers)
     items: list[tuple[int, str | None]] = []    # (indent, arm) of the list items enclosing the paragraph
     for para in paras:
         first = "" if tex else file.lines[para[0][0] - 1]
@@ -270,9 +272,13 @@ def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
         while items and (indent is None or items[-1][0] >= indent):
             items.pop()
         parent = next((a for _, a in reversed(items) if a), None)
-        subject = _read_paragraph(para, _positions(file, para, by), vocab, out, parent)
+        subject = _read_paragraph(para, _positions(file, para, by), vocab, out, parent, legend)
         if indent is not None:
             items.append((indent, subject))
+    for n in legend:   # a legend line no paragraph holds ("\\* p < 0.05"): its thresholds are labels all the same
+        for m in by.get(n, ()):
+            if m.comparator and id(m) not in out:
+                out[id(m)] = Reading(param=True)
     return out
 
 
@@ -382,7 +388,8 @@ def _respectively(sent: str, s_start: int, located, out: dict) -> None:
                 r.seed = seed
 
 
-def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None) -> str | None:
+def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None,
+                    legend: frozenset = frozenset()) -> str | None:
     """Read one paragraph's numbers into ``out``; returns the arm it is about (its first named arm,
     else ``parent``: the arm of the list item a nested bullet sits under, "- **GRPO**" > "- seed 3: 70.00%")."""
     text = para[1]
@@ -401,8 +408,8 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
             low_end = (end, to_pct) if to_role == "low" else None
             r = Reading(percent=m.percent or is_points(after) or to_pct or
                         (m.role in ("low", "high", "pm") and last_pct))
-            if start in facts:
-                r.param = True     # checked as a fact by audit.claims
+            if start in facts or (m.comparator and m.line in legend):
+                r.param = True     # checked as a fact by audit.claims, or a legend's threshold ("* p < 0.05")
                 out[id(m)] = r
                 continue
             if _is_param(after) or (m.comparator is None and _LEVEL.match(text[start:start + 12])) \

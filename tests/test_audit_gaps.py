@@ -93,3 +93,70 @@ def test_bibliographies_are_citations_counted_as_skipped(run_card, tmp_path):
 
 def _notes(res):
     return [n for r in res.results for n in r.notes]
+
+
+@pytest.fixture(scope="module")
+def five_arms(tmp_path_factory):
+    """Five arms against GRPO: gspo, dapo and aero significant (p < 0.001), dr_grpo not (p = 0.28)."""
+    return corpus.build("prose_results", tmp_path_factory.mktemp("prose") / "s")
+
+
+HEAD = "# Results\n\nEight seeds per arm, 500 held-out problems.\n\n"
+STAR_TABLE = "| Arm | Accuracy |\n|---|---|\n| GRPO | 0.632 |\n| GSPO | {gspo} |\n| Dr. GRPO | {dr} |\n\n{legend}\n"
+MARKED = ("0.650*", "0.650\\*", "0.650<sup>*</sup>", "$0.650^{*}$", "**0.650**\\*")
+LEGENDS = ("* p < 0.05", "\\* p < 0.05", "*: significant after BH", "<sup>*</sup> p < 0.05",
+           "Note: * p < .05; ** p < .01", "$^*$ significantly better than GRPO")
+
+
+def _checked(res) -> int:
+    note = next(n for n in _notes(res) if n.startswith("claims in words:"))
+    return int(note.split(":")[1].split()[0])
+
+
+def _stars(study, tmp_path, gspo="0.650", dr="0.631", legend=LEGENDS[0]):
+    return _audit(study, tmp_path, {"report.md": HEAD + STAR_TABLE.format(gspo=gspo, dr=dr, legend=legend)})
+
+
+@pytest.mark.parametrize("mark", range(len(MARKED)))
+def test_a_star_marks_significance_in_every_spelling(five_arms, tmp_path, mark):
+    """'0.650*', '0.650\\*', '0.650<sup>*</sup>', '$0.650^{*}$' and a star after bold, with '* p < 0.05'
+    under the table, claim GSPO-GRPO has p < 0.05: checked, clean (the analysis agrees). The same star
+    on Dr. GRPO (p = 0.28) is one finding at its row."""
+    spelled = MARKED[mark]
+    res = _stars(five_arms, tmp_path / "a", gspo=spelled)
+    assert _errors(res) == []
+    assert _checked(res) == _checked(_stars(five_arms, tmp_path / "n")) + 1
+    bad = _stars(five_arms, tmp_path / "b", dr=spelled.replace("0.650", "0.631"))
+    got = _errors(bad)
+    assert [loc for loc, _ in got] == ["report.md:9"], got
+    assert "marks it 'p < 0.05'" in got[0][1] and "contrasts.dr_grpo-grpo.p = 0.285" in got[0][1], got
+
+
+@pytest.mark.parametrize("legend", LEGENDS)
+def test_every_legend_spelling_is_read(five_arms, tmp_path, legend):
+    """A bullet '* p < 0.05', an escaped star, '*: significant after BH', a superscript, a 'Note:' line
+    listing marks and a LaTeX-style '$^*$' legend each give the star its meaning: a star on the
+    non-significant Dr. GRPO is an error, on GSPO it is not."""
+    assert _errors(_stars(five_arms, tmp_path / "a", gspo="0.650*", legend=legend)) == []
+    got = _errors(_stars(five_arms, tmp_path / "b", dr="0.631*", legend=legend))
+    assert [loc for loc, _ in got] == ["report.md:9"] and "dr_grpo-grpo" in got[0][1], got
+
+
+def test_stars_of_different_counts_are_different_marks(five_arms, tmp_path):
+    """'**' with '* p < 0.05; ** p < 0.01' claims p < 0.01: true for GSPO (p = 1.2e-5), not for Dr. GRPO."""
+    legend = "\\* p < 0.05; \\*\\* p < 0.01"
+    assert _errors(_stars(five_arms, tmp_path / "a", gspo="0.650\\*\\*", legend=legend)) == []
+    got = _errors(_stars(five_arms, tmp_path / "b", dr="0.631\\*\\*", legend=legend))
+    assert len(got) == 1 and "marks it 'p < 0.01'" in got[0][1], got
+
+
+@pytest.mark.parametrize("dr,legend", [("*0.631*", LEGENDS[0]), ("**0.631**", LEGENDS[0]), ("***0.631***", LEGENDS[1]),
+                                       ("0.631*", ""), ("0.631*", "*p < 0.05*"), ("0.631*", "* GRPO is the baseline, "
+                                                                                 "significant or not.")])
+def test_emphasis_and_a_star_without_a_legend_claim_nothing(five_arms, tmp_path, dr, legend):
+    """Emphasis ('*0.631*', '**0.631**') is no mark; a star with no legend, an italic '*p < 0.05*' and
+    a bullet that does not start with what the star means are no legend: Dr. GRPO's value is only
+    checked as a number (no false alarm, and the value itself still traced)."""
+    res = _stars(five_arms, tmp_path, dr=dr, legend=legend)
+    assert [e for e in _errors(res) if e[0] == "report.md:9"] == []
+    assert [r.source for r in _rows(res, "0.631")] == ["arms.dr_grpo.heldout_accuracy.mean"]

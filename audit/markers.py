@@ -1,0 +1,162 @@
+r"""Significance marks on table values, and the legend that says what each means (README failure 15).
+
+A hand-typed results table marks a value ("0.650†", "0.631*", "0.631\*", "0.631<sup>*</sup>",
+"$0.631^{*}$") and a line under the table says what the mark means ("† significantly better than
+GRPO", "* p < 0.05", "*: significant after BH", "* p < 0.05; ** p < 0.01"). :mod:`audit.claims`
+checks each marked value's claim against the analysis like the same words in a sentence. This
+module is the one place that says what a mark is and what a legend is:
+
+- The marks are †, ‡, § and runs of one to three stars; "*", "**" and "***" are three different
+  marks (the usual p < 0.05 / 0.01 / 0.001). ``\ast``, ``\dagger`` and ``\ddagger`` are their marks.
+- A mark is read where the page shows it: in a cell's *rendered* text (:mod:`audit.numbers` keeps
+  every row's rendered cells), right after a number. So Markdown emphasis is never a mark
+  ("*0.631*" and "**0.631**" render without a star), while an escaped "\*", "<sup>*</sup>",
+  "^{*}" and a star that no emphasis pairs ("0.631*", "**0.631***") are.
+- A legend is a line outside the table's rows whose rendered text gives a mark and what it means:
+  significance words ("significantly better than GRPO", "not significant") or a p threshold
+  ("p < 0.05", "q < 0.1"). At the start of a line the meaning may come anywhere after the mark
+  ("† DAPO vs GRPO, significant after BH"); a mark later in the line ("Note: * p < .05") and a
+  Markdown bullet ("* p < 0.05", which renders as a list item) must be followed by the meaning
+  itself. A star that Markdown reads as emphasis is no legend ("*p < 0.05*" is italic text).
+- A mark with no legend claims nothing, and the first legend of a mark in a file is its meaning.
+
+Linear: one pass over the file's lines and one over its table rows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from audit.numbers import ParsedFile
+
+_MARK = r"\*{1,3}|[†‡§]{1,3}"
+# "^{*}", "$^\dagger$", "\textsuperscript{*}": a superscript mark is the mark
+_SUPERSCRIPT = re.compile(r"\$?\s*(?:\^|\\textsuperscript)\s*\{?\s*(\\ast|\\dagger|\\ddagger|\*{1,3}|[†‡§]{1,3})\s*\}?\s*\$?")
+_NAMED = {"\\ast": "*", "\\dagger": "†", "\\ddagger": "‡"}
+# A mark right after a number ("0.631*", "0.612 *", "63.2%†", "[0.62, 0.64]*"), not a product ("0.6 * 2").
+_CELL_MARK = re.compile(rf"\d[\d.,]*\s?%?\s?[\])]?\s?(?P<mark>{_MARK})(?![*†‡§])(?!\s*\d)")
+# One legend entry: the mark, an optional "=", ":" or verb, then what it says (up to the next mark or ";").
+_ENTRY = re.compile(rf"(?:^|(?<=[\s;,(.:]))(?P<mark>{_MARK})(?![*†‡§])\s*(?:[:=]|\b(?:denotes|indicates|marks|means)\b)?"
+                    r"\s*(?P<says>[^;†‡§*]{1,300})")
+_SIGNIFICANT = re.compile(r"significan|\bp\s*(?:[-_ ]?(?:adj(?:usted)?|values?))?\s*(?:<|≤|<=|\\le)|\bq\s*(?:<|≤|<=)",
+                          re.I)
+_STARTS_SIGNIFICANT = re.compile(r"\(?\s*(?:(?:statistically\s+)?(?:not\s+|non-?|in)?significan|"
+                                 r"[pq](?:[-_ ]?(?:adj(?:usted)?|values?))?\s*(?:<|≤|<=|\\le))", re.I)
+_BULLET_STAR = re.compile(r"\s{0,3}\*\s")
+
+
+@dataclass(frozen=True)
+class MarkedCell:
+    """A table value carrying a mark: where, its row label and column, the cell as shown, the mark."""
+
+    line: int
+    row: str
+    column: str
+    cell: str
+    mark: str
+
+
+def shown(text: str) -> str:
+    """``text`` with every superscript or named mark written as the mark itself.
+
+    Example:
+        >>> shown("$0.631^{*}$"), shown(r"0.58$^\\dagger$")
+        ('$0.631*', '0.58†')
+    """
+    if "^" not in text and "\\" not in text:
+        return text
+    return _SUPERSCRIPT.sub(lambda m: _NAMED.get(m.group(1), m.group(1)), text)
+
+
+def marked_cells(f: ParsedFile) -> list[MarkedCell]:
+    """Every table value of ``f`` with a mark after its number, read from the rendered cells.
+
+    Args:
+        f: a parsed report file.
+    Returns:
+        One :class:`MarkedCell` per marked cell (a row's label cell and header cells are never one).
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> t = "| Arm | Acc | ZVF |\\n|---|---|---|\\n| GSPO | 0.650\\\\* | **0.39** |\\n| DAPO | *0.63* | 0.22† |\\n"
+        >>> [(c.row, c.column, c.mark) for c in marked_cells(parse_markdown("r.md", t, "r.md"))]
+        [('GSPO', 'Acc', '*'), ('DAPO', 'ZVF', '†')]
+    """
+    out: list[MarkedCell] = []
+    seen: set = set()
+    for m in f.mentions:
+        if m.kind != "table" or not m.row_cells or (m.line, m.row_cells) in seen:
+            continue
+        seen.add((m.line, m.row_cells))
+        for ci, cell in enumerate(m.row_cells[1:], 1):
+            hit = _CELL_MARK.search(shown(cell))
+            if hit:
+                out.append(MarkedCell(m.line, m.identity or m.row or "", m.header[ci] if ci < len(m.header) else "",
+                                      cell, hit.group("mark")))
+    return out
+
+
+def legends(f: ParsedFile) -> dict[str, str]:
+    """{mark: what its legend says} for the legends of ``f`` (the first legend of each mark).
+
+    Args:
+        f: a parsed report file (its lines).
+    Returns:
+        The mark ("*", "**", "†", ...) mapped to the words after it in its legend.
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> legends(parse_markdown("r.md", "x\\n\\n* p < 0.05; ** p < 0.01\\n\\n*p < 0.1*\\n", "r.md"))
+        {'*': 'p < 0.05', '**': 'p < 0.01'}
+    """
+    out: dict[str, str] = {}
+    for _line, mark, says in _entries(f):
+        out.setdefault(mark, says)
+    return out
+
+
+def legend_lines(f: ParsedFile) -> frozenset[int]:
+    """The lines of ``f`` that hold a legend: their p thresholds ("* p < 0.05") say what a mark
+    means, they are no statistic of the study (:mod:`audit.prose` reads them as labels).
+
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> sorted(legend_lines(parse_markdown("r.md", "a\\n\\n\\\\* p < 0.05\\n\\np < 0.05\\n", "r.md")))
+        [3]
+    """
+    return frozenset(line for line, _, _ in _entries(f))
+
+
+def _entries(f: ParsedFile):
+    """(line, mark, what it says) for each legend entry of ``f``, in order (module docstring)."""
+    tex = f.path.endswith(".tex")
+    fenced = False
+    for i, line in enumerate(f.lines, 1):
+        if not tex and re.match(r"\s*(```|~~~)", line):
+            fenced = not fenced
+        if fenced or line.lstrip().startswith("|") or not any(c in line for c in "*†‡§^\\"):
+            continue
+        bullet = not tex and _BULLET_STAR.match(line) is not None
+        text = shown(_tex_legend(line) if tex else _rendered(line, bullet))
+        for e in _ENTRY.finditer(text):
+            says = e.group("says").strip()
+            lead = text[:e.start()]
+            at_start = not lead.strip(" -+>:") or re.fullmatch(r"\W*(?:notes?|legend)\W*", lead, re.I)
+            if (_STARTS_SIGNIFICANT.match(says) if (bullet or not at_start) else _SIGNIFICANT.search(says)):
+                yield i, e.group("mark"), says
+
+
+def _rendered(line: str, bullet: bool) -> str:
+    """The text a Markdown line renders to (emphasis resolved, escapes and tags gone); a leading
+    "* " list bullet is kept as the star it shows in a legend."""
+    from audit.markdown_doc import _parser
+
+    if bullet:
+        line = line.replace("*", "\\*", 1)
+    toks = _parser(False).parseInline(line.strip())
+    return "".join(c.content for c in (toks[0].children or ()) if c.type in ("text", "text_special")) if toks else ""
+
+
+def _tex_legend(line: str) -> str:
+    """A LaTeX line with its comment dropped and its superscript marks as marks."""
+    code = re.split(r"(?<!\\)%", line, maxsplit=1)[0]
+    return shown(code).replace("$", " ")
