@@ -13,7 +13,10 @@ column each number sits in. Here the table is expanded into its grid first:
   context only (``Piece.kind == "span"``), so a spanning cell never counts twice;
 - a comment in a cell is a comment (its numbers counted as such) and a pin ``<!-- id: X -->`` in a
   cell pins the number before it, checked against the cell's row and column like a pipe table's;
-  text or a comment outside every cell sends the whole block to the prose reader.
+- what a browser shows outside the cells is read as it shows it: text between ``<tr>``s or
+  ``<td>``s (a browser moves it above the table) and text around the table are prose, a
+  ``<caption>`` is the table's caption and prose, a comment outside the cells is a comment; the
+  grid is still read as a grid (:func:`read_html`).
 
 The scan is linear: the grid may hold at most ``4 x cells + 256`` slots, else the block is left to
 the prose reader (which still reads every number in it).
@@ -69,9 +72,12 @@ class _Rows(HTMLParser):
         self._attrs: tuple[bool, int, int, int] = (False, 1, 1, 0)
         self._thead = False
         self._line = 0
-        # text or a comment outside every cell (a browser shows such text above the table): leave
-        # the whole block to the prose reader, so that no number in it goes unread
-        self.other = False
+        # what lies outside every cell: (line offset, text, hint) of stray text (a browser shows it
+        # above the table), of the caption, and of comments (hint "comment")
+        self.outside: list[tuple[int, str, str]] = []
+        self.caption = ""
+        self._caption: list[str] | None = None   # the text of a <caption> being read
+        self._caption_line = 0
 
     def handle_starttag(self, tag, attrs):
         if tag == "thead":
@@ -90,6 +96,8 @@ class _Rows(HTMLParser):
             self._attrs = (tag == "th", _span(a.get("rowspan")), _span(a.get("colspan")), self.getpos()[0] - 1)
         elif tag == "br" and self._cell is not None:
             self._cell.append(" ")
+        elif tag == "caption" and self._cell is None:
+            self._caption, self._caption_line = [], self.getpos()[0] - 1
 
     def handle_endtag(self, tag):
         if tag in ("td", "th"):
@@ -99,16 +107,22 @@ class _Rows(HTMLParser):
         elif tag == "thead":
             self._end_row()
             self._thead = False
+        elif tag == "caption" and self._caption is not None:
+            text, self._caption = "".join(self._caption), None
+            self.outside.append((self._caption_line, text, ""))
+            self.caption = self.caption or " ".join(text.split())
 
     def handle_data(self, data):
         if self._cell is not None:
             self._cell.append(data)
+        elif self._caption is not None:
+            self._caption.append(data)
         elif data.strip():
-            self.other = True
+            self.outside.append((self.getpos()[0] - 1, data, ""))
 
     def handle_comment(self, data):
-        if self._cell is None:
-            self.other = True
+        if self._cell is None:   # not shown; a pin here names no cell's number
+            self.outside.append((self.getpos()[0] - 1, f"<!--{data}-->", "comment"))
             return
         pos = sum(len(x) for x in self._cell)
         pin = PIN_MD.match(f"<!--{data}-->")
@@ -214,8 +228,45 @@ def _fold_names(parts: list[str]) -> str:
     return " ".join(out)
 
 
+def read_html(content: str, line: int, scope: tuple[str, ...], caption: str) -> list | None:
+    """A raw HTML block holding one ``<table>``, as the pieces a browser shows: the text outside the
+    cells (prose and comments, before the table) and the table, read as its grid.
+
+    Args:
+        content: a raw HTML block of a Markdown file.
+        line: the line the block starts on.
+        scope: the headings above it.
+        caption: the prose just before it (the table's caption unless it has a ``<caption>``).
+
+    Returns:
+        ``[*pieces, table]``: one prose or comment :class:`audit.doc.Piece` per run of text or
+        comment outside the cells (a ``<caption>``'s text among them), then the
+        :class:`audit.doc.Table` of :func:`read_table`. None when the block holds no table or more
+        than one, or when the grid would expand past the size limit (the prose reader reads it).
+
+    Example:
+        >>> items = read_html('<table><caption>Means (n=500)</caption><tr><th>Arm</th><th>Acc</th></tr>'
+        ...                   ' note 0.9 <tr><td>GRPO</td><td>0.61</td></tr></table>', 1, (), "")
+        >>> [(type(i).__name__, i.text.strip() if hasattr(i, "text") else i.caption) for i in items]
+        [('Piece', 'Means (n=500)'), ('Piece', 'note 0.9'), ('Table', 'Means (n=500)')]
+    """
+    if content.count("<table") != 1:
+        return None
+    parser = _Rows()
+    parser.feed(content)
+    parser.close()
+    if not parser.rows:
+        return None
+    table = _grid_table(parser, line, scope, parser.caption or caption)
+    if table is None:
+        return None
+    outside = [Piece(text, line + off, "prose", scope, [(0, len(text), "comment")] if hint else [], [], text)
+               for off, text, hint in parser.outside]
+    return [*outside, table]
+
+
 def read_table(content: str, line: int, scope: tuple[str, ...], caption: str) -> Table | None:
-    """The one HTML ``<table>`` that is all of ``content``, as a :class:`audit.doc.Table`, else None.
+    """The one HTML ``<table>`` of ``content``, as a :class:`audit.doc.Table`, else None.
 
     Args:
         content: a raw HTML block of a Markdown file.
@@ -226,8 +277,8 @@ def read_table(content: str, line: int, scope: tuple[str, ...], caption: str) ->
     Returns:
         A table whose header has one piece per column (the header texts that start in that column)
         and whose ``columns`` are the full column names; body cells that a span copies into a slot
-        are ``"span"`` pieces (context, not numbers). None when the block is more than one table,
-        has text or a comment outside every cell, or would expand past the size limit.
+        are ``"span"`` pieces (context, not numbers). None when the block is more than one table
+        or would expand past the size limit. Text outside the cells is not in it (:func:`read_html`).
 
     Example:
         >>> t = read_table('<table><tr><th rowspan="2">Arm</th><th colspan="2">Accuracy</th></tr>'
@@ -236,13 +287,12 @@ def read_table(content: str, line: int, scope: tuple[str, ...], caption: str) ->
         >>> t.columns, [c.text for c in t.rows[0][2]]
         (['Arm', 'Accuracy mean', 'Accuracy sd'], ['GRPO', '0.61', '0.02'])
     """
-    if content.count("<table") != 1 or re.sub(r"(?s)<table.*</table>", "", content).strip():
-        return None
-    parser = _Rows()
-    parser.feed(content)
-    parser.close()
-    if parser.other or not parser.rows:
-        return None
+    items = read_html(content, line, scope, caption)
+    return items[-1] if items else None
+
+
+def _grid_table(parser: _Rows, line: int, scope: tuple[str, ...], caption: str) -> Table | None:
+    """The table of a parsed block, its rows expanded into the grid (None past the size limit)."""
     n_cells = sum(len(cells) for _, _, cells in parser.rows)
     grid = expand([cells for _, _, cells in parser.rows], 4 * n_cells + 256)
     if grid is None:

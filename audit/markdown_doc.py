@@ -28,7 +28,7 @@ import re
 from functools import lru_cache
 
 from audit.doc import Doc, Piece, Table
-from audit.html_table import read_table
+from audit.html_table import read_html
 
 _BIB_FENCE = re.compile(r"\s*(?:bibtex|bib|biblatex)\b", re.I)
 
@@ -223,8 +223,8 @@ def walk(text: str, shortcuts: bool = True) -> Doc:
             hint = "citation" if t == "fence" and _BIB_FENCE.match(tok.info or "") else "code"
             doc.items.append(Piece(tok.content, first, "code", cur, [(0, len(tok.content), hint)], [], tok.content))
         elif t == "html_block":
-            table = read_table(tok.content, line, cur, prose.text()) if "<t" in tok.content else None
-            doc.items.append(table or _html_block(tok.content, line, cur))
+            html = read_html(tok.content, line, cur, prose.text()) if "<t" in tok.content else None
+            doc.items.extend(html or [_html_block(tok.content, line, cur)])
         elif t == "inline" and tok.meta.get("lazy"):
             prose.later(tok)     # no digit, so no number: read only if it turns out to be a table's caption
         elif t == "inline":

@@ -139,8 +139,31 @@ def test_a_pin_in_an_html_cell_is_checked_against_its_row():
     assert t.status == "error" and "pin contradicts its context" in t.message
 
 
-def test_text_outside_every_cell_sends_the_block_to_the_prose_reader():
+STRAY = """<table>
+  <caption>Held-out accuracy, mean of 8 seeds</caption>
+  <tr><th>Arm</th><th>Accuracy</th></tr>
+  <!-- checked 0.61 by hand -->
+  <tr><td>GSPO</td><td>0.6134</td></tr>
+  note: GRPO is the baseline, 0.99 of runs finished
+  <tr><td>GRPO</td><td>0.5773</td></tr>
+</table>
+"""
+
+
+def test_text_outside_the_cells_is_prose_and_the_table_stays_a_grid():
+    """Text between rows (a browser shows it above the table), a caption and a comment outside the
+    cells no longer send the block to the prose reader: the cells keep their row and column (a
+    swapped cell is an error against its row's value), the stray text is prose, the caption is the
+    table's caption and prose, the comment's numbers are comments."""
+    ms = parse_markdown("r.md", STRAY, "r.md").mentions
+    assert [(m.text, m.kind, m.status_hint, m.line) for m in ms] == [
+        ("8", "prose", "value", 2), ("0.61", "prose", "comment", 4), ("0.99", "prose", "value", 6),
+        ("0.6134", "table", "value", 5), ("0.5773", "table", "value", 7)]
+    assert {m.table_caption for m in ms if m.kind == "table"} == {"Held-out accuracy, mean of 8 seeds"}
+    assert traced(STRAY) == [("0.6134", "traced", "arms.gspo.heldout_accuracy.mean"),
+                             ("0.5773", "traced", "arms.grpo.heldout_accuracy.mean")]
+    swapped = STRAY.replace("<td>0.6134</td>", "<td>0.5773</td>")
+    assert traced(swapped)[0] == ("0.5773", "error", "arms.gspo.heldout_accuracy.mean")
     stray = "<table><tr><td>GSPO</td><td>0.6134</td></tr> 0.99 </table>"
-    assert read_table(stray, 1, (), "") is None
     assert [(m.text, m.kind) for m in parse_markdown("r.md", stray, "r.md").mentions] == [
-        ("0.6134", "prose"), ("0.99", "prose")]
+        ("0.99", "prose"), ("0.6134", "table")]
