@@ -388,102 +388,150 @@ def _respectively(sent: str, s_start: int, located, out: dict) -> None:
                 r.seed = seed
 
 
+@dataclass
+class _Walk:
+    """Where the reading of one paragraph stands: what carries from number to number (the previous
+    value, the open interval end, the unit and kind of the last value) and from sentence to sentence
+    (the subject arm, the metric, the pair of arms)."""
+
+    text: str
+    vocab: Vocabulary
+    facts: _Covered
+    legend: frozenset
+    subject: str | None
+    metric: str | None = None
+    pair: tuple[str, str] | None = None
+    last_kind: str = "mean"
+    last_pct: bool = False
+    first_arm: str | None = None
+    low_end: tuple[int, bool] | None = None
+    prev_end: int = 0
+    prev: Reading | None = None
+
+
 def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None,
                     legend: frozenset = frozenset()) -> str | None:
     """Read one paragraph's numbers into ``out``; returns the arm it is about (its first named arm,
-    else ``parent``: the arm of the list item a nested bullet sits under, "- **GRPO**" > "- seed 3: 70.00%")."""
+    else ``parent``: the arm of the list item a nested bullet sits under, "- **GRPO**" > "- seed 3: 70.00%").
+    ``legend``: the file's legend lines (:mod:`audit.markers`), whose p thresholds are labels."""
     text = para[1]
-    facts = _Covered(_fact_spans(text))
-    subject, metric, pair, last_kind, last_pct = parent, None, None, "mean", False
-    first_arm, low_end = None, None
+    w = _Walk(text, vocab, _Covered(_fact_spans(text)), legend, parent)
     starts = [x[0] for x in located]
     for s_start, s_end in sentences(text):
         st = _Sentence(text[s_start:s_end], s_start, vocab)
-        s_arms, s_metrics = st.arms, st.metrics
-        pair = _versus_subject(st.text, s_arms, subject, vocab) or _pair(s_arms, pair, vocab) or pair
-        prev_end, prev = s_start, None
+        w.pair = _versus_subject(st.text, st.arms, w.subject, vocab) or _pair(st.arms, w.pair, vocab) or w.pair
+        w.prev_end, w.prev = s_start, None
         for start, end, m in located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]:
-            after = text[end:end + 40]
-            to_role, to_pct = _to_range(text, s_start, start, end, m, low_end)
-            low_end = (end, to_pct) if to_role == "low" else None
-            r = Reading(percent=m.percent or is_points(after) or to_pct or
-                        (m.role in ("low", "high", "pm") and last_pct))
-            if start in facts or (m.comparator and m.line in legend):
-                r.param = True     # checked as a fact by audit.claims, or a legend's threshold ("* p < 0.05")
-                out[id(m)] = r
-                continue
-            if _is_param(after) or (m.comparator is None and _LEVEL.match(text[start:start + 12])) \
-                    or CLAIM_BEFORE.search(text[max(0, start - 30):start]):
-                r.param = True
-                out[id(m)] = r
-                continue
-            clause = text[prev_end:start]
-            if prev is not None and prev.metric in vocab.counts and _OF_MAX.search(clause):
-                r.param = True     # "2.51 of 4": the count's maximum
-                out[id(m)] = r
-                continue
-            if prev is not None and m.role is None and _RESTATED.fullmatch(clause):
-                # "4.7% (fraction 0.047)": the same value restated on another scale
-                out[id(m)] = Reading(arms=prev.arms, pair=prev.pair, seed=prev.seed, metric=prev.metric,
-                                     role=prev.role, level=prev.level, percent=r.percent)
-                prev_end = end
-                continue
-            role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role \
-                or lora_role(text[max(s_start, start - 40):start], st.lora) or role_before(clause)
-            if role is None and m.text.startswith("+") and s_arms:
-                role = "diff"    # "+0.214" next to named arms: a difference
-            if role is None and prev is not None and prev.role in _CONTRAST_ROLES and _AND.fullmatch(clause):
-                role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO": the same statistic
-            direction = diff_after(after) if role is None else None
-            if direction is not None and (s_arms or _PP.match(after)):
-                role = "diff"    # "10.7 points more than SFT"
-                r.negate = direction in ("less", "lower", "worse", "below")
-            if role is None and _PP.match(after):
-                role = "diff"    # "The gap is 1.78 pp": percentage points are a difference of percentages
-            role = role or "mean"
-            r.role = role
-            r.level = st.level_at(start)
-            named = st.metric_at(start, end)
-            r.carried = named is None and metric is not None
-            metric = named or metric
-            if m.scale == "count" and len(vocab.counts) == 1 and metric not in vocab.counts \
-                    and not any(st.start + q < start for q in st.metric_pos):
-                metric = vocab.counts[0]   # "2.51 of 4", "+0.43 groups": the one count metric, for the sentence
-                r.carried = False
-            r.metric = metric or vocab.primary
-            own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
-            r.seed = int(own.group(1)) if own else st.seed()
-            if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and last_kind == "diff"):
-                r.pair, r.contrast = _pair_after(text, end, vocab) or pair, True
-                if role in _CONTRAST_ROLES:
-                    last_kind = "diff"
-            else:
-                c_arms = [a for _, a in vocab.arms_in(clause)]
-                if c_arms and prev is not None and prev.arms == [c_arms[0]] and _arm_after(text, prev_end, vocab) == c_arms[0]:
-                    c_arms = c_arms[1:]   # "0.627 for GSPO against 0.608 for GRPO": GSPO is the first number's
-                nxt = _arm_after(text, end, vocab)
-                if set(c_arms) <= {pair and pair[0]} and not nxt and pair and role == "mean" \
-                        and _FROM_TO.match(text, end) and _FROM.search(clause):
-                    c_arms = [pair[1]]   # "DAPO ... drops from 0.416 to 0.221": GRPO's (the baseline's), then DAPO's
-                elif not c_arms and not nxt and pair and prev is not None and _FROM_TO.match(text, prev_end) \
-                        and _TO.fullmatch(clause) and prev.arms == [pair[1]]:
-                    nxt = pair[0]
-                lead = st.arms_before(start) if not c_arms and not nxt else []
-                r.arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else lead if lead else
-                          [subject] if subject else list(st.uniq))
-                if role == "mean":
-                    last_kind = "mean"
-            out[id(m)] = r
-            prev_end, prev = end, r
-            if m.role is None:
-                last_pct = r.percent
+            out[id(m)] = _read_number(w, st, start, end, m)
         _respectively(st.text, s_start, located, out)
-        if s_arms:
-            subject = s_arms[0]
-            first_arm = first_arm or s_arms[0]
-        if s_metrics:
-            metric = s_metrics[-1][1]
-    return first_arm or parent
+        if st.arms:
+            w.subject = st.arms[0]
+            w.first_arm = w.first_arm or st.arms[0]
+        if st.metrics:
+            w.metric = st.metrics[-1][1]
+    return w.first_arm or parent
+
+
+def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> Reading:
+    """The reading of one number of the sentence ``st`` (offsets ``start:end`` in the paragraph):
+    a label, the same value restated, or a statistic with its role, metric, seed and arm(s) or pair."""
+    text = w.text
+    after = text[end:end + 40]
+    to_role, to_pct = _to_range(text, st.start, start, end, m, w.low_end)
+    w.low_end = (end, to_pct) if to_role == "low" else None
+    r = Reading(percent=m.percent or is_points(after) or to_pct or (m.role in ("low", "high", "pm") and w.last_pct))
+    clause = text[w.prev_end:start]
+    if _is_label_number(w, start, m, after, clause):
+        r.param = True
+        return r
+    prev = w.prev
+    if prev is not None and m.role is None and _RESTATED.fullmatch(clause):
+        # "4.7% (fraction 0.047)": the same value restated on another scale
+        w.prev_end = end
+        return Reading(arms=prev.arms, pair=prev.pair, seed=prev.seed, metric=prev.metric, role=prev.role,
+                       level=prev.level, percent=r.percent)
+    r.role = role = _role_of(w, st, start, m, after, clause, to_role, r)
+    r.level = st.level_at(start)
+    _metric_of(w, st, r, start, end, m)
+    own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
+    r.seed = int(own.group(1)) if own else st.seed()
+    if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff"):
+        r.pair, r.contrast = _pair_after(text, end, w.vocab) or w.pair, True
+        if role in _CONTRAST_ROLES:
+            w.last_kind = "diff"
+    else:
+        r.arms = _arms_of(w, st, start, end, role, clause)
+        if role == "mean":
+            w.last_kind = "mean"
+    w.prev_end, w.prev = end, r
+    if m.role is None:
+        w.last_pct = r.percent
+    return r
+
+
+def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) -> bool:
+    """A number that names rather than reports: a fact audit.claims checks (seed list, n, counts), a
+    legend's threshold ("* p < 0.05"), a parameter ("95% CI", "8 seeds"), a claim's own number, or
+    the maximum of a count ("2.51 of 4")."""
+    text = w.text
+    if start in w.facts or (m.comparator and m.line in w.legend):
+        return True
+    if _is_param(after) or (m.comparator is None and _LEVEL.match(text[start:start + 12])) \
+            or CLAIM_BEFORE.search(text[max(0, start - 30):start]):
+        return True
+    return w.prev is not None and w.prev.metric in w.vocab.counts and _OF_MAX.search(clause) is not None
+
+
+def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause: str, to_role, r: Reading) -> str:
+    """The statistic a number is: an interval end or SD by its own role, else the words before it
+    ("BH-adjusted", "a gain of"), a signed value next to named arms, the statistic before it repeated
+    ("X for A and Y for B"), "N points more than", "N pp"; else a mean. Sets ``r.negate`` for "less"."""
+    prev = w.prev
+    role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role \
+        or lora_role(w.text[max(st.start, start - 40):start], st.lora) or role_before(clause)
+    if role is None and m.text.startswith("+") and st.arms:
+        role = "diff"    # "+0.214" next to named arms: a difference
+    if role is None and prev is not None and prev.role in _CONTRAST_ROLES and _AND.fullmatch(clause):
+        role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO": the same statistic
+    direction = diff_after(after) if role is None else None
+    if direction is not None and (st.arms or _PP.match(after)):
+        role = "diff"    # "10.7 points more than SFT"
+        r.negate = direction in ("less", "lower", "worse", "below")
+    if role is None and _PP.match(after):
+        role = "diff"    # "The gap is 1.78 pp": percentage points are a difference of percentages
+    return role or "mean"
+
+
+def _metric_of(w: _Walk, st: _Sentence, r: Reading, start: int, end: int, m: Mention) -> None:
+    """The metric named around the number, else the one carried from before (``r.carried``), else
+    the one count metric for a count ("2.51 of 4"), else the primary; the paragraph's metric follows."""
+    named = st.metric_at(start, end)
+    r.carried = named is None and w.metric is not None
+    w.metric = named or w.metric
+    if m.scale == "count" and len(w.vocab.counts) == 1 and w.metric not in w.vocab.counts \
+            and not any(st.start + q < start for q in st.metric_pos):
+        w.metric = w.vocab.counts[0]   # "2.51 of 4", "+0.43 groups": the one count metric, for the sentence
+        r.carried = False
+    r.metric = w.metric or w.vocab.primary
+
+
+def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: str) -> list[str]:
+    """The arm(s) a value belongs to: named in the clause before it, right after it ("0.632 for GRPO"),
+    the baseline of a "from X to Y" change, earlier in the sentence, else the paragraph's subject."""
+    text, vocab, pair, prev = w.text, w.vocab, w.pair, w.prev
+    c_arms = [a for _, a in vocab.arms_in(clause)]
+    if c_arms and prev is not None and prev.arms == [c_arms[0]] and _arm_after(text, w.prev_end, vocab) == c_arms[0]:
+        c_arms = c_arms[1:]   # "0.627 for GSPO against 0.608 for GRPO": GSPO is the first number's
+    nxt = _arm_after(text, end, vocab)
+    if set(c_arms) <= {pair and pair[0]} and not nxt and pair and role == "mean" \
+            and _FROM_TO.match(text, end) and _FROM.search(clause):
+        c_arms = [pair[1]]   # "DAPO ... drops from 0.416 to 0.221": GRPO's (the baseline's), then DAPO's
+    elif not c_arms and not nxt and pair and prev is not None and _FROM_TO.match(text, w.prev_end) \
+            and _TO.fullmatch(clause) and prev.arms == [pair[1]]:
+        nxt = pair[0]
+    lead = st.arms_before(start) if not c_arms and not nxt else []
+    return (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else lead if lead else
+            [w.subject] if w.subject else list(st.uniq))
 
 
 _COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b|\bBH\b|Holm|Bonferroni|FDR", re.I)), ("p", re.compile(r"^\W*p\b|p-?value", re.I)),
