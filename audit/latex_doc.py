@@ -59,7 +59,9 @@ _SKIP = {"label": 1, "ref": 1, "eqref": 1, "autoref": 1, "cref": 1, "Cref": 1, "
          "sisetup": 1, "captionsetup": 1, "geometry": 1, "lstset": 1, "definecolor": 3, "setlist": 1}
 _SYMBOLS = {"pm": " ± ", "mp": " ∓ ", "leq": " ≤ ", "le": " ≤ ", "geq": " ≥ ", "ge": " ≥ ", "lt": " < ",
             "gt": " > ", "percent": "%", "times": " × ", "cdot": " · ", "approx": " ≈ ", "sim": " ~ ", "minus": "−",
-            "textminus": "−", "Delta": "Δ", "delta": "δ", "textpm": " ± ", "alpha": "α"}
+            "textminus": "−", "Delta": "Δ", "delta": "δ", "textpm": " ± ", "alpha": "α",
+            # significance marks on a table value (audit.markers): "0.58$^\\dagger$" is "0.58†"
+            "dagger": "†", "ddagger": "‡", "textdagger": "†", "textdaggerdbl": "‡", "ast": "*"}
 _ESCAPES = {"%": "%", "&": "&", "_": "_", "#": "#", "$": "$", "{": "{", "}": "}", "\\": " ", " ": " ", ";": " ",
             ":": " ", "!": "", "-": "", "'": "", '"': "", "`": "", "^": "^", "~": "~"}
 _SECTION = {"title": 1, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4, "paragraph": 5}

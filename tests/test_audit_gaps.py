@@ -160,3 +160,27 @@ def test_emphasis_and_a_star_without_a_legend_claim_nothing(five_arms, tmp_path,
     res = _stars(five_arms, tmp_path, dr=dr, legend=legend)
     assert [e for e in _errors(res) if e[0] == "report.md:9"] == []
     assert [r.source for r in _rows(res, "0.631")] == ["arms.dr_grpo.heldout_accuracy.mean"]
+
+
+TEX_MARKS = (r"\section{Results}" "\n" r"\begin{table}" "\n"
+             r"\caption{Held-out accuracy. $^{*}$ $p < 0.05$ against GRPO (BH-adjusted).}" "\n"
+             r"\begin{tabular}{lc}" "\n" r"\toprule" "\n" r"Arm & Accuracy \\" "\n" r"\midrule" "\n"
+             r"GRPO & 0.632 \\" "\n" r"GSPO & 0.650$^{*}$ \\" "\n" r"DAPO & 0.636$^\dagger$ \\" "\n"
+             r"Dr. GRPO & 0.631 \\" "\n" r"\bottomrule" "\n" r"\end{tabular}" "\n" r"\end{table}" "\n\n"
+             r"$^\dagger$ significantly better than GRPO." "\n")
+
+
+def test_marks_in_a_latex_table(five_arms, tmp_path):
+    """'0.650$^{*}$' and '0.636$^\\dagger$' with a legend in the caption and one under the table:
+    clean where the analysis agrees (both checked); the same marks on Dr. GRPO are two findings."""
+    clean = _audit(five_arms, tmp_path / "a", {"paper.tex": TEX_MARKS})
+    assert _errors(clean) == []
+    plain = _audit(five_arms, tmp_path / "n", {"paper.tex": TEX_MARKS.replace("$^{*}$", "").replace("$^\\dagger$ \\\\",
+                                                                                                    " \\\\")})
+    assert _checked(clean) == _checked(plain) + 2
+    bad = _audit(five_arms, tmp_path / "b", {"paper.tex": TEX_MARKS.replace("Dr. GRPO & 0.631 ", "Dr. GRPO & 0.631$^{*}$")})
+    got = _errors(bad)
+    assert [loc for loc, _ in got] == ["paper.tex:11"] and "contrasts.dr_grpo-grpo.p_adjusted = 0.285" in got[0][1], got
+    bad = _audit(five_arms, tmp_path / "c", {"paper.tex": TEX_MARKS.replace("Dr. GRPO & 0.631 ", "Dr. GRPO & 0.631$^\\dagger$")})
+    got = _errors(bad)
+    assert [loc for loc, _ in got] == ["paper.tex:11"] and "dr_grpo-grpo is not significant" in got[0][1], got
