@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 LOCKED_AT = "2026-01-01T00:00:00.000000Z"
-REPORT_SUFFIXES = (".md", ".tex")
+REPORT_SUFFIXES = (".md", ".tex", ".bib")   # a .bib file is a report file too: its numbers are citations
 
 
 @dataclass(frozen=True)
