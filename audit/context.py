@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from audit.lockview import LockView, lock_view
 from prereg.errors import UserError
 from prereg.jsonio import read_json, read_jsonl
 from prereg.records import HELDOUT_TRACE, TELEMETRY, TRAIN_TRACE, Run
@@ -157,19 +158,23 @@ class AuditContext:
         return frozenset((r.manifest.get("arm"), r.manifest.get("seed")) for r in self.runs
                          if r.manifest.get("evidence_class") == "exploratory")
 
+    @cached_property
+    def lock_view(self) -> LockView:
+        """The lock's preregistration read once, tolerantly (:mod:`audit.lockview`): what the
+        report readers take from a lock that may fail its schema."""
+        return lock_view(self.prereg)
+
     @property
     def arms(self) -> list[str]:
-        p = self.prereg or {}
-        return list((p.get("arms") or {}).keys())
+        return list(self.lock_view.arms)
 
     @property
     def seeds(self) -> list[int]:
-        p = self.prereg or {}
-        return list(p.get("seeds") or [])
+        return list(self.lock_view.seeds)
 
     @property
     def baseline(self) -> str | None:
-        return (self.prereg or {}).get("baseline_arm")
+        return self.lock_view.baseline_arm
 
     def rel(self, p: Path) -> str:
         """``p`` relative to the working folder when under it, as findings name files; each path

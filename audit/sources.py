@@ -332,16 +332,6 @@ class SourceIndex:
         return srcs[a:b]
 
 
-def _declared_labels(prereg: dict) -> dict[str, str]:
-    """Display label -> arm for every label the preregistration declares (``arms.X.labels``)."""
-    try:
-        from prereg.declarations import arm_decls
-
-        return {lab: d.name for d in arm_decls(prereg).values() for lab in d.labels} if prereg.get("arms") else {}
-    except (KeyError, TypeError, AttributeError):
-        return {}
-
-
 def _value_unit(rec: dict) -> str:
     """The scale of an analysis value: a difference of a declared percent metric is in percent
     (points), of a count or real metric on no 0-1 scale (prereg.declarations; README failure 16)."""
@@ -375,7 +365,8 @@ def build_index(ctx) -> SourceIndex:
     """
     arms = list(ctx.arms)
     run_arms = sorted({r.manifest.get("arm") for r in ctx.runs if isinstance(r.manifest.get("arm"), str)})
-    idx = SourceIndex(arms + [a for a in run_arms if a not in arms], _declared_labels(ctx.prereg or {}))
+    view = ctx.lock_view
+    idx = SourceIndex(arms + [a for a in run_arms if a not in arms], view.labels)
     exploratory_seals = {r.manifest.get("seal") for r in ctx.runs if not _registered_confirmatory(ctx, r)}
     for vid, rec in sorted((ctx.analysis.get("values") or {}).items()):
         if not isinstance(rec, dict):
@@ -398,19 +389,18 @@ def build_index(ctx) -> SourceIndex:
             idx.quotes[f"analysis.{key}.{i}"] = " ".join(text.split())
             for j, (_m, value, _d, _e, _p) in enumerate(numbers_in(text)):
                 idx.add(f"analysis.{key}.{i}.{j}", value, "other", origin="analysis")
-    prereg = ctx.prereg or {}
-    _add_lock(idx, prereg, "lock")
-    idx.add("lock.seeds.count", len(prereg.get("seeds") or []), "seeds", origin="lock")
-    idx.add("lock.arms.count", len(prereg.get("arms") or {}), "count", origin="lock")
-    idx.add("lock.hypotheses.count", len(prereg.get("hypotheses") or []), "count", origin="lock")
+    _add_lock(idx, dict(view.raw), "lock")
+    idx.add("lock.seeds.count", len(view.seeds), "seeds", origin="lock")
+    idx.add("lock.arms.count", len(view.arms), "count", origin="lock")
+    idx.add("lock.hypotheses.count", view.hypotheses, "count", origin="lock")
     idx.add("lock.version", (ctx.lock.data if ctx.lock else {}).get("version"), "count", origin="lock")
     conf = [r for r in ctx.runs if _registered_confirmatory(ctx, r)]
     idx.add("records.runs.count", len(ctx.runs), "count", origin="manifest")
     idx.add("records.confirmatory.runs.count", len(conf), "count", origin="manifest")
     _add_groups_correct(idx, ctx)
     _add_seed_spread(idx, ctx.arms)
-    attach_scales(idx, _num((prereg.get("dataset") or {}).get("heldout_n")))
-    _attach_declared_max(idx, prereg)
+    attach_scales(idx, _num(view.heldout_n))
+    _attach_declared_max(idx, view.metric_decls)
     return idx
 
 
@@ -418,15 +408,9 @@ _COUNT_STAT = re.compile(r"^(?:runs\.[^.]+\.[^.]+|arms\.[^.]+)\.(?P<metric>[A-Za
                          r"(?:\.mean(?:\.(?:item\.)?ci\d+\.(?:low|high))?|\.sd)?$")
 
 
-def _attach_declared_max(idx: SourceIndex, prereg: dict) -> None:
+def _attach_declared_max(idx: SourceIndex, decls) -> None:
     """A declared count metric (``metrics.groups_correct: {unit: count, max: 4}``): its per-run and
     per-arm values are out of ``max``, so "(% of groups)" and "(0-4)" rows can each be read."""
-    try:
-        from prereg.declarations import metric_decls
-
-        decls = metric_decls(prereg) if prereg.get("analysis") else {}
-    except (KeyError, TypeError):
-        return
     counts = {n: d.max for n, d in decls.items() if d.unit == "count" and d.max}
     if not counts:
         return
