@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from audit.comparisons import WITHIN, arm_comparisons, number_comparisons, ratio_claims, within_claims
+from audit.lockview import LockView, lock_view
 from audit.numbers import ParsedFile
 from audit.prose import _versus_subject, paragraphs, tex_paragraphs
 from audit.words import Vocabulary, sentences
@@ -93,34 +94,28 @@ class Facts:
     resamples: int | None = None         # lock.analysis.resamples
 
 
-def facts_of(prereg: dict, analysis: dict, run_seeds=()) -> Facts:
-    plan = prereg.get("analysis") or {}
-    names = {r.get("verdict") for r in plan.get("verdicts") or [] if isinstance(r, dict)}
+def facts_of(lock: LockView | dict, analysis: dict, run_seeds=()) -> Facts:
+    """What the lock (its :class:`audit.lockview.LockView`, or the preregistration) and the analysis
+    decide about claims in words: seeds, n, verdict names and verdicts, alpha, units, directions."""
+    view = lock if isinstance(lock, LockView) else lock_view(lock)
+    names = set(view.verdict_names)
     verdicts = {k: v.get("verdict") for k, v in ((analysis.get("verdicts") or {}).get("contrasts") or {}).items()
                 if isinstance(v, dict)}
     secondary = {k: v.get("verdict") for k, v in ((analysis.get("verdicts") or {}).get("secondary") or {}).items()
                  if isinstance(v, dict)}
     names |= set(verdicts.values()) | set(secondary.values())
     values = {k: v.get("value") for k, v in (analysis.get("values") or {}).items() if isinstance(v, dict)}
-    alpha = (plan.get("multiplicity") or {}).get("alpha", 0.05)
-    units, higher = _metric_facts(prereg, analysis)
-    return Facts(tuple(s for s in prereg.get("seeds") or [] if isinstance(s, int)),
-                 (prereg.get("dataset") or {}).get("heldout_n"), frozenset(n for n in names if n), verdicts,
-                 values, float(alpha), len(prereg.get("arms") or {}), frozenset(run_seeds),
-                 secondary, plan.get("primary_metric", "heldout_accuracy"), units, higher,
-                 frozenset(float(d["max"]) for d in (prereg.get("metrics") or {}).values()
-                           if isinstance(d, dict) and isinstance(d.get("max"), (int, float))),
-                 plan.get("resamples") if isinstance(plan.get("resamples"), int) else None)
+    units, higher = _metric_facts(view, analysis)
+    return Facts(tuple(s for s in view.seeds if isinstance(s, int)),
+                 view.heldout_n, frozenset(n for n in names if n), verdicts,
+                 values, float(view.alpha), len(view.arms), frozenset(run_seeds),
+                 secondary, view.primary_metric, units, higher,
+                 view.declared_max, view.resamples)
 
 
-def _metric_facts(prereg: dict, analysis: dict) -> tuple[dict, dict]:
+def _metric_facts(view: LockView, analysis: dict) -> tuple[dict, dict]:
     """Each metric's unit (the analysis' own ``metric_units`` first) and declared direction."""
-    from prereg.declarations import metric_decls
-
-    try:
-        decls = metric_decls(prereg)
-    except (KeyError, TypeError, ValueError):
-        decls = {}
+    decls = view.metric_decls
     units = {k: d.unit for k, d in decls.items()}
     units.update({k: v for k, v in (analysis.get("metric_units") or {}).items() if isinstance(v, str)})
     return units, {k: d.higher_is_better for k, d in decls.items()}

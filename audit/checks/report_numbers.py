@@ -46,9 +46,9 @@ def _check_verdicts(ctx, out, files) -> None:
 def _check_claims(ctx, out, files) -> None:
     """Seeds, n, verdict words, significance and comparisons written in words (audit.claims)."""
     vocab = ctx.report.vocab
-    if vocab is None or not ctx.prereg:
+    if vocab is None or not ctx.lock_view.present:
         return
-    facts = facts_of(ctx.prereg, ctx.analysis, {r.manifest.get("seed") for r in ctx.runs})
+    facts = facts_of(ctx.lock_view, ctx.analysis, {r.manifest.get("seed") for r in ctx.runs})
     tally = Tally()
     for f in files:
         for c in check_file(f, vocab, facts, tally):
