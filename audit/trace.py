@@ -828,10 +828,8 @@ def quoted_context(idx: SourceIndex, t: Traced) -> Traced:
 
 
 def _vocabulary(ctx):
-    try:
-        return vocabulary(ctx.prereg) if ctx.prereg and ctx.prereg.get("arms") else None
-    except (KeyError, TypeError, AttributeError):
-        return None
+    view = ctx.lock_view   # a lock whose arms cannot be read names nothing
+    return vocabulary(view) if view.arms and view.arm_decls else None
 
 
 def _scope_entity(m: Mention, arms):

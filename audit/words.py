@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from audit.lockview import LockView, lock_view
 from audit.names import longest_names, name_prefixes
-from prereg.declarations import arm_decls, metric_decls, normalise_label
+from prereg.declarations import normalise_label
 
 # A statistic named by the words just before a number, most specific first.
 _ROLE_BEFORE = (
@@ -114,26 +115,23 @@ _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "te
                  "reward_first5": ("reward first 5 steps", "first 5 steps")}
 
 
-def vocabulary(prereg: dict) -> Vocabulary:
-    """Arm and metric names of a preregistration, with their declared labels (and a few defaults)."""
+def vocabulary(lock: LockView | dict) -> Vocabulary:
+    """Arm and metric names of the lock (its :class:`audit.lockview.LockView`, or the
+    preregistration), with their declared labels (and a few defaults)."""
+    view = lock if isinstance(lock, LockView) else lock_view(lock)
     arms: dict[str, str] = {}
-    for name, d in arm_decls(prereg).items():
+    for name, d in view.arm_decls.items():
         for text in (name, *d.labels, name.replace("_", " ")):
             arms.setdefault(normalise_label(text), name)
     metrics: dict[str, str] = {}
-    try:
-        decls = metric_decls(prereg)
-    except (KeyError, TypeError):
-        decls = {}
-    plan = prereg.get("analysis") or {}
-    primary = plan.get("primary_metric", "heldout_accuracy")
+    decls = view.metric_decls
+    primary = view.primary_metric
     for name in ("accuracy", "acc"):   # a bare "accuracy" is the primary metric's
         metrics[name] = primary
     for name, d in sorted(decls.items(), key=lambda kv: not kv[1].declared):
         for text in (name, *d.labels, *_METRIC_WORDS.get(name, ())):
             metrics.setdefault(normalise_label(text), name)
-    base = (plan.get("contrasts") or {}).get("baseline") or prereg.get("baseline_arm") or ""
-    return Vocabulary(arms, metrics, base, primary, tuple(n for n, d in decls.items() if d.unit == "count" and d.max))
+    return Vocabulary(arms, metrics, view.baseline, primary, tuple(n for n, d in decls.items() if d.unit == "count" and d.max))
 
 
 @dataclass
