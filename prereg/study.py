@@ -174,7 +174,9 @@ class Study:
         return tuple(a for a, spec in self.arms.items() if spec.trained)
 
 
-def _analysis(plan: Mapping) -> AnalysisPlan:
+def analysis_plan(plan: Mapping) -> AnalysisPlan:
+    """A preregistration's ``analysis`` block (also analysis.json's ``plan``) as typed values with
+    the schema's defaults; :func:`study_of` uses it, and ``stats render`` reads analysis.json's copy."""
     c, m, s, pw = (plan.get(k) or {} for k in ("contrasts", "multiplicity", "arm_summary", "power"))
     return AnalysisPlan(
         primary_metric=plan["primary_metric"], secondary_metrics=tuple(plan.get("secondary_metrics") or ()),
@@ -218,7 +220,7 @@ def study_of(prereg: dict) -> Study:
                             ev.get("temperature"), prereg["dataset"]["heldout_n"])
     return Study(id=prereg["id"], title=prereg.get("title", ""), evidence_class=prereg["evidence_class"],
                  seeds=tuple(prereg["seeds"]), baseline_arm=prereg["baseline_arm"], arms=_frozen(arms),
-                 evaluation=evaluation, analysis=_analysis(prereg["analysis"]),
+                 evaluation=evaluation, analysis=analysis_plan(prereg["analysis"]),
                  metrics=_frozen(metric_decls(prereg)), contrasts=tuple(contrast_decls(prereg)),
                  hypotheses=tuple(_hypothesis(h) for h in prereg.get("hypotheses") or ()),
                  model=_frozen(prereg["model"]), dataset=_frozen(prereg["dataset"]), task=_frozen(prereg["task"]),

@@ -13,6 +13,7 @@ from prereg.canonical import sha256_bytes, sha256_file
 from prereg.errors import UserError
 from prereg.jsonio import make_dirs, read_json, read_jsonl, write_atomic
 from prereg.records import MANIFEST, TELEMETRY, is_reference_run
+from prereg.study import AnalysisPlan, IntervalSpec, analysis_plan
 
 RENDERING = """\
 Rendering convention (parsed by the audit):
@@ -113,22 +114,25 @@ def _level_tag(level: float) -> str:
     return level_tag(level)
 
 
-def _contrast_tags(plan: dict) -> list[tuple[str, dict]]:
-    from prereg.study import IntervalSpec
+def _plan(a: dict) -> AnalysisPlan:
+    """analysis.json's ``plan`` (the lock's analysis block) as typed values (:func:`prereg.study.analysis_plan`)."""
+    return analysis_plan(a["plan"])
+
+
+def _contrast_tags(plan: AnalysisPlan) -> list[tuple[str, IntervalSpec]]:
+    """(value-id tag, interval spec) of each planned contrast interval: ``ci95``, ``ci95_bca``, ..."""
     from stats.analyze import interval_tags
 
-    specs = plan["contrasts"].get("intervals", [])
-    return list(zip(interval_tags([IntervalSpec(s["method"], s["level"]) for s in specs]), specs, strict=True))
+    return list(zip(interval_tags(plan.intervals), plan.intervals, strict=True))
 
 
 def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     """report.md: one section per step, every number pinned to its analysis.json id."""
     d = _Doc(a)
-    plan = a["plan"]
-    metric = plan["primary_metric"]
-    munit = _unit(a, f"arms.{a['arms'][0]}.{metric}.{plan['arm_summary']['statistics'][0]}", "fraction")
-    summ = plan["arm_summary"]
-    tag, lvl = "ci" + _level_tag(summ["level"]), f"{summ['level'] * 100:g}%"
+    plan = _plan(a)
+    metric, summ = plan.primary_metric, plan.arm_summary
+    munit = _unit(a, f"arms.{a['arms'][0]}.{metric}.{summ.statistics[0]}", "fraction")
+    tag, lvl = "ci" + _level_tag(summ.level), f"{summ.level * 100:g}%"
     L = _md_head(a, d, digest, metric, munit)
     L += _md_arms(a, d, metric, munit, tag, lvl)
     L += _md_per_seed(a, d, metric, munit)
@@ -149,12 +153,12 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
 
 
 def _md_head(a: dict, d: _Doc, digest: str, metric: str, munit: str) -> list[str]:
-    plan = a["plan"]
+    plan = _plan(a)
     return [f"<!-- rlprereg-analysis sha256={digest} study={a['study_id']} lock={a['lock']['hash']} -->",
             f"# Results: {a['study_id']}", "",
             f"Lock `{a['lock']['hash'][:16]}…` (v{a['lock']['version']}); source: **{a['source']}**; "
-            f"primary metric `{metric}` ({munit}); {plan['resamples']}<!-- id:lock.analysis.resamples --> resamples, "
-            f"RNG seed {plan['rng_seed']}<!-- id:lock.analysis.rng_seed -->.", "",
+            f"primary metric `{metric}` ({munit}); {plan.resamples}<!-- id:lock.analysis.resamples --> resamples, "
+            f"RNG seed {plan.rng_seed}<!-- id:lock.analysis.rng_seed -->.", "",
             *_scope_lines(a),
             "## Study", "", "| Seeds with runs (seeds) | Included runs (count) | Excluded runs (count) | Deviations (count) | Study verdict |",
             "|---|---|---|---|---|",
@@ -165,13 +169,13 @@ def _md_head(a: dict, d: _Doc, digest: str, metric: str, munit: str) -> list[str
 
 def _md_arms(a: dict, d: _Doc, metric: str, munit: str, tag: str, lvl: str) -> list[str]:
     """The arm summary table: planned statistics with their intervals, SD, ZVF/GU."""
-    summ = a["plan"]["arm_summary"]
-    stats_ = summ["statistics"]
+    summ = _plan(a).arm_summary
+    stats_ = summ.statistics
     L: list[str] = []
     hier = any(f"arms.{arm}.{metric}.{stats_[0]}.h{tag}.low" in a["values"] for arm in a["arms"])
     head = ["Arm", "Seeds (seeds)"]
     for s in stats_:
-        head += [f"{s} ({munit})", f"{lvl} {summ['interval']} CI of {s} ({munit})"]
+        head += [f"{s} ({munit})", f"{lvl} {summ.interval} CI of {s} ({munit})"]
         if hier:
             head.append(f"{lvl} two-level CI of {s} ({munit})")
     head += [f"SD over seeds ({munit})"]
@@ -216,21 +220,20 @@ def _md_per_seed(a: dict, d: _Doc, metric: str, munit: str) -> list[str]:
 
 def _md_contrasts(a: dict, d: _Doc, munit: str) -> list[str]:
     """The contrast table: difference, planned intervals, p, adjusted p, power, TOST, verdict."""
-    plan = a["plan"]
+    plan = _plan(a)
     L: list[str] = []
-    cp = plan["contrasts"]
     ctags = _contrast_tags(plan)
-    mp = plan["multiplicity"]
+    mp = plan.multiplicity
     head = ["Contrast", "Pairs (seeds)", f"Δ mean (difference, {munit})"]
-    head += [f"{s['level'] * 100:g}% {s['method']} CI (difference, {munit})" for _, s in ctags]
-    head += [f"p, {cp['test']} (probability)", f"p adjusted, {mp['method']} (probability)", "Reject at "
-             f"α={mp['alpha']:g} (true/false)"]
+    head += [f"{s.level * 100:g}% {s.method} CI (difference, {munit})" for _, s in ctags]
+    head += [f"p, {plan.test} (probability)", f"p adjusted, {mp.method} (probability)", "Reject at "
+             f"α={mp.alpha:g} (true/false)"]
     has_power = any(f"contrasts.{c}.mde" in a["values"] for c in a["contrasts"])
     has_tost = any(f"contrasts.{c}.tost_p" in a["values"] for c in a["contrasts"])
     if has_power:
         head += [f"MDE (difference, {munit})", "Observed power, a function of p: no evidential weight (probability)"]
     if has_tost:
-        head += [f"TOST p, margin {plan.get('equivalence_margin')} (probability)"]
+        head += [f"TOST p, margin {plan.equivalence_margin} (probability)"]
     head.append("Verdict")
     designs = a.get("contrast_designs") or {}
     items_col = any(x.get("unit") != "seed" for x in designs.values())
@@ -260,9 +263,8 @@ def _md_contrasts(a: dict, d: _Doc, munit: str) -> list[str]:
 
 def _md_sensitivity(a: dict, d: _Doc) -> list[str]:
     tests = ["paired_t", "wilcoxon", "sign_flip", "welch_t", "paired_bootstrap"]
-    planned = a["plan"]["contrasts"]["test"] if isinstance(a.get("plan"), dict) and "contrasts" in a["plan"] else None
     L = ["## Sensitivity: every seed-level test (p-values, probability)", "",
-          f"Only the planned test ({planned or 'see plan'}) enters multiplicity and verdicts; the others are "
+          f"Only the planned test ({_plan(a).test}) enters multiplicity and verdicts; the others are "
           "shown so a reader can see whether the conclusion depends on the choice of test.", "",
           "| Contrast | " + " | ".join(f"{t} p (probability)" for t in tests) + " |", "|" + "---|" * (len(tests) + 1)]
     for c in a["contrasts"]:
@@ -358,13 +360,13 @@ def _seed_tags(a: dict) -> list[str]:
 
 def _other_metric_arms(a: dict, d: _Doc, tag: str, lvl: str) -> list[str]:
     """Arm means of the other planned metrics, each in its own unit, with item-level intervals."""
-    plan = a["plan"]
+    plan = _plan(a)
     out = []
-    for m in plan.get("secondary_metrics", []):
+    for m in plan.secondary_metrics:
         if not any(f"arms.{arm}.{m}.mean" in a["values"] for arm in a["arms"]):
             continue
         mu = (a.get("metric_units") or {}).get(m) or _unit(a, f"arms.{a['arms'][0]}.{m}.mean", "other")
-        out += [f"### Arms: `{m}` ({mu})", "", f"| Arm | mean ({mu}) | {lvl} {plan['arm_summary']['interval']} CI "
+        out += [f"### Arms: `{m}` ({mu})", "", f"| Arm | mean ({mu}) | {lvl} {plan.arm_summary.interval} CI "
                 f"of mean ({mu}) | {lvl} item-level CI of mean ({mu}) |", "|---|---|---|---|"]
         for arm in a["arms"]:
             base = f"arms.{arm}.{m}.mean"
@@ -400,7 +402,7 @@ def _reported_sign_lines(a: dict, d: _Doc, ctags, munit: str) -> list[str]:
     if not rows:
         return []
     head = ["Contrast", f"Δ as reported, baseline − arm (difference, {munit})"]
-    head += [f"{s['level'] * 100:g}% {s['method']} CI, baseline − arm (difference, {munit})" for _, s in ctags]
+    head += [f"{s.level * 100:g}% {s.method} CI, baseline − arm (difference, {munit})" for _, s in ctags]
     out = ["### As reported (declared sign baseline − arm)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in rows:
         pre = f"contrasts.{c}.reported"
@@ -422,8 +424,7 @@ def _secondary_markdown(a: dict, d: _Doc) -> list[str]:
     groups = _secondary_keys(a)
     if not groups:
         return []
-    plan = a["plan"]
-    cp = plan["contrasts"]
+    plan = _plan(a)
     ctags = _contrast_tags(plan)
     L = ["## Secondary metrics (not in the confirmatory family)", "",
          "Same paired analysis as the primary contrasts (planned test, intervals, resamples, power, TOST), on other "
@@ -436,8 +437,8 @@ def _secondary_markdown(a: dict, d: _Doc) -> list[str]:
         has_tost = any(f"contrasts.{c}.{metric}.tost_p" in a["values"] for c, _ in items)
         items_col = any(x.get("unit") != "seed" for x in (a.get("contrast_designs") or {}).values())
         head = ["Contrast", "Pairs (seeds)", *(["Items (items)"] if items_col else []), f"Δ mean (difference, {mu})"]
-        head += [f"{s['level'] * 100:g}% {s['method']} CI (difference, {mu})" for _, s in ctags]
-        head += [f"p, {cp['test']}, unadjusted (probability)"]
+        head += [f"{s.level * 100:g}% {s.method} CI (difference, {mu})" for _, s in ctags]
+        head += [f"p, {plan.test}, unadjusted (probability)"]
         if has_power:
             head += [f"MDE (difference, {mu})", "Observed power, a function of p: no evidential weight (probability)"]
         if has_tost:
@@ -502,13 +503,12 @@ def _label_row(a: dict, c: str) -> str:
 def latex(a: dict, digest: str) -> str:
     """results.tex: one macro per analysis value and verdict, then the arm, contrast and secondary
     tables written only with those macros (so every number is pinned to its analysis.json id)."""
-    plan = a["plan"]
+    plan = _plan(a)
     lines = [f"% rlprereg-analysis sha256={digest} study={a['study_id']} lock={a['lock']['hash']}",
              "% Convention: one macro per analysis value, `\\newcommand{\\NAME}{TEXT} % id: VALUE_ID`;",
              "% the tables below use only these macros (see `stats render --help`)."]
     lines += _tex_macros(a)
-    summ = plan["arm_summary"]
-    munit = _unit(a, f"arms.{a['arms'][0]}.{plan['primary_metric']}.{summ['statistics'][0]}", "fraction")
+    munit = _unit(a, f"arms.{a['arms'][0]}.{plan.primary_metric}.{plan.arm_summary.statistics[0]}", "fraction")
     ctags = _contrast_tags(plan)
     lines += _tex_arm_table(a, munit)
     lines += _tex_contrast_table(a, munit, ctags)
@@ -546,14 +546,14 @@ def _tex_macros(a: dict) -> list[str]:
 
 
 def _tex_arm_table(a: dict, munit: str) -> list[str]:
-    plan = a["plan"]
-    metric, summ = plan["primary_metric"], plan["arm_summary"]
-    s0 = summ["statistics"][0]
-    tag = "ci" + _level_tag(summ["level"])
+    plan = _plan(a)
+    metric, summ = plan.primary_metric, plan.arm_summary
+    s0 = summ.statistics[0]
+    tag = "ci" + _level_tag(summ.level)
     lines = ["", "\\begin{table}[t]", "\\centering",
-             f"\\caption{{{_tex_escape(metric)} by arm ({munit}); {summ['level'] * 100:g}\\% {_tex_escape(summ['interval'])} intervals over seeds.}}",
+             f"\\caption{{{_tex_escape(metric)} by arm ({munit}); {summ.level * 100:g}\\% {_tex_escape(summ.interval)} intervals over seeds.}}",
              "\\begin{tabular}{lrrr}", "\\hline",
-             f"Arm & Seeds & {_tex_escape(s0)} ({munit}) & {summ['level'] * 100:g}\\% CI ({munit}) \\\\", "\\hline"]
+             f"Arm & Seeds & {_tex_escape(s0)} ({munit}) & {summ.level * 100:g}\\% CI ({munit}) \\\\", "\\hline"]
     for arm in a["arms"]:
         base = f"arms.{arm}.{metric}.{s0}"
         lines.append(f"{_tex_escape(arm)} & {_tex_ref(a, f'arms.{arm}.n_seeds')} & {_tex_ref(a, base)} & "
@@ -569,9 +569,9 @@ def _tex_contrast_table(a: dict, munit: str, ctags: list) -> list[str]:
     t0 = ctags[0][0] if ctags else None
     lines = ["\\begin{table}[t]", "\\centering",
              f"\\caption{{Paired contrasts (arm $-$ baseline, difference in {munit}); p adjusted by "
-             f"{_tex_escape(a['plan']['multiplicity']['method'])}.}}",
+             f"{_tex_escape(_plan(a).multiplicity.method)}.}}",
              "\\begin{tabular}{lrrrrl}", "\\hline",
-             f"Contrast & $\\Delta$ ({munit}) & {ctags[0][1]['level'] * 100:g}\\% CI & p & p adj. & Verdict \\\\"
+             f"Contrast & $\\Delta$ ({munit}) & {ctags[0][1].level * 100:g}\\% CI & p & p adj. & Verdict \\\\"
              if ctags else "Contrast & $\\Delta$ & CI & p & p adj. & Verdict \\\\", "\\hline"]
     for c in a["contrasts"]:
         pre = f"contrasts.{c}"
@@ -588,7 +588,7 @@ def _tex_secondary_table(a: dict, metric: str, items: list, ctags: list) -> list
              f"\\caption{{Secondary metric {_tex_escape(metric)} (not in the confirmatory family): paired contrasts "
              f"(arm $-$ baseline, difference in {mu}); p unadjusted.}}",
              "\\begin{tabular}{lrrrl}", "\\hline",
-             f"Contrast & $\\Delta$ ({mu}) & {ctags[0][1]['level'] * 100:g}\\% CI & p (unadj.) & Verdict \\\\"
+             f"Contrast & $\\Delta$ ({mu}) & {ctags[0][1].level * 100:g}\\% CI & p (unadj.) & Verdict \\\\"
              if ctags else "Contrast & $\\Delta$ & CI & p (unadj.) & Verdict \\\\", "\\hline"]
     for c, key in items:
         pre = f"contrasts.{c}.{metric}"
@@ -698,10 +698,10 @@ def _forest(a: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     v = a["values"]
-    plan = a["plan"]
-    metric = plan["primary_metric"]
-    s0 = plan["arm_summary"]["statistics"][0]
-    tag = "ci" + _level_tag(plan["arm_summary"]["level"])
+    plan = _plan(a)
+    metric, summ = plan.primary_metric, plan.arm_summary
+    s0 = summ.statistics[0]
+    tag = "ci" + _level_tag(summ.level)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 0.5 * max(len(a["arms"]), 3) + 1.5), dpi=110)
 
     def get(k):
@@ -718,7 +718,7 @@ def _forest(a: dict, path: Path) -> None:
         ax1.plot([mu], [i], "o", color="C0")
     ax1.set_yticks(range(len(a["arms"])), a["arms"])
     ax1.invert_yaxis()
-    ax1.set_xlabel(f"{metric} {s0} ({plan['arm_summary']['level'] * 100:g}% {plan['arm_summary']['interval']} CI)")
+    ax1.set_xlabel(f"{metric} {s0} ({summ.level * 100:g}% {summ.interval} CI)")
     ax1.set_title("Arms")
     ctags = _contrast_tags(plan)
     for i, c in enumerate(a["contrasts"]):
@@ -732,13 +732,13 @@ def _forest(a: dict, path: Path) -> None:
                 ax2.plot([lo, hi], [i, i], color="C1", linewidth=1.5 + 2.5 * j, alpha=0.9 if j else 0.6)
         ax2.plot([mu], [i], "o", color="C1")
     ax2.axvline(0, color="k", linewidth=0.8)
-    margin = plan.get("equivalence_margin")
+    margin = plan.equivalence_margin
     if margin:
         ax2.axvspan(-margin, margin, color="0.85", zorder=0, label=f"±margin {margin:g}")
         ax2.legend(fontsize=8, loc="best")
     ax2.set_yticks(range(len(a["contrasts"])), a["contrasts"])
     ax2.invert_yaxis()
-    ax2.set_xlabel("paired difference\n" + "; ".join(f"{w}: {s['level'] * 100:g}% {s['method']}"
+    ax2.set_xlabel("paired difference\n" + "; ".join(f"{w}: {s.level * 100:g}% {s.method}"
                                                      for w, (_, s) in zip(("thin", "thick"), ctags[:2], strict=False)),
                    fontsize=8)
     ax2.set_title("Contrasts (arm − baseline)")
@@ -818,7 +818,7 @@ def _draw_figures(a: dict, analysis_path: Path, out: Path, targets: dict, runs_r
     _forest(a, targets["forest"])
     figures, written = ["figures/forest.png"], [targets["forest"]]
     seq_png = out / "figures" / "sequential_boundaries.png"
-    if a["plan"].get("sequential") and seq_png.exists() and not overwrite:
+    if _plan(a).sequential and seq_png.exists() and not overwrite:
         raise UserError(f"{seq_png}: already exists; refusing to overwrite (choose another -o)")
     if boundary_plot(a, seq_png):  # README failure 19: the boundaries and the observed path
         figures.append("figures/sequential_boundaries.png")

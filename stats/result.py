@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from prereg.study import AnalysisPlan
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,13 @@ class AnalysisResult:
     baseline: str | None = None
     runs: tuple[AnalysedRun, ...] = ()
     deviations: tuple[Deviation, ...] = ()
+
+    @property
+    def plan(self) -> AnalysisPlan:
+        """The analysis plan that was executed (analysis.json ``plan``, the lock's block) as typed values."""
+        from prereg.study import analysis_plan
+
+        return analysis_plan(self.document["plan"])
 
     def record(self, value_id: str) -> Mapping[str, Any] | None:
         """The value record (``value``, ``unit``, method, inputs, ...) analysis.json keeps under ``value_id``."""
