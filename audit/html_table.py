@@ -16,7 +16,8 @@ column each number sits in. Here the table is expanded into its grid first:
 - what a browser shows outside the cells is read as it shows it: text between ``<tr>``s or
   ``<td>``s (a browser moves it above the table) and text around the table are prose, a
   ``<caption>`` is the table's caption and prose, a comment outside the cells is a comment; the
-  grid is still read as a grid (:func:`read_html`).
+  grid is still read as a grid, and each of several tables in one block is its own grid
+  (:func:`read_html`); a table nested in a cell sends the block to the prose reader.
 
 The scan is linear: the grid may hold at most ``4 x cells + 256`` slots, else the block is left to
 the prose reader (which still reads every number in it).
@@ -60,11 +61,18 @@ class Cell:
 
 
 class _Rows(HTMLParser):
-    """The rows of one HTML table: (line offset, in <thead>, cells)."""
+    """The tables of one HTML block, each as its rows (line offset, in <thead>, cells) and caption,
+    in document order with what lies outside their cells (``parts``)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.rows: list[tuple[int, bool, list[Cell]]] = []
+        self.rows: list[tuple[int, bool, list[Cell]]] = []   # the rows of the table being read
+        self.tables: list[tuple[list, str]] = []             # (rows, caption) of each table read
+        # in document order: an int indexes ``tables``; (line offset, text, hint) is what lies outside
+        # every cell: stray text (a browser shows it above its table), a caption, a comment ("comment")
+        self.parts: list = []
+        self.nested = False       # a table inside a table cell: not read as grids
+        self._depth = 0
         self._cells: list[Cell] | None = None
         self._cell: list[str] | None = None
         self._hints: list[tuple[int, int, str]] = []
@@ -72,15 +80,17 @@ class _Rows(HTMLParser):
         self._attrs: tuple[bool, int, int, int] = (False, 1, 1, 0)
         self._thead = False
         self._line = 0
-        # what lies outside every cell: (line offset, text, hint) of stray text (a browser shows it
-        # above the table), of the caption, and of comments (hint "comment")
-        self.outside: list[tuple[int, str, str]] = []
         self.caption = ""
         self._caption: list[str] | None = None   # the text of a <caption> being read
         self._caption_line = 0
 
     def handle_starttag(self, tag, attrs):
-        if tag == "thead":
+        if tag == "table":
+            self.nested = self.nested or self._depth > 0
+            self._depth += 1
+            if self._depth == 1:
+                self._end_table()
+        elif tag == "thead":
             self._thead = True
         elif tag in ("tbody", "tfoot"):
             self._thead = False
@@ -100,7 +110,11 @@ class _Rows(HTMLParser):
             self._caption, self._caption_line = [], self.getpos()[0] - 1
 
     def handle_endtag(self, tag):
-        if tag in ("td", "th"):
+        if tag == "table" and self._depth:
+            self._depth -= 1
+            if not self._depth:
+                self._end_table()
+        elif tag in ("td", "th"):
             self._end_cell()
         elif tag == "tr":
             self._end_row()
@@ -109,7 +123,7 @@ class _Rows(HTMLParser):
             self._thead = False
         elif tag == "caption" and self._caption is not None:
             text, self._caption = "".join(self._caption), None
-            self.outside.append((self._caption_line, text, ""))
+            self.parts.append((self._caption_line, text, ""))
             self.caption = self.caption or " ".join(text.split())
 
     def handle_data(self, data):
@@ -118,11 +132,11 @@ class _Rows(HTMLParser):
         elif self._caption is not None:
             self._caption.append(data)
         elif data.strip():
-            self.outside.append((self.getpos()[0] - 1, data, ""))
+            self.parts.append((self.getpos()[0] - 1, data, ""))
 
     def handle_comment(self, data):
         if self._cell is None:   # not shown; a pin here names no cell's number
-            self.outside.append((self.getpos()[0] - 1, f"<!--{data}-->", "comment"))
+            self.parts.append((self.getpos()[0] - 1, f"<!--{data}-->", "comment"))
             return
         pos = sum(len(x) for x in self._cell)
         pin = PIN_MD.match(f"<!--{data}-->")
@@ -134,7 +148,14 @@ class _Rows(HTMLParser):
 
     def close(self):
         super().close()
+        self._end_table()
+
+    def _end_table(self):
         self._end_row()
+        if self.rows:
+            self.tables.append((self.rows, self.caption))
+            self.parts.append(len(self.tables) - 1)
+        self.rows, self.caption = [], ""
 
     def _end_cell(self):
         if self._cell is not None and self._cells is not None:
@@ -229,20 +250,22 @@ def _fold_names(parts: list[str]) -> str:
 
 
 def read_html(content: str, line: int, scope: tuple[str, ...], caption: str) -> list | None:
-    """A raw HTML block holding one ``<table>``, as the pieces a browser shows: the text outside the
-    cells (prose and comments, before the table) and the table, read as its grid.
+    """A raw HTML block holding one or more ``<table>``s, as the pieces a browser shows: the text
+    outside the cells (prose and comments, each before the table it sits in) and each table, read
+    as its grid.
 
     Args:
         content: a raw HTML block of a Markdown file.
         line: the line the block starts on.
         scope: the headings above it.
-        caption: the prose just before it (the table's caption unless it has a ``<caption>``).
+        caption: the prose just before it (a table's caption unless the table has a ``<caption>``).
 
     Returns:
-        ``[*pieces, table]``: one prose or comment :class:`audit.doc.Piece` per run of text or
-        comment outside the cells (a ``<caption>``'s text among them), then the
-        :class:`audit.doc.Table` of :func:`read_table`. None when the block holds no table or more
-        than one, or when the grid would expand past the size limit (the prose reader reads it).
+        The pieces and tables in document order: one prose or comment :class:`audit.doc.Piece` per
+        run of text or comment outside the cells (a ``<caption>``'s text among them), one
+        :class:`audit.doc.Table` per table (see :func:`read_table`). None when the block holds no
+        table, a table inside a table, or a grid that would expand past the size limit (the prose
+        reader reads it).
 
     Example:
         >>> items = read_html('<table><caption>Means (n=500)</caption><tr><th>Arm</th><th>Acc</th></tr>'
@@ -250,23 +273,29 @@ def read_html(content: str, line: int, scope: tuple[str, ...], caption: str) -> 
         >>> [(type(i).__name__, i.text.strip() if hasattr(i, "text") else i.caption) for i in items]
         [('Piece', 'Means (n=500)'), ('Piece', 'note 0.9'), ('Table', 'Means (n=500)')]
     """
-    if content.count("<table") != 1:
+    if "<table" not in content:
         return None
     parser = _Rows()
     parser.feed(content)
     parser.close()
-    if not parser.rows:
+    if parser.nested or not parser.tables:
         return None
-    table = _grid_table(parser, line, scope, parser.caption or caption)
-    if table is None:
-        return None
-    outside = [Piece(text, line + off, "prose", scope, [(0, len(text), "comment")] if hint else [], [], text)
-               for off, text, hint in parser.outside]
-    return [*outside, table]
+    items: list = []
+    for part in parser.parts:
+        if isinstance(part, int):
+            rows, own = parser.tables[part]
+            table = _grid_table(rows, line, scope, own or caption)
+            if table is None:
+                return None
+            items.append(table)
+        else:
+            off, text, hint = part
+            items.append(Piece(text, line + off, "prose", scope, [(0, len(text), "comment")] if hint else [], [], text))
+    return items
 
 
 def read_table(content: str, line: int, scope: tuple[str, ...], caption: str) -> Table | None:
-    """The one HTML ``<table>`` of ``content``, as a :class:`audit.doc.Table`, else None.
+    """The first HTML ``<table>`` of ``content``, as a :class:`audit.doc.Table`, else None.
 
     Args:
         content: a raw HTML block of a Markdown file.
@@ -277,8 +306,8 @@ def read_table(content: str, line: int, scope: tuple[str, ...], caption: str) ->
     Returns:
         A table whose header has one piece per column (the header texts that start in that column)
         and whose ``columns`` are the full column names; body cells that a span copies into a slot
-        are ``"span"`` pieces (context, not numbers). None when the block is more than one table
-        or would expand past the size limit. Text outside the cells is not in it (:func:`read_html`).
+        are ``"span"`` pieces (context, not numbers). None when :func:`read_html` reads no grid.
+        Text outside the cells is not in it (:func:`read_html` gives it).
 
     Example:
         >>> t = read_table('<table><tr><th rowspan="2">Arm</th><th colspan="2">Accuracy</th></tr>'
@@ -287,25 +316,24 @@ def read_table(content: str, line: int, scope: tuple[str, ...], caption: str) ->
         >>> t.columns, [c.text for c in t.rows[0][2]]
         (['Arm', 'Accuracy mean', 'Accuracy sd'], ['GRPO', '0.61', '0.02'])
     """
-    items = read_html(content, line, scope, caption)
-    return items[-1] if items else None
+    return next((i for i in read_html(content, line, scope, caption) or () if isinstance(i, Table)), None)
 
 
-def _grid_table(parser: _Rows, line: int, scope: tuple[str, ...], caption: str) -> Table | None:
-    """The table of a parsed block, its rows expanded into the grid (None past the size limit)."""
-    n_cells = sum(len(cells) for _, _, cells in parser.rows)
-    grid = expand([cells for _, _, cells in parser.rows], 4 * n_cells + 256)
+def _grid_table(parsed: list[tuple[int, bool, list[Cell]]], line: int, scope: tuple[str, ...], caption: str) -> Table | None:
+    """One table's parsed rows, expanded into its grid (None past the size limit)."""
+    n_cells = sum(len(cells) for _, _, cells in parsed)
+    grid = expand([cells for _, _, cells in parsed], 4 * n_cells + 256)
     if grid is None:
         return None
-    n_head = _header_rows(parser.rows)
-    if n_head == len(parser.rows):
+    n_head = _header_rows(parsed)
+    if n_head == len(parsed):
         n_head = 0   # only header cells: read as rows, as a browser shows them
     head, body = grid[:n_head], grid[n_head:]
     width = max((len(r) for r in head), default=0)
     columns = [_fold_names([r[k].cell.plain for r in head if k < len(r)]) for k in range(width)]
     header = [_header_piece(head, k, line, scope) for k in range(width)]
     rows = []
-    for (off, _, _), slots in zip(parser.rows[n_head:], body, strict=True):
+    for (off, _, _), slots in zip(parsed[n_head:], body, strict=True):
         cells = [_piece(s.cell, line, "cell" if s.own else "span", scope) for s in slots]
         rows.append((line + off, " | ".join(s.cell.plain for s in slots), cells))
     return Table(line, header, rows, scope, caption, columns if n_head else [])
