@@ -167,7 +167,7 @@ def _marker_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Cla
         return
     notes = legends(f)
     for mc in marked_cells(f) if notes else ():
-        note = notes.get(mc.mark)
+        note = notes.of(mc.mark, mc.line)
         arms = [a for _, a in vocab.arms_in(mc.row)] or [a for _, a in vocab.arms_in(mc.column)]
         if note is None or not arms:
             continue

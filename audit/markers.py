@@ -9,7 +9,8 @@ module is the one place that says what a mark is and what a legend is:
 - The marks are †, ‡, § and runs of one to three stars; "*", "**" and "***" are three different
   marks (the usual p < 0.05 / 0.01 / 0.001). ``\ast``, ``\dagger`` and ``\ddagger`` are their marks.
 - A mark is read where the page shows it: in a cell's *rendered* text (:mod:`audit.numbers` keeps
-  every row's rendered cells), right after a number. So Markdown emphasis is never a mark
+  every row's rendered cells), right after a number, or at the end of the row's label ("GSPO†":
+  the row's arm is marked, on the primary metric). So Markdown emphasis is never a mark
   ("*0.631*" and "**0.631**" render without a star), while an escaped "\*", "<sup>*</sup>",
   "^{*}" and a star that no emphasis pairs ("0.631*", "**0.631***") are.
 - A legend is a line outside the table's rows whose rendered text gives a mark and what it means:
@@ -18,7 +19,8 @@ module is the one place that says what a mark is and what a legend is:
   ("† DAPO vs GRPO, significant after BH"); a mark later in the line ("Note: * p < .05") and a
   Markdown bullet ("* p < 0.05", which renders as a list item) must be followed by the meaning
   itself. A star that Markdown reads as emphasis is no legend ("*p < 0.05*" is italic text).
-- A mark with no legend claims nothing, and the first legend of a mark in a file is its meaning.
+- A mark with no legend claims nothing. A marked value takes the first legend of its mark below it
+  (a legend sits under its table), else the last one above it: two tables may give a mark two meanings.
 
 Linear: one pass over the file's lines and one over its table rows.
 """
@@ -36,6 +38,8 @@ _SUPERSCRIPT = re.compile(r"\$?\s*(?:\^|\\textsuperscript)\s*\{?\s*(\\ast|\\dagg
 _NAMED = {"\\ast": "*", "\\dagger": "†", "\\ddagger": "‡"}
 # A mark right after a number ("0.631*", "0.612 *", "63.2%†", "[0.62, 0.64]*"), not a product ("0.6 * 2").
 _CELL_MARK = re.compile(rf"\d[\d.,]*\s?%?\s?[\])]?\s?(?P<mark>{_MARK})(?![*†‡§])(?!\s*\d)")
+# A mark at the end of a row's label ("GSPO†", "DAPO (ours)*"): the row's arm is marked.
+_LABEL_MARK = re.compile(rf"[\w)\]]\s?(?P<mark>{_MARK})\s*$")
 # One legend entry: the mark, an optional "=", ":" or verb, then what it says (up to the next mark or ";").
 _ENTRY = re.compile(rf"(?:^|(?<=[\s;,(.:]))(?P<mark>{_MARK})(?![*†‡§])\s*(?:[:=]|\b(?:denotes|indicates|marks|means)\b)?"
                     r"\s*(?P<says>[^;†‡§*]{1,300})")
@@ -75,7 +79,8 @@ def marked_cells(f: ParsedFile) -> list[MarkedCell]:
     Args:
         f: a parsed report file.
     Returns:
-        One :class:`MarkedCell` per marked cell (a row's label cell and header cells are never one).
+        One :class:`MarkedCell` per marked cell (a marked row label is one, with no column; a header
+        cell never is).
     Example:
         >>> from audit.numbers import parse_markdown
         >>> t = "| Arm | Acc | ZVF |\\n|---|---|---|\\n| GSPO | 0.650\\\\* | **0.39** |\\n| DAPO | *0.63* | 0.22† |\\n"
@@ -88,30 +93,50 @@ def marked_cells(f: ParsedFile) -> list[MarkedCell]:
         if m.kind != "table" or not m.row_cells or (m.line, m.row_cells) in seen:
             continue
         seen.add((m.line, m.row_cells))
-        for ci, cell in enumerate(m.row_cells[1:], 1):
-            hit = _CELL_MARK.search(shown(cell))
+        for ci, cell in enumerate(m.row_cells):
+            hit = (_CELL_MARK if ci else _LABEL_MARK).search(shown(cell))
             if hit:
-                out.append(MarkedCell(m.line, m.identity or m.row or "", m.header[ci] if ci < len(m.header) else "",
+                out.append(MarkedCell(m.line, m.identity or m.row or "", m.header[ci] if 0 < ci < len(m.header) else "",
                                       cell, hit.group("mark")))
     return out
 
 
-def legends(f: ParsedFile) -> dict[str, str]:
-    """{mark: what its legend says} for the legends of ``f`` (the first legend of each mark).
+@dataclass(frozen=True)
+class Legends:
+    """The legend entries of one file: ``of(mark, line)`` is what ``mark`` means for a value on
+    ``line``: the first legend of that mark below it (a legend sits under its table), else the
+    last one above it (a legend written before the table, or one legend for several tables)."""
+
+    entries: dict   # mark -> [(line, what it says)], in line order
+
+    def of(self, mark: str, line: int) -> str | None:
+        """What ``mark`` on ``line`` means, or None when no legend gives it a meaning."""
+        rows = self.entries.get(mark) or []
+        below = [says for ln, says in rows if ln > line]
+        return below[0] if below else rows[-1][1] if rows else None
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+
+def legends(f: ParsedFile) -> Legends:
+    """The legends of ``f``: what each mark means, by where the marked value sits.
 
     Args:
         f: a parsed report file (its lines).
     Returns:
-        The mark ("*", "**", "†", ...) mapped to the words after it in its legend.
+        A :class:`Legends`.
     Example:
         >>> from audit.numbers import parse_markdown
-        >>> legends(parse_markdown("r.md", "x\\n\\n* p < 0.05; ** p < 0.01\\n\\n*p < 0.1*\\n", "r.md"))
-        {'*': 'p < 0.05', '**': 'p < 0.01'}
+        >>> text = "t1\\n\\n* p < 0.05; ** p < 0.01\\n\\n*p < 0.1*\\n\\nt2\\n\\n\\\\* q < 0.1\\n"
+        >>> lg = legends(parse_markdown("r.md", text, "r.md"))
+        >>> lg.of("*", 1), lg.of("**", 1), lg.of("*", 8), lg.of("*", 20), lg.of("†", 1)
+        ('p < 0.05', 'p < 0.01', 'q < 0.1', 'q < 0.1', None)
     """
-    out: dict[str, str] = {}
-    for _line, mark, says in _entries(f):
-        out.setdefault(mark, says)
-    return out
+    out: dict[str, list] = {}
+    for line, mark, says in _entries(f):
+        out.setdefault(mark, []).append((line, says))
+    return Legends(out)
 
 
 def legend_lines(f: ParsedFile) -> frozenset[int]:

@@ -184,3 +184,28 @@ def test_marks_in_a_latex_table(five_arms, tmp_path):
     bad = _audit(five_arms, tmp_path / "c", {"paper.tex": TEX_MARKS.replace("Dr. GRPO & 0.631 ", "Dr. GRPO & 0.631$^\\dagger$")})
     got = _errors(bad)
     assert [loc for loc, _ in got] == ["paper.tex:11"] and "dr_grpo-grpo is not significant" in got[0][1], got
+
+
+def test_a_mark_on_the_row_label_marks_its_arm(five_arms, tmp_path):
+    """'| GSPO† | 0.650 |' with '† significantly better than GRPO' claims GSPO-GRPO is significant:
+    clean; the dagger on 'Dr. GRPO†' is one finding; emphasis on a label ('**GSPO**') is no mark."""
+    table = "| Arm | Accuracy |\n|---|---|\n| GRPO | 0.632 |\n| {g} | 0.650 |\n| {d} | 0.631 |\n\n{legend}\n"
+    legend = "† significantly better than GRPO."
+    res = _audit(five_arms, tmp_path / "a", {"report.md": HEAD + table.format(g="GSPO†", d="Dr. GRPO", legend=legend)})
+    assert _errors(res) == []
+    assert _checked(res) == _checked(_audit(five_arms, tmp_path / "n", {"report.md": HEAD + table.format(
+        g="GSPO", d="Dr. GRPO", legend=legend)})) + 1
+    bad = _audit(five_arms, tmp_path / "b", {"report.md": HEAD + table.format(g="**GSPO**", d="Dr. GRPO†", legend=legend)})
+    got = _errors(bad)
+    assert [loc for loc, _ in got] == ["report.md:9"] and "dr_grpo-grpo is not significant" in got[0][1], got
+
+
+def test_each_table_takes_the_legend_under_it(five_arms, tmp_path):
+    """Two tables, each with its own '†' legend: GSPO's dagger under 'significantly better', Dr. GRPO's
+    under 'not significantly different' are both right (no false alarm from the first legend); the
+    dagger moved to Dr. GRPO in the first table is one finding."""
+    body = ("| Arm | Accuracy |\n|---|---|\n| GSPO | {a} |\n| Dr. GRPO | {b} |\n\n† significantly better than GRPO.\n\n"
+            "| Arm | Accuracy |\n|---|---|\n| Dr. GRPO | 0.631† |\n\n† not significantly different from GRPO.\n")
+    assert _errors(_audit(five_arms, tmp_path / "a", {"report.md": HEAD + body.format(a="0.650†", b="0.631")})) == []
+    got = _errors(_audit(five_arms, tmp_path / "b", {"report.md": HEAD + body.format(a="0.650", b="0.631†")}))
+    assert [loc for loc, _ in got] == ["report.md:8"] and "dr_grpo-grpo is not significant" in got[0][1], got
