@@ -160,7 +160,8 @@ def items_key(plan: AnalysisPlan) -> tuple:
     return ("heldout_items", bool(plan.tasks))
 
 
-def items_from_rows(rows: list[dict], path, tasks: bool) -> tuple[list[str], dict[str, np.ndarray], list[str] | None]:
+def items_from_rows(rows: list[dict], path, tasks: bool,
+                    column=None) -> tuple[list[str], dict[str, np.ndarray], list[str] | None]:
     """A held-out trace's per-item ids, metric vectors and (with ``tasks``) task names, in
     (item id, index) order: all the analysis reads of it.
 
@@ -168,6 +169,8 @@ def items_from_rows(rows: list[dict], path, tasks: bool) -> tuple[list[str], dic
         rows: the trace's rows as :func:`prereg.jsonio.read_jsonl` reads them.
         path: the trace's path, for the error message.
         tasks: whether the plan has task strata (then each row's ``task`` is read).
+        column: field name -> ``[row.get(field) for row in rows]``, when the caller already
+            took the trace's columns (the audit's check 7); taken here otherwise.
 
     Returns:
         ``(ids, {metric: values}, task names or None)``.
@@ -180,17 +183,17 @@ def items_from_rows(rows: list[dict], path, tasks: bool) -> tuple[list[str], dic
         ...                  {"index": 0, "correct": False, "reward": 0.0}], "t", False)[0]
         ['0', '1']
     """
-    idx = _column(rows, "index")
-    try:
-        raw = list(map(itemgetter("item_id"), rows))
-    except KeyError:
+    column = column or (lambda key: _column(rows, key))
+    idx = column("index")
+    raw = column("item_id")
+    if None in raw:  # a row without an id is known by its index (an explicit null stays null)
         raw = [r.get("item_id", i) for r, i in zip(rows, idx, strict=True)]
     ids = list(map(str, raw))
     order = _item_order(ids, idx if None not in idx else _column(rows, "index", 0))
     ids = list(map(ids.__getitem__, order))
     items = {}
     for metric, fld in ITEM_FIELD.items():
-        vals = _column(rows, fld)
+        vals = column(fld)
         if None not in vals:
             try:
                 exact = set(map(type, vals)) <= {bool, int, float}  # float(v) is what numpy does for these

@@ -59,17 +59,17 @@ def _findings(held, scorer, bounds, fast: bool, monkeypatch) -> list:
     with monkeypatch.context() as m:
         if not fast:
             m.setattr(traces, "_rows_agree_with_scorer", lambda *a: False)
-        traces._rescore_heldout(out, lambda: "h.jsonl", held, scorer, bounds)
+        traces._rescore_heldout(out, lambda: "h.jsonl", traces._Columns(held), scorer, bounds)
     return [(f.location, f.expected, f.found, f.message) for f in out.findings]
 
 
 def test_clean_trace_takes_every_fast_path():
     scorer = scorer_for("arith")
-    assert traces._rows_agree_with_scorer(CLEAN, scorer, (0.0, 1.0))
-    assert traces._rows_agree_with_scorer(CLEAN, None, None)
+    assert traces._rows_agree_with_scorer(traces._Columns(CLEAN), scorer, (0.0, 1.0))
+    assert traces._rows_agree_with_scorer(traces._Columns(CLEAN), None, None)
     assert traces._all_hex64([r["completion_sha256"] for r in CLEAN])
     out = CheckResult("7", "traces", "t")
-    traces._check_heldout_indices(out, lambda: "h.jsonl", CLEAN, len(CLEAN))
+    traces._check_heldout_indices(out, lambda: "h.jsonl", traces._Columns(CLEAN), len(CLEAN))
     assert out.findings == []
 
 
@@ -85,7 +85,7 @@ def test_bad_row_found_as_by_the_scan(case, scored, monkeypatch):
     assert fast == _findings(held, scorer, bounds, False, monkeypatch)
     if scored or "range" in message or "boolean" in message:
         assert any(message in f[3] for f in fast), fast
-        assert not traces._rows_agree_with_scorer(held, scorer, bounds)
+        assert not traces._rows_agree_with_scorer(traces._Columns(held), scorer, bounds)
 
 
 @pytest.mark.parametrize("bad", [HEX.upper(), HEX + "\n", HEX[:-1], HEX + "0", None, 7, HEX[:-1] + "é"])
@@ -105,7 +105,7 @@ def test_bad_index_found(index, message):
     held = copy.deepcopy(CLEAN)
     held[2]["index"] = index
     out = CheckResult("7", "traces", "t")
-    traces._check_heldout_indices(out, lambda: "h.jsonl", held, len(held))
+    traces._check_heldout_indices(out, lambda: "h.jsonl", traces._Columns(held), len(held))
     assert any(message in f.message for f in out.findings), out.findings
 
 
@@ -117,9 +117,9 @@ def test_connections_guesses_are_rescored_row_by_row():
     want = scorer.rescore(guess, target)
     held = [{"completion_sha256": HEX, "correct": want.correct, "index": 0, "prediction": guess,
              "reward": want.reward, "target": target}]
-    assert traces._rows_agree_with_scorer(held, scorer, (scorer.min_reward, scorer.max_reward))
+    assert traces._rows_agree_with_scorer(traces._Columns(held), scorer, (scorer.min_reward, scorer.max_reward))
     held[0]["correct"] = not want.correct
-    assert not traces._rows_agree_with_scorer(held, scorer, (scorer.min_reward, scorer.max_reward))
+    assert not traces._rows_agree_with_scorer(traces._Columns(held), scorer, (scorer.min_reward, scorer.max_reward))
 
 
 TEL = [{"step": i + 1, "zvf": 0.25, "gu": 0.75, "reward_mean": 0.5, "rollouts": 8 * (i + 1)} for i in range(6)]
@@ -160,3 +160,15 @@ def test_bad_telemetry_found_as_by_the_scan(case, monkeypatch):
     fast = _tel_findings(tel, True, monkeypatch)
     assert fast == _tel_findings(tel, False, monkeypatch)
     assert (message is None and fast == []) or any(message in f[3] for f in fast), fast
+
+
+def test_columns_are_taken_once_and_the_summaries_read_them_alike():
+    """Check 7 hands its columns to compute_summaries; the result is the rows' own."""
+    from prereg.summaries import compute_summaries
+
+    held = copy.deepcopy(CLEAN)
+    held[3]["correct"], held[4]["reward"] = None, None   # a missing value is read as the rows read it
+    cols = traces._Columns(held)
+    assert compute_summaries(TEL, held, cols) == compute_summaries(TEL, held)
+    assert cols("correct") is cols("correct")           # one list, taken once
+    assert cols("correct") == [r.get("correct") for r in held]

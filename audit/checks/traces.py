@@ -60,11 +60,27 @@ def _types(values: list) -> set:
     return set(map(type, values))
 
 
-def _rows_agree_with_scorer(held, scorer, bounds) -> bool:
+class _Columns:
+    """A held-out trace's columns, each taken from its rows once: check 7's tests, the summaries
+    it recomputes and the per-item arrays it keeps read ``correct`` and ``reward`` three times
+    over ~500k rows at 1,000 runs. ``cols(key)`` is ``[row.get(key) for row in cols.rows]``;
+    callers must not change the lists."""
+
+    def __init__(self, rows: list[dict]):
+        self.rows, self._taken = rows, {}
+
+    def __call__(self, key: str) -> list:
+        col = self._taken.get(key)
+        if col is None:
+            col = self._taken[key] = _column(self.rows, key)
+        return col
+
+
+def _rows_agree_with_scorer(cols: _Columns, scorer, bounds) -> bool:
     """True only when :func:`_rescore_heldout` would find nothing, decided per column in C-level
     passes (types, range, one list comparison): ~500k rows at 1,000 runs. False sends the trace
     to the row-by-row scan, which names the first bad row of each kind."""
-    oks, rws = _column(held, "correct"), _column(held, "reward")
+    oks, rws = cols("correct"), cols("reward")
     reward_types = _types(rws)
     if not _types(oks) <= {bool} or not reward_types <= {float, int}:
         return False
@@ -78,7 +94,7 @@ def _rows_agree_with_scorer(held, scorer, bounds) -> bool:
         return False
     if scorer is None:
         return True
-    preds, targets = _column(held, "prediction"), _column(held, "target")
+    preds, targets = cols("prediction"), cols("target")
     pairs = list(zip(preds, targets, strict=True))
     try:
         if _types(preds) <= {str, type(None)} and _types(targets) <= {str}:  # few distinct pairs
@@ -95,14 +111,15 @@ def _rows_agree_with_scorer(held, scorer, bounds) -> bool:
     return bool(np.all(np.abs(diff) <= REWARD_TOL))
 
 
-def _rescore_heldout(out, hp, held, scorer, bounds) -> None:
+def _rescore_heldout(out, hp, cols: _Columns, scorer, bounds) -> None:
     """Each row's ``correct`` and ``reward`` must follow from its own prediction and target
     (the task's scorer, :mod:`prereg.scoring`), and its reward must lie in the task's range.
 
     Outcomes are memoised per (prediction, target): a trace holds few distinct pairs, and the
     audit reads ~500k rows at 1,000 runs. ``hp`` is called for the trace's path only when a row is bad."""
-    if _rows_agree_with_scorer(held, scorer, bounds):
+    if _rows_agree_with_scorer(cols, scorer, bounds):
         return
+    held = cols.rows
     bad: dict[str, list] = {}
     big = sys.float_info.max  # finite bounds also refuse inf and NaN in one comparison
     lo, hi = (bounds[0] - REWARD_TOL, bounds[1] + REWARD_TOL) if bounds else (-big, big)
@@ -212,12 +229,13 @@ def _read_run_files(ctx, out, r, paths: _Paths, reference: bool):
     return tel, held, train
 
 
-def _check_heldout_indices(out, hp, held, heldout_n) -> None:
+def _check_heldout_indices(out, hp, cols: _Columns, heldout_n) -> None:
     """Item indices 0..heldout_n-1, each once, as integers; as many rows as the lock's held-out n."""
-    if heldout_n is not None and len(held) != heldout_n:
-        out.add(hp(), f"{heldout_n} items (locked heldout_n)", f"{len(held)} items", "held-out count differs from the lock")
-    idx = _column(held, "index")
-    want_n = heldout_n if heldout_n is not None else len(held)
+    n = len(cols.rows)
+    if heldout_n is not None and n != heldout_n:
+        out.add(hp(), f"{heldout_n} items (locked heldout_n)", f"{n} items", "held-out count differs from the lock")
+    idx = cols("index")
+    want_n = heldout_n if heldout_n is not None else n
     if _types(idx) <= {int} and len(set(idx)) == len(idx) == want_n and (
             not idx or (min(idx) == 0 and max(idx) == want_n - 1)):
         return  # n distinct integers in [0, n-1]: exactly 0..n-1
@@ -299,10 +317,10 @@ def _check_telemetry(out, tp, tel, m, max_steps, train_bounds) -> None:
             prev = ro if _finite(ro) else prev
 
 
-def _check_recomputed_summaries(out, mp, s, tel, held) -> None:
+def _check_recomputed_summaries(out, mp, s, tel, cols: _Columns) -> None:
     """The manifest's summaries equal :func:`compute_summaries` of its own telemetry and held-out trace."""
     try:
-        re_s = compute_summaries(tel, held)
+        re_s = compute_summaries(tel, cols.rows, cols)
     except (TypeError, ValueError, OverflowError) as exc:  # a trace value of the wrong type
         out.add(f"{mp()}#$.summaries", f"summaries recomputable from {TELEMETRY} and {HELDOUT_TRACE}",
                 f"{type(exc).__name__}: {exc}", "a trace value has the wrong type; summaries cannot be recomputed")
@@ -338,18 +356,18 @@ def _check_summary_ranges(out, mp, s, heldout_n) -> None:
             out.add(f"{mp()}#$.summaries.{k}", "a finite number", repr(v), "non-finite summary")
 
 
-def _keep_items(ctx, r, held, last_ids: list | None) -> list | None:
+def _keep_items(ctx, r, cols: _Columns | None, last_ids: list | None) -> list | None:
     """Leave the held-out trace's per-item arrays (:func:`stats.load.items_from_rows`, a few kB a
     run) in the audit's shared :class:`prereg.runfiles.RunFiles`, so check 9's recomputation does
     not parse the ~500k rows of 1,000 runs again; a trace they cannot be made from is left to
     stats, which reads it and says why itself. A run whose item ids equal ``last_ids`` (the
     previous run's, returned) shares that list: 1,000 runs keep one list of 500 ids, not 1,000."""
     study = ctx.study
-    if held is None or study is None or not needs_items(study.analysis):
+    if cols is None or study is None or not needs_items(study.analysis):
         return last_ids
     path = r.path / HELDOUT_TRACE
     try:
-        ids, items, tasks = items_from_rows(held, path, bool(study.analysis.tasks))
+        ids, items, tasks = items_from_rows(cols.rows, path, bool(study.analysis.tasks), cols)
     except UserError:
         return last_ids
     if last_ids is not None and last_ids == ids:
@@ -361,18 +379,19 @@ def _keep_items(ctx, r, held, last_ids: list | None) -> list | None:
 def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer=None, reference=False):
     """Every check 7 makes of one run, in order: traces readable, held-out rows (indices, hashes,
     re-scored), training-trace hashes, telemetry, summaries recomputed and possible. Returns the
-    held-out rows (None when unreadable)."""
+    held-out trace's columns (None when unreadable)."""
     m = r.manifest
     paths = _Paths(ctx, r.path)
     s = m.get("summaries") if isinstance(m.get("summaries"), dict) else {}
     tel, held, train = _read_run_files(ctx, out, r, paths, reference)
-    if held is not None:
+    cols = None if held is None else _Columns(held)
+    if cols is not None:
         hp = paths.of(HELDOUT_TRACE)
-        _check_heldout_indices(out, hp, held, heldout_n)
-        hashes = _column(held, "completion_sha256")
+        _check_heldout_indices(out, hp, cols, heldout_n)
+        hashes = cols("completion_sha256")
         ctx.note_trace_key(r, HELDOUT_TRACE, hashes)
         _check_hashes(out, hp, hashes)
-        _rescore_heldout(out, hp, held, scorer, bounds)
+        _rescore_heldout(out, hp, cols, scorer, bounds)
     if train is not None:
         hashes = _column(train, "completion_sha256")
         ctx.note_trace_key(r, TRAIN_TRACE, hashes)
@@ -380,10 +399,10 @@ def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer=N
     if tel is not None:
         _check_telemetry(out, paths.of(TELEMETRY), tel, m, max_steps, train_bounds)
     mp = paths.of(MANIFEST)
-    if tel is not None and held is not None:
-        _check_recomputed_summaries(out, mp, s, tel, held)
+    if tel is not None and cols is not None:
+        _check_recomputed_summaries(out, mp, s, tel, cols)
     _check_summary_ranges(out, mp, s, heldout_n)
-    return held
+    return cols
 
 
 def _probes(obj, path="$"):
@@ -429,16 +448,16 @@ def run(ctx, out) -> None:
         arm = r.manifest.get("arm")
         max_steps, train_bounds = None, bounds
         if is_reference_run(r.manifest):  # evaluated, never trained: no telemetry, no training trace
-            held = _check_run(ctx, out, r, heldout_n, bounds, None, None, scorer, reference=True)
-            last_ids = _keep_items(ctx, r, held, last_ids)
+            cols = _check_run(ctx, out, r, heldout_n, bounds, None, None, scorer, reference=True)
+            last_ids = _keep_items(ctx, r, cols, last_ids)
             continue
         if arm in ctx.arms:
             view = merged_fields(prereg, arm)
             max_steps = view.get("max_steps")
             if view.get("overlong_penalty_factor") or view.get("overlong_filtering"):
                 train_bounds = None  # a length penalty moves training rewards outside the task range
-        held = _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer)
-        last_ids = _keep_items(ctx, r, held, last_ids)
+        cols = _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer)
+        last_ids = _keep_items(ctx, r, cols, last_ids)
         seen = set()
         fp = r.manifest.get("fingerprint") if isinstance(r.manifest.get("fingerprint"), dict) else {}
         for where, probe in _probes(fp.get("components"), "$.fingerprint.components"):
