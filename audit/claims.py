@@ -438,10 +438,13 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         metric = metrics[-1][1] if metrics else metric
 
 
+_OPEN_TASK = re.compile(r"^\W{0,4}\[ \]\s")
+
+
 def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
     """Seed lists, single seeds, run/arm/seed counts and the held-out n written in one sentence."""
-    if not _DIGIT.search(sent):
-        return     # every fact is written with digits
+    if not _DIGIT.search(sent) or _OPEN_TASK.match(sent):
+        return     # every fact is written with digits; "- [ ] rerun with 10 seeds" is a plan, not a fact
     seeds = "seed" in sent.lower()
     for m in _SEED_LIST.finditer(sent) if seeds else ():
         _seed_list(m, facts, at(m.start(1)), out)
@@ -514,6 +517,7 @@ def _verdict_words(sent, s_start, cid, metrics, facts: Facts, f, para, out, tall
         word = _verdict_word(m.group(0), f.lines[line - 1], facts)
         if word is None or re.search(rf"{word}\W{{0,4}}<!--\s*verdict\s*:", f.lines[line - 1]):
             continue
+        negated = bool(_NOT_THIS_VERDICT.search(sent[max(0, m.start() - 24):m.start()]))
         before = [x for pos, x in metrics if pos < m.start()]   # "SURVIVES: ... lowers the ZVF" is the primary's
         metric = before[-1] if before else facts.primary
         key = f"{cid}.{metric}" if metric != facts.primary else cid
@@ -522,9 +526,15 @@ def _verdict_words(sent, s_start, cid, metrics, facts: Facts, f, para, out, tall
             tally.undecided.append((f"{f.path}:{line}", word))
             continue
         tally.checked += 1
-        if word != want:
+        if negated and word == want:   # "INCONCLUSIVE rather than DISAPPEARS" names the verdict it is not
+            out.append(Claim(f"{f.path}:{line}", f"{want} (verdicts.contrasts.{key})", f"not {word}",
+                             f"verdict word {word} denied, but the analysis gives {key} {want}"))
+        elif word != want and not negated:
             out.append(Claim(f"{f.path}:{line}", f"{want} (verdicts.{'contrasts' if key == cid else 'secondary'}.{key})",
                              word, f"verdict word {word} contradicts the analysis: {key} is {want}"))
+
+
+_NOT_THIS_VERDICT = re.compile(r"\b(?:rather\s+than|instead\s+of|not)\s+(?:an?\s+|the\s+)?\W{0,2}$", re.I)
 
 
 @functools.lru_cache(maxsize=16)

@@ -171,6 +171,38 @@ def _html_block(content: str, line: int, scope) -> Piece:
     return Piece("".join(out), line, "prose", scope, hints, [], content)
 
 
+# A collapsible section (``<details><summary>GSPO vs GRPO</summary> ... </details>``, how GitHub,
+# Notion and W&B exports fold results): its summary heads what the section holds, like a heading below
+# every Markdown level, until ``</details>`` (README failure 15).
+_TOGGLE = re.compile(r"<summary\b[^>]*>(.*?)</summary\s*>|</details\s*>", re.I | re.S)
+_TOGGLE_LEVEL = 7
+
+
+def _toggle(content: str, line: int, scope: list[tuple[int, str]], doc: Doc) -> tuple[str, ...]:
+    """Read an HTML block holding ``<summary>`` / ``</details>``: each summary is a heading piece that
+    scopes what follows, each ``</details>`` ends the innermost one; the rest is prose as usual.
+    Returns the scope after the block (``scope`` is updated in place)."""
+    rest, p = [], 0
+    for m in _TOGGLE.finditer(content):
+        rest.append(content[p:m.start()] + re.sub(r"[^\n]", " ", m.group(0)))
+        p = m.end()
+        if m.group(1) is None:
+            if scope and scope[-1][0] == _TOGGLE_LEVEL:
+                scope.pop()
+            continue
+        text = " ".join(_TAG.sub(" ", m.group(1)).split())
+        at = line + content.count("\n", 0, m.start())
+        doc.items.append(Piece(text, at, "heading", tuple(s for _, s in scope)))
+        scope.append((_TOGGLE_LEVEL, text))
+        doc.items[-1].scope = tuple(s for _, s in scope)
+    rest.append(content[p:])
+    cur = tuple(s for _, s in scope)
+    left = "".join(rest)
+    if left.strip():
+        doc.items.append(_html_block(left, line, cur))
+    return cur
+
+
 def _heading_text(tok) -> str:
     if tok.meta.get("plain"):
         return tok.content
@@ -224,7 +256,10 @@ def walk(text: str, shortcuts: bool = True) -> Doc:
             doc.items.append(Piece(tok.content, first, "code", cur, [(0, len(tok.content), hint)], [], tok.content))
         elif t == "html_block":
             html = read_html(tok.content, line, cur, prose.text()) if "<t" in tok.content else None
-            doc.items.extend(html or [_html_block(tok.content, line, cur)])
+            if html is None and ("<summary" in tok.content or "</details" in tok.content):
+                cur = _toggle(tok.content, line, scope, doc)
+            else:
+                doc.items.extend(html or [_html_block(tok.content, line, cur)])
         elif t == "inline" and tok.meta.get("lazy"):
             prose.later(tok)     # no digit, so no number: read only if it turns out to be a table's caption
         elif t == "inline":

@@ -626,11 +626,15 @@ def parse_bib(text: str, rel: str) -> ParsedFile:
     return _build(rel, doc, text.splitlines())
 
 
-REPORT_SUFFIXES = (".md", ".tex", ".bib")
+# Markdown as people save it: Quarto and R Markdown sources (``.qmd``, ``.Rmd``) are Markdown with
+# code chunks, so a report typed in them is read like ``report.md`` (README failure 15).
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".qmd", ".Rmd", ".rmd")
+REPORT_SUFFIXES = (*MARKDOWN_SUFFIXES, ".tex", ".bib")
 
 
 def parse_report(report_dir: Path, rel_of) -> list[ParsedFile]:
-    """Parse every ``.md``, ``.tex`` and ``.bib`` file under ``report_dir`` (sorted, recursively).
+    """Parse every Markdown (``.md``, ``.qmd``, ``.Rmd``), ``.tex`` and ``.bib`` file under
+    ``report_dir`` (sorted, recursively).
 
     Args:
         report_dir: the report folder.
@@ -649,6 +653,6 @@ def parse_report(report_dir: Path, rel_of) -> list[ParsedFile]:
         except OSError as exc:
             raise UserError(f"{p}: cannot read ({exc.strerror})") from None
         rel = rel_of(p)
-        files.append(parse_markdown(p, text, rel) if p.suffix == ".md" else parse_bib(text, rel)
+        files.append(parse_markdown(p, text, rel) if p.suffix in MARKDOWN_SUFFIXES else parse_bib(text, rel)
                      if p.suffix == ".bib" else parse_latex(p, text, rel))
     return files

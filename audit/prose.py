@@ -31,9 +31,11 @@ from audit.words import (
     sentences,
 )
 
-_CONTRAST_ROLES = {"diff", "p", "p_adjusted", "mde", "power", "tost_p"}
+_CONTRAST_ROLES = {"diff", "p", "p_adjusted", "mde", "power", "tost_p", "t_stat", "dz"}
 # Percentage points are the unit of a difference of two percentages: "+1.78 pp", "3.8 points".
 _PP = re.compile(r"\s*(?:pp\b|percentage[\s-]+points?\b|-?points?\b)", re.I)
+# "[−0.27, +0.69] pp": the unit after an interval's closing bracket is both ends' unit
+_END_PP = re.compile(r"[^\]\)\n]{0,24}[\]\)]\s*(?:pp\b|percentage[\s-]+points?\b|points?\b|pts?\b)", re.I)
 # "95% CI 2.5 to 23.5 pp", "−0.18 to +0.05 pp": an interval written with "to" (unit after either end).
 _TO_RANGE = re.compile(r"\s*(%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s+[−+\-]?\d[\d,]*(?:\.\d+)?\s*"
                        r"(%|pp\b|percentage\s+points?\b|points?\b)?", re.I)
@@ -432,6 +434,13 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
     return w.first_arm or parent
 
 
+_LOWER_BY = re.compile(r"\b(?:lower|less|worse|below|behind|smaller|drops?|falls?|trails?)\b[^.;]{0,60}"
+                       r"\bby\s*(?:about\s+|only\s+|roughly\s+)?$", re.I)
+_AGAINST = re.compile(r"\s*(?:against|vs\.?|versus|compared\s+(?:to|with))\s*", re.I)
+# The degrees of freedom of "t(5) = 7.72": a parameter of the statistic, not a value.
+_DF_BEFORE = re.compile(r"\bt\s*\(\s*$")
+
+
 def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> Reading:
     """The reading of one number of the sentence ``st`` (offsets ``start:end`` in the paragraph):
     a label, the same value restated, or a statistic with its role, metric, seed and arm(s) or pair."""
@@ -439,7 +448,9 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     after = text[end:end + 40]
     to_role, to_pct = _to_range(text, st.start, start, end, m, w.low_end)
     w.low_end = (end, to_pct) if to_role == "low" else None
-    r = Reading(percent=m.percent or is_points(after) or to_pct or (m.role in ("low", "high", "pm") and w.last_pct))
+    r = Reading(percent=m.percent or is_points(after, m.decimals) or to_pct
+                or ((m.role in ("low", "high", "pm") or to_role in ("low", "high")) and w.last_pct)
+                or (m.role in ("low", "high") and bool(_END_PP.match(after))))
     clause = text[w.prev_end:start]
     if _is_label_number(w, start, m, after, clause):
         r.param = True
@@ -477,6 +488,7 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
     if start in w.facts or (m.comparator and m.line in w.legend):
         return True
     if _is_param(after) or (m.comparator is None and _LEVEL.match(text[start:start + 12])) \
+            or (_DF_BEFORE.search(text[max(0, start - 6):start]) and after.lstrip().startswith(")")) \
             or CLAIM_BEFORE.search(text[max(0, start - 30):start]):
         return True
     return w.prev is not None and w.prev.metric in w.vocab.counts and _OF_MAX.search(clause) is not None
@@ -499,6 +511,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         r.negate = direction in ("less", "lower", "worse", "below")
     if role is None and _PP.match(after):
         role = "diff"    # "The gap is 1.78 pp": percentage points are a difference of percentages
+    if role == "diff" and m.text[:1] not in "+-−" and _LOWER_BY.search(clause):
+        r.negate = True  # "AERO is lower than GRPO by 1.52 pp": a difference of −1.52
     return role or "mean"
 
 
@@ -530,11 +544,15 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
             and _TO.fullmatch(clause) and prev.arms == [pair[1]]:
         nxt = pair[0]
     lead = st.arms_before(start) if not c_arms and not nxt else []
-    return (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else lead if lead else
+    arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else lead if lead else
             [w.subject] if w.subject else list(st.uniq))
+    if not c_arms and not nxt and prev is not None and prev.role == role and _AGAINST.fullmatch(clause) \
+            and prev.arms == arms and vocab.baseline and arms != [vocab.baseline]:
+        arms = [vocab.baseline]   # "DAPO halves ZVF (0.154 against 0.328)": the second is the baseline's
+    return arms
 
 
-_COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b|\bBH\b|Holm|Bonferroni|FDR", re.I)), ("p", re.compile(r"^\W*p\b|p-?value", re.I)),
+_COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b|\bBH\b|Holm|Bonferroni|FDR", re.I)), ("p", re.compile(r"^\W*p\b|p-?value|\sp\W*$", re.I)),
              ("mde", re.compile(r"\bMDE\b|detectable", re.I)),
              ("diff", re.compile(r"Δ|\bdiff|\bdelta\b|\bminus\b|\svs\.?\s|^\W*(?:change|gain|improvement)\b", re.I)))
 _RESTATED = re.compile(r"[\s(,;]*(?:(?:as\s+a\s+|or\s+|i\.e\.\s*|that\s+is\s*|=\s*)*(?:fraction|percent|proportion)?\s*)",
@@ -577,6 +595,25 @@ def _label_words(row: str, column: str, heading: str) -> _LabelWords:
                        and not _NOT_A_VALUE.search(col))
 
 
+# A caption that gives the table's unit once: "Held-out accuracy (%, mean ± s.d.)", "Paired differences
+# in accuracy points", "in percentage points (pp)".
+_CAPTION_PCT = re.compile(r"\(\s*%|%\s*\)|\bpercent(?:age)?s?\b|\bin\s+%|\bin\s+(?:[a-z-]+\s+)?points\b|\bpp\b", re.I)
+_LEVEL_PCT = re.compile(r"\d+(?:\.\d+)?\s*\\?%\s*(?=CI\b|conf|cred|interval|bootstrap)", re.I)
+
+
+def _caption_percent(m: Mention, lw: _LabelWords, metric: str | None, vocab: Vocabulary) -> bool:
+    """Whether the table's caption puts this cell in percent: the caption states % or points, the
+    cell's row and column state no unit of their own ("95% CI" is a level, not a unit), the column is
+    not a count or a p, and the metric the caption names (if any) is the cell's."""
+    cap = getattr(m, "table_caption", "") or ""
+    if not cap or not _CAPTION_PCT.search(cap) or _NOT_A_VALUE.search(lw.col) or lw.col_role in ("p", "p_adjusted"):
+        return False
+    if _UNIT.search(_LEVEL_PCT.sub(" ", f"{m.row or ''} {m.column or ''}")):
+        return False
+    named = vocab.metrics_in(cap)
+    return not named or named[0][1] == metric
+
+
 def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     """A table cell read like a sentence: the metric its row or column names, the arm or run its
     row, column or heading names, the statistic its column names (mean, ± sd, CI end, p, Δ)."""
@@ -598,12 +635,15 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "") or vocab.metrics_in(heading)
     lw = _label_words(m.row or "", m.column or "", heading)
     if not names:
-        if not (lw.col_role or lw.col_sd or m.role in ("low", "high")):
+        if not (lw.col_role or lw.col_sd or m.role in ("low", "high") or ent[0] == "run"):
             return None
-        names = [(0, vocab.primary)]   # a p, Δ, SD or CI line of the primary metric
+        # a p, Δ, SD or CI line, or a run's cell ("| seed | GRPO | DAPO |" rows "| 1 | 0.623 | 0.640 |"):
+        # the metric the caption names, else the primary metric
+        names = vocab.metrics_in(getattr(m, "table_caption", "") or "")[:1] or [(0, vocab.primary)]
     r = Reading(arms=[ent[1]], seed=ent[2] if ent[0] == "run" else None, metric=names[0][1])
     cell = next((c for c in m.row_cells if m.text in c), "")
     r.percent = bool(_CELL_PP.search(cell)) or lw.heading_pct   # "−7.8 pp": the cell says percentage points
+    r.percent = r.percent or _caption_percent(m, lw, r.metric, vocab)
     r.level = lw.level
     if m.role in ("low", "high"):
         r.role = m.role

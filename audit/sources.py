@@ -207,7 +207,7 @@ def _entity_from_text(text: str, key: tuple) -> tuple[tuple | None, tuple[str, .
         used.update(range(a, b))
     rest = [t for i, t in enumerate(raw) if i not in used]
     rest = tuple(tokens_of(" ".join(rest)))
-    names = [h[2] for h in hits]
+    names = list(dict.fromkeys(h[2] for h in hits))   # "grpo-s1: GRPO, seed 1" names one arm twice
     if len(names) >= 2:
         return ("contrast", names[0], names[1]), rest
     if len(names) == 1 and seed is not None:

@@ -265,6 +265,11 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Readin
         return _pinned(idx, m, arms, want, other, scope_ent)
     if reading is not None and (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
                                 or reading.role in LOCK_ROLES):
+        if m.comparator and reading.role in ("p", "p_adjusted") and reading.pair is None:
+            alpha = [s for s in (idx.by_id.get(i) for i in ("lock.analysis.multiplicity.alpha", "lock.analysis.power.alpha"))
+                     if s is not None and _in(m, s, 1)]
+            if alpha:   # "† adjusted p < 0.05" under a table, naming no contrast: the locked threshold
+                return Traced(m, "traced", alpha[:1], decisive=True)
         cands = prose_sources(idx, reading)
         if m.comparator and reading.role == "p":   # "p < 0.05" bounds the planned test's p, not whichever test's
             cands = [c for c in cands if ".tests." not in c.id] or cands
@@ -597,7 +602,8 @@ def _normal_mde(idx: SourceIndex, s: Source) -> float | None:
 
 
 _CONTRAST_LEAF = {"diff": ("diff_mean",), "sd": ("diff_sd",), "p": ("p",), "p_adjusted": ("p_adjusted",),
-                  "mde": ("mde", "mde_pilot"), "power": ("power_achieved",), "tost_p": ("tost_p",)}
+                  "mde": ("mde", "mde_pilot"), "power": ("power_achieved",), "tost_p": ("tost_p",),
+                  "t_stat": ("tests.paired_t.statistic",), "dz": ("effect_size_dz",)}
 
 
 def _contrast_prefix(idx: SourceIndex, a: str, b: str, metric: str | None) -> str | None:
@@ -671,7 +677,7 @@ def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     if role == "p":
         leaf += _test_p_leaves(idx, pre)
     srcs = [idx.by_id[f"{pre}.{x}"] for x in leaf if f"{pre}.{x}" in idx.by_id]
-    if (flip != r.negate) and role in ("diff", "low", "high"):
+    if (flip != r.negate) and role in ("diff", "low", "high", "t_stat", "dz"):
         srcs = [dataclasses.replace(s, value=-s.value) for s in srcs]
     return srcs
 

@@ -19,12 +19,17 @@ from prereg.declarations import normalise_label
 
 # A statistic named by the words just before a number, most specific first.
 _ROLE_BEFORE = (
+    # the test statistic and the paired effect size of a contrast: "t(5) = 7.72", "Cohen's d_z = 3.15"
+    ("t_stat", re.compile(r"\bt\s*\(\s*(?:\d+(?:\.\d+)?)?\s*\)\s*=\s*\$?\s*$|\bt[- ]statistic\s*(?:=|of|is)?\s*$", re.I)),
+    ("dz", re.compile(r"(?:\bd\s*(?:[_~]|<sub>)?\s*\{?z\}?\s*(?:~|</sub>)?)\s*=\s*\$?\s*$", re.I)),
     ("tost_p", re.compile(r"\bTOST\b[^0-9=<]{0,30}?(?:\bp\b|p-?value)?\s*(?:=|<|≤|:)?\s*$", re.I)),
     ("p", re.compile(r"\b(?:unadjusted|uncorrected|nominal|raw)\b(?:\s+p\b|\s+p-?value)?\s*(?:=|<|:|of)?\s*$", re.I)),
     ("p_adjusted", re.compile(r"(?:BH|Holm|Bonferroni|FDR)[- ]?(?:adjusted|corrected)|adjusted\s+p|"
-                              r"corrected\s+p|\bq\s*[=<]|\bp[_\s]*adj|\badj\.?\s*p\b", re.I)),
+                              r"corrected\s+p|\bq\s*[=<]|\bp[_\s]*adj|\badj\.?\s*p\b|"
+                              r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)\b[\w\s–-]{0,60}?\bp\s*[=<]\s*$", re.I)),
     ("mde", re.compile(r"minimum\s+detectable\s+effect|\bMDE\b|smallest\s+(?:[\w–-]+\s+){0,4}?effect|"
-                       r"detectable\s+effect", re.I)),
+                       r"detectable\s+effect|\bdetect\s+(?:only\s+)?(?:an?\s+(?:difference|gain|effect|change)\s+of\s+)?$",
+                       re.I)),
     ("alpha", re.compile(r"(?:\balpha|α|\\alpha)\s*=\s*\$?\s*$", re.I)),
     ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|of)?\s*$|\bp-?values?\b", re.I)),
     ("power", re.compile(r"achieved\s+power|power\s+(?:was|is|of)\b", re.I)),
@@ -40,8 +45,10 @@ _ROLE_BEFORE = (
 _PARAM_AFTER = re.compile(r"\s*(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fold\b|seeds?\b|arms?\b|steps?\b|"
                           r"prompts?\b|generations?\b|new tokens\b|h\b|hours?\b|equivalence\b|margin\b)", re.I)
 # A number the words make a claim about, not a value: "within about 1 point" (checked by audit.claims).
-CLAIM_BEFORE = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?$", re.I)
+CLAIM_BEFORE = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?(?:±\s*)?$", re.I)
+# "pts" only after a number with decimals ("+0.84 pts"): "±1 pt", "~2 pts" are rough sizes, not values
 _PP_AFTER = re.compile(r"\s*(?:pp\b|percentage points?\b|points?\b)", re.I)
+_PTS_AFTER = re.compile(r"\s*pts?\b", re.I)
 _SEED_WORD = re.compile(r"\bseeds?\s*[:=]?\s*(\d+)\b(?![.,]\d)|(?<![A-Za-z0-9])s(\d+)\b", re.I)
 # A sentence may start lowercase when it starts with a name ("... unadjusted). pass@16 barely moves").
 _SENTENCE_END = re.compile(r"(?<=[.!?;])(?:\*\*|\*|_)?\s+(?=[A-Z*_`(\[]|[a-z][\w-]*@\d)")
@@ -109,7 +116,7 @@ _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "te
                                       "problems solved"),
                  "heldout_correct": ("items correct", "problems correct", "puzzles correct", "held-out correct",
                                      "correct items", "correct answers"),
-                 "zvf_mean": ("zvf", "zero variance fraction", "mean zvf"),
+                 "zvf_mean": ("zvf", "zero variance fraction", "mean zvf", "fraction of zero variance groups"),
                  "gu_mean": ("gu", "gradient utilisation", "gradient utilization"),
                  "reward_last10": ("reward last 10 steps", "last 10 steps", "reward last 10"),
                  "reward_first5": ("reward first 5 steps", "first 5 steps")}
@@ -142,7 +149,7 @@ class Reading:
     pair: tuple[str, str] | None = None              # a contrast as written (first minus second)
     seed: int | None = None
     metric: str | None = None
-    role: str | None = None       # mean | sd | low | high | diff | p | p_adjusted | mde | power | tost_p | alpha
+    role: str | None = None       # mean | sd | low | high | diff | p | p_adjusted | mde | power | tost_p | alpha | t_stat | dz
     level: str = "95"
     percent: bool = False         # "pp", "points", a "(%)" row: a difference or value on the percent scale
     param: bool = False           # "95% CI", "80% power", "8 seeds": a parameter, not a value
@@ -193,7 +200,7 @@ def role_before(text: str) -> str | None:
     return None
 
 
-_DIFF_AFTER = re.compile(r"\s*(?:pp\b|percentage\s+points?\b|points?\b)?\s*(more|less|higher|lower|better|worse|"
+_DIFF_AFTER = re.compile(r"\s*(?:pp\b|percentage\s+points?\b|points?\b|pts?\b)?\s*(more|less|higher|lower|better|worse|"
                          r"above|below)\b", re.I)
 
 
@@ -207,8 +214,8 @@ def is_param(after: str) -> bool:
     return bool(_PARAM_AFTER.match(after))
 
 
-def is_points(after: str) -> bool:
-    return bool(_PP_AFTER.match(after))
+def is_points(after: str, decimals: int = 1) -> bool:
+    return bool(_PP_AFTER.match(after)) or (decimals > 0 and bool(_PTS_AFTER.match(after)))
 
 
 def seed_in(text: str) -> int | None:

@@ -93,7 +93,7 @@ def run(ctx, out) -> None:
 
     results, idx, files = traced_report(ctx)
     if not files:
-        out.notes.append(f"no .md or .tex files under {ctx.rel(ctx.report_dir)}")
+        out.notes.append(f"no .md, .qmd, .Rmd or .tex files under {ctx.rel(ctx.report_dir)}")
     rows = _number_findings(ctx, out, results)
     _check_verdicts(ctx, out, files)
     model_index.run(ctx, out, files)

@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 LOCKED_AT = "2026-01-01T00:00:00.000000Z"
-REPORT_SUFFIXES = (".md", ".tex", ".bib")   # a .bib file is a report file too: its numbers are citations
+REPORT_SUFFIXES = (".md", ".tex", ".bib", ".qmd", ".Rmd")   # a .bib file is a report file too: its numbers are citations
 
 
 @dataclass(frozen=True)
@@ -139,13 +139,14 @@ def _study12(spec: dict, table: Path) -> dict:
     return p
 
 
-def build(name: str, root: Path) -> Path:
-    """Lock, import and analyse study ``name`` under ``root``; returns the report folder."""
+def build(name: str, root: Path, folder: Path = HERE) -> Path:
+    """Lock, import and analyse study ``name`` (``folder/name/study.json``, by default a corpus study)
+    under ``root``; returns the report folder, holding the study's report files."""
     from prereg.jsonio import write_json_atomic
     from prereg.lock import build_lock
     from stats.analyze import analyze, write
 
-    spec = json.loads((HERE / name / "study.json").read_text())
+    spec = json.loads((folder / name / "study.json").read_text())
     root.mkdir(parents=True, exist_ok=True)
     if spec.get("generator") == "study12":
         prereg = _study12(spec, root / "results.csv")
@@ -161,7 +162,7 @@ def build(name: str, root: Path) -> Path:
     finally:
         os.chdir(old)
     report = root / "report"
-    for f in (HERE / name).iterdir():
+    for f in (folder / name).iterdir():
         if f.suffix in REPORT_SUFFIXES:
             shutil.copyfile(f, report / f.name)
     return report

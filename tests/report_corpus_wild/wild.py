@@ -92,14 +92,18 @@ class Result:
     alarm_lines: tuple[str, ...]
 
 
-def measure_one(name: str, tmp: Path, strict: bool = False) -> Result:
-    """Audit the clean report of ``name`` and each of its plants (each on its own copy)."""
+def measure_one(name: str, tmp: Path, strict: bool = False, *, build_fn=None, plants_fn=None) -> Result:
+    """Audit the clean report of ``name`` and each of its plants (each on its own copy).
+
+    ``build_fn`` / ``plants_fn`` default to this set's; another set written the same way (the fresh
+    set) passes its own."""
     from audit import check
 
-    clean = build(name, tmp / name / "clean")
+    build_fn, plants_fn = build_fn or build, plants_fn or plants
+    clean = build_fn(name, tmp / name / "clean")
     alarms = check(clean, strict=strict).findings
     got, missed = 0, []
-    for i, p in enumerate(plants(name)):
+    for i, p in enumerate(plants_fn(name)):
         rep = tmp / name / f"p{i}" / clean.name
         shutil.copytree(clean.parent, rep.parent, dirs_exist_ok=True)
         line = corpus.apply(rep, p)
@@ -109,18 +113,21 @@ def measure_one(name: str, tmp: Path, strict: bool = False) -> Result:
             missed.append(f"{p.kind}: {p.find!r} -> {p.replace!r}")
         shutil.rmtree(rep.parent)
     lines = tuple(f"{f.check} {Path(f.location).name} {f.message} | {f.expected} | {f.found}" for f in alarms)
-    return Result(got, len(plants(name)), len(alarms), tuple(missed), lines)
+    return Result(got, len(plants_fn(name)), len(alarms), tuple(missed), lines)
 
 
-def main() -> int:
+def run_set(argv: list[str], all_names: list[str], build_fn=None, plants_fn=None) -> int:
+    """Measure a report set from the command line (``[--strict] [NAME ...]``): print every miss and
+    false alarm, then a table of plants caught and clean-report findings; 0 when all are caught and
+    no clean report has a finding."""
     import tempfile
 
-    strict = "--strict" in sys.argv
-    only = [a for a in sys.argv[1:] if not a.startswith("--")] or names()
+    strict = "--strict" in argv
+    only = [a for a in argv if not a.startswith("--")] or all_names
     res = {}
     with tempfile.TemporaryDirectory() as d:
         for name in only:
-            res[name] = r = measure_one(name, Path(d), strict=strict)
+            res[name] = r = measure_one(name, Path(d), strict=strict, build_fn=build_fn, plants_fn=plants_fn)
             for m in r.missed:
                 print(f"  missed {name}: {m}")
             for a in r.alarm_lines:
@@ -132,6 +139,10 @@ def main() -> int:
     tot = [sum(getattr(r, k) for r in res.values()) for k in ("caught", "planted", "alarms")]
     print(f"| total | {tot[0]} / {tot[1]} ({100 * tot[0] / max(tot[1], 1):.0f}%) | {tot[2]} over {len(res)} clean reports |")
     return 0 if tot[0] == tot[1] and tot[2] == 0 else 1
+
+
+def main() -> int:
+    return run_set(sys.argv[1:], names())
 
 
 if __name__ == "__main__":
