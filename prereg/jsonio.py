@@ -20,16 +20,21 @@ from prereg.errors import UserError
 
 @contextmanager
 def _reading(p: Path, what: str):
-    """Missing, a folder, unreadable or not UTF-8: one error naming the file."""
-    if not p.exists():
-        raise UserError(f"{p}: {what} not found")
-    if p.is_dir():
-        raise UserError(f"{p}: is a directory, expected a {what}")
+    """Missing, a folder, unreadable or not UTF-8: one error naming the file.
+
+    Told apart by the error opening the file raises, not by asking first (two ``stat`` calls
+    for each of the ~4,000 files an audit of 1,000 runs reads)."""
     try:
         yield
     except UnicodeDecodeError as exc:
         raise UserError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except (FileNotFoundError, NotADirectoryError):  # also a broken link, or a file where a folder is named
+        raise UserError(f"{p}: {what} not found") from None
+    except IsADirectoryError:
+        raise UserError(f"{p}: is a directory, expected a {what}") from None
     except OSError as exc:
+        if p.is_dir():  # some systems refuse to open a folder with another error
+            raise UserError(f"{p}: is a directory, expected a {what}") from None
         raise UserError(f"{p}: cannot read ({exc.strerror})") from None
 
 

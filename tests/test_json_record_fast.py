@@ -126,3 +126,22 @@ def test_nesting_up_to_the_limit_is_read_and_one_deeper_is_refused(tmp_path):
     assert fast_record(ok) is not None and _same(fast_record(ok), _strict(ok))
     deep = b'{"a": ' + b"[" * MAX_DEPTH + b"]" * MAX_DEPTH + b"}"             # one at depth 65
     assert isinstance(_strict(deep), ValueError) and fast_record(deep) is None
+
+
+def test_each_unreadable_path_is_named_with_its_reason(tmp_path):
+    """Missing, a folder, a broken link, a file standing where a folder is named, not UTF-8."""
+    from prereg.jsonio import read_jsonl, read_text
+
+    (tmp_path / "dir.json").mkdir()
+    (tmp_path / "link.json").symlink_to(tmp_path / "nowhere.json")
+    (tmp_path / "file").write_text("{}")
+    (tmp_path / "latin1.jsonl").write_bytes(b'{"a": "\xe9"}\n')
+    cases = {"gone.json": "manifest not found", "dir.json": "is a directory, expected a manifest",
+             "link.json": "manifest not found", "file/inner.json": "manifest not found"}
+    for reader in (read_json, read_jsonl, read_text):
+        for rel, msg in cases.items():
+            with pytest.raises(UserError) as exc:
+                reader(tmp_path / rel, "manifest")
+            assert str(exc.value) == f"{tmp_path / rel}: {msg}"
+    with pytest.raises(UserError, match=r"latin1\.jsonl: not UTF-8 text"):
+        read_jsonl(tmp_path / "latin1.jsonl")
