@@ -161,9 +161,11 @@ def test_a_user_task_is_range_checked_and_says_it_was_not_rescored(clean, tmp_pa
     """A module:callable task has no registered scorer: rows are range-checked only, and the audit says so."""
     from audit.checks import traces
     from audit.findings import CheckResult
+    from audit.lockview import lock_view as view_of
 
     class Ctx:
         prereg = {"task": {"name": "mymod:make"}, "dataset": {}}
+        lock_view = view_of(prereg)
         runs = []
         arms = []
 

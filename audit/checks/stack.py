@@ -57,7 +57,7 @@ def run(ctx, out) -> None:
     groups = defaultdict(list)
     comps_of = {}
     fp_of = {}  # each run's fingerprint as an object ({} when the manifest holds something else)
-    pins = (ctx.prereg or {}).get("stack_pins") or {}
+    pins = ctx.lock_view.stack_pins
     for r in conf:
         fp = r.manifest.get("fingerprint") if isinstance(r.manifest.get("fingerprint"), dict) else {}
         mp = functools.partial(ctx.rel, r.path / MANIFEST)  # resolved only for a finding

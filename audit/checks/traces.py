@@ -431,9 +431,7 @@ def _check_probe(out, where, probe) -> None:
 
 
 def run(ctx, out) -> None:
-    prereg = ctx.prereg or {}
-    heldout_n = (prereg.get("dataset") or {}).get("heldout_n")
-    task = (prereg.get("task") or {}).get("name")
+    prereg, heldout_n, task = ctx.lock_view.raw, ctx.lock_view.heldout_n, ctx.lock_view.task
     scorer = scorer_for(task)
     if scorer is None and task is not None:
         out.notes.append(f"task {task!r} has no registered scorer: held-out rows checked for range only, not re-scored")
