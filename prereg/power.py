@@ -22,6 +22,7 @@ Conventions:
 
 from __future__ import annotations
 
+import functools
 import math
 
 from prereg.errors import UserError
@@ -137,12 +138,23 @@ def mde(sd: float, n: float, alpha: float = 0.05, power_target: float = 0.80,
         alternative: str = "two-sided", *, design: str = "paired", ratio: float = 1.0,
         method: str = "exact_noncentral_t") -> float:
     """Smallest effect magnitude (metric units) detected with probability ``power_target``."""
-    from scipy.optimize import brentq
-
     _check_common(sd, alpha)
     _check_power(power_target)
-    fn, alt = _method(method), _alt(alternative)
+    _method(method)
+    alt = _alt(alternative)
     df, n_eff = _dims(design, n, ratio)
+    return float(_mde_standardised(df, n_eff, alpha, power_target, alt, method, n) * sd)
+
+
+@functools.lru_cache(maxsize=4096)
+def _mde_standardised(df: float, n_eff: float, alpha: float, power_target: float, alt: str,
+                      method: str, n: float) -> float:
+    """The MDE in SD units: it depends on the design only, not on the SD, so an analysis (and
+    the audit's recomputation of it, check 9) that asks again for every metric and contrast of
+    the same design solves the root once. A pure function of its arguments, hence cached."""
+    from scipy.optimize import brentq
+
+    fn = _method(method)
     sign = -1.0 if alt == "less" else 1.0
 
     def gap(d: float) -> float:
@@ -155,8 +167,7 @@ def mde(sd: float, n: float, alpha: float = 0.05, power_target: float = 0.80,
         hi *= 2
         if hi > 1e9:
             raise UserError(f"power: target {power_target} is not reachable with n={n}")
-    d = brentq(gap, 0.0, hi, xtol=1e-12, rtol=1e-12, maxiter=500)
-    return float(d * sd)
+    return float(brentq(gap, 0.0, hi, xtol=1e-12, rtol=1e-12, maxiter=500))
 
 
 def n_required(effect: float, sd: float, alpha: float = 0.05, power_target: float = 0.80,

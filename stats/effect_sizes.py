@@ -12,6 +12,7 @@ inversion at ``sqrt(n1 n2 / (n1 + n2))``. Checked against Lakens (2013), Table 1
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -30,8 +31,12 @@ class EffectSize:
     note: str | None = None
 
 
+@functools.lru_cache(maxsize=4096)
 def ncp_interval(t: float, df: float, level: float) -> tuple[float, float]:
     """Exact interval of the noncentrality of a noncentral t given an observed ``t``.
+
+    A pure function of its arguments, cached: the audit's recomputation of an analysis (check
+    9) asks again for the same t, and each root costs a few hundred noncentral-t evaluations.
 
     The lower bound solves ``nct.cdf(t, df, ncp) = 1 - (1-level)/2`` and the upper
     ``nct.cdf(t, df, ncp) = (1-level)/2`` (the cdf decreases in ncp).

@@ -10,6 +10,12 @@ default, ``ci`` under ``make test``; see ``tests/budget.py``).
 analysed and rendered once per session and shared by every module that audits it (building it
 costs seconds). Tests read it or copy it (``copy_campaign``) before editing; the fixture checks
 at the end of the session that no test changed it.
+
+The fast tier (``pytest -m "not slow"`` from the repository root, no paths named) runs on two
+worker processes when pytest-xdist is installed (the ``test`` extra installs it): see
+``pytest_cmdline_main`` below. The whole suite (``pytest``, CI) stays in one process unless asked
+(``-n``); ``-n 0`` or ``-p no:xdist`` keeps the fast tier in one process too. Under xdist the
+workers share one clean campaign, built by whichever worker asks first.
 """
 
 from __future__ import annotations
@@ -35,6 +41,28 @@ settings.load_profile(PROFILE)
 assert CI == (PROFILE == "ci")
 
 
+FAST_TIER_WORKERS = 2  # this machine's cores; more workers only add their own imports
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Run the fast tier (``-m "not slow"`` over the default test paths) on two xdist workers.
+
+    Runs before xdist's own hook, which turns ``numprocesses`` into workers; tests keep their
+    order within a file (``--dist loadfile``), so a module's fixtures are built once. Anything
+    else (the whole suite, a file named on the command line, ``-n`` given, a worker) is left as
+    asked.
+    """
+    opt = config.option
+    if (getattr(opt, "numprocesses", 0) is None and not hasattr(config, "workerinput")
+            and opt.markexpr.replace(" ", "") == "notslow" and not opt.collectonly
+            and config.args_source == pytest.Config.ArgsSource.TESTPATHS
+            and (os.cpu_count() or 1) > 1 and not getattr(opt, "usepdb", False)):
+        opt.numprocesses = FAST_TIER_WORKERS
+        if opt.dist == "no":
+            opt.dist = "loadfile"
+
+
 def pytest_collection_finish(session):
     """Freeze what collection imported (torch, transformers, scipy, ...) out of the collector's scans.
 
@@ -56,10 +84,25 @@ def _tree_digest(root: Path) -> str:
 
 @pytest.fixture(scope="session")
 def clean_campaign(tmp_path_factory):
-    """The clean synthetic campaign (lock, runs, analysis, rendered report), built once."""
-    from audit_defects import build_clean
+    """The clean synthetic campaign (lock, runs, analysis, rendered report), built once.
 
-    camp = build_clean(tmp_path_factory.mktemp("clean_campaign") / "c")
+    Under xdist the workers share one copy in the run's base folder: the first to ask builds it
+    under a file lock, the others read it (it holds relative paths only).
+    """
+    from audit_defects import Campaign, build_clean
+
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        camp = build_clean(tmp_path_factory.mktemp("clean_campaign") / "c")
+    else:
+        from filelock import FileLock
+
+        shared = tmp_path_factory.getbasetemp().parent / "clean_campaign"
+        with FileLock(str(shared) + ".lock"):
+            if (shared / "built").is_file():
+                camp = Campaign(shared / "c")
+            else:
+                camp = build_clean(shared / "c")
+                (shared / "built").write_text("")
     before = _tree_digest(camp.root)
     yield camp
     assert _tree_digest(camp.root) == before, "a test changed the shared clean campaign: copy it first"
