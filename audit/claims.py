@@ -158,7 +158,8 @@ def _marker_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Cla
     """A mark on a results-table value ("| DAPO | 0.578† |", "0.631*") that a legend under the table
     explains ("† significantly better than GRPO (BH-adjusted p < 0.001)", "* p < 0.05", "*: significant
     after BH") claims that the row's arm (else the column's) is, or is not, significantly different
-    from the arm the legend names, else the baseline, on the metric the row or column names: checked
+    from the arm the legend names, else the row's second arm ("SFT − Base"), else the baseline, on
+    the metric the row or column names: checked
     like the same words in a sentence. What a mark and a legend are is :mod:`audit.markers`'; a mark
     without a legend claims nothing (README failure 15)."""
     from audit.markers import legends, marked_cells
@@ -172,7 +173,8 @@ def _marker_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Cla
         if note is None or not arms:
             continue
         named = [a for _, a in vocab.arms_in(note) if a != arms[0]]
-        cid = _contrast_id((arms[0], named[0] if named else vocab.baseline), facts)
+        other = named[0] if named else next((a for a in arms[1:] if a != arms[0]), vocab.baseline)
+        cid = _contrast_id((arms[0], other), facts)   # a "SFT − GRPO" row is that contrast
         if cid is None:
             continue
         metrics = vocab.metrics_in(mc.row) or vocab.metrics_in(mc.column)

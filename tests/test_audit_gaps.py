@@ -209,3 +209,19 @@ def test_each_table_takes_the_legend_under_it(five_arms, tmp_path):
     assert _errors(_audit(five_arms, tmp_path / "a", {"report.md": HEAD + body.format(a="0.650†", b="0.631")})) == []
     got = _errors(_audit(five_arms, tmp_path / "b", {"report.md": HEAD + body.format(a="0.650", b="0.631†")}))
     assert [loc for loc, _ in got] == ["report.md:8"] and "dr_grpo-grpo is not significant" in got[0][1], got
+
+
+@pytest.fixture(scope="module")
+def puzzles(tmp_path_factory):
+    """Base, SFT and GRPO (baseline: base): sft-base p = 0.012, grpo-sft p = 0.20, grpo-base p = 0.041."""
+    return corpus.build("mixed_units", tmp_path_factory.mktemp("puzzles") / "s")
+
+
+def test_a_mark_on_a_contrast_row_is_that_contrast(puzzles, tmp_path):
+    """'| GRPO − SFT | +0.078* |' is the grpo-sft contrast (p = 0.20), not GRPO against the baseline
+    (p = 0.041): the star there is one finding; on 'SFT − Base' (p = 0.012) it is right."""
+    body = ("| Contrast | Δ accuracy | p |\n|---|---|---|\n| SFT − Base (exploratory) | {a} | 0.012 |\n| GRPO − SFT | {b} | 0.20 |\n\n"
+            "\\* p < 0.05 (paired t, unadjusted)\n")
+    assert _errors(_audit(puzzles, tmp_path / "a", {"report.md": body.format(a="+0.136\\*", b="+0.078")})) == []
+    got = _errors(_audit(puzzles, tmp_path / "b", {"report.md": body.format(a="+0.136", b="+0.078\\*")}))
+    assert [loc for loc, _ in got] == ["report.md:4"] and "contrasts.grpo-sft.p = 0.201" in got[0][1], got
