@@ -14,6 +14,7 @@ from prereg.errors import UserError
 from prereg.jsonio import make_dirs, read_json, read_jsonl, write_atomic
 from prereg.records import MANIFEST, TELEMETRY, is_reference_run
 from prereg.study import AnalysisPlan, IntervalSpec, analysis_plan
+from stats.result import NO_VERDICT, Verdict, verdicts_of
 
 RENDERING = """\
 Rendering convention (parsed by the audit):
@@ -241,6 +242,7 @@ def _md_contrasts(a: dict, d: _Doc, munit: str) -> list[str]:
         head[1:2] = ["Design (unit)", "Pairs (seeds)", "Items (items)"]
     L += ["## Contrasts (arm − baseline)", "", *_design_lines(a), "| " + " | ".join(head) + " |",
           "|" + "---|" * len(head)]
+    verdicts = verdicts_of(a, "contrasts")
     for c in a["contrasts"]:
         pre = f"contrasts.{c}"
         row = [_label_row(a, c), d.pairs(pre, "seeds"), d.cell(f"{pre}.diff_mean")]
@@ -252,8 +254,8 @@ def _md_contrasts(a: dict, d: _Doc, munit: str) -> list[str]:
             row += [d.cell(f"{pre}.mde"), d.cell(f"{pre}.power_achieved")]
         if has_tost:
             row.append(d.cell(f"{pre}.tost_p"))
-        res = a["verdicts"]["contrasts"].get(c, {})
-        row.append(f"{res.get('verdict') or 'NONE'}<!-- verdict:contrasts.{c} -->{_verdict_label(res)}")
+        v = verdicts.get(c, NO_VERDICT)
+        row.append(f"{v.verdict or 'NONE'}<!-- verdict:contrasts.{c} -->{_verdict_label(v)}")
         L.append("| " + " | ".join(row) + " |")
     L.append("")
     L += _reported_sign_lines(a, d, ctags, munit)
@@ -297,19 +299,13 @@ def _md_rliable(a: dict, d: _Doc, tag: str, lvl: str) -> list[str]:
 
 def _md_verdict_rules(a: dict) -> list[str]:
     L = ["## Verdict rules", ""]
+    verdicts = verdicts_of(a, "contrasts")
     for c in a["contrasts"]:
-        res = a["verdicts"]["contrasts"].get(c, {})
-        last = res.get("trail", [])[-1] if res.get("trail") else None
-        # check names only: the numbers behind each check are in the tables above, pinned by id
-        why = ("conditions met: " + ", ".join(x["check"] for x in last["checks"])) if last and last["checks"] \
-            else "fallback rule: no earlier rule held"
-        L.append(f"- `{c}`: **{res.get('verdict')}**{_verdict_label(res)} ({why})")
-    for key, res in (a["verdicts"].get("secondary") or {}).items():
-        last = res.get("trail", [])[-1] if res.get("trail") else None
-        why = ("conditions met: " + ", ".join(x["check"] for x in last["checks"])) if last and last["checks"] \
-            else "fallback rule: no earlier rule held"
+        v = verdicts.get(c, NO_VERDICT)
+        L.append(f"- `{c}`: **{v.verdict}**{_verdict_label(v)} ({_why(v)})")
+    for key, v in verdicts_of(a, "secondary").items():
         L.append(f"- `{key}` (secondary, not in the multiplicity family; multiplicity_rejects on the unadjusted p): "
-                 f"**{res.get('verdict')}** ({why})")
+                 f"**{v.verdict}** ({_why(v)})")
     L.append("")
     return L
 
@@ -386,14 +382,20 @@ def _design_lines(a: dict) -> list[str]:
     return out + [""] if out else []
 
 
-def _verdict_label(res: dict) -> str:
+def _verdict_label(v: Verdict) -> str:
     """` (exploratory)` and a cross-session deviation, next to the verdict they qualify."""
     out = ""
-    if res.get("confirmatory") is False:
+    if v.confirmatory is False:
         out += " (exploratory)"
-    if res.get("deviation"):
+    if v.deviation:
         out += " (deviation: contrast across sessions)"
     return out
+
+
+def _why(v: Verdict) -> str:
+    """The rule that decided a verdict, by its check names only: the numbers behind each check are
+    in the tables above, pinned by id."""
+    return "conditions met: " + ", ".join(v.checks) if v.checks else "fallback rule: no earlier rule held"
 
 
 def _reported_sign_lines(a: dict, d: _Doc, ctags, munit: str) -> list[str]:
@@ -414,8 +416,8 @@ def _reported_sign_lines(a: dict, d: _Doc, ctags, munit: str) -> list[str]:
 def _secondary_keys(a: dict) -> dict[str, list[tuple[str, str]]]:
     """metric -> [(contrast, verdict key)] of the secondary-metric contrasts, in analysis order."""
     out: dict[str, list[tuple[str, str]]] = {}
-    for key, res in (a["verdicts"].get("secondary") or {}).items():
-        out.setdefault(res["metric"], []).append((res["contrast"], key))
+    for key, v in verdicts_of(a, "secondary").items():
+        out.setdefault(v.metric, []).append((v.contrast, key))
     return out
 
 
@@ -455,7 +457,7 @@ def _secondary_markdown(a: dict, d: _Doc) -> list[str]:
                 row += [d.cell(f"{pre}.mde"), d.cell(f"{pre}.power_achieved")]
             if has_tost:
                 row.append(d.cell(f"{pre}.tost_p"))
-            v = a["verdicts"]["secondary"][key].get("verdict")
+            v = verdicts_of(a, "secondary")[key].verdict
             row.append(f"{v or 'NONE'}<!-- verdict:secondary.{key} -->")
             L.append("| " + " | ".join(row) + " |")
         L.append("")
@@ -532,14 +534,14 @@ def _tex_macros(a: dict) -> list[str]:
             raise UserError(f"values {names[name]!r} and {vid!r} map to the same LaTeX macro \\{name}")
         names[name] = vid
         lines.append(f"\\newcommand{{\\{name}}}{{{fmt(a['values'][vid])}}} % id: {vid}")
-    for c, res in sorted(a["verdicts"]["contrasts"].items()):
+    for c, v in sorted(verdicts_of(a, "contrasts").items()):
         name = _verdict_tex_name(a, c)
-        lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(res.get('verdict') or 'NONE')}}} % verdict: contrasts.{c}")
-    for key, res in sorted((a["verdicts"].get("secondary") or {}).items()):
+        lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(v.verdict or 'NONE')}}} % verdict: contrasts.{c}")
+    for key, v in sorted(verdicts_of(a, "secondary").items()):
         name = _verdict_tex_name(a, key, secondary=True)
         if name in names:
             raise UserError(f"verdict secondary.{key} and value {names[name]!r} map to the same LaTeX macro \\{name}")
-        lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(res.get('verdict') or 'NONE')}}} % verdict: secondary.{key}")
+        lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(v.verdict or 'NONE')}}} % verdict: secondary.{key}")
     lines.append(f"\\newcommand{{\\{macro_name('verdict.study')}}}{{{_tex_escape(a['verdicts']['study']['verdict'])}}}"
                  " % verdict: study")
     return lines

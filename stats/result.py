@@ -31,6 +31,38 @@ class ContrastResult:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """One verdict of the plan's rules (``verdicts.contrasts.<c>`` or ``verdicts.secondary.<c>.<metric>``).
+
+    ``checks`` names the conditions of the rule that decided it (empty: the fallback rule);
+    ``confirmatory`` is False for an exploratory study or a secondary metric; ``deviation`` is set
+    for a contrast across evaluation sessions (README failure 16)."""
+
+    verdict: str | None
+    confirmatory: bool | None = None
+    deviation: Any = None
+    checks: tuple[str, ...] = ()
+    contrast: str | None = None     # secondary verdicts: the contrast and metric they belong to
+    metric: str | None = None
+
+    @classmethod
+    def of(cls, rec: Mapping[str, Any]) -> Verdict:
+        trail = rec.get("trail") or []
+        last = trail[-1] if trail else None
+        checks = tuple(x["check"] for x in last["checks"]) if last and last["checks"] else ()
+        return cls(rec.get("verdict"), rec.get("confirmatory"), rec.get("deviation"), checks,
+                   rec.get("contrast"), rec.get("metric"))
+
+
+NO_VERDICT = Verdict(None)
+
+
+def verdicts_of(doc: Mapping[str, Any], kind: str) -> dict[str, Verdict]:
+    """The analysis document's ``verdicts.<kind>`` (``contrasts`` or ``secondary``) as :class:`Verdict`, in order."""
+    return {k: Verdict.of(v) for k, v in ((doc.get("verdicts") or {}).get(kind) or {}).items()}
+
+
+@dataclass(frozen=True)
 class AnalysedRun:
     """One run the analysis read (``inputs.runs``): which unit, where, and the seal it read."""
 
