@@ -32,6 +32,7 @@ _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstr
                        r"(?!\s*(?:,|and)\s*\d)", re.I)
 _SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+"
                         r"(?:\s*,?\s*(?:\.\.\.|…))?)", re.I)
+_SEED_RANGE = re.compile(r"\bseeds\s+(\d+)\s*(?:to|through|[–—-])\s*(\d+)\b(?![.,]\d)", re.I)
 _N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)(?:\s+(?:(?:held[- ]out|test|[A-Z][A-Za-z0-9]*)"
                      r"\s+){0,3}(?:problems|items|questions|puzzles|examples|boards)|\s*-\s*(?:problem|item|question|puzzle|"
                      r"example)s?)\b", re.I)
@@ -144,11 +145,23 @@ def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tally | No
     starts = [ln for ln, _ in getattr(f, "heading_scopes", None) or []]
     for para in paras:
         _paragraph_claims(f, para, vocab, facts, out, starts, tally)
+    _heading_facts(f, facts, out)
     _n_labels_in_tables(f, facts, out)
     _table_verdicts(f, vocab, facts, out, tally)
     _parsed_table_verdicts(f, vocab, facts, out, tally)
     _marker_claims(f, vocab, facts, out, tally)
     return list(dict.fromkeys(out))   # a raw HTML table row is read as prose too: one finding per claim
+
+
+def _heading_facts(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
+    """Seeds, counts and the held-out n a Markdown heading states ("## Stats (paired over seeds 100–500)",
+    "## Held-out accuracy (1,000 test problems)"): checked like a sentence's; headings state no other claim."""
+    if f.path.endswith(".tex"):
+        return
+    for ln, _scope in getattr(f, "heading_scopes", None) or []:
+        line = f.lines[ln - 1] if 0 < ln <= len(f.lines) else ""
+        if line.lstrip().startswith("#") and _DIGIT.search(line):
+            _fact_claims(line, facts, lambda _pos, ln=ln: f"{f.path}:{ln}", out)
 
 
 _P_BELOW = re.compile(r"\b([pq])(?:[-_ ]?(?:adj(?:usted)?|values?))?\s*(?:<|≤|<=|\\le)\s*(\d*\.?\d+(?:[eE][-−]?\d+)?)", re.I)
@@ -450,6 +463,12 @@ def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
     seeds = "seed" in sent.lower()
     for m in _SEED_LIST.finditer(sent) if seeds else ():
         _seed_list(m, facts, at(m.start(1)), out)
+    for m in _SEED_RANGE.finditer(sent) if seeds else ():
+        bad = [int(x) for x in m.group(1, 2) if not _registered(facts, int(x))]
+        if bad:   # "seeds 1 to 6", "seeds 100–500": both ends are registered seeds
+            out.append(Claim(at(m.start(1)), f"seeds from lock.seeds = {list(facts.seeds)}", m.group(0),
+                             f"seed range names {', '.join(map(str, bad))}, not registered (lock.seeds = "
+                             f"{list(facts.seeds)})"))
     for m in _SEED_ONE.finditer(sent) if seeds else ():
         seed = int(m.group(1))
         if not _registered(facts, seed):

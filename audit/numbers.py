@@ -588,6 +588,10 @@ def parse_markdown(path: str | Path, text: str, rel: str, shortcuts: bool = True
     """
     from audit.markdown_doc import walk
 
+    if Path(str(path)).suffix.lower() in (".qmd", ".rmd"):   # pandoc Markdown: its simple tables are tables
+        from audit.pandoc import pipe_tables
+
+        text = pipe_tables(text)
     return _build(rel, walk(text, shortcuts), text.splitlines())
 
 

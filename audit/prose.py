@@ -287,9 +287,10 @@ def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
 def _fact_spans(text: str) -> list[tuple[int, int]]:
     """Spans of seed lists, held-out n and run/arm/seed counts: facts audit.claims checks against the
     lock, so their numbers are labels here, not values to trace."""
-    from audit.claims import _COUNTS, _RESAMPLES, _SEED_LIST, n_facts
+    from audit.claims import _COUNTS, _RESAMPLES, _SEED_LIST, _SEED_RANGE, n_facts
 
     spans = [(m.start(1), m.end(1)) for m in _SEED_LIST.finditer(text)]
+    spans += [(m.start(1), m.end(2)) for m in _SEED_RANGE.finditer(text)]
     spans += [(m.start(), m.end()) for m in [*n_facts(text), *_COUNTS.finditer(text), *_RESAMPLES.finditer(text)]]
     return spans
 
@@ -358,11 +359,14 @@ class _Sentence:
         return self.uniq[:self.n_uniq[bisect.bisect_left(self.arm_pos, pos - self.start)]]
 
     def metric_at(self, start: int, end: int) -> str | None:
-        """The last metric named before the number, else the first named after it."""
+        """The metric named right after the number ("92.6% well-formed answers", "2.84 of 4 groups
+        correct"), else the last named before it, else the first named after it."""
+        ka = bisect.bisect_left(self.metric_pos, end - self.start)
+        if ka < len(self.metrics) and _RIGHT_AFTER.fullmatch(self.text[end - self.start:self.metric_pos[ka]]):
+            return self.metrics[ka][1]
         kb = bisect.bisect_left(self.metric_pos, start - self.start)
         if kb:
             return self.metrics[kb - 1][1]
-        ka = bisect.bisect_left(self.metric_pos, end - self.start)
         return self.metrics[ka][1] if ka < len(self.metrics) else None
 
     def level_at(self, pos: int) -> str:
@@ -555,8 +559,10 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
 _COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b|\bBH\b|Holm|Bonferroni|FDR", re.I)), ("p", re.compile(r"^\W*p\b|p-?value|\sp\W*$", re.I)),
              ("mde", re.compile(r"\bMDE\b|detectable", re.I)),
              ("diff", re.compile(r"Δ|\bdiff|\bdelta\b|\bminus\b|\svs\.?\s|^\W*(?:change|gain|improvement)\b", re.I)))
-_RESTATED = re.compile(r"[\s(,;]*(?:(?:as\s+a\s+|or\s+|i\.e\.\s*|that\s+is\s*|=\s*)*(?:fraction|percent|proportion)?\s*)",
-                       re.I)
+# "4.7% (fraction 0.047)", "0.047, i.e. 4.7%", "4.7% or 0.047": the same value restated. A bare comma
+# is a list ("pass@16 0.941, 92.6% well-formed answers"), not a restatement.
+_RESTATED = re.compile(r"\s*(?:\(|[,;]?\s*(?:as\s+a\s+|or\s+|i\.e\.|that\s+is\b|=))[\s(,;]*"
+                       r"(?:(?:as\s+a\s+|or\s+|i\.e\.\s*|that\s+is\s*|=\s*)*(?:fraction|percent|proportion)?\s*)", re.I)
 
 
 _VERSUS = re.compile(r"\b(?:vs\.?|versus|against|relative\s+to|compared\s+(?:to|with)|minus)\s*|\s[−–-]\s*", re.I)
@@ -601,6 +607,10 @@ _CAPTION_PCT = re.compile(r"\(\s*%|%\s*\)|\bpercent(?:age)?s?\b|\bin\s+%|\bin\s+
 _LEVEL_PCT = re.compile(r"\d+(?:\.\d+)?\s*\\?%\s*(?=CI\b|conf|cred|interval|bootstrap)", re.I)
 
 
+_RIGHT_AFTER = re.compile(r"\s*%?\s*(?:of\s+(?:the\s+)?\d+\s+)?(?:of\s+(?:its|the)\s+)?")
+_BARE_MEAN = re.compile(r"\W*(?:mean|average|avg\.?)\W*", re.I)   # a "mean" column naming no metric
+
+
 def _caption_percent(m: Mention, lw: _LabelWords, metric: str | None, vocab: Vocabulary) -> bool:
     """Whether the table's caption puts this cell in percent: the caption states % or points, the
     cell's row and column state no unit of their own ("95% CI" is a level, not a unit), the column is
@@ -635,7 +645,7 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "") or vocab.metrics_in(heading)
     lw = _label_words(m.row or "", m.column or "", heading)
     if not names:
-        if not (lw.col_role or lw.col_sd or m.role in ("low", "high") or ent[0] == "run"):
+        if not (lw.col_role or lw.col_sd or m.role in ("low", "high") or ent[0] == "run" or _BARE_MEAN.fullmatch(lw.col)):
             return None
         # a p, Δ, SD or CI line, or a run's cell ("| seed | GRPO | DAPO |" rows "| 1 | 0.623 | 0.640 |"):
         # the metric the caption names, else the primary metric

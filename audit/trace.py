@@ -278,7 +278,7 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Readin
                 counted = _decide_count(m, cands)
                 if counted is not None:
                     return counted
-            if _SHARE.search(f"{m.row or ''} {m.column or ''}"):
+            if _SHARE.search(f"{m.row or ''} {m.column or ''}") or _share_in_words(m):
                 shared = _decide_share(m, cands)
                 if shared is not None:
                     return shared
@@ -378,6 +378,14 @@ def _decide_count(m: Mention, cands: list[Source]) -> Traced | None:
 
 
 _SHARE = re.compile(r"%\s*of\b|\bpercent(?:age)?\s+of\b|\bshare\s+of\b", re.I)
+
+
+def _share_in_words(m: Mention) -> bool:
+    """A percent in prose followed by "of" ("2.84 of 4 groups correct (71.0% of groups)"): a share."""
+    if m.kind != "prose" or not m.percent:
+        return False
+    at = m.line_text.find(m.text)
+    return at >= 0 and re.match(r"\s*of\b", m.line_text[at + len(m.text):]) is not None
 
 
 def _decide_share(m: Mention, cands: list[Source]) -> Traced | None:

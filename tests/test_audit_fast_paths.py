@@ -19,7 +19,7 @@ import pytest
 from audit.markdown_doc import walk
 from audit.names import longest_names
 from audit.numbers import _BLANKS, numbers_in, parse_markdown
-from audit.prose import _Covered, _positions, _prose_by_line, _Sentence, paragraphs
+from audit.prose import _RIGHT_AFTER, _Covered, _positions, _prose_by_line, _Sentence, paragraphs
 from audit.sources import _entity_from_text, entity_from_text
 from audit.words import Vocabulary, seed_in
 from prereg.declarations import normalise_label
@@ -150,8 +150,10 @@ def test_sentence_indexes_answer_as_the_rescans_did():
             lead = [a for p, a in hits if s0 + p < start]
             assert st.arms_before(start) == list(dict.fromkeys(lead))
             before = [x for p, x in metrics if s0 + p < start]
-            after = [x for p, x in metrics if s0 + p >= end]
-            assert st.metric_at(start, end) == (before[-1] if before else after[0] if after else None)
+            after = [(p, x) for p, x in metrics if s0 + p >= end]
+            # a metric named right after the number ("92.6% well-formed answers") is the number's
+            right = after[0][1] if after and _RIGHT_AFTER.fullmatch(sent[end - s0:after[0][0]]) else None
+            assert st.metric_at(start, end) == (right or (before[-1] if before else after[0][1] if after else None))
             lv = re.findall(r"(\d{2})\s*%\s*(?:CI|confidence|credible)", sent[:start - s0], re.I)
             assert st.level_at(start) == (lv[-1] if lv else "95")
         assert st.seed() == seed_in(sent)

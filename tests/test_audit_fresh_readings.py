@@ -82,3 +82,42 @@ def test_a_verdict_named_as_the_one_it_is_not_is_denied_not_claimed(arxiv):
 def test_an_open_task_item_is_a_plan_not_a_fact(arxiv):
     assert _claims(arxiv, "- [ ] rerun with 10 seeds before claiming anything\n") == []
     assert any("10 seeds" in m for m in _claims(arxiv, "- [x] ran 10 seeds per arm\n"))
+
+
+def test_a_pandoc_simple_table_in_a_qmd_is_a_table():
+    text = ("Intro.\n\n  arm     mean      sd   95% CI\n------  ------  ------  ----------------\n"
+            "  GRPO  0.6217  0.0075  [0.6161, 0.6267]\n\nAfter.\n")
+    table = {m.text: (m.kind, m.row, m.column) for m in parse_markdown("r.qmd", text, "r.qmd").mentions}
+    assert table["0.6217"] == ("table", "GRPO", "mean") and table["0.6267"] == ("table", "GRPO", "95% CI")
+    # in plain Markdown (CommonMark) the same lines are a paragraph and a thematic break
+    assert {m.kind for m in parse_markdown("r.md", text, "r.md").mentions} == {"prose"}
+    fenced = "```\n  arm   mean\n-----  -----\n  GRPO  0.62\n```\n"
+    assert {m.status_hint for m in parse_markdown("r.qmd", fenced, "r.qmd").mentions} == {"code"}
+
+
+def test_a_seed_range_and_a_heading_state_checkable_facts(arxiv):
+    # the locked seeds are 2, 3, 5, 7, 11, 13 and the held-out n is 800
+    assert _claims(arxiv, "Every arm was trained with seeds 2 to 13.\n") == []
+    assert any("seed range names 17" in m for m in _claims(arxiv, "Every arm was trained with seeds 2 to 17.\n"))
+    assert _claims(arxiv, "## Accuracy (800 test problems, seeds 2–13)\n\ntext\n") == []
+    bad = _claims(arxiv, "## Accuracy (500 test problems, seeds 2–13)\n\ntext\n")
+    assert bad and all("report.md:1" == c.location for c in
+                       check_file(parse_markdown("report.md", "## Accuracy (500 test problems)\n", "report.md"), *arxiv))
+
+
+def test_a_list_of_values_each_takes_the_metric_named_right_after_or_before_it():
+    import sys
+
+    sys.path.insert(0, str(corpus.REPO / "tests"))
+    import study12
+
+    from audit.prose import read_file
+
+    vocab = vocabulary(study12.prereg())
+    text = ("# GRPO, seed 1\n\nQuick numbers: solve rate 0.673, pass@16 0.941, 92.6% well-formed answers, "
+            "2.84 of 4 groups correct.\n\nThe rate is 0.045 (4.5%).\n")
+    f = parse_markdown("report.md", text, "report.md")
+    got = {m.text: r.metric for m in f.mentions if (r := read_file(f, vocab).get(id(m))) is not None
+           and not r.param and m.text != "16"}   # the 16 of "pass@16" is a label (audit.trace.is_label)
+    assert got == {"0.673": "solve_rate", "0.941": "pass16", "92.6%": "format_pct", "2.84": "groups_correct",
+                   "0.045": "solve_rate", "4.5%": "solve_rate"}
