@@ -39,7 +39,7 @@ def _reading(p: Path, what: str):
 
 
 def read_text(path: str | Path, what: str = "file") -> str:
-    p = Path(path)
+    p = path if isinstance(path, Path) else Path(path)
     with _reading(p, what):
         return p.read_text(encoding="utf-8")
 
@@ -117,7 +117,7 @@ def read_json(path: str | Path, what: str = "file") -> Any:
     A JSON object is read by orjson when :func:`fast_record` proves it reads it as the strict
     reader would (an audit of 1,000 runs reads 1,000 manifests and a 10 MB analysis); anything
     else, and every error, comes from :func:`loads_record`."""
-    p = Path(path)
+    p = path if isinstance(path, Path) else Path(path)
     with _reading(p, what):
         data = p.read_bytes()
         doc = fast_record(data)
@@ -145,7 +145,7 @@ def read_jsonl(path: str | Path, what: str = "JSON-lines file") -> list[dict]:
             (named by its line number).
     Example: ``read_jsonl("runs/e1/grpo/s1/telemetry.jsonl", "telemetry")[0]["step"] == 1``
     """
-    p = Path(path)
+    p = path if isinstance(path, Path) else Path(path)
     with _reading(p, what):
         data = p.read_bytes()
     rows = fast_jsonl_rows(data)
@@ -154,7 +154,7 @@ def read_jsonl(path: str | Path, what: str = "JSON-lines file") -> list[dict]:
 
 def read_jsonl_strict(path: str | Path, what: str = "JSON-lines file") -> list[dict]:
     """:func:`read_jsonl` by the standard library alone (the reference its fast path is tested against)."""
-    p = Path(path)
+    p = path if isinstance(path, Path) else Path(path)
     with _reading(p, what), open(p, encoding="utf-8") as fh:
         lines = fh.readlines()
     # One shared decoder in one pass: json.loads builds a decoder per call.
@@ -282,7 +282,7 @@ def dumps_pretty(obj: Any) -> str:
 
 def make_dirs(path: str | Path) -> Path:
     """``mkdir -p`` whose failure (a file where a folder must be, no permission) names the path."""
-    p = Path(path)
+    p = path if isinstance(path, Path) else Path(path)
     try:
         p.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -315,7 +315,7 @@ def write_atomic(path: str | Path, data: bytes | str, overwrite: bool = True, *,
 
     Example: ``write_atomic("out/a.json", "{}", overwrite=False)``.
     """
-    p = Path(path)
+    p = path if isinstance(path, Path) else Path(path)
     if make_parents:
         make_dirs(p.parent)
     elif not p.parent.is_dir():
