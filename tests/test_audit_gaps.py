@@ -225,3 +225,26 @@ def test_a_mark_on_a_contrast_row_is_that_contrast(puzzles, tmp_path):
     assert _errors(_audit(puzzles, tmp_path / "a", {"report.md": body.format(a="+0.136\\*", b="+0.078")})) == []
     got = _errors(_audit(puzzles, tmp_path / "b", {"report.md": body.format(a="+0.136", b="+0.078\\*")}))
     assert [loc for loc, _ in got] == ["report.md:4"] and "contrasts.grpo-sft.p = 0.201" in got[0][1], got
+
+
+QUICK = ("GRPO in brief: solve rate 0.646, pass@16 0.930, 90.3% well-formed answers, 2.51 of 4 groups correct "
+         "(62.9% of groups).\n")
+
+
+def test_a_metric_named_right_after_its_value(puzzles, tmp_path):
+    """'pass@16 0.930, 90.3% well-formed answers, 2.51 of 4 groups correct': each value after the
+    first takes the metric named right after it (the metric before already has its value), not
+    pass@16 carried on; '90.3%' after '0.930' is a second value, not '0.930' restated as a percent.
+    '62.9% of groups' is the count as a percent of its maximum. A wrong value is an error against its own metric."""
+    res = _audit(puzzles, tmp_path / "a", {"report.md": QUICK})
+    assert _errors(res) == []
+    assert [r.source for r in _rows(res, "90.3%")] == ["arms.grpo.format_pct.mean"]
+    assert [r.source for r in _rows(res, "2.51")] == ["arms.grpo.groups_correct.mean"]
+    assert [r.status for r in _rows(res, "4")] == ["label"]
+    assert [r.source for r in _rows(res, "62.9%")] == ["arms.grpo.groups_correct.mean"]
+    bad = _audit(puzzles, tmp_path / "c", {"report.md": QUICK.replace("62.9%", "64.9%")})
+    assert [m for _, m in _errors(bad)] == ["64.9% written, the locked analysis gives 62.9 (100 x arms.grpo.groups_correct"
+                                           ".mean / 4): number does not equal its source rounded to the digits shown"]
+    bad = _audit(puzzles, tmp_path / "b", {"report.md": QUICK.replace("90.3%", "90.8%")})
+    got = [m for _, m in _errors(bad)]
+    assert len(got) == 1 and "arms.grpo.format_pct.mean" in got[0], got
