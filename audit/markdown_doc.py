@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from markdown_it.common.utils import mdTrim
+
 from audit.doc import Doc, Piece, Table
 from audit.html_table import read_html
 
@@ -45,7 +47,58 @@ def _parser(shortcuts: bool = True):
     md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin).use(footnote_plugin)
     if shortcuts:
         md.core.ruler.at("inline", _inline_where_needed)
+        md.block.ruler.at("table", _table_rows_rule, {"alt": ["paragraph", "reference"]})   # as markdown-it-py's
     return md
+
+
+def _table_rows_rule(state, start: int, end: int, silent: bool) -> bool:
+    """markdown-it-py's GFM table rule (``rules_block/table.py``) with the same lines, cells and end,
+    emitted as ``table_open``, one ``table_rows`` token and ``table_close`` instead of ~3 tokens a cell
+    (README failure 10: a 5 MB table is ~600,000 cells). The header and delimiter rows are checked by
+    markdown-it-py's own rule; the body rows are read as it reads them. ``meta["rows"]``: (line, cell
+    contents) for the header row and each body row, ``columns`` cells each."""
+    from markdown_it.rules_block.table import MAX_AUTOCOMPLETED_CELLS, escapedSplit, getLine
+    from markdown_it.rules_block.table import table as gfm_table
+
+    if not gfm_table(state, start, end, True):
+        return False
+    if silent:
+        return True
+    head = _split_row(mdTrim(getLine(state, start)), escapedSplit)
+    count = len(head)
+    rows = [(start, [mdTrim(c) for c in head])]
+    terminators = state.md.block.ruler.getRules("blockquote")
+    old_parent, state.parentType = state.parentType, "table"
+    line, autocompleted = start + 2, 0
+    while line < end and state.sCount[line] >= state.blkIndent:
+        if any(rule(state, line, end, True) for rule in terminators):
+            break
+        text = mdTrim(getLine(state, line))
+        if not text or state.is_code_block(line):
+            break
+        cells = _split_row(text, escapedSplit)
+        autocompleted += count - len(cells)
+        if autocompleted > MAX_AUTOCOMPLETED_CELLS:
+            break
+        rows.append((line, [mdTrim(c) if c else "" for c in cells[:count]] + [""] * (count - len(cells))))
+        line += 1
+    state.push("table_open", "table", 1).map = [start, line]
+    state.push("table_rows", "", 0).meta["rows"] = rows
+    state.push("table_close", "table", -1)
+    state.parentType = old_parent
+    state.line = line
+    return True
+
+
+def _split_row(text: str, escaped_split) -> list[str]:
+    """A row's cells as markdown-it-py splits them (``escapedSplit``; a plain ``split`` when no
+    backslash can escape a pipe), minus the empty cells outside the first and last pipe."""
+    cells = escaped_split(text) if "\\" in text else text.split("|")
+    if cells and cells[0] == "":
+        cells.pop(0)
+    if cells and cells[-1] == "":
+        cells.pop()
+    return cells
 
 
 # Characters at which some inline rule of this parser (CommonMark + footnotes) can start: text without
@@ -74,6 +127,8 @@ def _inline_where_needed(state) -> None:
         t = tok.type
         if t == "table_open":
             table_digits = _table_has_digit(toks, i)
+        elif t == "table_rows":
+            tok.meta["cells"] = _row_cells(md, env, tok.meta["rows"], table_digits)
         elif t == "inline":
             c = tok.content
             if tok.children is None:
@@ -91,8 +146,33 @@ def _table_has_digit(toks, i: int) -> bool:
     while toks[i].type != "table_close":
         if toks[i].type == "inline" and _DIGIT.search(toks[i].content):
             return True
+        if toks[i].type == "table_rows":
+            return any(_DIGIT.search(c) for _, cells in toks[i].meta["rows"] for c in cells)
         i += 1
     return False
+
+
+def _row_cells(md, env, rows: list, table_digits: bool) -> list[list]:
+    """Each cell of compact table rows as :func:`_inline_where_needed` treats an inline token: its
+    content when it is one text token (``str``), an inline token parsed by markdown-it, or None where
+    it is left unparsed (no digit in the whole table, no footnote): no text. In document order, so
+    that footnotes are numbered as markdown-it numbers them."""
+    from markdown_it.token import Token
+
+    out = []
+    for line, cells in rows:
+        row: list = []
+        for c in cells:
+            if not (table_digits or "[^" in c or "^[" in c):
+                row.append(None)
+            elif _RULE_CHAR.search(c):
+                tok = Token("inline", "", 0, content=c, map=[line, line + 1], children=[])
+                md.inline.parse(c, md, env, tok.children)
+                row.append(tok)
+            else:
+                row.append(c)
+        out.append(row)
+    return out
 
 
 _EMPTY = {"strong_open", "strong_close", "em_open", "em_close", "link_open", "link_close", "s_open", "s_close",
@@ -302,6 +382,8 @@ class _LastProse:
 
 def _table(toks, i: int, scope, caption: str) -> tuple[Table, int]:
     """Collect one GFM table starting at ``toks[i]`` (table_open); return it and the index after it."""
+    if toks[i + 1].type == "table_rows":
+        return _compact_table(toks[i + 1], scope, caption), i + 3
     start = toks[i].map[0] + 1
     header: list[Piece] = []
     rows: list[tuple[int, str, list[Piece]]] = []
@@ -327,3 +409,24 @@ def _table(toks, i: int, scope, caption: str) -> tuple[Table, int]:
             row.append(inline_piece(tok, row_line, "cell", scope))
         i += 1
     return Table(start, header, rows, scope, caption), i + 1
+
+
+def _compact_table(tok, scope, caption: str) -> Table:
+    """A table read by :func:`_table_rows_rule`: the same pieces :func:`_table` makes of the tokens of
+    markdown-it-py's own table rule."""
+    rows: list[tuple[int, str, list[Piece]]] = []
+    header: list[Piece] = []
+    for (line, contents), cells in zip(tok.meta["rows"], tok.meta["cells"], strict=True):
+        pieces = []
+        for content, cell in zip(contents, cells, strict=True):
+            if cell is None:
+                pieces.append(Piece("", line + 1, "cell", scope, [], [], content))
+            elif isinstance(cell, str):
+                pieces.append(Piece(cell, line + 1, "cell", scope, [], [], cell))
+            else:
+                pieces.append(inline_piece(cell, line + 1, "cell", scope))
+        if not header and not rows:
+            header = pieces
+        else:
+            rows.append((line + 1, " | ".join(p.raw for p in pieces), pieces))
+    return Table(tok.meta["rows"][0][0] + 1, header, rows, scope, caption)

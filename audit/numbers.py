@@ -405,15 +405,50 @@ class _Builder:
         self.lines = lines
         self.out: list[Mention] = []
         self._interval = 0
+        self._shapes: dict[tuple, list[tuple]] = {}
 
     def piece(self, p: Piece, *, status: str | None = None, fact: str | None = None, **ctx) -> list:
         """Numbers of one piece; ``status`` forces a hint (a label cell), ``fact`` names the label fact
-        of a bare number in a label cell (a "Seed" column's "37" is ("seed", 37))."""
+        of a bare number in a label cell (a "Seed" column's "37" is ("seed", 37)).
+
+        A piece with no hint, pin or interval (a table cell, most often) gives numbers that depend on
+        its text alone, save for where it stands: those are read once per distinct text (README
+        failure 10: a 5 MB table repeats its cell texts) and copied for each place they occur."""
         text = p.text
-        found = numbers_in(text) if _DIGIT.search(text) else []
-        if not found:
+        if not _DIGIT.search(text):
             return []
-        ends = self._intervals(text)
+        key = (text, status, fact, p.kind) if not (p.hints or p.pins) else None
+        shapes = self._shapes.get(key) if key is not None else None
+        if shapes is None:
+            found = numbers_in(text)
+            if not found:
+                return []
+            ends = self._intervals(text)
+            shapes = self._read(p, found, ends, status, fact)
+            if key is not None and not ends and _SHAPES_MAX:
+                if len(self._shapes) >= _SHAPES_MAX:
+                    self._shapes.clear()   # bounded: a table of all-distinct cells gains nothing, loses nothing
+                self._shapes[key] = shapes
+        made = []
+        lines, nlines = self.lines, len(self.lines)
+        for end, offset, fields, count_after in shapes:
+            line = p.line + offset
+            mention = Mention(file=self.path, line=line, line_text=lines[line - 1] if 0 < line <= nlines else "",
+                              macro=p.macro, scope=p.scope, section=p.scope[-1] if p.scope else "", **fields, **ctx)
+            if count_after and mention.scale is None:
+                mention.scale = "count"
+            made.append((end, mention))
+        _shared_percent(made)
+        _bind_pins(made, p.pins)
+        if p.kind == "macro" and p.pins:   # "% id: X" after a macro definition pins its whole body
+            for _, mn in made:
+                mn.pin = p.pins[0][1]
+        self.out.extend(mn for _, mn in made)
+        return made
+
+    def _read(self, p: Piece, found: list, ends: dict, status: str | None, fact: str | None) -> list[tuple]:
+        """(end, line offset, fields, count word after) of each number of a piece: what its text says."""
+        text = p.text
         labels = label_spans(text)
         nl = _positions(_NEWLINE, text) if "\n" in text else []
         clause = _positions(_CLAUSE, text)
@@ -421,7 +456,7 @@ class _Builder:
         sents = _positions(_SENTENCE, text, end=True) if len(text) > 12 else []
         hints = sorted(p.hints)
         base = status or _HINT_OF_KIND.get(p.kind)
-        made, h, sentence_of = [], 0, {}
+        out, h, sentence_of = [], 0, {}
         for m, value, decimals, exp, pct in found:
             start = m.start()
             while h < len(hints) and hints[h][1] <= start:
@@ -440,29 +475,18 @@ class _Builder:
             cmp_m = _CMP.search(before)
             if role is None and _PM.search(before):
                 role = "pm"
-            line = p.line + bisect.bisect_right(nl, start)
             k = bisect.bisect_right(sents, start)
             if k not in sentence_of:   # one string per sentence, shared by its numbers (linear)
                 sentence = text[sents[k - 1] if k else 0:sents[k] if k < len(sents) else len(text)].strip()
                 sentence_of[k] = sentence if len(sentence) <= 2000 else sentence[:2000]
-            mention = Mention(
-                file=self.path, line=line, text=m.group(0).strip(), value=value, decimals=decimals,
-                exponent=exp, percent=pct, comparator=cmp_m.group(1) if cmp_m else None, role=role, interval=iv,
-                window=_window(blanked, start, m.end(), clause),
-                line_text=self.lines[line - 1] if 0 < line <= len(self.lines) else "",
-                status_hint=hint or "value", label_fact=label_fact if hint == "label" else None,
-                in_code=hint == "code", sentence=sentence_of[k],
-                macro=p.macro, scope=p.scope, section=p.scope[-1] if p.scope else "", **ctx)
-            if mention.scale is None and not pct and _COUNT_AFTER.match(text, m.end()):
-                mention.scale = "count"
-            made.append((m.end(), mention))
-        _shared_percent(made)
-        _bind_pins(made, p.pins)
-        if p.kind == "macro" and p.pins:   # "% id: X" after a macro definition pins its whole body
-            for _, mn in made:
-                mn.pin = p.pins[0][1]
-        self.out.extend(mn for _, mn in made)
-        return made
+            fields = dict(text=m.group(0).strip(), value=value, decimals=decimals, exponent=exp, percent=pct,
+                          comparator=cmp_m.group(1) if cmp_m else None, role=role, interval=iv,
+                          window=_window(blanked, start, m.end(), clause), status_hint=hint or "value",
+                          label_fact=label_fact if hint == "label" else None, in_code=hint == "code",
+                          sentence=sentence_of[k])
+            count_after = not pct and _COUNT_AFTER.match(text, m.end()) is not None
+            out.append((m.end(), bisect.bisect_right(nl, start), fields, count_after))
+        return out
 
     def _intervals(self, text: str) -> dict[int, tuple[str, int]]:
         ends = {}
@@ -484,6 +508,7 @@ class _Builder:
 
 _NEWLINE = re.compile(r"\n")
 _DIGIT = re.compile(r"\d")
+_SHAPES_MAX = 100_000   # distinct cell texts kept (0: none, each piece read afresh)
 
 
 def _spaces(m: re.Match) -> str:

@@ -255,48 +255,83 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Readin
         return Traced(m, "label")
     if abbreviated(m) and not m.pin:
         return _trace_abbreviated(idx, m)
+    want, other = _wanted_scale(m, reading)
+    if m.pin:
+        return _pinned(idx, m, arms, want, other, scope_ent)
+    return (_by_reading(idx, m, reading, want, other) or _by_context(idx, m, arms, scope_ent, want, other)
+            or _by_value_alone(idx, m, arms, want, other))
+
+
+def _wanted_scale(m: Mention, reading: Reading | None) -> tuple[int, int]:
+    """(scale the number should be on, the scale that would be a unit mix-up): percent when the number,
+    its column, its row label ("Accuracy (%)", which marks the cell a percent) or its words say so."""
     want, other = _scales(m)
     if m.kind == "table" and _ROW_PCT.search(m.row or "") and not m.column_percent:
         m.column_percent = True
         want, other = 100, 1
     if reading is not None and reading.percent and not m.percent and not m.column_percent:
         want, other = 100, 1
-    if m.pin:
-        return _pinned(idx, m, arms, want, other, scope_ent)
-    if reading is not None and (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
-                                or reading.role in LOCK_ROLES):
-        if m.comparator and reading.role in ("p", "p_adjusted") and reading.pair is None:
-            alpha = [s for s in (idx.by_id.get(i) for i in ("lock.analysis.multiplicity.alpha", "lock.analysis.power.alpha"))
-                     if s is not None and _in(m, s, 1)]
-            if alpha:   # "† adjusted p < 0.05" under a table, naming no contrast: the locked threshold
-                return Traced(m, "traced", alpha[:1], decisive=True)
-        cands = prose_sources(idx, reading)
-        if m.comparator and reading.role == "p":   # "p < 0.05" bounds the planned test's p, not whichever test's
-            cands = [c for c in cands if ".tests." not in c.id] or cands
-        if cands:
-            if m.kind == "table" and _ROW_COUNT.search(m.row or "") and not m.column_percent:
-                counted = _decide_count(m, cands)
-                if counted is not None:
-                    return counted
-            if _SHARE.search(f"{m.row or ''} {m.column or ''}") or _share_in_words(m):
-                shared = _decide_share(m, cands)
-                if shared is not None:
-                    return shared
-            res = _decide(idx, m, cands, want, other, reading)
-            if res.status == "error" and reading.carried:
-                return _carried_metric_elsewhere(idx, m, reading, want, other) or res
-            return res
+    return want, other
+
+
+def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int, other: int) -> Traced | None:
+    """The number decided against the values its words name (arm, seed, metric, statistic), or None
+    when the words name none (or the number is a bare integer the words do not make a value)."""
+    if reading is None or not (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
+                               or reading.role in LOCK_ROLES):
+        return None
+    alpha = _locked_threshold(idx, m, reading)
+    if alpha is not None:
+        return alpha
+    cands = prose_sources(idx, reading)
+    if m.comparator and reading.role == "p":   # "p < 0.05" bounds the planned test's p, not whichever test's
+        cands = [c for c in cands if ".tests." not in c.id] or cands
+    if not cands:
+        return None
+    if m.kind == "table" and _ROW_COUNT.search(m.row or "") and not m.column_percent:
+        counted = _decide_count(m, cands)
+        if counted is not None:
+            return counted
+    if _SHARE.search(f"{m.row or ''} {m.column or ''}") or _share_in_words(m):
+        shared = _decide_share(m, cands)
+        if shared is not None:
+            return shared
+    res = _decide(idx, m, cands, want, other, reading)
+    if res.status == "error" and reading.carried:
+        return _carried_metric_elsewhere(idx, m, reading, want, other) or res
+    return res
+
+
+def _locked_threshold(idx: SourceIndex, m: Mention, reading: Reading) -> Traced | None:
+    """"† adjusted p < 0.05" under a table, naming no contrast: the locked significance threshold."""
+    if not (m.comparator and reading.role in ("p", "p_adjusted") and reading.pair is None):
+        return None
+    alpha = [s for s in (idx.by_id.get(i) for i in ("lock.analysis.multiplicity.alpha", "lock.analysis.power.alpha"))
+             if s is not None and _in(m, s, 1)]
+    return Traced(m, "traced", alpha[:1], decisive=True) if alpha else None
+
+
+def _by_context(idx: SourceIndex, m: Mention, arms, scope_ent, want: int, other: int) -> Traced | None:
+    """The number decided against the source its table row and column (with the heading's arm or run)
+    or its macro name name, or None when they name none."""
     ent, toks = _context(m, arms)
     if m.kind == "table":
         ent = _merge_scope(ent, scope_ent)
-    if toks:
-        cands = _role_filter(m, _candidates(idx, ent, toks, m))
-        if cands:
-            if m.kind == "table" and _ROW_COUNT.search(m.row or "") and not m.column_percent:
-                counted = _decide_count(m, cands)
-                if counted is not None:
-                    return counted
-            return _decide(idx, m, cands, want, other)
+    if not toks:
+        return None
+    cands = _role_filter(m, _candidates(idx, ent, toks, m))
+    if not cands:
+        return None
+    if m.kind == "table" and _ROW_COUNT.search(m.row or "") and not m.column_percent:
+        counted = _decide_count(m, cands)
+        if counted is not None:
+            return counted
+    return _decide(idx, m, cands, want, other)
+
+
+def _by_value_alone(idx: SourceIndex, m: Mention, arms, want: int, other: int) -> Traced:
+    """Nothing in the context names a source: traced when some source equals the number (value-only),
+    else a unit mix-up its scale words show, a near miss of the one source its sentence names, or untraced."""
     res = _by_value(idx, m, want, other)
     if res.status == "untraced" and m.scale and not m.comparator:
         mix = _mixup_by_value(idx, m)
@@ -768,21 +803,68 @@ def _trace_report(ctx) -> TracedReport:
     """Every number of every report file read in its context and traced to its source."""
     idx = build_index(ctx)
     files = parse_report(ctx.report_dir, ctx.rel)
-    arms = idx.names
     vocab = _vocabulary(ctx)
-    results = []
+    results = _trace_files(idx, files, vocab)
+    return TracedReport(results=results, index=idx, files=files, vocab=vocab)
+
+
+def _trace_files(idx: SourceIndex, files: list, vocab) -> list[Traced]:
+    """Every number of every file traced, in order. Two memos keep a large report linear and cheap
+    (README failure 10): the entity a heading path names is read once per path, and a table cell is
+    decided once per distinct context (:func:`_cell_key`: its text, row, column and headings), the
+    decision copied to each cell that repeats it."""
+    arms = idx.names
+    results: list[Traced] = []
+    scope_memo: dict[tuple, object] = {}
+    cells: dict[tuple, tuple[Traced, bool]] = {}
     for f in files:
         readings = read_file(f, vocab) if vocab is not None else {}
         for m in f.mentions:
-            scope_ent = _scope_entity(m, arms)
+            if m.scope not in scope_memo:
+                scope_memo[m.scope] = _scope_entity(m, arms)
+            scope_ent = scope_memo[m.scope]
             reading = readings.get(id(m))
-            if reading is not None and m.kind == "prose" and m.status_hint == "value":
-                _scoped_reading(reading, scope_ent, vocab)
-            if reading is None and m.kind == "table" and vocab is not None:
-                ent, _ = _context(m, arms)
-                reading = table_reading(m, _merge_scope(ent, scope_ent), vocab)
-            results.append(quoted_context(idx, trace_mention(idx, m, arms, reading, scope_ent)))
-    return TracedReport(results=results, index=idx, files=files, vocab=vocab)
+            if reading is None and m.kind == "table":
+                t = _trace_cell(idx, m, arms, scope_ent, vocab, cells)
+            else:
+                if reading is not None and m.kind == "prose" and m.status_hint == "value":
+                    _scoped_reading(reading, scope_ent, vocab)
+                t = trace_mention(idx, m, arms, reading, scope_ent)
+            results.append(quoted_context(idx, t))
+    return results
+
+
+def _cell_key(m: Mention) -> tuple:
+    """Everything about a table cell's number that its reading and its decision depend on (the
+    cell of its row that holds it, for "pp"; its line only where ``is_label`` reads it)."""
+    cell = next((c for c in m.row_cells if m.text in c), "")
+    return (m.text, m.value, m.decimals, m.exponent, m.percent, m.column_percent, m.comparator, m.role, m.row,
+            m.column, m.identity, m.macro, m.pin, m.status_hint, m.label_fact, m.scale, m.in_code, m.scope, cell,
+            m.window, m.sentence, m.line_text if (m.row and m.text in m.row) else None)
+
+
+def _trace_cell(idx: SourceIndex, m: Mention, arms, scope_ent, vocab, memo: dict) -> Traced:
+    """A table cell's number read (:func:`audit.prose.table_reading`) and traced, or the decision of an
+    earlier cell with the same :func:`_cell_key`, copied (the mention, and the unit its row gave it)."""
+    key = _cell_key(m)
+    hit = memo.get(key)
+    if hit is not None:
+        t, column_percent = hit
+        m.column_percent = column_percent
+        return Traced(m, t.status, list(t.sources), t.expected, t.message, t.decisive)
+    reading = None
+    if vocab is not None:
+        ent, _ = _context(m, arms)
+        reading = table_reading(m, _merge_scope(ent, scope_ent), vocab)
+    t = trace_mention(idx, m, arms, reading, scope_ent)
+    if _CELL_MEMO_MAX:
+        if len(memo) >= _CELL_MEMO_MAX:
+            memo.clear()   # bounded: a table of all-distinct cells is decided cell by cell
+        memo[key] = (t, m.column_percent)
+    return t
+
+
+_CELL_MEMO_MAX = 100_000   # distinct cell contexts kept (0: every cell decided afresh)
 
 
 @functools.lru_cache(maxsize=64)

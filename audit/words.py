@@ -108,8 +108,14 @@ def _names_in(text: str, names: dict[str, str], prefixes: frozenset[str] | None 
 
     Words are ASCII letter and digit runs, so their fold (``normalise_label``) is ``str.lower``: each
     word is folded once, however many names are looked up in it."""
-    words = [(m.start(), m.group(0).lower()) for m in _WORD.finditer(text)]
-    return [(words[i][0], name) for i, _j, name in longest_names([w for _, w in words], names, prefixes)]
+    folded = [w.lower() for w in _WORD.findall(text)]
+    if prefixes is not None and not any(w in prefixes for w in folded):
+        return []   # no word starts a name (most texts): no positions needed
+    hits = longest_names(folded, names, prefixes)
+    if not hits:
+        return []
+    starts = [m.start() for m in _WORD.finditer(text)]
+    return [(starts[i], name) for i, _j, name in hits]
 
 
 _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "test accuracy", "solved",

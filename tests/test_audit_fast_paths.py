@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from audit.markdown_doc import walk
+from audit.markdown_doc import _parser, walk
 from audit.names import longest_names
 from audit.numbers import _BLANKS, numbers_in, parse_markdown
 from audit.prose import _RIGHT_AFTER, _Covered, _positions, _prose_by_line, _Sentence, paragraphs
@@ -76,6 +76,38 @@ def test_random_markdown_reads_the_same_with_and_without_the_shortcuts():
     for _ in range(400):
         text = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 50)))
         assert _mentions(text, True) == _mentions(text, False), text
+
+
+def test_random_tables_read_the_same_with_the_compact_table_rule():
+    """The shortcut parser's table rule (one token of rows, not ~3 tokens a cell) gives the same tables,
+    cells, lines and ends as markdown-it-py's own: escaped pipes, pipes in code spans, short and long
+    rows, alignment rows, tables in quotes and lists, a table ended by another block, footnotes and
+    entities in cells, digit-free tables."""
+    cells = ["0.61", "GRPO", "`a|b`", "a \\| b", "\\|", "", " ", "**0.5**", "[^1]", "^[n 2]", "&#49;", "x\\",
+             "61.3%", "<!-- id: arms.grpo.mean -->", "<!-- 3 -->", "seed 1", "n=500", "[l](http://a/1)", "~", "*"]
+    seps = ["---", ":--", "--:", ":-:", "-", " --- "]
+    ends = ["", "\n", "\n> quote 1", "\n# Head 2", "\n```\n3\n```", "\n- item 4", "\n    code 5", "\n<div>6</div>",
+            "\n[^1]: note 7", "\nplain 8", "\n---", "\n| 9 |"]
+    rng = random.Random(21)
+
+    def row(k, parts):
+        edge = rng.choice([("| ", " |"), ("", ""), ("|", "|"), ("| ", "")])
+        return edge[0] + " | ".join(rng.choice(parts) for _ in range(k)) + edge[1]
+
+    checked = compact = 0
+    for _ in range(600):
+        k = rng.randint(1, 4)
+        delim = row(k if rng.random() < 0.9 else k + 1, seps)
+        body = [row(max(0, k + rng.choice([0, 0, 0, -1, 1])), cells) for _ in range(rng.randint(0, 5))]
+        lines = [row(k, cells), delim] + [ln for ln in body if rng.random() < 0.9] + rng.choice([[], [""], ["> x 1"]])
+        prefix = rng.choice(["", "", "> ", "- ", "  ", "1. "])
+        text = rng.choice(["", "Caption\n\n", "para 0.3\n"]) + "\n".join(prefix + ln for ln in lines) \
+            + rng.choice(ends) + "\n"
+        assert _mentions(text, True) == _mentions(text, False), text
+        tables = [x for x in walk(text, shortcuts=False).items if hasattr(x, "rows")]
+        checked += any(c.text for t in tables for _, _, row in t.rows for c in row)
+        compact += any(tok.type == "table_rows" for tok in _parser(True).parse(text))
+    assert checked > 150 and compact > 250   # the compact rule read the tables, many with text in their body
 
 
 def test_every_number_of_a_block_with_digits_is_seen_with_the_shortcuts():
@@ -203,3 +235,83 @@ def test_cutting_runs_of_blanks_in_a_window_changes_no_reading():
     for _ in range(2000):
         w = "".join(rng.choice(words) + " " * rng.randint(0, 6) for _ in range(rng.randint(1, 12)))
         assert entity_from_text(w, ["grpo", "gspo"]) == entity_from_text(_BLANKS.sub("  ", w), ["grpo", "gspo"])
+
+
+# ---- repeated cells: read once per distinct text, decided once per distinct context -------------------
+def _random_table_report(seed: int) -> str:
+    """Tables whose cells repeat across rows, columns, headings and units: pins, labels, intervals,
+    percent rows, counts, "± sd" columns, seeds as rows, a contrast row, comparators."""
+    rng = random.Random(seed)
+    arms = ["GRPO", "GSPO", "Dr. GRPO", "gspo seed 2", "GSPO − GRPO", "seed 1", "Accuracy (%)", "Groups (0-4)"]
+    heads = ["Arm", "Seed", "Accuracy", "Accuracy (%)", "ZVF", "mean ± sd", "95% CI", "p", "n=500", "Groups correct"]
+    vals = ["0.61", "0.610", "61.0", "61.0%", "0.0781", "0.1042", "3", "2.75", "[0.58, 0.64]", "0.61 ± 0.02", "< 0.05",
+            "0.1042<!-- id: arms.gspo.heldout_accuracy.mean -->", "1", "500", "60.4–61.7%", "−0.03", "1.3k", ""]
+    out = []
+    for _ in range(4):
+        out.append(rng.choice(["# GSPO", "## Results (seed 2)", "# Report", "### GRPO seed 1"]))
+        cols = rng.sample(heads, rng.randint(2, 5))
+        out.append("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+        some_arms, some_vals = rng.sample(arms, 3), rng.sample(vals, 6)
+        for _ in range(rng.randint(3, 40)):
+            out.append("| " + " | ".join([rng.choice(some_arms)] + [rng.choice(some_vals) for _ in cols[1:]]) + " |")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def test_a_repeated_cell_text_reads_as_a_fresh_one(monkeypatch):
+    from audit import numbers
+
+    for seed in range(40):
+        text = _random_table_report(seed)
+        cached = _mentions(text, True)
+        monkeypatch.setattr(numbers, "_SHAPES_MAX", 0)
+        fresh = _mentions(text, True)
+        monkeypatch.setattr(numbers, "_SHAPES_MAX", 100_000)
+        assert cached == fresh, text
+
+
+def _traced_rows(text: str) -> list[tuple]:
+    from audit.sources import SourceIndex
+    from audit.trace import _trace_files
+
+    idx = SourceIndex(["grpo", "gspo", "dr_grpo"])
+    for arm, v in (("grpo", 0.0781), ("gspo", 0.1042), ("dr_grpo", 0.61)):
+        idx.add(f"arms.{arm}.heldout_accuracy.mean", v, "fraction")
+        idx.add(f"arms.{arm}.heldout_accuracy.sd", 0.02, "fraction")
+        idx.add(f"arms.{arm}.heldout_accuracy.mean.ci95.low", 0.58, "fraction")
+        idx.add(f"arms.{arm}.heldout_accuracy.mean.ci95.high", 0.64, "fraction")
+        idx.add(f"runs.{arm}.s2.heldout_accuracy", v, "fraction")
+    idx.add("contrasts.gspo-grpo.heldout_accuracy.diff_mean", 0.0261, "difference")
+    idx.add("contrasts.gspo-grpo.heldout_accuracy.p", 0.03, "probability")
+    idx.add("lock.dataset.heldout_n", 500, "count")
+    vocab = Vocabulary({"grpo": "grpo", "gspo": "gspo", "drgrpo": "dr_grpo"}, METRICS, "grpo", "heldout_accuracy")
+    files = [parse_markdown("r.md", text, "r.md")]
+    return [(t.mention.line, t.mention.text, t.mention.column_percent, t.status, [s.id for s in t.sources],
+             [s.value for s in t.sources], t.expected, t.message, t.decisive) for t in _trace_files(idx, files, vocab)]
+
+
+def test_a_repeated_table_cell_is_decided_as_a_fresh_one(monkeypatch):
+    from audit import trace
+
+    decided = set()
+    for seed in range(40):
+        text = _random_table_report(seed)
+        memo = _traced_rows(text)
+        monkeypatch.setattr(trace, "_CELL_MEMO_MAX", 0)
+        fresh = _traced_rows(text)
+        monkeypatch.setattr(trace, "_CELL_MEMO_MAX", 100_000)
+        assert memo == fresh, text
+        decided |= {row[3] for row in memo}
+    assert {"traced", "error", "label", "untraced"} <= decided   # every outcome was copied at least once
+
+
+def test_names_found_from_their_possible_first_words_equal_the_full_scan():
+    from audit.names import name_prefixes
+
+    names = {**ARMS, "grpolr1e5": "grpo_lr1e5", "a": "a_arm"}
+    pre = name_prefixes(names)
+    words = ["grpo", "lr", "1e5", "warmup", "dr", "a", "sft", "baseline", "x", "100", "gspo", "lr100x", "1", "e"]
+    rng = random.Random(9)
+    for _ in range(3000):
+        ws = [rng.choice(words) for _ in range(rng.randint(0, 12))]
+        assert longest_names(ws, names, pre) == longest_names(ws, names), ws
