@@ -71,7 +71,9 @@ def _table_rows_rule(state, start: int, end: int, silent: bool) -> bool:
     old_parent, state.parentType = state.parentType, "table"
     line, autocompleted = start + 2, 0
     while line < end and state.sCount[line] >= state.blkIndent:
-        if any(rule(state, line, end, True) for rule in terminators):
+        first = state.bMarks[line] + state.tShift[line]
+        if state.src[first:first + 1] in _MAY_INTERRUPT \
+                and any(rule(state, line, end, True) for rule in terminators):
             break
         text = mdTrim(getLine(state, line))
         if not text or state.is_code_block(line):
@@ -88,6 +90,13 @@ def _table_rows_rule(state, start: int, end: int, silent: bool) -> bool:
     state.parentType = old_parent
     state.line = line
     return True
+
+
+# The first characters at which a block that ends a table can start (markdown-it-py's "blockquote"
+# terminators, each of which looks at the line's first non-space character first: a fence's ` or ~,
+# a quote's >, a rule's * - _, a list's * - + or digit, an HTML block's <, a heading's #). A row
+# starting with anything else ("|", a letter) is read without asking them.
+_MAY_INTERRUPT = frozenset("`~>*-_+<#0123456789") | {""}
 
 
 def _split_row(text: str, escaped_split) -> list[str]:

@@ -542,9 +542,13 @@ def _bind_pins(made: list[tuple[int, Mention]], pins: list[tuple[int, str]]) -> 
 def _identity(head: str, cell: str) -> str:
     """An identity cell as its row's name: a bare number under a "Seed" header is that seed
     ("| Seed | GRPO | Dr. GRPO |" with rows "| 1 | 77.71 | 79.76 |": the row is seed 1)."""
-    if re.fullmatch(r"\W*seeds?\W*", head, re.I) and re.fullmatch(r"\s*\d+\s*", cell):
+    if _SEED_HEAD.fullmatch(head) and _BARE_INT.fullmatch(cell):
         return f"seed {cell.strip()}"
     return cell
+
+
+_SEED_HEAD = re.compile(r"\W*seeds?\W*", re.I)
+_BARE_INT = re.compile(r"\s*\d+\s*")
 
 
 _PCT_COLUMN = re.compile(r"(?<![\d\\])%|\bpercent(age)?s?\b|\bpp\b|\bpct\b", re.I)
@@ -566,6 +570,7 @@ def _cells_table(b: _Builder, t: Table) -> None:
         identity = " ".join(_identity(header[i] if i < len(header) else "", plain[i])
                             for i in ident_cols if i < len(plain))
         row_t = tuple(plain)
+        first_label = bool(plain) and any(ch.isalpha() for ch in plain[0])
         for ci, cell in enumerate(cells):
             if cell.kind == "span":
                 continue   # a slot an HTML rowspan/colspan fills: context for its row, its numbers read once
@@ -575,7 +580,7 @@ def _cells_table(b: _Builder, t: Table) -> None:
                 per_col[ci] = (col, idm.group(1).lower() if idm else None, bool(_PCT_COLUMN.search(col)),
                                None if ci in ident_cols else scale_word(col))
             col, id_fact, pct_col, scale = per_col[ci]
-            is_label = ci in explicit or (ci == 0 and any(ch.isalpha() for ch in plain[0]))
+            is_label = ci in explicit or (ci == 0 and first_label)
             b.piece(cell, status="label" if is_label else None, fact=id_fact if is_label else None,
                     kind="table", row=label, column=col, identity=identity, column_percent=pct_col,
                     table_caption=t.caption, header=header_t, row_cells=row_t, scale=scale)
