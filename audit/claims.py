@@ -241,6 +241,9 @@ def _mark_bound(note: str, cid: str, metric: str | None, adjusted: bool, facts: 
     return bound.group(0), p < limit, f"has {key} = {p:.3g}"
 
 
+_VERDICT_LIKE = re.compile(r"\b[A-Z][A-Z_]{3,}\b")
+
+
 def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim], tally: Tally) -> None:
     """A verdict word in a table row: the verdict of the contrast its row or column names (an arm:
     against the baseline), else of the arm its headings name ("| Verdict | SURVIVES |" in a
@@ -254,6 +257,8 @@ def _table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Cl
         if _is_header(f.lines, i):
             header = cells
             continue
+        if not _VERDICT_LIKE.search(line):
+            continue   # no word that can be a verdict: nothing to read (a 5 MB table of numbers: README failure 10)
         row_arms = list(dict.fromkeys(a for _, a in vocab.arms_in(cells[0] if cells else "")))
         for ci, cell in enumerate(cells[1:], 1):
             arms = row_arms or list(dict.fromkeys(a for _, a in vocab.arms_in(header[ci] if ci < len(header) else "")))

@@ -125,7 +125,8 @@ def _inline_where_needed(state) -> None:
       (row and column labels) or holds a footnote (``[^``, ``^[``: footnote order). A character
       reference that makes a digit (``&#49;``) has digits; no named entity makes one.
     - Content with no character an inline rule can start at is one text token (what the parser makes):
-      it is marked ``meta["plain"]`` and read as its content, with no token made.
+      it is marked ``meta["plain"]`` and read as its content, with no token made. Brackets alone
+      ("95% CI [0.58, 0.64]") start nothing when no link can form (see :func:`_needs_inline`).
 
     Everything else is parsed by markdown-it as usual; :func:`walk` parses a left-over token only if
     it becomes a table's caption. ``walk(text, shortcuts=False)`` is the plain parser, for tests."""
@@ -145,10 +146,30 @@ def _inline_where_needed(state) -> None:
             if not (_DIGIT.search(c) or table_digits or (i and toks[i - 1].type == "heading_open")
                     or "[^" in c or "^[" in c):
                 tok.meta["lazy"] = True
-            elif _RULE_CHAR.search(c):
+            elif _needs_inline(c, env):
                 md.inline.parse(c, md, env, tok.children)
             else:
                 tok.meta["plain"] = True   # one text token: its content, as is (no token made)
+        elif t == "table_close":
+            table_digits = False
+
+
+_RULE_START = re.compile(r"[\n\\`*_<>&~]")   # some inline rule may start at these, whatever follows
+
+
+def _needs_inline(content: str, env: dict) -> bool:
+    """Whether markdown-it's inline parser can make of ``content`` anything but one text token.
+
+    ``[``, ``]``, ``!`` and ``^`` start a rule only as a link (``](`` follows its label, or a
+    reference definition exists in the document), an image (``![``) or a footnote (``[^``, ``^[``);
+    without those they are text, as the parser itself finds after trying (and its link-label scan
+    re-runs every inline rule over the bracketed words: most of the inline time of a results
+    paragraph full of intervals)."""
+    if _RULE_START.search(content):
+        return True
+    if not _RULE_CHAR.search(content):
+        return False
+    return "references" in env or "](" in content or "![" in content or "[^" in content or "^[" in content
 
 
 def _table_has_digit(toks, i: int) -> bool:

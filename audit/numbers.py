@@ -313,6 +313,12 @@ _LABELS: tuple[tuple[re.Pattern, str | None], ...] = (
 )
 
 
+# What each pattern of _LABELS cannot match without (lower case, in an ASCII text).
+_LABEL_CUES: tuple[tuple[str, ...], ...] = (
+    ("=",), ("seed",), ("@",), ("last",), ("(",), ("rank",), ("%",), ("ci",), ("top",), ("=",),
+    ("step", "epoch", "iteration", "checkpoint"),
+    ("table", "tab.", "fig", "section", "sec.", "§", "eq.", "equation", "appendix", "hypothesis", "version"),
+)
 _LABEL_CUE = re.compile(r"[=@(%§]|seed|last|rank|CI|top|step|epoch|iteration|checkpoint|table|tab\.|fig|section|"
                         r"sec\.|eq\.|equation|appendix|hypothesis|version", re.I)
 
@@ -331,7 +337,10 @@ def label_spans(text: str) -> dict[int, tuple[str, float] | None]:
     out: dict[int, tuple[str, float] | None] = {}
     if not _LABEL_CUE.search(text):   # one scan decides whether any of the patterns below can match
         return out
-    for pat, name in _LABELS:
+    low = text.lower() if text.isascii() else None
+    for (pat, name), cues in zip(_LABELS, _LABEL_CUES, strict=True):
+        if low is not None and not any(c in low for c in cues):
+            continue   # none of the words this pattern needs (an ASCII text: case folds as the pattern's)
         for m in pat.finditer(text):
             if name == "seed":
                 for im in re.finditer(r"\d+", m.group("list")):
@@ -554,11 +563,23 @@ _BARE_INT = re.compile(r"\s*\d+\s*")
 _PCT_COLUMN = re.compile(r"(?<![\d\\])%|\bpercent(age)?s?\b|\bpp\b|\bpct\b", re.I)
 
 
+class Cells(tuple):
+    """A table's header or row cells: a tuple whose hash is computed once. Every number of a row
+    carries its row and header, and the checks key on them (a 20,000-column row hashed once per
+    number was quadratic: README failure 10)."""
+
+    def __hash__(self) -> int:
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self.__dict__["_hash"] = tuple.__hash__(self)
+        return h
+
+
 def _cells_table(b: _Builder, t: Table) -> None:
     """Numbers of a table: header cells and row-label cells are labels; value cells carry the row,
     the column, every header cell and every cell of their row."""
     header = list(t.columns) or [c.plain() for c in t.header]
-    header_t = tuple(header)
+    header_t = Cells(header)
     explicit = [i for i, h in enumerate(header) if _IDENTITY_HEADER.search(h)]
     ident_cols = explicit or [0]
     for ci, hp in enumerate(t.header):
@@ -569,7 +590,7 @@ def _cells_table(b: _Builder, t: Table) -> None:
         label = plain[0] if plain else ""
         identity = " ".join(_identity(header[i] if i < len(header) else "", plain[i])
                             for i in ident_cols if i < len(plain))
-        row_t = tuple(plain)
+        row_t = Cells(plain)
         first_label = bool(plain) and any(ch.isalpha() for ch in plain[0])
         for ci, cell in enumerate(cells):
             if cell.kind == "span":

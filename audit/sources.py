@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from audit.names import longest_names
+from audit.names import longest_names, name_prefixes
 from audit.numbers import numbers_in
 from prereg.records import HELDOUT_TRACE, task_record
 
@@ -191,9 +191,15 @@ def entity_from_text(text: str, arms: Iterable[str] | Mapping[str, str]) -> tupl
     return ent, list(rest)
 
 
+@functools.lru_cache(maxsize=64)
+def _arm_table(key: tuple) -> tuple[dict[str, str], frozenset[str]]:
+    """:func:`arm_names` of the arms (or labels) ``key`` holds, and every prefix of those names."""
+    names = arm_names(dict(key) if key and isinstance(key[0], tuple) else list(key))
+    return names, name_prefixes(names)
+
+
 @functools.lru_cache(maxsize=16384)
 def _entity_from_text(text: str, key: tuple) -> tuple[tuple | None, tuple[str, ...]]:
-    arms = dict(key) if key and isinstance(key[0], tuple) else list(key)
     seed = None
     sm = _SEED_TEXT.search(text)
     if sm:   # "s37", "seed 37", "seed=37" (never the "s" of "GRPO's 0.41")
@@ -201,7 +207,8 @@ def _entity_from_text(text: str, key: tuple) -> tuple[tuple | None, tuple[str, .
         text = text[:sm.start()] + " " + text[sm.end():]
     text = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", " ", text)
     raw = re.findall(r"[a-zδ]+|\d+", text.lower())
-    hits = find_arms(raw, arms)
+    names, prefixes = _arm_table(key)
+    hits = longest_names(raw, names, prefixes)   # find_arms, with the folded names and their prefixes made once
     used = set()
     for a, b, _ in hits:
         used.update(range(a, b))

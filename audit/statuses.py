@@ -229,7 +229,8 @@ class Settings:
 
 
 def _table_key(m) -> tuple:
-    return (m.file, tuple(m.header or ()), m.table_caption or "")
+    header = m.header or ()   # audit.numbers.Cells: hashed once per table, not once per number
+    return (m.file, header if isinstance(header, tuple) else tuple(header), m.table_caption or "")
 
 
 def _outcome(t) -> bool:

@@ -16,11 +16,13 @@ the count it stands for, when the context or the column's unit word ("(count)", 
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import math
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from audit.context import TracedReport
 from audit.numbers import EXPLORATORY_WORDS, Mention, parse_report
@@ -837,10 +839,33 @@ def _trace_files(idx: SourceIndex, files: list, vocab) -> list[Traced]:
 def _cell_key(m: Mention) -> tuple:
     """Everything about a table cell's number that its reading and its decision depend on (the
     cell of its row that holds it, for "pp"; its line only where ``is_label`` reads it)."""
-    cell = next((c for c in m.row_cells if m.text in c), "")
+    cell = _first_cell_with(m.row_cells, m.text)
     return (m.text, m.value, m.decimals, m.exponent, m.percent, m.column_percent, m.comparator, m.role, m.row,
             m.column, m.identity, m.macro, m.pin, m.status_hint, m.label_fact, m.scale, m.in_code, m.scope, cell,
             m.window, m.sentence, m.line_text if (m.row and m.text in m.row) else None)
+
+
+def _first_cell_with(cells: tuple, text: str) -> str:
+    """The first of a row's cells that contains ``text`` (``""`` when none): for a short row, a scan;
+    for a wide one, one ``str.find`` in the cells joined, remembered per row and text (a
+    20,000-column row scanned cell by cell for each of its numbers was quadratic)."""
+    if len(cells) <= 32:
+        return next((c for c in cells if text in c), "")
+    memo = _WIDE_ROWS.get(id(cells))
+    if memo is None or memo[0] is not cells:
+        if len(_WIDE_ROWS) > 64:
+            _WIDE_ROWS.clear()
+        joined = "\0".join(cells)
+        starts = list(accumulate(len(c) + 1 for c in cells))   # starts[i] is where cell i + 1 begins
+        memo = _WIDE_ROWS[id(cells)] = (cells, joined, starts, {})
+    _, joined, starts, found = memo
+    if text not in found:
+        at = joined.find(text) if "\0" not in text else -1
+        found[text] = cells[bisect.bisect_right(starts, at)] if at >= 0 else ""
+    return found[text]
+
+
+_WIDE_ROWS: dict[int, tuple] = {}
 
 
 def _trace_cell(idx: SourceIndex, m: Mention, arms, scope_ent, vocab, memo: dict) -> Traced:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from audit.lockview import LockView, lock_view
 from audit.names import longest_names, name_prefixes
@@ -101,21 +102,24 @@ class Vocabulary:
 
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
+_WORD_SPLIT = re.compile(r"([A-Za-z0-9]+)")
 
 
 def _names_in(text: str, names: dict[str, str], prefixes: frozenset[str] | None = None) -> list[tuple[int, str]]:
     """(position, name) of each declared name in ``text``, the longest first (:mod:`audit.names`).
 
     Words are ASCII letter and digit runs, so their fold (``normalise_label``) is ``str.lower``: each
-    word is folded once, however many names are looked up in it."""
-    folded = [w.lower() for w in _WORD.findall(text)]
+    word is folded once, however many names are looked up in it. One split gives the words and the
+    gaps between them; a word's position is the length of everything before it."""
+    parts = _WORD_SPLIT.split(text.lower() if text.isascii() else text)   # [gap, word, gap, word, ..., gap]
+    folded = parts[1::2] if text.isascii() else [w.lower() for w in parts[1::2]]
     if prefixes is not None and not any(w in prefixes for w in folded):
         return []   # no word starts a name (most texts): no positions needed
     hits = longest_names(folded, names, prefixes)
     if not hits:
         return []
-    starts = [m.start() for m in _WORD.finditer(text)]
-    return [(starts[i], name) for i, _j, name in hits]
+    ends = list(accumulate(map(len, parts)))   # ends[2 * i] is where word i starts
+    return [(ends[2 * i], name) for i, _j, name in hits]
 
 
 _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "test accuracy", "solved",

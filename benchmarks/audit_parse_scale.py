@@ -15,6 +15,7 @@ quadratic):
 - ``numbers-words-line``: 30,000 numbers on one line with arm names and words between them, so
   that every number is read in its sentence (arms, metric, statistic);
 - ``latex-commands``: 200 KB of unclosed ``\\label{`` and ``\\cite{`` with numbers between;
+- ``wide-row``: one pipe table two rows deep and 20,000 columns wide (each cell read in its row and column);
 - ``dense-table`` (MB): one pipe table of arm/seed rows, six numbers a row;
 - ``prose`` (MB): paragraphs of results sentences (means, CIs, p-values, differences);
 - ``giant-line`` (MB): the same sentences as one paragraph on a single line;
@@ -124,6 +125,10 @@ def shapes(mb: float) -> dict[str, dict[str, str]]:
         "numbers-words-line": {"report.md": "# Report\n\n" + "".join(
             f"{ARMS[k % 5]} 0.{k % 997:03d}, {'accuracy' if k % 3 else 'ZVF'} then " for k in range(30_000)) + "\n"},
         "latex-commands": {"paper.tex": ("\\label{\\cite{ 0.5 " * 12_000) + "\n"},
+        "wide-row": {"report.md": "# Results\n\n| Arm | " + " | ".join(f"{ARMS[k % 5]} acc" for k in range(20_000))
+                     + " |\n|---|" + "---|" * 20_000 + "\n" + "".join(
+                         f"| {ARMS[r]} s1 | " + " | ".join(f"0.{(k * 7 + r) % 1000:03d}" for k in range(20_000)) + " |\n"
+                         for r in range(2))},
         "dense-table": {"report.md": table_head + _fill(
             lambda i: f"| {ARMS[i % 5]} | s{i % 2 + 1} | {60 + i % 37}.{i % 10} | 0.{400 + i % 97} | 0.{700 + i % 89} "
                       f"| 0.{500 + i % 83} | 0.{i % 97 + 1:02d} |\n", mb)},

@@ -57,6 +57,11 @@ TRICKY = [
     "text with < and > and & only\n\nGSPO 0.61 ~ 0.62 ^ 0.63 ! 0.64\n",
     "- item one\n- item 2.5\n  - nested *0.3*\n\n> quoted 0.4\n>\n> no digit\n",
     "Line one  \nline 0.2 two\\\nline three 0.3\n",
+    # brackets that are text (no link can form) and brackets that are links, images or footnotes
+    "GSPO 0.61 (95% CI [0.58, 0.64]) beats [GRPO] 0.55!\n",
+    "GSPO 0.61 (95% CI [0.58, 0.64]) and [0.5]\n\n[0.5]: http://x/6\n",
+    "CI [0.58, 0.64](http://x/9) more 1.5 and [a] [b]\n",
+    "p < 0.05! and ![img 3](u/4) 4^2 ^[note 5] [^n]\n\n[^n]: 0.7\n",
 ]
 
 
@@ -71,9 +76,10 @@ def test_random_markdown_reads_the_same_with_and_without_the_shortcuts():
              "1. ", "[^1]", "[^a]", "\n\n[^a]: note ", "^[inline 3]", "&#49;", "&amp;", "\\", "<b>", "</b>",
              "<table><tr><td>1</td></tr></table>", "~", "!", "[x](http://a/1)", "<http://x.org/2>", "±", "n=500",
              "seed 1", "word", "    ", "---\n", ":", "=", "-", "+", "\n| a | b |\n|---|---|\n| c | d |\n",
-             "\n| Arm | Acc |\n|---|---|\n| GRPO | 0.61 |\n"]
+             "\n| Arm | Acc |\n|---|---|\n| GRPO | 0.61 |\n", "[0.58, 0.64]", "]", "[", "](", "![", "!", "^",
+             "\n\n[ref 1]: http://x/1\n\n", "[ref 1]", "[REF 1][]", "[0.5]", "\n\n[0.5]: /u\n\n"]
     rng = random.Random(11)
-    for _ in range(400):
+    for _ in range(1500):
         text = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 50)))
         assert _mentions(text, True) == _mentions(text, False), text
 
@@ -315,3 +321,31 @@ def test_names_found_from_their_possible_first_words_equal_the_full_scan():
     for _ in range(3000):
         ws = [rng.choice(words) for _ in range(rng.randint(0, 12))]
         assert longest_names(ws, names, pre) == longest_names(ws, names), ws
+
+
+def test_label_patterns_skipped_for_want_of_their_words_would_have_found_nothing(monkeypatch):
+    from audit import numbers
+
+    words = ["n=500", "N = 1,319", "seed 3", "Seeds: 1, 2", "pass@16", "MAJ@8", "last 10 steps", "(0-4)", "rank 16",
+             "LoRA Rank: 8", "95% CI", "80 % power", "CI95", "ci 95", "Top-5", "k=3", "at Step 200", "EPOCH 2",
+             "Table 2", "fig. 3", "Sec. 4.1", "§5", "Eq. 7", "Appendix 1", "version 2.1", "0.5", "accuracy", "é", "(",
+             "=", "%", "@", "K", "SEED", "Iteration 7", "checkpoint 9", "Hypothesis 2"]
+    rng = random.Random(13)
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 8))) for _ in range(3000)]
+    fast = [numbers.label_spans(t) for t in texts]
+    monkeypatch.setattr(numbers, "_LABEL_CUES", (("",),) * len(numbers._LABELS))   # every pattern tried
+    assert fast == [numbers.label_spans(t) for t in texts]
+    assert sum(bool(f) for f in fast) > 2000
+
+
+def test_the_first_cell_holding_a_number_in_a_wide_row_is_the_one_a_scan_finds():
+    from audit.numbers import Cells
+    from audit.trace import _first_cell_with
+
+    rng = random.Random(17)
+    parts = ["0.5", "10.5", "0.55", "5", "pp", " ", "±", "−7.8 pp", "GRPO", "", "1"]
+    for _ in range(300):
+        cells = Cells("".join(rng.choice(parts) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(1, 80)))
+        for text in ("0.5", "5", "10.5", "55", "7.8", "1", "0.5 ", "x"):
+            assert _first_cell_with(cells, text) == next((c for c in cells if text in c), ""), (cells, text)
+        assert hash(cells) == hash(tuple(cells)) and cells == tuple(cells)

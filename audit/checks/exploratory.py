@@ -26,6 +26,7 @@ def run(ctx, out) -> None:
     arms = idx.arms
     reported = set()
     entity_of: dict[str, tuple] = {}   # one reading per line, not per number (a line may hold thousands)
+    expl_of: dict = {}
     for t in results:
         m = t.mention
         if t.status == "untraced" and not t.sources:
@@ -38,7 +39,9 @@ def run(ctx, out) -> None:
         text_ent = entity_of[text]
         if text_ent is not None and text_ent[0] == "seed" and m.kind != "table":
             text_ent = None  # "RNG seed 20260714" in prose names no run
-        if not (srcs_expl or _is_exploratory_entity(ctx, text_ent)):
+        if text_ent not in expl_of:   # the lock's arms and seeds asked once per entity, not once per number
+            expl_of[text_ent] = _is_exploratory_entity(ctx, text_ent)
+        if not (srcs_expl or expl_of[text_ent]):
             continue
         context = " ".join(x or "" for x in (m.line_text, m.sentence, m.row, m.column, m.table_caption, m.section,
                                              m.macro))   # the sentence: "(p = 0.012,\nexploratory)" wraps
