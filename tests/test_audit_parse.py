@@ -252,3 +252,23 @@ def test_an_abbreviated_held_out_n_is_checked_against_the_lock():
     assert traced("We logged 1.3k rows.").status == "traced"        # by value alone: no held-out words
     assert traced("We logged 4.8k rows.").status == "untraced"
     assert traced("The full test split (about 1.32k problems).").status == "traced"
+
+
+
+def test_a_wide_rows_cells_are_hashed_once_and_never_copied_per_number():
+    """Every number of a 20,000-column row carries the row and its header, and checks key on them:
+    the cells are hashed once (audit.numbers.Cells) and the results-table key takes the header as it
+    is, so keying each number costs the same however wide the row (README failure 10)."""
+    from audit.numbers import Cells
+    from audit.statuses import _table_key
+
+    cols = 3000
+    text = ("| Arm | " + " | ".join(f"c{k}" for k in range(cols)) + " |\n|---|" + "---|" * cols + "\n| grpo | "
+            + " | ".join(f"0.{k % 1000:03d}" for k in range(cols)) + " |\n")
+    values = [m for m in parse_markdown("r.md", text, "r.md").mentions if m.kind == "table" and m.status_hint == "value"]
+    assert len(values) == cols
+    assert all(type(m.header) is Cells and m.header is values[0].header for m in values)
+    assert all(type(m.row_cells) is Cells and m.row_cells is values[0].row_cells for m in values)
+    hash(values[0].header)
+    assert values[0].header.__dict__["_hash"] == hash(tuple(values[0].header))   # kept, not recomputed
+    assert all(_table_key(m)[1] is values[0].header for m in values)
