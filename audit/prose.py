@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from audit.markers import legend_lines
+from audit.names import longest_names
 from audit.numbers import Mention, ParsedFile
 from audit.words import (
     CLAIM_BEFORE,
@@ -609,6 +610,17 @@ _LEVEL_PCT = re.compile(r"\d+(?:\.\d+)?\s*\\?%\s*(?=CI\b|conf|cred|interval|boot
 
 _RIGHT_AFTER = re.compile(r"\s*%?\s*(?:of\s+(?:the\s+)?\d+\s+)?(?:of\s+(?:its|the)\s+)?")
 _BARE_MEAN = re.compile(r"\W*(?:mean|average|avg\.?)\W*", re.I)   # a "mean" column naming no metric
+_SEED_WORD = re.compile(r"seeds?|runs?|s?\d+")
+
+
+def _names_only(labels: str, vocab: Vocabulary) -> bool:
+    """Whether a run cell's row and column labels say nothing but arm names and seeds ("| 1 | 0.623 |"
+    under "GRPO"): only then is the cell the caption's or the primary metric. A label with words of its
+    own ("Groups correct (of 4, mean)") names something the vocabulary does not know, and its cell is
+    left to the value search, which tells a count quoted as a fraction (README failure 10)."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", labels)]
+    covered = {k for i, j, _arm in longest_names(words, vocab.arms) for k in range(i, j)}
+    return all(k in covered or _SEED_WORD.fullmatch(w) for k, w in enumerate(words))
 
 
 def _caption_percent(m: Mention, lw: _LabelWords, metric: str | None, vocab: Vocabulary) -> bool:
@@ -645,7 +657,8 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "") or vocab.metrics_in(heading)
     lw = _label_words(m.row or "", m.column or "", heading)
     if not names:
-        if not (lw.col_role or lw.col_sd or m.role in ("low", "high") or ent[0] == "run" or _BARE_MEAN.fullmatch(lw.col)):
+        if not (lw.col_role or lw.col_sd or m.role in ("low", "high") or _BARE_MEAN.fullmatch(lw.col)
+                or (ent[0] == "run" and _names_only(f"{m.row or ''} {m.column or ''}", vocab))):
             return None
         # a p, Δ, SD or CI line, or a run's cell ("| seed | GRPO | DAPO |" rows "| 1 | 0.623 | 0.640 |"):
         # the metric the caption names, else the primary metric
