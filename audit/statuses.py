@@ -134,7 +134,13 @@ def number_row(t, status: str, where: str = "") -> NumberRow:
     return NumberRow(location=m.where, text=m.text, status=status, rule=_rule(t, status, where),
                      source=src.id if src else "", source_value=f"{src.value!r}" if src else "",
                      expected=t.expected, kind=m.kind, row=m.row or "", column=m.column or "",
-                     context=" ".join((m.line_text or "")[:400].split())[:200])   # bounded: linear
+                     context=_line_context(m.line_text or ""))
+
+
+@functools.lru_cache(maxsize=1024)   # once per line, not once per number on it (README failure 10)
+def _line_context(line: str) -> str:
+    """A number's line as the traceability table shows it: whitespace squashed, 200 characters (bounded: linear)."""
+    return " ".join(line[:400].split())[:200]
 
 
 def counts(rows: list[NumberRow]) -> dict[str, int]:
