@@ -29,9 +29,10 @@ from dataclasses import dataclass
 _WORDS = (
     (r"(?:higher|greater|larger|more)\s+than|above", 1, False),
     (r"(?:lower|smaller|less)\s+than|below", -1, False),
-    (r"better\s+than|beats?|outperform(?:s|ed)?|surpass(?:es|ed)?|exceed(?:s|ed)?|improves?\s+(?:on|over|upon)",
-     1, True),
-    (r"worse\s+than|underperform(?:s|ed)?|trails?|lags?\s+behind|falls?\s+behind", -1, True),
+    (r"better\s+than|beats?|outperform(?:s|ed)?|surpass(?:es|ed)?|exceed(?:s|ed)?|improves?\s+(?:on|over|upon)|"
+     r"(?:is|are|stays?|was|were)\s+ahead\s+of", 1, True),
+    (r"worse\s+than|underperform(?:s|ed)?|trails?|lags?\s+behind|falls?\s+behind|(?:is|are|stays?|was|were)\s+behind",
+     -1, True),
 )
 _COMPARE = re.compile(r"\b(" + "|".join(f"(?:{w})" for w, _, _ in _WORDS) + r")\b", re.I)
 # "over"/"under" are left out: "gain over GRPO", "under the same budget" say nothing about the sign.

@@ -231,13 +231,17 @@ class _Walker:
                                     "\n".join(c for _, c, _, _ in self.para)))
         self.para = []
 
-    def heading(self, lineno: int, code: str, m: re.Match) -> None:
+    def heading(self, lineno: int, code: str, m: re.Match) -> str:
+        """A sectioning command; returns the text after its title ("\\paragraph{Results.} GSPO gains
+        1.85 points": a run-in heading's paragraph starts on its line, and is prose, not heading)."""
         level = _SECTION[m.group(1)]
-        title, _ = _arg(code, m.end() - 1, brace_ends(code))
+        title, end = _arg(code, m.end() - 1, brace_ends(code))
         while self.scope and self.scope[-1][0] >= level:
             self.scope.pop()
         self.scope.append((level, " ".join(clean(title).split())))
-        self.doc.items.append(Piece(clean(code), lineno, "heading", self.cur, raw=code))
+        head = code[:end] if end > m.end() - 1 else code
+        self.doc.items.append(Piece(clean(head), lineno, "heading", self.cur, raw=head))
+        return code[len(head):]
 
     def macros(self, lineno: int, code: str, pin: str | None) -> str:
         """Macro definitions on a line become macro pieces; the rest of the line is returned."""
@@ -294,9 +298,9 @@ def walk(text: str) -> Doc:
                 w.para.append((i + 1, rest, "" if pin else comment, None))
         elif (hm := _HEAD.search(code)):
             w.flush()
-            w.heading(i + 1, code, hm)
-            if comment:
-                w.para.append((i + 1, "", comment, pin))
+            rest = w.heading(i + 1, code, hm)
+            if rest.strip() or comment:
+                w.para.append((i + 1, rest, comment, pin))
         else:
             cap = re.search(r"\\caption\*?\s*(?:\[[^\]]*\])?\s*\{", code)
             if cap:

@@ -79,6 +79,10 @@ _TEX_NOT_PROSE = re.compile(r"^\s*\\(?:(?:re|provide)?newcommand|def\\|title|cha
                             r"caption|label|documentclass|usepackage|begin|end|maketitle)\b")
 
 
+# A run-in heading with its paragraph's first words on the same line
+_TEX_RUN_IN = re.compile(r"^\s*\\(?:sub)*paragraph\*?\{[^{}]*\}\s*\S")
+
+
 def tex_text(line: str) -> str:
     """One LaTeX line as the text it typesets (comment dropped), by audit.latex_doc's grammar."""
     from audit.latex_doc import _split_comment, clean
@@ -102,7 +106,11 @@ def tex_paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
             if open_braces <= 0:
                 out.append(cap)
                 cap, open_braces = [], 0
-        if depth or not line.strip() or _TEX_NOT_PROSE.match(line) or not tex_text(line).strip():
+        run_in = not depth and _TEX_RUN_IN.match(line) is not None
+        if run_in and cur:   # "\paragraph{Results.} GSPO reaches ...": a new paragraph, its text is prose
+            out.append(cur)
+            cur = []
+        if depth or not line.strip() or (_TEX_NOT_PROSE.match(line) and not run_in) or not tex_text(line).strip():
             if cur:
                 out.append(cur)
             cur = []
@@ -472,7 +480,7 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
     r.seed = int(own.group(1)) if own else st.seed()
     if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff"):
-        r.pair, r.contrast = _pair_after(text, end, w.vocab) or w.pair, True
+        r.pair, r.contrast = _pair_after(text, end, w.vocab) or _nearest_pair(w, st, start) or w.pair, True
         if role in _CONTRAST_ROLES:
             w.last_kind = "diff"
     else:
@@ -483,6 +491,17 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     if m.role is None:
         w.last_pct = r.percent
     return r
+
+
+def _nearest_pair(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None:
+    """In a sentence naming three or more arms ("GSPO ... above GRPO (t(7) = 8.69), and DAPO's gain of
+    0.85 ..."), a contrast statistic is the last non-baseline arm named before it against the baseline,
+    not the sentence's last pair."""
+    base = w.vocab.baseline
+    if len(st.uniq) < 3 or not base:
+        return None
+    recent = [a for a in st.arms_before(start) if a != base]
+    return (recent[-1], base) if recent and (w.pair is None or recent[-1] not in w.pair) else None
 
 
 def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) -> bool:

@@ -819,6 +819,7 @@ def _trace_files(idx: SourceIndex, files: list, vocab) -> list[Traced]:
     results: list[Traced] = []
     scope_memo: dict[tuple, object] = {}
     cells: dict[tuple, tuple[Traced, bool]] = {}
+    only = _only_contrast(idx)
     for f in files:
         readings = read_file(f, vocab) if vocab is not None else {}
         for m in f.mentions:
@@ -831,6 +832,8 @@ def _trace_files(idx: SourceIndex, files: list, vocab) -> list[Traced]:
             else:
                 if reading is not None and m.kind == "prose" and m.status_hint == "value":
                     _scoped_reading(reading, scope_ent, vocab)
+                    if only and reading.pair is None and not reading.param and reading.role in _CONTRAST_ROLES:
+                        reading.pair, reading.arms = only, []   # "the MDE of this design is 0.0098": the one contrast
                 t = trace_mention(idx, m, arms, reading, scope_ent)
             results.append(quoted_context(idx, t))
     return results
@@ -896,6 +899,18 @@ _CELL_MEMO_MAX = 100_000   # distinct cell contexts kept (0: every cell decided 
 def _squashed(line: str) -> str:
     """A line with its whitespace collapsed, once per line (a line may hold thousands of numbers)."""
     return " ".join(line.split())
+
+
+def _only_contrast(idx: SourceIndex) -> tuple[str, str] | None:
+    """The study's contrast when it has exactly one (arm, baseline), else None."""
+    pairs = set()
+    for vid in idx.by_id:
+        if vid.startswith("contrasts.") and vid.endswith(".diff_mean") and vid.count(".") == 2:
+            pairs.add(vid.split(".")[1])
+    if len(pairs) != 1:
+        return None
+    a, _, b = next(iter(pairs)).partition("-")
+    return (a, b) if a in idx.names and b in idx.names else None
 
 
 def _scoped_reading(r: Reading, scope_ent, vocab) -> None:

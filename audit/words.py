@@ -48,7 +48,7 @@ _PARAM_AFTER = re.compile(r"\s*(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fo
 # A number the words make a claim about, not a value: "within about 1 point" (checked by audit.claims).
 CLAIM_BEFORE = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?(?:±\s*)?$", re.I)
 # "pts" only after a number with decimals ("+0.84 pts"): "±1 pt", "~2 pts" are rough sizes, not values
-_PP_AFTER = re.compile(r"\s*(?:pp\b|percentage points?\b|points?\b)", re.I)
+_PP_AFTER = re.compile(r"\s*(?:pp\b|percentage points?\b|-?points?\b)", re.I)   # "the 1.9-point gain"
 _PTS_AFTER = re.compile(r"\s*pts?\b", re.I)
 _SEED_WORD = re.compile(r"\bseeds?\s*[:=]?\s*(\d+)\b(?![.,]\d)|(?<![A-Za-z0-9])s(\d+)\b", re.I)
 # A sentence may start lowercase when it starts with a name ("... unadjusted). pass@16 barely moves").

@@ -121,3 +121,45 @@ def test_a_list_of_values_each_takes_the_metric_named_right_after_or_before_it()
            and not r.param and m.text != "16"}   # the 16 of "pass@16" is a label (audit.trace.is_label)
     assert got == {"0.673": "solve_rate", "0.941": "pass16", "92.6%": "format_pct", "2.84": "groups_correct",
                    "0.045": "solve_rate", "4.5%": "solve_rate"}
+
+
+def test_a_run_in_latex_heading_keeps_its_sentence_and_each_statistic_its_own_pair(arxiv):
+    from audit.numbers import parse_latex
+    from audit.prose import read_file
+
+    vocab, _facts = arxiv
+    tex = ("\\paragraph{Results.} GSPO is $1.85$ points above GRPO ($t(5) = 7.72$), and DAPO's gain of\n"
+           "$0.25$ points is not significant.\n")
+    f = parse_latex("paper.tex", tex, "paper.tex")
+    readings = read_file(f, vocab)
+    pairs = {m.text: readings[id(m)].pair for m in f.mentions if id(m) in readings and not readings[id(m)].param}
+    assert pairs == {"1.85": ("gspo", "grpo"), "7.72": ("gspo", "grpo"), "0.25": ("dapo", "grpo")}
+
+
+@pytest.fixture(scope="module")
+def quarto(tmp_path_factory):
+    """The two-arm study of the fresh Quarto report: one contrast (dapo-grpo), its report removed."""
+    report = fresh.build("quarto_doc", tmp_path_factory.mktemp("fresh") / "q")
+    (report / "report.qmd").unlink()
+    return report
+
+
+def _audit(report, text: str) -> list[str]:
+    from audit import check
+
+    (report / "report.qmd").write_text(text)
+    return [f"{f.message}" for f in check(report).findings]
+
+
+@pytest.mark.parametrize(("clean", "planted", "message"), [
+    # a statistic naming no contrast, in a study with exactly one, is that contrast's
+    ("The minimum detectable effect of this design at 80% power is 0.0098.\n",
+     "The minimum detectable effect of this design at 80% power is 0.0078.\n", "normal approximation"),
+    ("A single benchmark; the 1.9-point gain is specific to this setting.\n",
+     "A single benchmark; the 2.9-point gain is specific to this setting.\n", "contrasts.dapo-grpo.diff_mean"),
+    # "is behind" / "is ahead of" compare the arms like "worse than" / "better than"
+    ("DAPO is ahead of GRPO on held-out accuracy.\n", "DAPO is behind GRPO on held-out accuracy.\n", "better than"),
+])
+def test_the_one_contrast_and_ahead_or_behind(quarto, clean, planted, message):
+    assert _audit(quarto, clean) == []
+    assert any(message in m for m in _audit(quarto, planted))
