@@ -163,3 +163,11 @@ def _audit(report, text: str) -> list[str]:
 def test_the_one_contrast_and_ahead_or_behind(quarto, clean, planted, message):
     assert _audit(quarto, clean) == []
     assert any(message in m for m in _audit(quarto, planted))
+
+
+@pytest.mark.xfail(strict=True, reason="decimal commas (German/French number style: '64,11 %') are not read: "
+                   "'64,11' is read as the two numbers 64 and 11 (or a thousands group), so a wrong value written "
+                   "that way passes by default and is only 'untraced' under --strict")
+def test_a_wrong_value_with_a_decimal_comma_is_an_error(quarto):
+    assert _audit(quarto, "DAPO erreicht im Mittel 64,11 % Genauigkeit.\n") == []
+    assert any("arms.dapo.heldout_accuracy.mean" in m for m in _audit(quarto, "DAPO erreicht im Mittel 66,11 % Genauigkeit.\n"))
