@@ -57,15 +57,14 @@ def _locked_view(study: Study, arm: str) -> dict:
     return {resolved_path(k): v for k, v in study.arms[arm].training.fields.items()}
 
 
-def _check_locked_view(out, study: Study, m: dict, mp: str, f: dict) -> dict:
-    """The run's declared changes and resolved config against its arm's locked view (README
-    failure 3: a locked field dropped); returns that view, by resolved path."""
+def _check_locked_view(out, study: Study, m: dict, mp: str, f: dict, view: dict) -> None:
+    """The run's declared changes and resolved config against its arm's locked ``view`` (README
+    failure 3: a locked field dropped)."""
     arm, seed = m.get("arm"), m.get("seed")
     locked_changes = dict(study.arms[arm].changes)
     if m.get("declared_changes") != locked_changes:
         out.add(f"{mp}#$.declared_changes", locked_changes, m.get("declared_changes"),
                 "declared changes differ from the lock's arm")
-    view = _locked_view(study, arm)
     for path, want in sorted(view.items()):
         got = f.get(path, _MISSING)
         if got is _MISSING:
@@ -74,7 +73,6 @@ def _check_locked_view(out, study: Study, m: dict, mp: str, f: dict) -> dict:
         elif not same(got, want):
             out.add(f"{mp}#$.resolved_config.{path}", repr(want), repr(got),
                     f"{arm}/s{seed}: resolved value differs from the locked value")
-    return view
 
 
 def _check_seeds_agree(ctx, out, r, mp: str, flat: dict, first_of_arm: dict) -> None:
@@ -106,15 +104,19 @@ def _check_objectives_differ(out, m: dict, mp: str, f: dict, bf: dict, base: str
             "so the two objectives coincide (the contrast cannot show a difference)")
 
 
+def _declared(view: dict, base_view: dict) -> set[str]:
+    """The resolved paths where an arm's locked view differs from the baseline's (its declared changes)."""
+    return {p for p in set(view) | set(base_view)
+            if p not in FREE_PATHS and not same(view.get(p, _MISSING), base_view.get(p, _MISSING))}
+
+
 def _check_declared_differences(ctx, out, m: dict, mp: str, f: dict, b, bf: dict, view: dict,
-                                base_view: dict) -> None:
+                                declared: set[str]) -> None:
     """Differences from the baseline run must be exactly the declared ones: an extra one is drift
     (README failure 1), a missing one a flag never wired (failure 2). A difference the arm's
     algorithm preset (or a rule over declared fields) put there is implied by the registered
     algorithm, not drift; the manifest says where each came from."""
     arm, seed = m.get("arm"), m.get("seed")
-    declared = {p for p in set(view) | set(base_view)
-                if p not in FREE_PATHS and not same(view.get(p, _MISSING), base_view.get(p, _MISSING))}
     actual = _diff(f, bf)
     implied = {p for p in actual - declared
                if _implied(m, p, m.get("algorithm")) or _implied(b.manifest, p, b.manifest.get("algorithm"))}
@@ -146,12 +148,18 @@ def run(ctx, out) -> None:
     base_view = _locked_view(study, base) if base in study.arms else {}
     first_of_arm: dict = {}
     on_policy_flagged: set = set()
+    views: dict[str, dict] = {}
+    declared_of: dict[str, set[str]] = {}
     for r in conf:
         m = r.manifest
         arm, seed = m.get("arm"), m.get("seed")
         mp = ctx.rel(r.path / MANIFEST)
         f = flat[str(r.path)]
-        view = _check_locked_view(out, study, m, mp, f)
+        if arm not in views:  # one locked view per arm, not per run (1,000 runs, 5 arms)
+            views[arm] = _locked_view(study, arm)
+            declared_of[arm] = _declared(views[arm], base_view)
+        view = views[arm]
+        _check_locked_view(out, study, m, mp, f, view)
         _check_seeds_agree(ctx, out, r, mp, flat, first_of_arm)
         if arm == base:
             continue
@@ -163,4 +171,4 @@ def run(ctx, out) -> None:
             continue
         bf = flat[str(b.path)]
         _check_objectives_differ(out, m, mp, f, bf, base, on_policy_flagged)
-        _check_declared_differences(ctx, out, m, mp, f, b, bf, view, base_view)
+        _check_declared_differences(ctx, out, m, mp, f, b, bf, view, declared_of[arm])
