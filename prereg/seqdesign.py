@@ -21,9 +21,10 @@ from dataclasses import dataclass
 
 from prereg.errors import UserError
 from prereg.sequential import Boundaries, Spec, spending_boundaries
+from prereg.study import SEQUENTIAL_DRAWS, analysis_plan
 
 SMALL_SAMPLE = ("t_calibrated", "t_tail", "none")
-DEFAULT_DRAWS = 1_000_000
+DEFAULT_DRAWS = SEQUENTIAL_DRAWS  # the one default, kept in prereg.study
 CALIBRATION_STREAM = 1701   # rng streams: [rng_seed, stream]
 H0_STREAM, H1_STREAM = 1702, 1703
 
@@ -67,24 +68,19 @@ def plan_of(prereg: dict) -> SequentialPlan | None:
         >>> plan_of({"analysis": {}}) is None
         True
     """
-    a = prereg["analysis"]
-    s = a.get("sequential")
-    if not s:
+    if not prereg["analysis"].get("sequential"):
         return None
+    a = analysis_plan(prereg["analysis"])
+    s = a.sequential
     from prereg.declarations import contrast_decls
 
     fam = [c.id for c in contrast_decls(prereg) if c.confirmatory and c.in_family]
-    mult = a["multiplicity"]
-    alpha = mult["alpha"] / (1 if mult["method"] == "none" else max(1, len(fam)))
-    alt = a["contrasts"].get("alternative", "two-sided")
-    fut = s.get("futility") or {}
-    spec = Spec(s["spending"], s.get("gamma"), fut.get("type", "none"), fut.get("beta", 0.2),
-                fut.get("spending", "obrien_fleming"), fut.get("gamma"))
-    pw = a.get("power") or {}
-    return SequentialPlan(tuple(s["looks"]), spec, s.get("small_sample", "t_calibrated"),
-                          s.get("calibration_draws", DEFAULT_DRAWS), s.get("inference", "stagewise"),
-                          alpha, 2 if alt == "two-sided" else 1, -1 if alt == "less" else 1, a["rng_seed"],
-                          tuple(fam), pw.get("effect", a.get("equivalence_margin")), pw.get("pilot_sd"))
+    mult = a.multiplicity
+    alpha = mult.alpha / (1 if mult.method == "none" else max(1, len(fam)))
+    spec = Spec(s.spending, s.gamma, s.futility, s.beta, s.beta_spending, s.beta_gamma)
+    return SequentialPlan(s.looks, spec, s.small_sample, s.calibration_draws, s.inference,
+                          alpha, 2 if a.alternative == "two-sided" else 1, -1 if a.alternative == "less" else 1,
+                          a.rng_seed, tuple(fam), a.effect_of_interest, a.power.pilot_sd if a.power else None)
 
 
 def check(prereg: dict, plan: SequentialPlan) -> list[tuple[str, str]]:

@@ -110,6 +110,34 @@ class Power:
     effect: float | None
 
 
+SEQUENTIAL_DRAWS = 1_000_000   # calibration_draws when the plan names none (t_calibrated boundaries)
+
+
+@dataclass(frozen=True)
+class SequentialSpec:
+    """``analysis.sequential`` with the schema's defaults: the registered looks (seeds per arm), how
+    alpha (and beta, for futility) is spent, and the small-sample correction (README failure 19).
+    :func:`prereg.seqdesign.plan_of` adds what it inherits from the rest of the plan."""
+
+    looks: tuple[int, ...]
+    spending: str
+    gamma: float | None            # Hwang-Shih-DeCani spending parameter
+    futility: str                  # none, or the beta-spending rule
+    beta: float
+    beta_spending: str
+    beta_gamma: float | None
+    small_sample: str
+    calibration_draws: int
+    inference: str
+
+    @classmethod
+    def of(cls, s: Mapping) -> SequentialSpec:
+        fut = s.get("futility") or {}
+        return cls(tuple(s["looks"]), s["spending"], s.get("gamma"), fut.get("type", "none"), fut.get("beta", 0.2),
+                   fut.get("spending", "obrien_fleming"), fut.get("gamma"), s.get("small_sample", "t_calibrated"),
+                   s.get("calibration_draws", SEQUENTIAL_DRAWS), s.get("inference", "stagewise"))
+
+
 @dataclass(frozen=True)
 class AnalysisPlan:
     primary_metric: str
@@ -126,7 +154,7 @@ class AnalysisPlan:
     equivalence_margin: float | None
     noninferiority_margin: float | None
     power: Power | None
-    sequential: Mapping[str, Any] | None
+    sequential: SequentialSpec | None   # None: a fixed design
     tasks: tuple[str, ...]         # strata of a multi-task plan; empty for one task
     verdicts: tuple[Mapping[str, Any], ...]   # the verdict rules as written (prereg.verdicts.evaluate)
     raw: Mapping[str, Any]         # the whole block, for fields without a typed view yet
@@ -135,6 +163,12 @@ class AnalysisPlan:
     def metrics(self) -> tuple[str, ...]:
         """The primary metric, then the secondary ones (each once)."""
         return tuple(dict.fromkeys((self.primary_metric, *self.secondary_metrics)))
+
+    @property
+    def effect_of_interest(self) -> float | None:
+        """``power.effect``, else the equivalence margin (the schema's default for it); None when neither."""
+        effect = self.power.effect if self.power is not None else None
+        return self.equivalence_margin if effect is None else effect
 
 
 @dataclass(frozen=True)
@@ -189,7 +223,7 @@ def analysis_plan(plan: Mapping) -> AnalysisPlan:
         multiplicity=Multiplicity(m.get("method", "none"), m.get("alpha", 0.05), tuple(m.get("family") or ())),
         equivalence_margin=plan.get("equivalence_margin"), noninferiority_margin=plan.get("noninferiority_margin"),
         power=Power(pw["method"], pw["alpha"], pw["target"], pw.get("pilot_sd"), pw.get("effect")) if pw else None,
-        sequential=_frozen(plan["sequential"]) if plan.get("sequential") else None,
+        sequential=SequentialSpec.of(plan["sequential"]) if plan.get("sequential") else None,
         tasks=tuple(plan.get("tasks") or ()), verdicts=tuple(plan.get("verdicts") or ()), raw=_frozen(plan))
 
 

@@ -14,7 +14,7 @@ from prereg.errors import UserError
 from prereg.jsonio import make_dirs, read_json, read_jsonl, write_atomic
 from prereg.records import MANIFEST, TELEMETRY, is_reference_run
 from prereg.study import AnalysisPlan, IntervalSpec, analysis_plan
-from stats.result import NO_VERDICT, Verdict, verdicts_of
+from stats.result import NO_VERDICT, AnalysisResult, Verdict, verdicts_of
 
 RENDERING = """\
 Rendering convention (parsed by the audit):
@@ -127,19 +127,22 @@ def _contrast_tags(plan: AnalysisPlan) -> list[tuple[str, IntervalSpec]]:
     return list(zip(interval_tags(plan.intervals), plan.intervals, strict=True))
 
 
-def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
-    """report.md: one section per step, every number pinned to its analysis.json id."""
+def markdown(a: dict, digest: str, figures: list[str], notes: list[str], result: AnalysisResult | None = None) -> str:
+    """report.md: one section per step, every number pinned to its analysis.json id.
+
+    ``result`` is ``a`` already read into typed views (:meth:`AnalysisResult.from_document`); read here when not given."""
+    r = result if result is not None else AnalysisResult.from_document(a)
     d = _Doc(a)
     plan = _plan(a)
     metric, summ = plan.primary_metric, plan.arm_summary
     munit = _unit(a, f"arms.{a['arms'][0]}.{metric}.{summ.statistics[0]}", "fraction")
     tag, lvl = "ci" + _level_tag(summ.level), f"{summ.level * 100:g}%"
-    L = _md_head(a, d, digest, metric, munit)
+    L = _md_head(a, r, d, digest, metric, munit)
     L += _md_arms(a, d, metric, munit, tag, lvl)
-    L += _md_per_seed(a, d, metric, munit)
+    L += _md_per_seed(a, r, d, metric, munit)
     L += _other_metric_arms(a, d, tag, lvl)
     L += _md_contrasts(a, d, munit)
-    L += _secondary_markdown(a, d)
+    L += _secondary_markdown(a, r, d)
     L += _effect_section(a, d)
     L += _md_sensitivity(a, d)
     if any(f"contrasts.{c}.item.n_pairs" in a["values"] for c in a["contrasts"]):
@@ -147,25 +150,25 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str]) -> str:
     if any(k.startswith("rliable.") for k in a["values"]):
         L += _md_rliable(a, d, tag, lvl)
     L += _md_verdict_rules(a)
-    L += _md_records(a, notes, figures)
+    L += _md_records(r, notes, figures)
     if a.get("evidence_class") == "exploratory":  # every section of an exploratory study says so
         L = [x + " (exploratory)" if x.startswith(("## ", "### ")) else x for x in L]
     return "\n".join(L)
 
 
-def _md_head(a: dict, d: _Doc, digest: str, metric: str, munit: str) -> list[str]:
+def _md_head(a: dict, r: AnalysisResult, d: _Doc, digest: str, metric: str, munit: str) -> list[str]:
     plan = _plan(a)
-    return [f"<!-- rlprereg-analysis sha256={digest} study={a['study_id']} lock={a['lock']['hash']} -->",
-            f"# Results: {a['study_id']}", "",
-            f"Lock `{a['lock']['hash'][:16]}…` (v{a['lock']['version']}); source: **{a['source']}**; "
+    return [f"<!-- rlprereg-analysis sha256={digest} study={r.study_id} lock={r.lock_hash} -->",
+            f"# Results: {r.study_id}", "",
+            f"Lock `{r.lock_hash[:16]}…` (v{r.lock_version}); source: **{r.source}**; "
             f"primary metric `{metric}` ({munit}); {plan.resamples}<!-- id:lock.analysis.resamples --> resamples, "
             f"RNG seed {plan.rng_seed}<!-- id:lock.analysis.rng_seed -->.", "",
             *_scope_lines(a),
             "## Study", "", "| Seeds with runs (seeds) | Included runs (count) | Excluded runs (count) | Deviations (count) | Study verdict |",
             "|---|---|---|---|---|",
             f"| {d.cell('study.n_seeds')} | {d.cell('study.n_runs')} | {d.cell('study.n_excluded')} | "
-            f"{d.cell('study.n_deviations')} | {a['verdicts']['study']['verdict']}<!-- verdict:study -->"
-            f"{' (exploratory study)' if a['verdicts']['study'].get('confirmatory') is False else ''} |", ""]
+            f"{d.cell('study.n_deviations')} | {r.study.verdict}<!-- verdict:study -->"
+            f"{' (exploratory study)' if r.study.confirmatory is False else ''} |", ""]
 
 
 def _md_arms(a: dict, d: _Doc, metric: str, munit: str, tag: str, lvl: str) -> list[str]:
@@ -206,9 +209,9 @@ def _md_arms(a: dict, d: _Doc, metric: str, munit: str, tag: str, lvl: str) -> l
     return L
 
 
-def _md_per_seed(a: dict, d: _Doc, metric: str, munit: str) -> list[str]:
+def _md_per_seed(a: dict, r: AnalysisResult, d: _Doc, metric: str, munit: str) -> list[str]:
     L: list[str] = []
-    seeds = _seed_tags(a)
+    seeds = _seed_tags(a, r)
     if seeds:
         L += [f"## Per-seed `{metric}` ({munit})", "", "| Arm | " + " | ".join(
                   f"{'evaluated once' if s == 'once' else s} ({munit})" for s in seeds) + " |",
@@ -310,14 +313,14 @@ def _md_verdict_rules(a: dict) -> list[str]:
     return L
 
 
-def _md_records(a: dict, notes: list[str], figures: list[str]) -> list[str]:
+def _md_records(r: AnalysisResult, notes: list[str], figures: list[str]) -> list[str]:
     """Deviations, excluded runs, warnings and figures."""
     L = ["## Deviations from the plan", ""]
-    L += [f"- **{x['kind']}**: {x['detail']}" for x in a["deviations"]] or ["None."]
+    L += [f"- **{x.kind}**: {x.detail}" for x in r.deviations] or ["None."]
     L += ["", "## Excluded runs", ""]
-    L += [f"- `{x.get('path')}`: {x['reason']}" for x in a["inputs"]["excluded"]] or ["None."]
+    L += [f"- `{x.path}`: {x.reason}" for x in r.excluded] or ["None."]
     L += ["", "## Warnings", ""]
-    L += [f"- {w}" for w in a["warnings"] + notes] or ["None."]
+    L += [f"- {w}" for w in [*r.warnings, *notes]] or ["None."]
     L.append("")
     if figures:
         L += ["## Figures", ""] + [f"![{Path(f).stem}]({f})" for f in figures] + [""]
@@ -347,10 +350,10 @@ def _arm_note(a: dict, arm: str) -> str:
     return f" ({', '.join(bits)})" if bits else ""
 
 
-def _seed_tags(a: dict) -> list[str]:
+def _seed_tags(a: dict, r: AnalysisResult) -> list[str]:
     """Run columns: ``once`` (a reference evaluated once) first, then seeds in numeric order."""
     tags = {k.split(".")[2] for k in a["values"] if k.startswith("runs.")}
-    tags |= {"once" if r["seed"] is None else f"s{r['seed']}" for r in a["inputs"]["runs"]}
+    tags |= {"once" if run.seed is None else f"s{run.seed}" for run in r.runs}
     return sorted(tags, key=lambda t: -1 if t == "once" else int(t[1:]))
 
 
@@ -421,7 +424,7 @@ def _secondary_keys(a: dict) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def _secondary_markdown(a: dict, d: _Doc) -> list[str]:
+def _secondary_markdown(a: dict, r: AnalysisResult, d: _Doc) -> list[str]:
     """One table per secondary metric (each its own unit), contrasts with unadjusted p and their verdicts."""
     groups = _secondary_keys(a)
     if not groups:
@@ -461,13 +464,12 @@ def _secondary_markdown(a: dict, d: _Doc) -> list[str]:
             row.append(f"{v or 'NONE'}<!-- verdict:secondary.{key} -->")
             L.append("| " + " | ".join(row) + " |")
         L.append("")
-    hyps = [(hid, h) for hid, h in (a["verdicts"].get("hypotheses") or {}).items()
-            if h.get("confirmatory") is False and h.get("metric")]
+    hyps = [(hid, h) for hid, h in r.hypothesis_verdicts.items() if h.confirmatory is False and h.metric]
     if hyps:
         L += ["Hypotheses on secondary metrics:", ""]
         for hid, h in hyps:
-            L.append(f"- `{hid}` (`{h['metric']}`, `{h['contrast']}`): {h.get('verdict') or 'NONE'}"
-                     f"<!-- verdict:secondary.{h['contrast']}.{h['metric']} --> — {h['scope']}")
+            L.append(f"- `{hid}` (`{h.metric}`, `{h.contrast}`): {h.verdict or 'NONE'}"
+                     f"<!-- verdict:secondary.{h.contrast}.{h.metric} --> — {h.scope}")
         L.append("")
     return L
 
@@ -502,14 +504,16 @@ def _label_row(a: dict, c: str) -> str:
     return f"`{c}`" + (" (exploratory)" if expl and a.get("evidence_class") != "exploratory" else "")
 
 
-def latex(a: dict, digest: str) -> str:
+def latex(a: dict, digest: str, result: AnalysisResult | None = None) -> str:
     """results.tex: one macro per analysis value and verdict, then the arm, contrast and secondary
-    tables written only with those macros (so every number is pinned to its analysis.json id)."""
+    tables written only with those macros (so every number is pinned to its analysis.json id).
+    ``result``: ``a`` already read into typed views (read here when not given)."""
+    r = result if result is not None else AnalysisResult.from_document(a)
     plan = _plan(a)
-    lines = [f"% rlprereg-analysis sha256={digest} study={a['study_id']} lock={a['lock']['hash']}",
+    lines = [f"% rlprereg-analysis sha256={digest} study={r.study_id} lock={r.lock_hash}",
              "% Convention: one macro per analysis value, `\\newcommand{\\NAME}{TEXT} % id: VALUE_ID`;",
              "% the tables below use only these macros (see `stats render --help`)."]
-    lines += _tex_macros(a)
+    lines += _tex_macros(a, r)
     munit = _unit(a, f"arms.{a['arms'][0]}.{plan.primary_metric}.{plan.arm_summary.statistics[0]}", "fraction")
     ctags = _contrast_tags(plan)
     lines += _tex_arm_table(a, munit)
@@ -524,7 +528,7 @@ def _tex_ref(a: dict, vid: str) -> str:
     return f"\\{_tex_name(a, vid)}" if vid in a["values"] else "--"
 
 
-def _tex_macros(a: dict) -> list[str]:
+def _tex_macros(a: dict, r: AnalysisResult) -> list[str]:
     """``\\newcommand`` lines for every value and verdict; two ids mapping to one macro name is an error."""
     names: dict[str, str] = {}
     lines = []
@@ -542,7 +546,7 @@ def _tex_macros(a: dict) -> list[str]:
         if name in names:
             raise UserError(f"verdict secondary.{key} and value {names[name]!r} map to the same LaTeX macro \\{name}")
         lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(v.verdict or 'NONE')}}} % verdict: secondary.{key}")
-    lines.append(f"\\newcommand{{\\{macro_name('verdict.study')}}}{{{_tex_escape(a['verdicts']['study']['verdict'])}}}"
+    lines.append(f"\\newcommand{{\\{macro_name('verdict.study')}}}{{{_tex_escape(r.study.verdict)}}}"
                  " % verdict: study")
     return lines
 
@@ -609,24 +613,24 @@ def _save(fig, path: Path) -> None:
     write_atomic(path, buf.getvalue())
 
 
-def _runs_root(a: dict, analysis_path: Path, override: str | Path | None) -> Path | None:
+def _runs_root(r: AnalysisResult, analysis_path: Path, override: str | Path | None) -> Path | None:
     if override is not None:
         return Path(override)
-    root = Path(a["inputs"].get("root", ""))
+    root = Path(r.runs_root or "")
     for cand in (root, analysis_path.parent / root):
         if cand.is_dir():
             return cand
     return None
 
 
-def _telemetry(a: dict, root: Path, notes: list[str]) -> dict[str, dict[int, list[dict]]]:
+def _telemetry(result: AnalysisResult, root: Path, notes: list[str]) -> dict[str, dict[int, list[dict]]]:
     out: dict[str, dict[int, list[dict]]] = {}
-    for r in a["inputs"]["runs"]:
-        rdir = root / r["path"]
+    for r in result.runs:
+        rdir = root / r.path
         try:
             man = read_json(rdir / MANIFEST, "run manifest")
             if not isinstance(man, dict):
-                notes.append(f"figures: {r['path']}: manifest is not a JSON object; not plotted")
+                notes.append(f"figures: {r.path}: manifest is not a JSON object; not plotted")
                 continue
             if is_reference_run(man) and TELEMETRY not in (man.get("artifacts") or {}):
                 continue  # a reference evaluation trained nothing: no curves to plot
@@ -634,14 +638,14 @@ def _telemetry(a: dict, root: Path, notes: list[str]) -> dict[str, dict[int, lis
             entry = entry.get(TELEMETRY) if isinstance(entry.get(TELEMETRY), dict) else {}
             digest = entry.get("sha256")
             if digest is None or sha256_file(rdir / TELEMETRY) != digest:
-                notes.append(f"figures: {r['path']}: telemetry does not match its manifest digest; not plotted")
+                notes.append(f"figures: {r.path}: telemetry does not match its manifest digest; not plotted")
                 continue
-            if man.get("seal") != r.get("seal"):
-                notes.append(f"figures: {r['path']}: manifest seal differs from the analysed one; not plotted")
+            if man.get("seal") != r.seal:
+                notes.append(f"figures: {r.path}: manifest seal differs from the analysed one; not plotted")
                 continue
-            out.setdefault(r["arm"], {})[r["seed"]] = read_jsonl(rdir / TELEMETRY, "telemetry")
+            out.setdefault(r.arm, {})[r.seed] = read_jsonl(rdir / TELEMETRY, "telemetry")
         except (UserError, OSError) as exc:
-            notes.append(f"figures: {r['path']}: {exc}")
+            notes.append(f"figures: {r.path}: {exc}")
     return out
 
 
@@ -764,6 +768,7 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
     """
     analysis_path = Path(analysis_path)
     a, digest = _read_analysis(analysis_path)
+    result = AnalysisResult.from_document(a)
     out = Path(out_dir)
     targets = {"md": out / "report.md", "tex": out / "results.tex", "forest": out / "figures" / "forest.png",
                "reward": out / "figures" / "reward_curves.png", "zvf": out / "figures" / "zvf_curves.png"}
@@ -773,18 +778,18 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
         for p in targets.values():
             if p.exists():
                 raise UserError(f"{p}: already exists; refusing to overwrite (choose another -o)")
-    cards = _prepare_cards(a, analysis_path, digest, runs_root, lock, out, hub_dir, overwrite, card_license) \
+    cards = _prepare_cards(result, analysis_path, digest, runs_root, lock, out, hub_dir, overwrite, card_license) \
         if (model_cards or hub_dir is not None) else None
     notes: list[str] = []
     if figures:
         make_dirs(out / "figures")
-        drawn, written = _draw_figures(a, analysis_path, out, targets, runs_root, overwrite, notes)
+        drawn, written = _draw_figures(a, result, analysis_path, out, targets, runs_root, overwrite, notes)
     else:
         make_dirs(out)
         drawn, written = [], []
         notes.append("figures: not drawn (--no-figures)")
-    write_atomic(targets["md"], markdown(a, digest, drawn, notes), overwrite=overwrite)
-    write_atomic(targets["tex"], latex(a, digest), overwrite=overwrite)
+    write_atomic(targets["md"], markdown(a, digest, drawn, notes, result), overwrite=overwrite)
+    write_atomic(targets["tex"], latex(a, digest, result), overwrite=overwrite)
     if cards is not None:
         from stats.modelcard import write_cards
 
@@ -810,7 +815,7 @@ def _read_analysis(analysis_path: Path) -> tuple[dict, str]:
     return a, sha256_bytes(raw)
 
 
-def _draw_figures(a: dict, analysis_path: Path, out: Path, targets: dict, runs_root, overwrite: bool,
+def _draw_figures(a: dict, result: AnalysisResult, analysis_path: Path, out: Path, targets: dict, runs_root, overwrite: bool,
                   notes: list[str]) -> tuple[list[str], list[Path]]:
     """The forest plot, the sequential boundaries (a sequential plan) and the reward/ZVF curves
     (run folders found); returns (figure paths for the report, files written). ``notes`` says what
@@ -825,14 +830,14 @@ def _draw_figures(a: dict, analysis_path: Path, out: Path, targets: dict, runs_r
     if boundary_plot(a, seq_png):  # README failure 19: the boundaries and the observed path
         figures.append("figures/sequential_boundaries.png")
         written.append(seq_png)
-    if a["source"] != "runs":
+    if result.source != "runs":
         notes.append("figures: imported results carry no telemetry; reward/ZVF curves not drawn")
         return figures, written
-    root = _runs_root(a, analysis_path, runs_root)
+    root = _runs_root(result, analysis_path, runs_root)
     if root is None:
-        notes.append(f"figures: runs folder {a['inputs'].get('root')!r} not found; curves not drawn (use --runs)")
+        notes.append(f"figures: runs folder {result.runs_root!r} not found; curves not drawn (use --runs)")
         return figures, written
-    tel = _telemetry(a, root, notes)
+    tel = _telemetry(result, root, notes)
     for key, label, name in (("reward_mean", "training reward (step mean)", "reward"),
                              ("zvf", "zero-variance fraction (ZVF)", "zvf")):
         if _curves(tel, key, label, targets[name]):
@@ -843,19 +848,16 @@ def _draw_figures(a: dict, analysis_path: Path, out: Path, targets: dict, runs_r
     return figures, written
 
 
-def _prepare_cards(a: dict, analysis_path: Path, digest: str, runs_root, lock, out: Path, hub_dir,
+def _prepare_cards(result: AnalysisResult, analysis_path: Path, digest: str, runs_root, lock, out: Path, hub_dir,
                    overwrite: bool, card_license: str | None = None):
     """Card texts and runs, computed (and every refusal made) before anything is written."""
     from stats.modelcard import card_lock, card_paths, card_runs, model_cards
 
-    if a["source"] != "runs":
+    if result.source != "runs":
         raise UserError("--model-cards: the analysis is of an imported table; cards need the run folders")
-    root = _runs_root(a, analysis_path, runs_root)
+    root = _runs_root(result, analysis_path, runs_root)
     if root is None:
-        raise UserError(f"--model-cards: runs folder {a['inputs'].get('root')!r} not found; pass --runs")
-    from stats.result import AnalysisResult
-
-    result = AnalysisResult.from_document(a)
+        raise UserError(f"--model-cards: runs folder {result.runs_root!r} not found; pass --runs")
     runs = card_runs(result, root)
     texts = model_cards(result, digest, card_lock(result, analysis_path, lock).study, runs, card_license)
     if not overwrite:
@@ -873,7 +875,7 @@ def _item_section(a: dict, d, munit: str) -> list[str]:
     """Item-level table: cluster-robust tests first; pooled McNemar only with its caveat (README failure 17)."""
     from stats.items import POOLED_CAVEAT
 
-    kind = (a.get("plan") or {}).get("contrasts", {}).get("item_level", "")
+    kind = _plan(a).item_level
     L = ["## Item-level comparisons (seeds as clusters)", "",
          "Every seed scores the same held-out items, so the (seed, item) outcome pairs are clustered by seed "
          "and are not independent items. The cluster-robust t (CR1, t with G-1 df) and the wild cluster "

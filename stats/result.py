@@ -10,8 +10,9 @@ still read value records by id (:meth:`AnalysisResult.record`): the id *is* the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -42,23 +43,26 @@ class Verdict:
     confirmatory: bool | None = None
     deviation: Any = None
     checks: tuple[str, ...] = ()
-    contrast: str | None = None     # secondary verdicts: the contrast and metric they belong to
+    contrast: str | None = None     # secondary and hypothesis verdicts: the contrast and metric they belong to
     metric: str | None = None
+    scope: str | None = None        # a hypothesis on a secondary metric: what its verdict does (not) claim
 
     @classmethod
     def of(cls, rec: Mapping[str, Any]) -> Verdict:
+        """One verdict record of analysis.json (``verdicts.<kind>.<key>`` or ``verdicts.study``)."""
         trail = rec.get("trail") or []
         last = trail[-1] if trail else None
         checks = tuple(x["check"] for x in last["checks"]) if last and last["checks"] else ()
         return cls(rec.get("verdict"), rec.get("confirmatory"), rec.get("deviation"), checks,
-                   rec.get("contrast"), rec.get("metric"))
+                   rec.get("contrast"), rec.get("metric"), rec.get("scope"))
 
 
 NO_VERDICT = Verdict(None)
 
 
 def verdicts_of(doc: Mapping[str, Any], kind: str) -> dict[str, Verdict]:
-    """The analysis document's ``verdicts.<kind>`` (``contrasts`` or ``secondary``) as :class:`Verdict`, in order."""
+    """The analysis document's ``verdicts.<kind>`` (``contrasts``, ``secondary`` or ``hypotheses``) as
+    :class:`Verdict`, in order."""
     return {k: Verdict.of(v) for k, v in ((doc.get("verdicts") or {}).get(kind) or {}).items()}
 
 
@@ -70,6 +74,14 @@ class AnalysedRun:
     seed: int | None            # None: a reference evaluated once
     path: str | None            # relative to the runs folder the analysis read
     seal: str | None
+
+
+@dataclass(frozen=True)
+class ExcludedRun:
+    """A run folder the analysis left out (``inputs.excluded``) and why."""
+
+    path: str | None
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -108,6 +120,11 @@ class AnalysisResult:
     baseline: str | None = None
     runs: tuple[AnalysedRun, ...] = ()
     deviations: tuple[Deviation, ...] = ()
+    study: Verdict = NO_VERDICT     # ``verdicts.study``: the verdict and whether the study is confirmatory
+    hypothesis_verdicts: Mapping[str, Verdict] = field(default_factory=lambda: MappingProxyType({}))  # id -> record
+    source: str | None = None       # ``runs`` (run folders) or the imported table's format
+    runs_root: str | None = None    # ``inputs.root``: the runs folder the analysis read (None: an imported table)
+    excluded: tuple[ExcludedRun, ...] = ()
 
     @property
     def plan(self) -> AnalysisPlan:
@@ -141,16 +158,21 @@ class AnalysisResult:
         """Typed views over an analysis document (from ``analyze`` or a read analysis.json)."""
         verdicts = doc.get("verdicts") or {}
         lock = doc.get("lock") or {}
+        inputs = doc.get("inputs") or {}
         runs = tuple(AnalysedRun(r.get("arm"), r.get("seed"), r.get("path"), r.get("seal"))
-                     for r in (doc.get("inputs") or {}).get("runs") or ())
+                     for r in inputs.get("runs") or ())
         deviations = tuple(Deviation(d.get("kind"), d.get("detail")) for d in doc.get("deviations") or ())
         hyps = {h: (v or {}).get("verdict") for h, v in (verdicts.get("hypotheses") or {}).items()}
+        excluded = tuple(ExcludedRun(x.get("path"), x.get("reason")) for x in inputs.get("excluded") or ())
         return cls(study_id=doc.get("study_id"), lock_hash=lock.get("hash"),
                    arms=tuple(doc.get("arms") or ()), contrasts=_contrasts(doc), hypotheses=hyps,
                    study_verdict=(verdicts.get("study") or {}).get("verdict"),
                    warnings=tuple(doc.get("warnings") or ()), document=doc, lock_version=lock.get("version"),
                    lock_path=lock.get("path"),
-                   baseline=doc.get("baseline"), runs=runs, deviations=deviations)
+                   baseline=doc.get("baseline"), runs=runs, deviations=deviations,
+                   study=Verdict.of(verdicts.get("study") or {}),
+                   hypothesis_verdicts=MappingProxyType(verdicts_of(doc, "hypotheses")),
+                   source=doc.get("source"), runs_root=inputs.get("root"), excluded=excluded)
 
 
 def _contrasts(doc: Mapping[str, Any]) -> dict[str, ContrastResult]:

@@ -18,8 +18,11 @@ def boundary_plot(a: dict, path: Path) -> bool:
     Returns:
         whether a figure was written.
     """
-    seq = a["plan"].get("sequential")
-    if not seq:
+    from prereg.study import analysis_plan
+
+    plan = analysis_plan(a["plan"])  # the executed plan as typed values, defaults applied once
+    seq = plan.sequential
+    if seq is None:
         return False
     import matplotlib
 
@@ -27,10 +30,10 @@ def boundary_plot(a: dict, path: Path) -> bool:
     import matplotlib.pyplot as plt
 
     v = {k: r["value"] for k, r in a["values"].items()}
-    looks = seq["looks"]
+    looks = list(seq.looks)
     up = [v.get(f"sequential.look{k}.bound_efficacy") for k in range(1, len(looks) + 1)]
     fut = [v.get(f"sequential.look{k}.bound_futility") for k in range(1, len(looks) + 1)]
-    two = a["plan"]["contrasts"].get("alternative", "two-sided") == "two-sided"
+    two = plan.alternative == "two-sided"
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
     ax.plot(looks, up, "k-o", label="efficacy boundary (t)")
     if two:
@@ -53,7 +56,7 @@ def boundary_plot(a: dict, path: Path) -> bool:
     ax.set_xticks(looks)
     ax.set_xlabel("seeds per arm (registered looks)")
     ax.set_ylabel("paired t statistic")
-    ax.set_title(f"{a['study_id']}: {seq['spending']} spending, observed paths")
+    ax.set_title(f"{a['study_id']}: {seq.spending} spending, observed paths")
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     fig.savefig(path)

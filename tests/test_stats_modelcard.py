@@ -233,6 +233,17 @@ def test_cards_read_the_analysis_as_typed_values(study):
     assert {c: v.verdict for c, v in r.contrasts.items()} == {
         c: a["verdicts"]["contrasts"][c]["verdict"] for c in a["contrasts"]}
     assert r.value_ids("runs.gspo.s1.")[0].startswith("runs.gspo.s1.")
+    # the parts render reads typed too: study verdict, hypothesis records, runs folder, exclusions
+    assert (r.study.verdict, r.study.confirmatory) == (a["verdicts"]["study"]["verdict"],
+                                                       a["verdicts"]["study"].get("confirmatory"))
+    assert r.study_verdict == r.study.verdict and r.source == a["source"] == "runs"
+    assert r.runs_root == a["inputs"]["root"]
+    assert [(x.path, x.reason) for x in r.excluded] == [(x.get("path"), x["reason"]) for x in a["inputs"]["excluded"]]
+    hyps = a["verdicts"]["hypotheses"]
+    assert hyps and list(r.hypothesis_verdicts) == list(hyps)
+    assert {h: (v.verdict, v.contrast, v.metric, v.confirmatory, v.scope) for h, v in r.hypothesis_verdicts.items()} \
+        == {h: (v.get("verdict"), v.get("contrast"), v.get("metric"), v.get("confirmatory"), v.get("scope"))
+            for h, v in hyps.items()}
 
 
 def test_result_docstring_example_holds():

@@ -137,3 +137,33 @@ def test_audit_reads_the_study_and_survives_a_lock_whose_preregistration_breaks_
     by = {r.check: r for r in res.results}
     assert by["1"].status == "fail" and not res.passed
     assert any("does not validate" in n for n in by["4"].notes)
+
+
+def test_sequential_spec_holds_the_defaults_and_the_design_reads_it():
+    """analysis.sequential is parsed once (prereg.study.SequentialSpec) with the schema's defaults;
+    the sequential design (prereg.seqdesign.plan_of) and the boundary plot read that one view."""
+    from prereg.seqdesign import plan_of
+    from prereg.study import SEQUENTIAL_DRAWS, analysis_plan
+
+    p = json.loads((ROOT / "examples" / "e1.json").read_text())
+    assert analysis_plan(p["analysis"]).sequential is None  # a fixed design
+    p["seeds"] = [1, 2, 3, 4, 5]
+    p["analysis"]["sequential"] = {"looks": [3, 5], "spending": "pocock"}
+    seq = study_of(p).analysis.sequential
+    assert (seq.looks, seq.spending, seq.gamma) == ((3, 5), "pocock", None)
+    assert (seq.futility, seq.beta, seq.beta_spending, seq.small_sample, seq.calibration_draws, seq.inference) == \
+        ("none", 0.2, "obrien_fleming", "t_calibrated", SEQUENTIAL_DRAWS, "stagewise")
+    d = plan_of(p)
+    assert (d.looks, d.spec.spending, d.spec.futility, d.small_sample, d.draws, d.inference) == \
+        (seq.looks, "pocock", "none", "t_calibrated", SEQUENTIAL_DRAWS, "stagewise")
+    p["analysis"]["sequential"].update(spending="hsd", gamma=-2, small_sample="t_tail", calibration_draws=5000,
+                                       futility={"type": "non_binding", "beta": 0.1, "spending": "pocock"})
+    seq = study_of(p).analysis.sequential
+    assert (seq.gamma, seq.futility, seq.beta, seq.beta_spending, seq.small_sample, seq.calibration_draws) == \
+        (-2, "non_binding", 0.1, "pocock", "t_tail", 5000)
+    d = plan_of(p)
+    assert (d.spec.gamma, d.spec.futility, d.spec.beta, d.spec.beta_spending, d.small_sample, d.draws) == \
+        (-2, "non_binding", 0.1, "pocock", "t_tail", 5000)
+    assert d.effect == study_of(p).analysis.effect_of_interest
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        seq.looks = (2, 5)

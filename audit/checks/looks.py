@@ -34,7 +34,7 @@ def run(ctx, out) -> None:
 
     d = design(plan_of(ctx.prereg))
     _entries(ctx, out, where, entries, d)
-    _later_runs(ctx, out, entries, seq["looks"])
+    _later_runs(ctx, out, entries, seq.looks)
 
 
 def _entries(ctx, out, where, entries, d) -> None:
