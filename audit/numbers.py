@@ -212,9 +212,10 @@ _OF_N = re.compile(r"/\s?\d+(?![\d/.,-])")
 # sign: a minus written before the low end, or before the high end after the dash ("– -0.01"), is a minus.
 _DASH_RANGE = re.compile(r"(?<![\w.])[-−+]?(?P<a>\d+\.\d+)\s?\\?%?\s?(?P<dash>[–—-])\s?(?P<bs>[-−])?"
                          r"(?P<b>\d+\.\d+)(?![\d])")
-# An interval written in words: "95% CI from −0.03 to −0.01", "the credible interval runs from 0.2 to 0.4".
-# Only after an interval word: "accuracy rose from 0.5 to 0.7" is two values, not an interval.
-_FROM_TO = re.compile(r"\b(?:CI|intervals?|credible|HDI)\b[^.;:\d]{0,40}?\bfrom\s+(?P<a>[-−+]?\d+\.\d+)\s?\\?%?"
+# An interval written in words: "95% CI from −0.03 to −0.01", "the credible interval runs from 0.2 to 0.4",
+# "(95% CI 0.0144 to 0.0244)". Only after an interval word: "accuracy rose from 0.5 to 0.7" is two values.
+_FROM_TO = re.compile(r"\b(?:CI|intervals?|credible|HDI)\b[^.;:\d]{0,40}?(?:\bfrom\s+|(?<=CI)\s+)"
+                      r"(?P<a>[-−+]?\d+\.\d+)\s?\\?%?"
                       r"\s+to\s+(?P<b>[-−+]?\d+\.\d+)(?![\d])", re.I)
 
 
@@ -251,7 +252,7 @@ def worded_ranges(text: str) -> list[re.Match]:
         >>> [(r.group("a"), r.group("b")) for r in worded_ranges("95% CI from −0.03 to −0.01; rose from 0.5 to 0.7")]
         [('−0.03', '−0.01')]
     """
-    return list(_FROM_TO.finditer(text)) if "from" in text else []
+    return list(_FROM_TO.finditer(text)) if "from" in text or " to " in text else []
 
 
 def numbers_in(text: str) -> list[tuple[re.Match, float, int, int, bool]]:

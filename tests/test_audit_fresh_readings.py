@@ -171,3 +171,10 @@ def test_the_one_contrast_and_ahead_or_behind(quarto, clean, planted, message):
 def test_a_wrong_value_with_a_decimal_comma_is_an_error(quarto):
     assert _audit(quarto, "DAPO erreicht im Mittel 64,11 % Genauigkeit.\n") == []
     assert any("arms.dapo.heldout_accuracy.mean" in m for m in _audit(quarto, "DAPO erreicht im Mittel 66,11 % Genauigkeit.\n"))
+
+
+def test_an_interval_written_ci_a_to_b_is_an_interval():
+    roles = [(m.text, m.role) for m in parse_markdown("r.md", "Δ = +0.0194 (95% CI 0.0144 to 0.0244)\n", "r.md").mentions]
+    assert roles[-2:] == [("0.0144", "low"), ("0.0244", "high")]
+    # two values, no interval word: not an interval
+    assert {m.role for m in parse_markdown("r.md", "accuracy rose 0.5 to 0.7\n", "r.md").mentions} == {None}
