@@ -53,6 +53,10 @@ class LockView:
     primary_metric: str = DEFAULT_PRIMARY
     alpha: Any = DEFAULT_ALPHA
     resamples: int | None = None
+    rng_seed: Any = None                       # as written: the analysis check compares each value's seed to it
+    power_method: str | None = None            # analysis.power.method
+    multiplicity_method: str | None = None     # analysis.multiplicity.method (None: not written)
+    family: tuple[str, ...] = ()               # analysis.multiplicity.family
     verdict_names: frozenset = frozenset()     # the verdicts the plan's rules can give
     arm_decls: Mapping[str, ArmDecl] = field(default_factory=dict)      # empty when unreadable
     metric_decls: Mapping[str, MetricDecl] = field(default_factory=dict)  # empty when unreadable
@@ -91,7 +95,9 @@ def lock_view(prereg: Any) -> LockView:
         primary_metric=plan.get("primary_metric", DEFAULT_PRIMARY),
         alpha=(_get(plan, "multiplicity", "alpha") if _get(plan, "multiplicity", "alpha") is not None
                else DEFAULT_ALPHA),
-        resamples=resamples if isinstance(resamples, int) else None,
+        resamples=resamples if isinstance(resamples, int) else None, rng_seed=plan.get("rng_seed"),
+        power_method=_get(plan, "power", "method"), multiplicity_method=_get(plan, "multiplicity", "method"),
+        family=tuple(family) if isinstance(family := _get(plan, "multiplicity", "family"), list) else (),
         verdict_names=frozenset(r.get("verdict") for r in rules if isinstance(r, dict) and r.get("verdict")),
         arm_decls=_tolerant(arm_decls, prereg) if arms else {},
         metric_decls=_tolerant(metric_decls, prereg) if plan else {},

@@ -62,3 +62,48 @@ def test_no_preregistration_is_an_empty_view(prereg):
 def test_the_readers_accept_the_preregistration_or_its_view():
     assert facts_of(E1, {}) == facts_of(lock_view(E1), {})
     assert vocabulary(E1) == vocabulary(lock_view(E1))
+
+
+def _plan_findings(prereg, values: dict) -> list[str]:
+    """Check 3's plan-consistency and GRIM steps on an analysis document, reading the lock's view."""
+    from types import SimpleNamespace
+
+    from audit.checks.analysis import _consistency, _grim
+    from audit.findings import CheckResult
+
+    out = CheckResult("3", "analysis", "analysis")
+    ctx = SimpleNamespace(lock_view=lock_view(prereg), analysis={"values": values})
+    _consistency(ctx, out, "analysis.json")
+    _grim(ctx, out, "analysis.json")
+    return [f.message for f in out.findings]
+
+
+def test_the_analysis_check_reads_the_plan_from_the_view():
+    """Check 3 compares each value's RNG seed, power method, multiplicity correction and k/n
+    proportions to the plan as the lock view reads it: each planted departure fires, the
+    plan's own values pass, and a lock with no readable plan is not a crash."""
+    v, s = lock_view(E1), study_of(E1)
+    assert (v.rng_seed, v.power_method, v.multiplicity_method, v.family) == \
+        (s.analysis.rng_seed, s.analysis.power.method, s.analysis.multiplicity.method, s.analysis.multiplicity.family)
+    fam, seed, n = s.analysis.multiplicity.family, s.analysis.rng_seed, s.evaluation.heldout_n
+    from stats.multiplicity import adjust
+
+    ps = [0.01, 0.02, 0.03, 0.04]
+    clean = {f"contrasts.{c}.p": {"value": p} for c, p in zip(fam, ps, strict=True)}
+    clean |= {f"contrasts.{c}.p_adjusted": {"value": q} for c, q in zip(fam, adjust(ps, "bh"), strict=True)}
+    clean |= {"contrasts.gspo-grpo.mde": {"value": 0.1, "method": "exact noncentral t", "rng_seed": seed},
+              "runs.gspo.s1.heldout_accuracy": {"value": 3 / n}}
+    assert _plan_findings(E1, clean) == []
+    broken = copy.deepcopy(clean)
+    broken[f"contrasts.{fam[0]}.p_adjusted"]["value"] = ps[0]
+    broken["contrasts.gspo-grpo.mde"].update(method="normal approximation", rng_seed=seed + 1)
+    broken["runs.gspo.s1.heldout_accuracy"]["value"] = 0.5 / n
+    assert sorted(_plan_findings(E1, broken)) == sorted([
+        "declared multiplicity correction not applied", "power computed by another method than planned",
+        "value drawn with an RNG seed other than the plan's", f"proportion impossible with n = {n} (GRIM)"])
+    p = copy.deepcopy(E1)
+    p["analysis"]["multiplicity"] = None
+    p["analysis"]["power"] = [1]
+    assert _plan_findings(p, broken) == ["value drawn with an RNG seed other than the plan's",
+                                         f"proportion impossible with n = {n} (GRIM)"]  # no plan for the rest
+    assert _plan_findings(None, broken) == []

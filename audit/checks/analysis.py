@@ -56,26 +56,20 @@ def recompute(lock_path: Path, runs_path: Path | None, analysis: dict, files=Non
         return analyze(lock_path, runs_path, **kwargs)
 
 
-def _plan(ctx) -> dict:
-    return (ctx.prereg or {}).get("analysis") or {}
-
-
 def _consistency(ctx, out, ap) -> None:
-    plan = _plan(ctx)
+    plan = ctx.lock_view  # the lock's plan read once, tolerantly (a lock failing its schema still audits)
     values = ctx.analysis.get("values") or {}
-    seed = plan.get("rng_seed")
+    seed = plan.rng_seed
     for vid, rec in sorted(values.items()):
         rs = rec.get("rng_seed")
         if rs is not None and seed is not None and rs != seed:
             out.add(f"{ap}#$.values['{vid}'].rng_seed", seed, rs, "value drawn with an RNG seed other than the plan's")
-        pm = (plan.get("power") or {}).get("method")
-        if ("power" in vid or "mde" in vid) and pm == "exact_noncentral_t":
+        if ("power" in vid or "mde" in vid) and plan.power_method == "exact_noncentral_t":
             meth = f"{rec.get('method', '')} {rec.get('params', {}).get('method', '') if isinstance(rec.get('params'), dict) else ''}".lower()
             if "normal" in meth and "noncentral" not in meth:
                 out.add(f"{ap}#$.values['{vid}'].method", "exact noncentral t (the plan's power method)",
                         rec.get("method"), "power computed by another method than planned")
-    mult = plan.get("multiplicity") or {}
-    method, family = mult.get("method"), list(mult.get("family") or [])
+    method, family = plan.multiplicity_method, list(plan.family)
     if method and method != "none" and len(family) > 1:
         raw, adj = {}, {}
         for vid, rec in values.items():
@@ -103,8 +97,7 @@ def _consistency(ctx, out, ap) -> None:
 
 def _grim(ctx, out, ap) -> None:
     """Imported per-seed proportions must be possible k/n at the locked held-out n (GRIM)."""
-    n = ((ctx.prereg or {}).get("dataset") or {}).get("heldout_n")
-    metric = _plan(ctx).get("primary_metric")
+    n, metric = ctx.lock_view.heldout_n, ctx.lock_view.primary_metric
     if not isinstance(n, int) or n <= 0 or metric != "heldout_accuracy":
         return
     for vid, rec in sorted((ctx.analysis.get("values") or {}).items()):
