@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from audit.comparisons import WITHIN, arm_comparisons, number_comparisons, ratio_claims, within_claims
 from audit.lockview import LockView, lock_view
-from audit.numbers import ParsedFile
+from audit.numbers import ParsedFile, is_bibliography
 from audit.prose import _versus_subject, paragraphs, tex_paragraphs
 from audit.words import Vocabulary, sentences
 
@@ -138,18 +138,19 @@ def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tally | No
     """
     out: list[Claim] = []
     tally = tally if tally is not None else Tally()
-    if f.path.endswith(".bib"):
+    if is_bibliography(f.path):
         return out   # a bibliography names references: no claim of the report (audit.statuses "citation")
     _seed_labels(f, facts, out)
     paras = tex_paragraphs(f.lines) if f.path.endswith(".tex") else paragraphs(f.lines)
     starts = [ln for ln, _ in getattr(f, "heading_scopes", None) or []]
+    notes = _legends(f)
     for para in paras:
-        _paragraph_claims(f, para, vocab, facts, out, starts, tally)
+        _paragraph_claims(f, para, vocab, facts, out, starts, tally, notes)
     _heading_facts(f, facts, out)
     _n_labels_in_tables(f, facts, out)
     _table_verdicts(f, vocab, facts, out, tally)
     _parsed_table_verdicts(f, vocab, facts, out, tally)
-    _marker_claims(f, vocab, facts, out, tally)
+    _marker_claims(f, vocab, facts, out, tally, notes)
     return list(dict.fromkeys(out))   # a raw HTML table row is read as prose too: one finding per claim
 
 
@@ -167,7 +168,14 @@ def _heading_facts(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
 _P_BELOW = re.compile(r"\b([pq])(?:[-_ ]?(?:adj(?:usted)?|values?))?\s*(?:<|≤|<=|\\le)\s*(\d*\.?\d+(?:[eE][-−]?\d+)?)", re.I)
 
 
-def _marker_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim], tally: Tally) -> None:
+def _legends(f: ParsedFile):
+    """The file's legends (:mod:`audit.markers`), or None when no line holds a mark character."""
+    from audit.markers import legends
+
+    return legends(f) if any(c in line for line in f.lines for c in "*†‡§") else None
+
+
+def _marker_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Claim], tally: Tally, notes) -> None:
     """A mark on a results-table value ("| DAPO | 0.578† |", "0.631*") that a legend under the table
     explains ("† significantly better than GRPO (BH-adjusted p < 0.001)", "* p < 0.05", "*: significant
     after BH") claims that the row's arm (else the column's) is, or is not, significantly different
@@ -175,11 +183,8 @@ def _marker_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Cla
     the metric the row or column names: checked
     like the same words in a sentence. What a mark and a legend are is :mod:`audit.markers`'; a mark
     without a legend claims nothing (README failure 15)."""
-    from audit.markers import legends, marked_cells
+    from audit.markers import marked_cells
 
-    if not any(c in line for line in f.lines for c in "*†‡§"):
-        return
-    notes = legends(f)
     for mc in marked_cells(f) if notes else ():
         note = notes.of(mc.mark, mc.line)
         arms = [a for _, a in vocab.arms_in(mc.row)] or [a for _, a in vocab.arms_in(mc.column)]
@@ -200,6 +205,40 @@ def _marker_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: list[Cla
         if not truth:
             out.append(Claim(where, fact, mc.cell, f"'{mc.mark}' on {mc.cell} marks it '{claim}' (the legend "
                              f"'{mc.mark} {note}'), but {cid} {fact}"))
+
+
+def _sentence_marks(sent: str, s_start: int, pair, f: ParsedFile, para, vocab: Vocabulary, facts: Facts,
+                    notes, out: list[Claim], tally: Tally) -> None:
+    """A mark on a number in a sentence ("GSPO reaches 0.650*", "DAPO − GRPO = +0.021†") with a legend
+    under the paragraph or at the end of the section ("* p < 0.05 (paired t, BH-adjusted)"): checked
+    like a marked table value (:func:`_marker_claims`). The marked arm is the one the words since the
+    previous number name (two of them: that contrast), else the sentence's; it is compared with the arm
+    the legend names, else the other arm of the pair, else the baseline; on the metric named before
+    the number in the sentence, else the primary one (as :func:`_significance`)."""
+    from audit.markers import sentence_marks
+
+    nums, _, offs = para
+    pos = 0
+    for sm in sentence_marks(sent, f.path.endswith(".tex")):
+        pos = max(sent.find(sm.number, pos), 0)
+        line = _line_of(offs, nums, s_start + pos)
+        where, note = f"{f.path}:{line}", notes.of(sm.mark, line)
+        if note is None:
+            continue    # a mark with no legend claims nothing
+        arms = list(dict.fromkeys(a for _, a in vocab.arms_in(sm.lead))) or list(pair or ())
+        named = [a for _, a in vocab.arms_in(note) if arms and a != arms[0]]
+        other = named[0] if named else next((a for a in arms[1:] if a != arms[0]), vocab.baseline) if arms else None
+        cid = _contrast_id((arms[0], other), facts) if arms else None
+        metrics = [m for p, m in vocab.metrics_in(sent) if p < pos]
+        said = _mark_claim(note, cid, metrics[-1] if metrics else None, facts) if cid else None
+        if said is None:
+            tally.undecided.append((where, sm.number + sm.mark))
+            continue
+        tally.checked += 1
+        claim, truth, fact = said
+        if not truth:
+            out.append(Claim(where, fact, sm.number + sm.mark, f"'{sm.mark}' on {sm.number} marks it '{claim}' (the "
+                             f"legend '{sm.mark} {note}'), but {cid} {fact}"))
 
 
 def _mark_claim(note: str, cid: str, metric: str | None, facts: Facts) -> tuple[str, bool, str] | None:
@@ -418,7 +457,8 @@ def scope_pair(f: ParsedFile, line: int, vocab: Vocabulary, starts: list[int] | 
     return None
 
 
-def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim], starts, tally: Tally) -> None:
+def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim], starts, tally: Tally,
+                      notes=None) -> None:
     """The claims of one paragraph, sentence by sentence; the pair of arms (and the subject and
     metric) a sentence is about carries over to the next one that names none, and the first
     sentence starts from the arm its headings name."""
@@ -451,6 +491,8 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
             undecided += [(m.start(), m.group(0)) for rx in (_SIGNIF, WITHIN) for m in rx.finditer(sent)]
             undecided += [(m.start(), m.group(0)) for m in re.finditer(r"\b[A-Z][A-Z_]{3,}\b", sent)
                           if m.group(0) in facts.verdict_names]
+        if notes:   # "0.650*" with "* p < 0.05" under the paragraph (audit.markers)
+            _sentence_marks(sent, s_start, pair, f, para, vocab, facts, notes, out, tally)
         tally.checked += len(decided)
         tally.undecided += [(at(pos), words) for pos, words in undecided]
         out += [Claim(at(c.at), c.expected, c.words, c.message) for c in said]

@@ -21,6 +21,9 @@ module is the one place that says what a mark is and what a legend is:
   itself. A star that Markdown reads as emphasis is no legend ("*p < 0.05*" is italic text).
 - A mark with no legend claims nothing. A marked value takes the first legend of its mark below it
   (a legend sits under its table), else the last one above it: two tables may give a mark two meanings.
+- A sentence marks a value the same way ("GSPO reaches 0.650* (Table 2)", "DAPO − GRPO = +0.021†"),
+  read in the sentence's rendered text (:func:`sentence_marks`), the mark right after the number;
+  its legend is a line under the paragraph or at the end of the section, found by the same rule.
 
 Linear: one pass over the file's lines and one over its table rows.
 """
@@ -98,6 +101,58 @@ def marked_cells(f: ParsedFile) -> list[MarkedCell]:
             if hit:
                 out.append(MarkedCell(m.line, m.identity or m.row or "", m.header[ci] if 0 < ci < len(m.header) else "",
                                       cell, hit.group("mark")))
+    return out
+
+
+# A mark right after a number in a sentence: no space ("0.650*", "+0.021†", "63.2%*", "[0.62, 0.64]†"), no
+# product or power ("2*3", "10*(n-1)", "0.5**2"), no word glued to the number ("GPT4*").
+_PROSE_MARK = re.compile(rf"(?<![\w.])(?P<num>[-+−]?\d[\d.,]*%?[\])]?)(?P<mark>{_MARK})(?![*†‡§(])(?!\s*\d)")
+# A LaTeX superscript mark as tex_text shows it ("0.631 ^ *", "62.5% ^‡", "0.631 *"), the mark glued back on.
+_TEX_SHOWN = re.compile(rf"(\d%?)\s?\^?\s?({_MARK})(?=[^*†‡§]|$)(?!\s*\d)")
+_ANY_NUMBER = re.compile(r"\d[\d.,]*")
+_MAY_MARK = re.compile(r"\d[%\])}$]{0,3}(?:\\?[*†‡§]|<sup>|\$?\^|\\textsuperscript)")
+
+
+@dataclass(frozen=True)
+class SentenceMark:
+    """A marked number in a sentence: the number as shown, its mark, and the sentence's rendered text
+    from the previous number (or the sentence's start) up to it: the arms it names are the marked ones."""
+
+    number: str
+    mark: str
+    lead: str
+
+
+def sentence_marks(sentence: str, tex: bool = False) -> list[SentenceMark]:
+    """The marked numbers of one sentence of a Markdown (or LaTeX) paragraph, read in its rendered
+    text: emphasis ("*0.650*"), code spans and a footnote reference are no mark; an escaped "\\*",
+    "<sup>*</sup>" and "$^{*}$" are.
+
+    Args:
+        sentence: the sentence as written in a Markdown file, or as :func:`audit.prose.tex_text` gives
+            a LaTeX one (its "0.631$^{*}$" shows as "0.631 ^ *", its "\\textsuperscript{*}" as " *").
+        tex: whether it is LaTeX.
+    Returns:
+        One :class:`SentenceMark` per marked number, in order.
+    Example:
+        >>> [(m.number, m.mark, m.lead) for m in sentence_marks("GSPO reaches 0.650* and *DAPO 0.640* (p = 0.03)")]
+        [('0.650', '*', 'GSPO reaches ')]
+        >>> [(m.number, m.mark, m.lead) for m in sentence_marks("DAPO − GRPO = +0.021<sup>†</sup>, 2*3 = 6")]
+        [('+0.021', '†', 'DAPO − GRPO = ')]
+    """
+    if tex:
+        text = _TEX_SHOWN.sub(r"\1\2", sentence)
+    elif _MAY_MARK.search(sentence):
+        text = shown(_rendered(sentence, False))
+    else:
+        return []     # most sentences: no mark can follow a number, nothing to render (README failure 10)
+    out, last = [], 0
+    for m in _PROSE_MARK.finditer(text):
+        lead_start = last
+        for n in _ANY_NUMBER.finditer(text, last, m.start("num")):
+            lead_start = n.end()
+        out.append(SentenceMark(m.group("num"), m.group("mark"), text[lead_start:m.start("num")]))
+        last = m.end()
     return out
 
 

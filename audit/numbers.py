@@ -666,8 +666,9 @@ def parse_latex(path: str | Path, text: str, rel: str) -> ParsedFile:
 
 
 def parse_bib(text: str, rel: str) -> ParsedFile:
-    """A BibTeX ``.bib`` file of the report folder: every number is a citation's (year, volume,
-    pages), counted and shown as ``citation``, never traced (:mod:`audit.statuses`).
+    """A bibliography file of the report folder (BibTeX ``.bib``, or the ``.bbl`` LaTeX compiled from
+    it): every number is a citation's (year, volume, pages), counted and shown as ``citation``, never
+    traced (:mod:`audit.statuses`).
 
     Args:
         text: its content.
@@ -685,11 +686,24 @@ def parse_bib(text: str, rel: str) -> ParsedFile:
 # Markdown as people save it: Quarto and R Markdown sources (``.qmd``, ``.Rmd``) are Markdown with
 # code chunks, so a report typed in them is read like ``report.md`` (README failure 15).
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".qmd", ".Rmd", ".rmd")
-REPORT_SUFFIXES = (*MARKDOWN_SUFFIXES, ".tex", ".bib")
+# A bibliography: BibTeX's ``.bib`` and the ``thebibliography`` LaTeX compiles from it (``.bbl``).
+BIBLIOGRAPHY_SUFFIXES = (".bib", ".bbl")
+REPORT_SUFFIXES = (*MARKDOWN_SUFFIXES, ".tex", *BIBLIOGRAPHY_SUFFIXES)
+
+
+def is_bibliography(path) -> bool:
+    """Whether a report file is a bibliography (``.bib``, ``.bbl``): it names references, no claim
+    of the report (the one test :mod:`audit.claims` and :mod:`audit.prose` ask).
+
+    Example:
+        >>> is_bibliography("paper/refs.bbl"), is_bibliography("report.tex")
+        (True, False)
+    """
+    return str(path).endswith(BIBLIOGRAPHY_SUFFIXES)
 
 
 def parse_report(report_dir: Path, rel_of) -> list[ParsedFile]:
-    """Parse every Markdown (``.md``, ``.qmd``, ``.Rmd``), ``.tex`` and ``.bib`` file under
+    """Parse every Markdown (``.md``, ``.qmd``, ``.Rmd``), ``.tex``, ``.bib`` and ``.bbl`` file under
     ``report_dir`` (sorted, recursively).
 
     Args:
@@ -710,5 +724,5 @@ def parse_report(report_dir: Path, rel_of) -> list[ParsedFile]:
             raise UserError(f"{p}: cannot read ({exc.strerror})") from None
         rel = rel_of(p)
         files.append(parse_markdown(p, text, rel) if p.suffix in MARKDOWN_SUFFIXES else parse_bib(text, rel)
-                     if p.suffix == ".bib" else parse_latex(p, text, rel))
+                     if p.suffix in BIBLIOGRAPHY_SUFFIXES else parse_latex(p, text, rel))
     return files

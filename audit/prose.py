@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from audit.markers import legend_lines
 from audit.names import longest_names
-from audit.numbers import Mention, ParsedFile
+from audit.numbers import Mention, ParsedFile, is_bibliography
 from audit.words import (
     CLAIM_BEFORE,
     Reading,
@@ -270,7 +270,7 @@ def _pair(sentence_arms: list[str], para_pair, vocab: Vocabulary):
 def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
     """Readings of the prose numbers of one Markdown file, keyed by ``id(mention)``."""
     out: dict[int, Reading] = {}
-    if file.path.endswith(".bib"):
+    if is_bibliography(file.path):
         return out    # a bibliography: every number is a citation's (audit.statuses), no prose to read
     tex = file.path.endswith(".tex")
     paras = tex_paragraphs(file.lines) if tex else paragraphs(file.lines)

@@ -15,7 +15,7 @@ of it, so that a drop in the count is visible and nothing is skipped silently:
   wrong number in code is an error;
 - ``comment`` and ``front matter``: not shown to a reader of the rendered page (HTML/LaTeX
   comments), or checked separately (YAML front matter: the model-index check); counted as skipped;
-- ``citation``: inside a bibliography (a ``.bib`` file in the report folder, a LaTeX
+- ``citation``: inside a bibliography (a ``.bib`` or ``.bbl`` file in the report folder, a LaTeX
   ``thebibliography`` environment, a fenced ``bibtex`` block): a reference's year, volume and pages
   name the reference, never a result; counted as skipped, not even ``--strict`` traces them
   (README failure 10: the summary says why a number was skipped).
@@ -69,7 +69,7 @@ def _rule(t, status: str, where: str = "") -> str:
     if status == "front matter":
         return "YAML front matter: checked by the model-index check"
     if status == "citation":
-        return "citation: a bibliography entry (.bib file, thebibliography, bibtex block) names a reference"
+        return "citation: a bibliography entry (.bib or .bbl file, thebibliography, bibtex block) names a reference"
     if t.status == "error":
         return t.message or "contradicts its source"
     if t.status == "traced" and m.pin:

@@ -91,6 +91,32 @@ def test_bibliographies_are_citations_counted_as_skipped(run_card, tmp_path):
     assert len(got) == 1 and "8 seeds written" in got[0], got
 
 
+BBL_FILE = ("\\begin{thebibliography}{10}\n\\providecommand{\\natexlab}[1]{#1}\n\n"
+            "\\bibitem[Shao et~al.(2024)]{shao2024}\nZ.~Shao et~al.\n\\newblock DeepSeekMath: 8 seeds on 500 problems.\n"
+            "\\newblock \\emph{arXiv preprint arXiv:2402.03300}, 2024, pp.~0.61--0.66.\n\n\\end{thebibliography}\n")
+
+
+def test_a_compiled_bbl_bibliography_is_citations(run_card, tmp_path):
+    """The ``.bbl`` LaTeX compiles from a .bib (in the report folder next to the paper) is a
+    bibliography too: its years, arXiv ids, counts and pages are 'citation' numbers, counted with
+    the reason shown, never traced, not even with --strict (before, a .bbl was not read at all:
+    its numbers were not even counted). Moved into the paper's own text, the same words are claims:
+    '8 seeds' is the one finding."""
+    tex = TEX_BIB.split(r"\begin{thebibliography}")[0]
+    res = _audit(run_card, tmp_path / "a", {"paper.tex": tex, "paper.bbl": BBL_FILE}, strict=True)
+    assert _errors(res) == []
+    cites = [r for r in res.numbers if r.status == "citation"]
+    assert {r.location.rsplit("/", 1)[-1].split(":")[0] for r in cites} == {"paper.bbl"}
+    assert {"2024", "8", "500", "2402.03300", "0.61", "10"} <= {r.text for r in cites}, [r.text for r in cites]
+    assert all(".bbl" in r.rule for r in cites)
+    assert res.number_counts["citation"] == len(cites)
+    assert f"{len(cites)} citation" in next(n for n in _notes(res) if n.startswith("numbers:"))
+    bad = _audit(run_card, tmp_path / "b", {"paper.tex": tex.replace(r"\cite{shao2024}.", r"\cite{shao2024}, 8 seeds on "
+                                                                      "500 problems.")})
+    got = sorted(m for _, m in _errors(bad))
+    assert len(got) == 1 and "8 seeds written" in got[0], got
+
+
 def _notes(res):
     return [n for r in res.results for n in r.notes]
 
