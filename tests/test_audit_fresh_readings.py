@@ -178,3 +178,9 @@ def test_an_interval_written_ci_a_to_b_is_an_interval():
     assert roles[-2:] == [("0.0144", "low"), ("0.0244", "high")]
     # two values, no interval word: not an interval
     assert {m.role for m in parse_markdown("r.md", "accuracy rose 0.5 to 0.7\n", "r.md").mentions} == {None}
+
+
+def test_a_latex_seed_set_states_its_first_and_last_seed(arxiv):
+    # the locked seeds are 2, 3, 5, 7, 11, 13
+    assert _claims(arxiv, "Each arm is trained with six seeds {2, …, 13}.\n") == []
+    assert any("seed range names 1" in m for m in _claims(arxiv, "Each arm is trained with six seeds {1, …, 13}.\n"))
