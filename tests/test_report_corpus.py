@@ -20,6 +20,13 @@ PLANTS = [p for n in NAMES for p in corpus.plants(n)]
 FAST = corpus.fast_plants(PLANTS)  # the fast tier's subset; `pytest` (CI) runs every plant
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _recompute_once():
+    """Check 9 recomputes each study's analysis once for all its plants (``corpus.recompute_once``)."""
+    with corpus.recompute_once():
+        yield
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("corpus")

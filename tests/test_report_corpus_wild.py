@@ -35,6 +35,13 @@ def _param(value, reason: str, id_: str):
     return pytest.param(value, marks=marks, id=id_)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _recompute_once():
+    """Check 9 recomputes each study's analysis once for all its plants (``corpus.recompute_once``)."""
+    with corpus.recompute_once():
+        yield
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("wild")
