@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from budget import examples
 
 from prereg import looks as lk
 from prereg.errors import Refusal, UserError
@@ -272,7 +273,7 @@ def test_stagewise_inference_coverage_and_consistency():
     d, rng = design(p), np.random.default_rng(1)
     dr = _paths(d)
     cover = cover_r = agree = 0
-    n = 100
+    n = examples(ci=100, dev=40)  # simulated studies: the fast tier's 40 keep every assertion's meaning
     for _ in range(n):
         x = rng.standard_normal(6) + 1.0
         for k, nk in enumerate(p.looks):
