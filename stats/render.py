@@ -79,9 +79,18 @@ def _tex_escape(s: str) -> str:
 
 
 class _Doc:
-    def __init__(self, analysis: dict):
+    """Pinned cells of one analysis; ``r`` its typed views (given, or read on first use)."""
+
+    def __init__(self, analysis: dict, result: AnalysisResult | None = None):
         self.a = analysis
         self.v = analysis["values"]
+        self._r = result
+
+    @property
+    def r(self) -> AnalysisResult:
+        if self._r is None:
+            self._r = AnalysisResult.from_document(self.a)
+        return self._r
 
     def cell(self, vid: str) -> str:
         rec = self.v.get(vid)
@@ -132,7 +141,7 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str], result:
 
     ``result`` is ``a`` already read into typed views (:meth:`AnalysisResult.from_document`); read here when not given."""
     r = result if result is not None else AnalysisResult.from_document(a)
-    d = _Doc(a)
+    d = _Doc(a, r)
     plan = _plan(a)
     metric, summ = plan.primary_metric, plan.arm_summary
     munit = _unit(a, f"arms.{a['arms'][0]}.{metric}.{summ.statistics[0]}", "fraction")
@@ -151,7 +160,7 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str], result:
         L += _md_rliable(a, d, tag, lvl)
     L += _md_verdict_rules(a)
     L += _md_records(r, notes, figures)
-    if a.get("evidence_class") == "exploratory":  # every section of an exploratory study says so
+    if r.exploratory:  # every section of an exploratory study says so
         L = [x + " (exploratory)" if x.startswith(("## ", "### ")) else x for x in L]
     return "\n".join(L)
 
@@ -163,7 +172,7 @@ def _md_head(a: dict, r: AnalysisResult, d: _Doc, digest: str, metric: str, muni
             f"Lock `{r.lock_hash[:16]}…` (v{r.lock_version}); source: **{r.source}**; "
             f"primary metric `{metric}` ({munit}); {plan.resamples}<!-- id:lock.analysis.resamples --> resamples, "
             f"RNG seed {plan.rng_seed}<!-- id:lock.analysis.rng_seed -->.", "",
-            *_scope_lines(a),
+            *_scope_lines(r),
             "## Study", "", "| Seeds with runs (seeds) | Included runs (count) | Excluded runs (count) | Deviations (count) | Study verdict |",
             "|---|---|---|---|---|",
             f"| {d.cell('study.n_seeds')} | {d.cell('study.n_runs')} | {d.cell('study.n_excluded')} | "
@@ -239,18 +248,17 @@ def _md_contrasts(a: dict, d: _Doc, munit: str) -> list[str]:
     if has_tost:
         head += [f"TOST p, margin {plan.equivalence_margin} (probability)"]
     head.append("Verdict")
-    designs = a.get("contrast_designs") or {}
-    items_col = any(x.get("unit") != "seed" for x in designs.values())
+    items_col = _items_col(d.r)
     if items_col:
         head[1:2] = ["Design (unit)", "Pairs (seeds)", "Items (items)"]
-    L += ["## Contrasts (arm − baseline)", "", *_design_lines(a), "| " + " | ".join(head) + " |",
+    L += ["## Contrasts (arm − baseline)", "", *_design_lines(d.r), "| " + " | ".join(head) + " |",
           "|" + "---|" * len(head)]
     verdicts = verdicts_of(a, "contrasts")
     for c in a["contrasts"]:
         pre = f"contrasts.{c}"
-        row = [_label_row(a, c), d.pairs(pre, "seeds"), d.cell(f"{pre}.diff_mean")]
+        row = [_label_row(d.r, c), d.pairs(pre, "seeds"), d.cell(f"{pre}.diff_mean")]
         if items_col:
-            row[1:2] = [f"{designs[c]['design']} ({designs[c]['unit']})", d.pairs(pre, "seeds"), d.pairs(pre, "items")]
+            row[1:2] = [f"{d.r.contrast_designs[c].design} ({d.r.contrast_designs[c].unit})", d.pairs(pre, "seeds"), d.pairs(pre, "items")]
         row += [d.interval(f"{pre}.{t}") for t, _ in ctags]
         row += [d.cell(f"{pre}.p"), d.cell(f"{pre}.p_adjusted"), d.cell(f"{pre}.reject")]
         if has_power:
@@ -273,7 +281,7 @@ def _md_sensitivity(a: dict, d: _Doc) -> list[str]:
           "shown so a reader can see whether the conclusion depends on the choice of test.", "",
           "| Contrast | " + " | ".join(f"{t} p (probability)" for t in tests) + " |", "|" + "---|" * (len(tests) + 1)]
     for c in a["contrasts"]:
-        L.append(f"| {_label_row(a, c)} | " + " | ".join(d.cell(f"contrasts.{c}.tests.{t}.p") for t in tests) + " |")
+        L.append(f"| {_label_row(d.r, c)} | " + " | ".join(d.cell(f"contrasts.{c}.tests.{t}.p") for t in tests) + " |")
     L.append("")
 
     return L
@@ -294,7 +302,7 @@ def _md_rliable(a: dict, d: _Doc, tag: str, lvl: str) -> list[str]:
     for c in a["contrasts"]:
         base = f"rliable.{c}.prob_improvement"
         if base in a["values"]:
-            L.append(f"| {_label_row(a, c)} | {d.cell(base)} | {d.interval(base + '.' + tag)} |")
+            L.append(f"| {_label_row(d.r, c)} | {d.cell(base)} | {d.interval(base + '.' + tag)} |")
     L.append("")
 
     return L
@@ -327,17 +335,17 @@ def _md_records(r: AnalysisResult, notes: list[str], figures: list[str]) -> list
     return L
 
 
-def _scope_lines(a: dict) -> list[str]:
+def _scope_lines(r: AnalysisResult) -> list[str]:
     """Evidence class, exploratory banner and sessions: said before any number (README failure 16)."""
     out = []
-    ec = a.get("evidence_class")
-    if ec == "exploratory":
+    ec = r.evidence_class
+    if r.exploratory:
         out += ["**Exploratory study** (evidence class exploratory): every number and verdict below is exploratory; "
                 "none is a confirmatory result.", ""]
     elif ec:
         out += [f"Evidence class: {ec}.", ""]
-    if a.get("sessions"):
-        out += ["Evaluation sessions: " + ", ".join(f"`{s}`" for s in a["sessions"])
+    if r.sessions:
+        out += ["Evaluation sessions: " + ", ".join(f"`{s}`" for s in r.sessions)
                 + "; each contrast is formed within a session both arms were evaluated in.", ""]
     return out
 
@@ -364,7 +372,7 @@ def _other_metric_arms(a: dict, d: _Doc, tag: str, lvl: str) -> list[str]:
     for m in plan.secondary_metrics:
         if not any(f"arms.{arm}.{m}.mean" in a["values"] for arm in a["arms"]):
             continue
-        mu = (a.get("metric_units") or {}).get(m) or _unit(a, f"arms.{a['arms'][0]}.{m}.mean", "other")
+        mu = d.r.metric_units.get(m) or _unit(a, f"arms.{a['arms'][0]}.{m}.mean", "other")
         out += [f"### Arms: `{m}` ({mu})", "", f"| Arm | mean ({mu}) | {lvl} {plan.arm_summary.interval} CI "
                 f"of mean ({mu}) | {lvl} item-level CI of mean ({mu}) |", "|---|---|---|---|"]
         for arm in a["arms"]:
@@ -375,14 +383,19 @@ def _other_metric_arms(a: dict, d: _Doc, tag: str, lvl: str) -> list[str]:
     return out
 
 
-def _design_lines(a: dict) -> list[str]:
+def _design_lines(r: AnalysisResult) -> list[str]:
     """How each contrast was analysed (analysis.json contrast_designs), said in words."""
     out = []
-    for c, x in (a.get("contrast_designs") or {}).items():
-        if x.get("design") == "seed_paired" and x.get("unit") == "seed" and not x.get("note"):
+    for c, x in r.contrast_designs.items():
+        if x.design == "seed_paired" and x.unit == "seed" and not x.note:
             continue
-        out.append(f"- `{c}`: {x['method']}" + (f" ({x['note']})" if x.get("note") else ""))
+        out.append(f"- `{c}`: {x.method}" + (f" ({x.note})" if x.note else ""))
     return out + [""] if out else []
+
+
+def _items_col(r: AnalysisResult) -> bool:
+    """Whether a contrast table needs an items column: some contrast is paired in another unit than seeds."""
+    return any(x.unit != "seed" for x in r.contrast_designs.values())
 
 
 def _verdict_label(v: Verdict) -> str:
@@ -411,7 +424,7 @@ def _reported_sign_lines(a: dict, d: _Doc, ctags, munit: str) -> list[str]:
     out = ["### As reported (declared sign baseline − arm)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in rows:
         pre = f"contrasts.{c}.reported"
-        out.append(f"| {_label_row(a, c)} | {d.cell(pre + '.diff_mean')} | "
+        out.append(f"| {_label_row(d.r, c)} | {d.cell(pre + '.diff_mean')} | "
                    + " | ".join(d.interval(f"{pre}.{t}") for t, _ in ctags) + " |")
     return out + [""]
 
@@ -440,7 +453,7 @@ def _secondary_markdown(a: dict, r: AnalysisResult, d: _Doc) -> list[str]:
         mu = (a["values"].get(f"{pre0}.n_pairs") or {}).get("params", {}).get("metric_unit", "other")
         has_power = any(f"contrasts.{c}.{metric}.mde" in a["values"] for c, _ in items)
         has_tost = any(f"contrasts.{c}.{metric}.tost_p" in a["values"] for c, _ in items)
-        items_col = any(x.get("unit") != "seed" for x in (a.get("contrast_designs") or {}).values())
+        items_col = _items_col(r)
         head = ["Contrast", "Pairs (seeds)", *(["Items (items)"] if items_col else []), f"Δ mean (difference, {mu})"]
         head += [f"{s.level * 100:g}% {s.method} CI (difference, {mu})" for _, s in ctags]
         head += [f"p, {plan.test}, unadjusted (probability)"]
@@ -452,7 +465,7 @@ def _secondary_markdown(a: dict, r: AnalysisResult, d: _Doc) -> list[str]:
         L += [f"### `{metric}` ({mu})", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for c, key in items:
             pre = f"contrasts.{c}.{metric}"
-            row = [_label_row(a, c), d.pairs(pre, "seeds"), *([d.pairs(pre, "items")] if items_col else []),
+            row = [_label_row(d.r, c), d.pairs(pre, "seeds"), *([d.pairs(pre, "items")] if items_col else []),
                    d.cell(f"{pre}.diff_mean")]
             row += [d.interval(f"{pre}.{t}") for t, _ in ctags]
             row.append(d.cell(f"{pre}.p"))
@@ -479,12 +492,6 @@ def _exploratory_value(a: dict, vid: str) -> bool:
     return (rec.get("params") or {}).get("evidence_class") == "exploratory"
 
 
-def _exploratory_contrast(a: dict, c: str) -> bool:
-    """A contrast the plan declared exploratory, or any contrast of an exploratory study."""
-    return a.get("evidence_class") == "exploratory" or \
-        (a.get("contrast_designs") or {}).get(c, {}).get("confirmatory") is False
-
-
 def _tex_name(a: dict, vid: str) -> str:
     """The value's macro name; prefixed ``exploratory`` for an exploratory value, so the label
     travels with the number wherever the macro is used (audit check 11)."""
@@ -492,16 +499,15 @@ def _tex_name(a: dict, vid: str) -> str:
     return "exploratory" + name[:1].upper() + name[1:] if _exploratory_value(a, vid) else name
 
 
-def _verdict_tex_name(a: dict, key: str, secondary: bool = False) -> str:
+def _verdict_tex_name(r: AnalysisResult, key: str, secondary: bool = False) -> str:
     name = macro_name(("verdict.secondary." if secondary else "verdict.") + key)
     c = key.split(".")[0]
-    return "exploratory" + name[:1].upper() + name[1:] if _exploratory_contrast(a, c) else name
+    return "exploratory" + name[:1].upper() + name[1:] if r.exploratory_contrast(c) else name
 
 
-def _label_row(a: dict, c: str) -> str:
+def _label_row(r: AnalysisResult, c: str) -> str:
     """Contrast row label: ``(exploratory)`` on an exploratory contrast (the study banner covers a study)."""
-    expl = (a.get("contrast_designs") or {}).get(c, {}).get("confirmatory") is False
-    return f"`{c}`" + (" (exploratory)" if expl and a.get("evidence_class") != "exploratory" else "")
+    return f"`{c}`" + (" (exploratory)" if r.exploratory_contrast(c) and not r.exploratory else "")
 
 
 def latex(a: dict, digest: str, result: AnalysisResult | None = None) -> str:
@@ -517,9 +523,9 @@ def latex(a: dict, digest: str, result: AnalysisResult | None = None) -> str:
     munit = _unit(a, f"arms.{a['arms'][0]}.{plan.primary_metric}.{plan.arm_summary.statistics[0]}", "fraction")
     ctags = _contrast_tags(plan)
     lines += _tex_arm_table(a, munit)
-    lines += _tex_contrast_table(a, munit, ctags)
+    lines += _tex_contrast_table(a, r, munit, ctags)
     for metric, items in _secondary_keys(a).items():
-        lines += _tex_secondary_table(a, metric, items, ctags)
+        lines += _tex_secondary_table(a, r, metric, items, ctags)
     return "\n".join(lines)
 
 
@@ -539,10 +545,10 @@ def _tex_macros(a: dict, r: AnalysisResult) -> list[str]:
         names[name] = vid
         lines.append(f"\\newcommand{{\\{name}}}{{{fmt(a['values'][vid])}}} % id: {vid}")
     for c, v in sorted(verdicts_of(a, "contrasts").items()):
-        name = _verdict_tex_name(a, c)
+        name = _verdict_tex_name(r, c)
         lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(v.verdict or 'NONE')}}} % verdict: contrasts.{c}")
     for key, v in sorted(verdicts_of(a, "secondary").items()):
-        name = _verdict_tex_name(a, key, secondary=True)
+        name = _verdict_tex_name(r, key, secondary=True)
         if name in names:
             raise UserError(f"verdict secondary.{key} and value {names[name]!r} map to the same LaTeX macro \\{name}")
         lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(v.verdict or 'NONE')}}} % verdict: secondary.{key}")
@@ -571,7 +577,7 @@ def _tex_ci(a: dict, pre: str, t0: str | None) -> str:
     return f"[{_tex_ref(a, pre + '.' + t0 + '.low')}, {_tex_ref(a, pre + '.' + t0 + '.high')}]" if t0 else "--"
 
 
-def _tex_contrast_table(a: dict, munit: str, ctags: list) -> list[str]:
+def _tex_contrast_table(a: dict, r: AnalysisResult, munit: str, ctags: list) -> list[str]:
     t0 = ctags[0][0] if ctags else None
     lines = ["\\begin{table}[t]", "\\centering",
              f"\\caption{{Paired contrasts (arm $-$ baseline, difference in {munit}); p adjusted by "
@@ -582,11 +588,11 @@ def _tex_contrast_table(a: dict, munit: str, ctags: list) -> list[str]:
     for c in a["contrasts"]:
         pre = f"contrasts.{c}"
         lines.append(f"{_tex_escape(c)} & {_tex_ref(a, pre + '.diff_mean')} & {_tex_ci(a, pre, t0)} & "
-                     f"{_tex_ref(a, pre + '.p')} & {_tex_ref(a, pre + '.p_adjusted')} & \\{_verdict_tex_name(a, c)} \\\\")
+                     f"{_tex_ref(a, pre + '.p')} & {_tex_ref(a, pre + '.p_adjusted')} & \\{_verdict_tex_name(r, c)} \\\\")
     return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
 
 
-def _tex_secondary_table(a: dict, metric: str, items: list, ctags: list) -> list[str]:
+def _tex_secondary_table(a: dict, r: AnalysisResult, metric: str, items: list, ctags: list) -> list[str]:
     t0 = ctags[0][0] if ctags else None
     pre0 = f"contrasts.{items[0][0]}.{metric}"
     mu = (a["values"].get(f"{pre0}.n_pairs") or {}).get("params", {}).get("metric_unit", "other")
@@ -599,7 +605,7 @@ def _tex_secondary_table(a: dict, metric: str, items: list, ctags: list) -> list
     for c, key in items:
         pre = f"contrasts.{c}.{metric}"
         lines.append(f"{_tex_escape(c)} & {_tex_ref(a, pre + '.diff_mean')} & {_tex_ci(a, pre, t0)} & "
-                     f"{_tex_ref(a, pre + '.p')} & \\{_verdict_tex_name(a, key, secondary=True)} \\\\")
+                     f"{_tex_ref(a, pre + '.p')} & \\{_verdict_tex_name(r, key, secondary=True)} \\\\")
     return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
 
 
@@ -884,7 +890,7 @@ def _item_section(a: dict, d, munit: str) -> list[str]:
          "Cluster-robust t p (probability) | Wild cluster bootstrap p (probability) |", "|---|---|---|---|---|---|"]
     for c in a["contrasts"]:
         pre = f"contrasts.{c}.item"
-        L.append(f"| {_label_row(a, c)} | {d.cell(pre + '.n_items')} | {d.cell(pre + '.n_pairs')} | {d.cell(pre + '.diff_mean')} | "
+        L.append(f"| {_label_row(d.r, c)} | {d.cell(pre + '.n_items')} | {d.cell(pre + '.n_pairs')} | {d.cell(pre + '.diff_mean')} | "
                  f"{d.cell(pre + '.cluster_t.p')} | {d.cell(pre + '.cluster_sign_flip.p')} |")
     L.append("")
     if kind == "mcnemar":
@@ -893,7 +899,7 @@ def _item_section(a: dict, d, munit: str) -> list[str]:
               "Baseline-only correct pairs (count) |", "|---|---|---|---|"]
         for c in a["contrasts"]:
             pre = f"contrasts.{c}.item"
-            L.append(f"| {_label_row(a, c)} | {d.cell(pre + '.mcnemar.p')} | {d.cell(pre + '.mcnemar.arm_only')} | "
+            L.append(f"| {_label_row(d.r, c)} | {d.cell(pre + '.mcnemar.p')} | {d.cell(pre + '.mcnemar.arm_only')} | "
                      f"{d.cell(pre + '.mcnemar.baseline_only')} |")
         L.append("")
     elif kind == "paired_bootstrap":
@@ -907,7 +913,7 @@ def _item_section(a: dict, d, munit: str) -> list[str]:
               "|" + "---|" * (1 + 2 * len(tags))]
         for c in a["contrasts"]:
             pre = f"contrasts.{c}.item"
-            L.append(f"| {_label_row(a, c)} | " + " | ".join(d.interval(f"{pre}.crossed_t.{t}") for t in tags) + " | "
+            L.append(f"| {_label_row(d.r, c)} | " + " | ".join(d.interval(f"{pre}.crossed_t.{t}") for t in tags) + " | "
                      + " | ".join(d.interval(f"{pre}.crossed_bootstrap.{t}") for t in tags) + " |")
         L.append("")
     return L

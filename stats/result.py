@@ -77,6 +77,25 @@ class AnalysedRun:
 
 
 @dataclass(frozen=True)
+class ContrastDesign:
+    """How one contrast was analysed (``contrast_designs.<c>``): paired over seeds, against a reference
+    evaluated once, or across single evaluations, in which unit; said in words by ``method`` (README failure 16)."""
+
+    arm: str
+    baseline: str
+    design: str                  # seed_paired | reference_once | single_evaluations
+    unit: str                    # seed, item or seed_item
+    method: str
+    note: str | None = None
+    confirmatory: bool | None = None   # False: the plan declared the contrast exploratory
+
+    @classmethod
+    def of(cls, rec: Mapping[str, Any]) -> ContrastDesign:
+        return cls(rec.get("arm"), rec.get("baseline"), rec.get("design"), rec.get("unit"), rec.get("method"),
+                   rec.get("note"), rec.get("confirmatory"))
+
+
+@dataclass(frozen=True)
 class ExcludedRun:
     """A run folder the analysis left out (``inputs.excluded``) and why."""
 
@@ -125,6 +144,20 @@ class AnalysisResult:
     source: str | None = None       # ``runs`` (run folders) or the imported table's format
     runs_root: str | None = None    # ``inputs.root``: the runs folder the analysis read (None: an imported table)
     excluded: tuple[ExcludedRun, ...] = ()
+    evidence_class: str | None = None
+    sessions: tuple[str, ...] = ()  # evaluation sessions the data names, in order of first appearance
+    contrast_designs: Mapping[str, ContrastDesign] = field(default_factory=lambda: MappingProxyType({}))
+    metric_units: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def exploratory(self) -> bool:
+        """An exploratory study: every number and verdict in it is exploratory."""
+        return self.evidence_class == "exploratory"
+
+    def exploratory_contrast(self, contrast: str) -> bool:
+        """A contrast the plan declared exploratory, or any contrast of an exploratory study."""
+        d = self.contrast_designs.get(contrast)
+        return self.exploratory or (d is not None and d.confirmatory is False)
 
     @property
     def plan(self) -> AnalysisPlan:
@@ -172,7 +205,11 @@ class AnalysisResult:
                    baseline=doc.get("baseline"), runs=runs, deviations=deviations,
                    study=Verdict.of(verdicts.get("study") or {}),
                    hypothesis_verdicts=MappingProxyType(verdicts_of(doc, "hypotheses")),
-                   source=doc.get("source"), runs_root=inputs.get("root"), excluded=excluded)
+                   source=doc.get("source"), runs_root=inputs.get("root"), excluded=excluded,
+                   evidence_class=doc.get("evidence_class"), sessions=tuple(doc.get("sessions") or ()),
+                   contrast_designs=MappingProxyType({c: ContrastDesign.of(x)
+                                                      for c, x in (doc.get("contrast_designs") or {}).items()}),
+                   metric_units=MappingProxyType(dict(doc.get("metric_units") or {})))
 
 
 def _contrasts(doc: Mapping[str, Any]) -> dict[str, ContrastResult]:

@@ -244,6 +244,12 @@ def test_cards_read_the_analysis_as_typed_values(study):
     assert {h: (v.verdict, v.contrast, v.metric, v.confirmatory, v.scope) for h, v in r.hypothesis_verdicts.items()} \
         == {h: (v.get("verdict"), v.get("contrast"), v.get("metric"), v.get("confirmatory"), v.get("scope"))
             for h, v in hyps.items()}
+    assert r.evidence_class == a["evidence_class"] and r.sessions == tuple(a.get("sessions") or ())
+    assert dict(r.metric_units) == a["metric_units"]
+    assert {c: (x.arm, x.baseline, x.design, x.unit, x.method, x.note, x.confirmatory)
+            for c, x in r.contrast_designs.items()} == {
+        c: (x["arm"], x["baseline"], x["design"], x["unit"], x["method"], x.get("note"), x.get("confirmatory"))
+        for c, x in a["contrast_designs"].items()}
 
 
 def test_result_docstring_example_holds():

@@ -224,3 +224,26 @@ def test_unreadable_analysis_is_one_line(rendered, tmp_path, capsys, monkeypatch
     monkeypatch.setattr(pathlib.Path, "read_bytes", refusing(pathlib.Path.read_bytes))
     assert main(["render", str(apath), "-o", str(tmp_path / "r")]) == 2
     assert capsys.readouterr().err == f"error: {apath}: cannot read (Permission denied)\n"
+
+
+def test_one_rule_says_which_contrasts_are_exploratory():
+    """AnalysisResult.exploratory_contrast is the one rule the report's row labels and the LaTeX
+    verdict macro names read: a contrast declared exploratory, or any contrast of an exploratory study."""
+    from stats.render import _label_row, _verdict_tex_name
+    from stats.result import AnalysisResult
+
+    def doc(evidence_class, confirmatory):
+        design = {"arm": "gspo", "baseline": "grpo", "design": "seed_paired", "unit": "seed", "method": "paired t"}
+        if confirmatory is not None:
+            design["confirmatory"] = confirmatory
+        return AnalysisResult.from_document({"evidence_class": evidence_class,
+                                             "contrast_designs": {"gspo-grpo": design}})
+
+    for ec, conf, expl, label in [("confirmatory", None, False, "`gspo-grpo`"),
+                                  ("confirmatory", False, True, "`gspo-grpo` (exploratory)"),
+                                  ("exploratory", None, True, "`gspo-grpo`"),   # the study banner says it
+                                  ("exploratory", False, True, "`gspo-grpo`")]:
+        r = doc(ec, conf)
+        assert r.exploratory_contrast("gspo-grpo") is expl and _label_row(r, "gspo-grpo") == label
+        assert _verdict_tex_name(r, "gspo-grpo").startswith("exploratory") is expl
+    assert not doc("confirmatory", None).exploratory_contrast("dapo-grpo")  # no design recorded
