@@ -17,7 +17,11 @@ column each number sits in. Here the table is expanded into its grid first:
   ``<td>``s (a browser moves it above the table) and text around the table are prose, a
   ``<caption>`` is the table's caption and prose, a comment outside the cells is a comment; the
   grid is still read as a grid, and each of several tables in one block is its own grid
-  (:func:`read_html`); a table nested in a cell sends the block to the prose reader.
+  (:func:`read_html`);
+- a table nested in a cell ("| GSPO | <table> mean | 95% CI ... </table> |") is its own grid, under
+  the outer cell's row label and column name as the headings it sits in (``GSPO``, ``Held-out
+  accuracy``), and the outer cell holds what is written around it; a table nested two deep sends
+  the block to the prose reader, which still reads and counts every number in it.
 
 The scan is linear: the grid may hold at most ``4 x cells + 256`` slots, else the block is left to
 the prose reader (which still reads every number in it).
@@ -67,12 +71,15 @@ class _Rows(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.rows: list[tuple[int, bool, list[Cell]]] = []   # the rows of the table being read
-        self.tables: list[tuple[list, str]] = []             # (rows, caption) of each table read
+        # (rows, caption, the outer cell's row label and column name: a nested table's context) of each table read
+        self.tables: list[tuple[list, str, tuple[str, ...]]] = []
         # in document order: an int indexes ``tables``; (line offset, text, hint) is what lies outside
         # every cell: stray text (a browser shows it above its table), a caption, a comment ("comment")
         self.parts: list = []
-        self.nested = False       # a table inside a table cell: not read as grids
+        self.nested = False       # a table two deep inside table cells: not read as grids
         self._depth = 0
+        self._outer: tuple | None = None   # the outer table's reading state while a nested one is read
+        self._context: tuple[str, ...] = ()
         self._cells: list[Cell] | None = None
         self._cell: list[str] | None = None
         self._hints: list[tuple[int, int, str]] = []
@@ -86,10 +93,12 @@ class _Rows(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         if tag == "table":
-            self.nested = self.nested or self._depth > 0
+            self.nested = self.nested or self._depth > 1 or (self._depth == 1 and self._cell is None)
             self._depth += 1
             if self._depth == 1:
                 self._end_table()
+            elif self._depth == 2 and not self.nested:
+                self._enter_nested()
         elif tag == "thead":
             self._thead = True
         elif tag in ("tbody", "tfoot"):
@@ -112,8 +121,10 @@ class _Rows(HTMLParser):
     def handle_endtag(self, tag):
         if tag == "table" and self._depth:
             self._depth -= 1
-            if not self._depth:
+            if not self._depth or (self._depth == 1 and self._outer is not None):
                 self._end_table()
+            if self._depth == 1 and self._outer is not None:
+                self._leave_nested()
         elif tag in ("td", "th"):
             self._end_cell()
         elif tag == "tr":
@@ -149,13 +160,33 @@ class _Rows(HTMLParser):
     def close(self):
         super().close()
         self._end_table()
+        if self._outer is not None:   # a nested table left open: the outer one still holds its rows
+            self._leave_nested()
+            self._end_table()
 
     def _end_table(self):
         self._end_row()
         if self.rows:
-            self.tables.append((self.rows, self.caption))
+            self.tables.append((self.rows, self.caption, self._context))
             self.parts.append(len(self.tables) - 1)
         self.rows, self.caption = [], ""
+
+    _STATE = ("rows", "caption", "_cells", "_cell", "_hints", "_pins", "_attrs", "_thead", "_line", "_caption",
+              "_caption_line")
+
+    def _enter_nested(self):
+        """A table opens inside the cell being read: keep the outer table's state, note the outer
+        cell's row label and column name (the nested table's context), read the nested one afresh."""
+        self._outer = tuple(getattr(self, k) for k in self._STATE)
+        self._context = _outer_context(self.rows, self._cells or [])
+        self.rows, self.caption, self._cells, self._cell, self._caption = [], "", None, None, None
+        self._hints, self._pins, self._thead = [], [], False
+
+    def _leave_nested(self):
+        """The nested table closed: the outer cell goes on with what follows it."""
+        for k, v in zip(self._STATE, self._outer, strict=True):
+            setattr(self, k, v)
+        self._outer, self._context = None, ()
 
     def _end_cell(self):
         if self._cell is not None and self._cells is not None:
@@ -168,6 +199,20 @@ class _Rows(HTMLParser):
         if self._cells:
             self.rows.append((self._line, self._thead, self._cells))
         self._cells = None
+
+
+def _outer_context(rows: list[tuple[int, bool, list[Cell]]], cells: list[Cell]) -> tuple[str, ...]:
+    """The row label and column name of the cell being read (the next of ``cells``, in a table whose
+    rows so far are ``rows``): what a table nested in that cell is about ("GSPO", "Held-out accuracy")."""
+    grid = expand([c for _, _, c in rows] + [[*cells, Cell("", False, 1, 1, 0)]], 4 * (sum(len(c) for _, _, c in rows)
+                                                                                      + len(cells)) + 256)
+    if not grid:
+        return ()
+    k = len(grid[-1]) - 1
+    n_head = _header_rows(rows)
+    column = _fold_names([r[k].cell.plain for r in grid[:n_head] if k < len(r)])
+    label = grid[-1][0].cell.plain if k else ""
+    return tuple(t for t in (label, column) if t)
 
 
 def _span(value: str | None) -> int:
@@ -283,8 +328,8 @@ def read_html(content: str, line: int, scope: tuple[str, ...], caption: str) -> 
     items: list = []
     for part in parser.parts:
         if isinstance(part, int):
-            rows, own = parser.tables[part]
-            table = _grid_table(rows, line, scope, own or caption)
+            rows, own, context = parser.tables[part]
+            table = _grid_table(rows, line, scope + context, own or caption, context)
             if table is None:
                 return None
             items.append(table)
@@ -319,8 +364,12 @@ def read_table(content: str, line: int, scope: tuple[str, ...], caption: str) ->
     return next((i for i in read_html(content, line, scope, caption) or () if isinstance(i, Table)), None)
 
 
-def _grid_table(parsed: list[tuple[int, bool, list[Cell]]], line: int, scope: tuple[str, ...], caption: str) -> Table | None:
-    """One table's parsed rows, expanded into its grid (None past the size limit)."""
+def _grid_table(parsed: list[tuple[int, bool, list[Cell]]], line: int, scope: tuple[str, ...], caption: str,
+                context: tuple[str, ...] = ()) -> Table | None:
+    """One table's parsed rows, expanded into its grid (None past the size limit). A nested table
+    whose rows start with a value, not a label (``| 0.650 | [0.647, 0.652] |`` under ``mean | 95%
+    CI``, in the cell of row GSPO), takes its ``context``, the outer cell's row label and column,
+    as the label of each row: a ``"span"`` slot, context only, whose numbers are the outer table's."""
     n_cells = sum(len(cells) for _, _, cells in parsed)
     grid = expand([cells for _, _, cells in parsed], 4 * n_cells + 256)
     if grid is None:
@@ -329,6 +378,9 @@ def _grid_table(parsed: list[tuple[int, bool, list[Cell]]], line: int, scope: tu
     if n_head == len(parsed):
         n_head = 0   # only header cells: read as rows, as a browser shows them
     head, body = grid[:n_head], grid[n_head:]
+    if context and body and not any(r and any(ch.isalpha() for ch in r[0].cell.plain) for r in body):
+        label = Cell(" ".join(context), True, 1, 1, parsed[0][0])
+        head, body = [[Slot(label, False), *r] for r in head], [[Slot(label, False), *r] for r in body]
     width = max((len(r) for r in head), default=0)
     columns = [_fold_names([r[k].cell.plain for r in head if k < len(r)]) for k in range(width)]
     header = [_header_piece(head, k, line, scope) for k in range(width)]

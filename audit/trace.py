@@ -201,7 +201,7 @@ def is_label(m: Mention) -> bool:
     if m.kind == "heading":
         return True
     if m.kind == "table" and m.row and m.text in m.row:
-        cells = [c.strip() for c in re.split(r"(?<!\\)\|", m.line_text.strip().strip("|"))]
+        cells = list(m.row_cells) or [c.strip() for c in re.split(r"(?<!\\)\|", m.line_text.strip().strip("|"))]
         return bool(cells) and m.text in cells[0] and not any(m.text in c for c in cells[1:]) \
             and bool(re.search(r"[A-Za-z]", cells[0]))
     return False

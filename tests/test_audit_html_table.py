@@ -172,7 +172,8 @@ def test_text_outside_the_cells_is_prose_and_the_table_stays_a_grid():
 def test_two_tables_in_one_html_block_are_two_grids():
     """Two tables with no blank line between them are one HTML block: each is read as its own grid
     (a swapped cell in the second is an error against its row), the text between them is prose; a
-    table nested in a cell still falls back to the prose reader."""
+    table nested in a cell is its own grid (tests/test_audit_html_nested.py), one nested two deep
+    falls back to the prose reader."""
     two = GROUPED.rstrip("\n") + "\n<p>Per seed:</p>\n" + SEEDS
     got = traced(two)
     assert got[-3:] == [("0.604", "traced", "runs.gspo.s1.heldout_accuracy"),
@@ -182,4 +183,7 @@ def test_two_tables_in_one_html_block_are_two_grids():
     bad = two.replace("<td>2</td><td>0.620</td>", "<td>2</td><td>0.604</td>")
     assert traced(bad)[-2] == ("0.604", "error", "runs.gspo.s2.heldout_accuracy")
     nested = "<table><tr><td>GSPO</td><td><table><tr><td>0.6134</td></tr></table></td></tr></table>"
-    assert [(m.text, m.kind) for m in parse_markdown("r.md", nested, "r.md").mentions] == [("0.6134", "prose")]
+    assert [(m.text, m.kind, m.row) for m in parse_markdown("r.md", nested, "r.md").mentions] == [("0.6134", "table",
+                                                                                                   "GSPO")]
+    deep = nested.replace("<td>0.6134</td>", "<td><table><tr><td>0.6134</td></tr></table></td>")
+    assert [(m.text, m.kind) for m in parse_markdown("r.md", deep, "r.md").mentions] == [("0.6134", "prose")]
