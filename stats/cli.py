@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prereg.errors import OneLineParser, UserError, run_cli
+
+if TYPE_CHECKING:
+    from stats.result import AnalysisResult
 
 
 def _cmd_analyze(args) -> int:
@@ -17,42 +21,42 @@ def _cmd_analyze(args) -> int:
         raise UserError(f"{out}: already exists; refusing to overwrite (choose another -o)")
     result = analyze(args.lock, args.runs, require_signature=args.require_signature)
     result.write(out)
-    _summary(dict(result.document), out)
+    _summary(result, out)
     return 0
 
 
-def _summary(a: dict, out: Path) -> None:
+def _summary(r: AnalysisResult, out: Path) -> None:
+    """The analysis in one table on the terminal, read from its typed views (``stats.result``)."""
     from rich.console import Console
     from rich.table import Table
 
+    from stats.result import NO_VERDICT
+
     con = Console(stderr=False, highlight=False)
-    t = Table(title=f"{a['study_id']}: {len(a['values'])} values -> {out}")
+    t = Table(title=f"{r.study_id}: {len(r.document['values'])} values -> {out}")
     for col in ("contrast", "diff", "p", "p adj", "verdict"):
         t.add_column(col)
-    v = a["values"]
 
     def f(k):
-        r = v.get(k)
-        return "n/a" if r is None or r["value"] is None else (f"{r['value']:.4g}" if not isinstance(r["value"], bool)
-                                                               else str(r["value"]))
-    for c in a["contrasts"]:
-        res = a["verdicts"]["contrasts"][c]
-        label = " (exploratory)" if res.get("confirmatory") is False else ""
-        label += " (deviation: across sessions)" if res.get("deviation") else ""
+        x = r.value(k)
+        return "n/a" if x is None else (f"{x:.4g}" if not isinstance(x, bool) else str(x))
+    for c in r.contrasts:
+        res = r.contrast_verdicts.get(c, NO_VERDICT)
+        label = " (exploratory)" if res.confirmatory is False else ""
+        label += " (deviation: across sessions)" if res.deviation else ""
         t.add_row(c, f(f"contrasts.{c}.diff_mean"), f(f"contrasts.{c}.p"), f(f"contrasts.{c}.p_adjusted"),
-                  str(res["verdict"]) + label)
-    for key, res in (a["verdicts"].get("secondary") or {}).items():  # outside the family: no adjusted p
+                  str(res.verdict) + label)
+    for key, res in r.secondary_verdicts.items():  # outside the family: no adjusted p
         pre = f"contrasts.{key}"
-        t.add_row(f"{res['contrast']} ({res['metric']}, secondary)", f(f"{pre}.diff_mean"), f(f"{pre}.p"),
-                  "not in family", str(res["verdict"]))
+        t.add_row(f"{res.contrast} ({res.metric}, secondary)", f(f"{pre}.diff_mean"), f(f"{pre}.p"),
+                  "not in family", str(res.verdict))
     con.print(t)
-    if a.get("evidence_class") == "exploratory":
+    if r.exploratory:
         con.print("EXPLORATORY study (evidence_class exploratory): no verdict below is confirmatory")
-    con.print(f"study verdict: {a['verdicts']['study']['verdict']} ({len(a['deviations'])} deviations, "
-              f"{len(a['inputs']['excluded'])} excluded runs)")
-    for d in a["deviations"]:
-        con.print(f"  deviation {d['kind']}: {d['detail']}", markup=False)
-    for w in a["warnings"]:
+    con.print(f"study verdict: {r.study.verdict} ({len(r.deviations)} deviations, {len(r.excluded)} excluded runs)")
+    for d in r.deviations:
+        con.print(f"  deviation {d.kind}: {d.detail}", markup=False)
+    for w in r.warnings:
         con.print(f"  warning: {w}", markup=False)
 
 

@@ -14,7 +14,7 @@ from prereg.errors import UserError
 from prereg.jsonio import make_dirs, read_json, read_jsonl, write_atomic
 from prereg.records import MANIFEST, TELEMETRY, is_reference_run
 from prereg.study import AnalysisPlan, IntervalSpec, analysis_plan
-from stats.result import NO_VERDICT, AnalysisResult, Verdict, verdicts_of
+from stats.result import NO_VERDICT, AnalysisResult, Verdict
 
 RENDERING = """\
 Rendering convention (parsed by the audit):
@@ -158,7 +158,7 @@ def markdown(a: dict, digest: str, figures: list[str], notes: list[str], result:
         L += _item_section(a, d, munit)
     if any(k.startswith("rliable.") for k in a["values"]):
         L += _md_rliable(a, d, tag, lvl)
-    L += _md_verdict_rules(a)
+    L += _md_verdict_rules(a, r)
     L += _md_records(r, notes, figures)
     if r.exploratory:  # every section of an exploratory study says so
         L = [x + " (exploratory)" if x.startswith(("## ", "### ")) else x for x in L]
@@ -253,7 +253,7 @@ def _md_contrasts(a: dict, d: _Doc, munit: str) -> list[str]:
         head[1:2] = ["Design (unit)", "Pairs (seeds)", "Items (items)"]
     L += ["## Contrasts (arm − baseline)", "", *_design_lines(d.r), "| " + " | ".join(head) + " |",
           "|" + "---|" * len(head)]
-    verdicts = verdicts_of(a, "contrasts")
+    verdicts = d.r.contrast_verdicts
     for c in a["contrasts"]:
         pre = f"contrasts.{c}"
         row = [_label_row(d.r, c), d.pairs(pre, "seeds"), d.cell(f"{pre}.diff_mean")]
@@ -308,13 +308,13 @@ def _md_rliable(a: dict, d: _Doc, tag: str, lvl: str) -> list[str]:
     return L
 
 
-def _md_verdict_rules(a: dict) -> list[str]:
+def _md_verdict_rules(a: dict, r: AnalysisResult) -> list[str]:
     L = ["## Verdict rules", ""]
-    verdicts = verdicts_of(a, "contrasts")
+    verdicts = r.contrast_verdicts
     for c in a["contrasts"]:
         v = verdicts.get(c, NO_VERDICT)
         L.append(f"- `{c}`: **{v.verdict}**{_verdict_label(v)} ({_why(v)})")
-    for key, v in verdicts_of(a, "secondary").items():
+    for key, v in r.secondary_verdicts.items():
         L.append(f"- `{key}` (secondary, not in the multiplicity family; multiplicity_rejects on the unadjusted p): "
                  f"**{v.verdict}** ({_why(v)})")
     L.append("")
@@ -429,17 +429,17 @@ def _reported_sign_lines(a: dict, d: _Doc, ctags, munit: str) -> list[str]:
     return out + [""]
 
 
-def _secondary_keys(a: dict) -> dict[str, list[tuple[str, str]]]:
+def _secondary_keys(r: AnalysisResult) -> dict[str, list[tuple[str, str]]]:
     """metric -> [(contrast, verdict key)] of the secondary-metric contrasts, in analysis order."""
     out: dict[str, list[tuple[str, str]]] = {}
-    for key, v in verdicts_of(a, "secondary").items():
+    for key, v in r.secondary_verdicts.items():
         out.setdefault(v.metric, []).append((v.contrast, key))
     return out
 
 
 def _secondary_markdown(a: dict, r: AnalysisResult, d: _Doc) -> list[str]:
     """One table per secondary metric (each its own unit), contrasts with unadjusted p and their verdicts."""
-    groups = _secondary_keys(a)
+    groups = _secondary_keys(r)
     if not groups:
         return []
     plan = _plan(a)
@@ -473,7 +473,7 @@ def _secondary_markdown(a: dict, r: AnalysisResult, d: _Doc) -> list[str]:
                 row += [d.cell(f"{pre}.mde"), d.cell(f"{pre}.power_achieved")]
             if has_tost:
                 row.append(d.cell(f"{pre}.tost_p"))
-            v = verdicts_of(a, "secondary")[key].verdict
+            v = r.secondary_verdicts[key].verdict
             row.append(f"{v or 'NONE'}<!-- verdict:secondary.{key} -->")
             L.append("| " + " | ".join(row) + " |")
         L.append("")
@@ -524,7 +524,7 @@ def latex(a: dict, digest: str, result: AnalysisResult | None = None) -> str:
     ctags = _contrast_tags(plan)
     lines += _tex_arm_table(a, munit)
     lines += _tex_contrast_table(a, r, munit, ctags)
-    for metric, items in _secondary_keys(a).items():
+    for metric, items in _secondary_keys(r).items():
         lines += _tex_secondary_table(a, r, metric, items, ctags)
     return "\n".join(lines)
 
@@ -544,10 +544,10 @@ def _tex_macros(a: dict, r: AnalysisResult) -> list[str]:
             raise UserError(f"values {names[name]!r} and {vid!r} map to the same LaTeX macro \\{name}")
         names[name] = vid
         lines.append(f"\\newcommand{{\\{name}}}{{{fmt(a['values'][vid])}}} % id: {vid}")
-    for c, v in sorted(verdicts_of(a, "contrasts").items()):
+    for c, v in sorted(r.contrast_verdicts.items()):
         name = _verdict_tex_name(r, c)
         lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(v.verdict or 'NONE')}}} % verdict: contrasts.{c}")
-    for key, v in sorted(verdicts_of(a, "secondary").items()):
+    for key, v in sorted(r.secondary_verdicts.items()):
         name = _verdict_tex_name(r, key, secondary=True)
         if name in names:
             raise UserError(f"verdict secondary.{key} and value {names[name]!r} map to the same LaTeX macro \\{name}")

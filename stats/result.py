@@ -140,6 +140,9 @@ class AnalysisResult:
     runs: tuple[AnalysedRun, ...] = ()
     deviations: tuple[Deviation, ...] = ()
     study: Verdict = NO_VERDICT     # ``verdicts.study``: the verdict and whether the study is confirmatory
+    # verdicts.contrasts (by contrast id) and verdicts.secondary (by ``<contrast>.<metric>``), in analysis order
+    contrast_verdicts: Mapping[str, Verdict] = field(default_factory=lambda: MappingProxyType({}))
+    secondary_verdicts: Mapping[str, Verdict] = field(default_factory=lambda: MappingProxyType({}))
     hypothesis_verdicts: Mapping[str, Verdict] = field(default_factory=lambda: MappingProxyType({}))  # id -> record
     source: str | None = None       # ``runs`` (run folders) or the imported table's format
     runs_root: str | None = None    # ``inputs.root``: the runs folder the analysis read (None: an imported table)
@@ -204,6 +207,8 @@ class AnalysisResult:
                    lock_path=lock.get("path"),
                    baseline=doc.get("baseline"), runs=runs, deviations=deviations,
                    study=Verdict.of(verdicts.get("study") or {}),
+                   contrast_verdicts=MappingProxyType(verdicts_of(doc, "contrasts")),
+                   secondary_verdicts=MappingProxyType(verdicts_of(doc, "secondary")),
                    hypothesis_verdicts=MappingProxyType(verdicts_of(doc, "hypotheses")),
                    source=doc.get("source"), runs_root=inputs.get("root"), excluded=excluded,
                    evidence_class=doc.get("evidence_class"), sessions=tuple(doc.get("sessions") or ()),

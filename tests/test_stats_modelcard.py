@@ -246,6 +246,9 @@ def test_cards_read_the_analysis_as_typed_values(study):
             for h, v in hyps.items()}
     assert r.evidence_class == a["evidence_class"] and r.sessions == tuple(a.get("sessions") or ())
     assert dict(r.metric_units) == a["metric_units"]
+    for kind, typed in (("contrasts", r.contrast_verdicts), ("secondary", r.secondary_verdicts)):
+        assert {k: (v.verdict, v.confirmatory) for k, v in typed.items()} == {
+            k: (x.get("verdict"), x.get("confirmatory")) for k, x in (a["verdicts"].get(kind) or {}).items()}
     assert {c: (x.arm, x.baseline, x.design, x.unit, x.method, x.note, x.confirmatory)
             for c, x in r.contrast_designs.items()} == {
         c: (x["arm"], x["baseline"], x["design"], x["unit"], x["method"], x.get("note"), x.get("confirmatory"))
