@@ -482,9 +482,11 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         undecided += open_ratios
         tally.checked += n_ratios
         cid = _contrast_id(pair, facts)
+        group = _group_significance(sent, named, facts, at, out, tally)
         if cid is not None:
             _verdict_words(sent, s_start, cid, metrics, facts, f, para, out, tally)
-            _significance(sent, s_start, cid, metrics, facts, f, para, out, tally)
+            if not group:
+                _significance(sent, s_start, cid, metrics, facts, f, para, out, tally)
             within, open_ = within_claims(sent, cid, metrics, metric, facts)
             said += within
             undecided += open_
@@ -637,6 +639,39 @@ def _is_significant(cid: str, facts: Facts, adjusted: bool, metric: str | None =
     if isinstance(p, (int, float)) and not isinstance(p, bool):
         return p < facts.alpha, key
     return (rej, f"contrasts.{cid}.reject") if isinstance(rej, bool) else (None, key)
+
+
+# "Both GRPO comparisons are significant after Holm", "neither comparison is significant": one claim
+# about every contrast of the named arm(s)
+_GROUP = re.compile(r"\b(both|all|neither|none)\b(?:\s+of)?(?:\s+the)?(?:\s+[\w.−-]+){0,6}?\s+"
+                    r"(?:comparisons?|contrasts?|hypothes[ie]s)\b([^,;]*)", re.I)
+
+
+def _group_significance(sent: str, named, facts: Facts, at, out: list[Claim], tally: Tally) -> bool:
+    """Check "both/all/neither/none of the ... comparisons (are/is) (not) significant" against every
+    contrast naming one of the arms the claim names (``named``: (position, arm) in ``sent``; every
+    contrast when it names none; adjusted when its clause says so); True when the sentence has one."""
+    g = _GROUP.search(sent)
+    sig = _SIGNIF.search(g.group(2)) if g else None
+    if sig is None:
+        return False
+    arms = {a for pos, a in named if g.start() <= pos < g.end()}   # the arms the claim itself names
+    cids = [c for c in facts.verdicts if not arms or any(a in c.split("-") for a in arms)]
+    clause = g.group(0)
+    adjusted = bool(_ADJUSTED.search(clause)) and not _UNADJUSTED.search(clause)
+    truths = [(c, *_is_significant(c, facts, adjusted)) for c in cids]
+    if not truths or any(t is None for _, t, _ in truths):
+        tally.undecided.append((at(g.start()), clause))
+        return True
+    tally.checked += 1
+    want = not (g.group(1).lower() in ("neither", "none") or sig.group(1).lower().startswith(("not", "non", "insig", "no ")))
+    wrong = [(c, t, k) for c, t, k in truths if t != want]
+    if wrong:
+        c, t, k = wrong[0]
+        said = "significant" if t else "not significant"
+        out.append(Claim(at(g.start()), f"{said} ({k} = {facts.values.get(k)})", clause,
+                         f"'{clause.strip()}' contradicts the analysis: {c} is {said} ({k} = {facts.values.get(k)})"))
+    return True
 
 
 def _significance(sent, s_start, cid, metrics, facts: Facts, f, para, out, tally: Tally) -> None:

@@ -184,3 +184,12 @@ def test_a_latex_seed_set_states_its_first_and_last_seed(arxiv):
     # the locked seeds are 2, 3, 5, 7, 11, 13
     assert _claims(arxiv, "Each arm is trained with six seeds {2, …, 13}.\n") == []
     assert any("seed range names 1" in m for m in _claims(arxiv, "Each arm is trained with six seeds {1, …, 13}.\n"))
+
+
+def test_a_claim_about_several_comparisons_holds_for_each(arxiv):
+    # gspo-grpo and aero-grpo reject after BH; dapo-grpo does not
+    assert _claims(arxiv, "Both the GSPO and the AERO comparisons are significant after BH correction.\n") == []
+    bad = _claims(arxiv, "All three comparisons with GRPO are significant after BH correction.\n")
+    assert any("dapo-grpo is not significant" in m for m in bad)
+    assert any("gspo-grpo is significant" in m
+               for m in _claims(arxiv, "Neither the GSPO nor the DAPO comparison is significant after BH correction.\n"))
