@@ -227,7 +227,7 @@ def _sentence_marks(sent: str, s_start: int, pair, f: ParsedFile, para, vocab: V
         where, note = f"{f.path}:{line}", notes.of(sm.mark, line)
         if note is None:
             continue    # a mark with no legend claims nothing
-        arms = list(dict.fromkeys(a for _, a in vocab.arms_in(sm.lead))) or list(pair or ())
+        arms = _marked_arms(sm.lead, sent, pair, vocab)
         named = [a for _, a in vocab.arms_in(note) if arms and a != arms[0]]
         other = named[0] if named else next((a for a in arms[1:] if a != arms[0]), vocab.baseline) if arms else None
         cid = _contrast_id((arms[0], other), facts) if arms else None
@@ -241,6 +241,17 @@ def _sentence_marks(sent: str, s_start: int, pair, f: ParsedFile, para, vocab: V
         if not truth:
             out.append(Claim(where, fact, sm.number + sm.mark, f"'{sm.mark}' on {sm.number} marks it '{claim}' (the "
                              f"legend '{sm.mark} {note}'), but {cid} {fact}"))
+
+
+def _marked_arms(lead: str, sent: str, pair, vocab: Vocabulary) -> list[str]:
+    """The arms a marked number of a sentence is about: the ones the words since the previous number
+    name (one, or two: "DAPO − GRPO = +0.021†"; more is undecided), else the sentence's pair when the
+    sentence names at most one arm besides the baseline ("GSPO and DAPO: 0.650* and 0.636*" is undecided)."""
+    arms = list(dict.fromkeys(a for _, a in vocab.arms_in(lead)))
+    if arms:
+        return arms if len(arms) <= 2 else []
+    named = {a for _, a in vocab.arms_in(sent)} - {vocab.baseline}
+    return list(pair or ()) if len(named) <= 1 else []
 
 
 def _mark_claim(note: str, cid: str, metric: str | None, facts: Facts) -> tuple[str, bool, str] | None:

@@ -80,6 +80,18 @@ def test_each_marked_number_belongs_to_the_arm_named_before_it(five_arms, tmp_pa
     assert len(got) == 1 and "'*' on 0.631" in got[0][1] and "dr_grpo-grpo" in got[0][1], got
 
 
+def test_a_mark_whose_arm_the_words_do_not_tell_is_undecided(five_arms, tmp_path):
+    """'Dr. GRPO and GRPO stay low and GSPO high: 0.631, 0.632 and 0.650*': the words before the marked
+    number name no arm and the sentence names two besides GRPO: nothing says whose it is (it is
+    GSPO's, not the sentence's pair, Dr. GRPO against GRPO: a false alarm before), so it is counted as
+    undecided, no finding."""
+    text = "Dr. GRPO and GRPO stay low and GSPO high: 0.631, 0.632 and 0.650*.\n\n\\* p < 0.05\n"
+    res = _audit(five_arms, tmp_path / "a", {"report.md": HEAD + text})
+    assert _errors(res) == []
+    note = next(n for r in res.results for n in r.notes if n.startswith("claims in words:"))
+    assert "'0.650*'" in note, note
+
+
 def test_the_legend_may_close_the_section(five_arms, tmp_path):
     """A legend at the end of the section, after other paragraphs, still gives the mark its meaning
     (the first legend of the mark below the number); a legend that reverses it makes GSPO's mark the
