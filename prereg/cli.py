@@ -233,37 +233,38 @@ def _arms_table(p: dict):
 
 def _plan_rows(p: dict) -> list[tuple[str, str]]:
     """The analysis plan in words: metric, summaries, contrasts, resampling, multiplicity, margins,
-    sequential design, power and the verdict rules in order."""
+    sequential design, power and the verdict rules in order (read from the typed plan, defaults applied
+    in :mod:`prereg.study` only)."""
     from prereg.declarations import contrast_decls, metric_decls
+    from prereg.study import analysis_plan
 
-    a = p["analysis"]
-    c, mult, s = a["contrasts"], a["multiplicity"], a["arm_summary"]
-    md = metric_decls(p).get(a["primary_metric"])
+    a = analysis_plan(p["analysis"])
+    mult, s = a.multiplicity, a.arm_summary
+    md = metric_decls(p).get(a.primary_metric)
     pairs = ", ".join(("" if d.confirmatory else "exploratory ") + f"{d.arm} vs {d.baseline}"
                       for d in contrast_decls(p))
     rows = [
-        ("primary metric", f"{a['primary_metric']} ({md.unit if md else 'unit not declared'}; "
-                           f"inferential unit: {a['unit']})"),
-        ("per arm", f"{'/'.join(s['statistics'])} with {s['level']:g} {s['interval']} interval"),
-        ("contrasts", f"{pairs}: {c['test']} ({c.get('alternative', 'two-sided')}); intervals "
-                      + ", ".join(f"{iv['level']:g} {iv['method']}" for iv in c["intervals"])),
-        ("resampling", f"{a['resamples']} resamples, rng seed {a['rng_seed']}"),
-        ("multiplicity", f"{mult['method']} at {mult['alpha']:g} over {', '.join(mult['family']) or '(none)'}"),
+        ("primary metric", f"{a.primary_metric} ({md.unit if md else 'unit not declared'}; "
+                           f"inferential unit: {a.unit})"),
+        ("per arm", f"{'/'.join(s.statistics)} with {s.level:g} {s.interval} interval"),
+        ("contrasts", f"{pairs}: {a.test} ({a.alternative}); intervals "
+                      + ", ".join(f"{iv.level:g} {iv.method}" for iv in a.intervals)),
+        ("resampling", f"{a.resamples} resamples, rng seed {a.rng_seed}"),
+        ("multiplicity", f"{mult.method} at {mult.alpha:g} over {', '.join(mult.family) or '(none)'}"),
     ]
-    if "equivalence_margin" in a:
-        rows.append(("equivalence", f"margin ±{a['equivalence_margin']:g}"))
-    if a.get("sequential"):
-        sq = a["sequential"]
-        fut = (sq.get("futility") or {}).get("type", "none")
-        rows.append(("sequential", f"looks at {', '.join(map(str, sq['looks']))} seeds per arm, {sq['spending']} "
-                                   f"spending, futility {fut}, {sq.get('small_sample', 't_calibrated')} "
+    if a.equivalence_margin is not None:
+        rows.append(("equivalence", f"margin ±{a.equivalence_margin:g}"))
+    if a.sequential is not None:
+        sq = a.sequential
+        rows.append(("sequential", f"looks at {', '.join(map(str, sq.looks))} seeds per arm, {sq.spending} "
+                                   f"spending, futility {sq.futility}, {sq.small_sample} "
                                    f"(`prereg design` shows the boundaries)"))
-    if "power" in a:
-        pw = a["power"]
-        extra = "".join(f", {k} {pw[k]:g}" for k in ("pilot_sd", "effect") if k in pw)
-        rows.append(("power", f"{pw['method']}, alpha {pw['alpha']:g}, target {pw['target']:g}{extra}"))
+    if a.power is not None:
+        pw = a.power
+        extra = "".join(f", {k} {x:g}" for k, x in (("pilot_sd", pw.pilot_sd), ("effect", pw.effect)) if x is not None)
+        rows.append(("power", f"{pw.method}, alpha {pw.alpha:g}, target {pw.target:g}{extra}"))
     verdicts = [f"{v['verdict']} when {' and '.join(_cond(x) for x in v['when']) or 'otherwise'}"
-                for v in a["verdicts"]]
+                for v in a.verdicts]
     rows.append(("verdicts", "\n".join(f"{i + 1}. {t}" for i, t in enumerate(verdicts))))
     return rows
 

@@ -99,10 +99,20 @@ def interims(entries: list[dict], lock_hash: str) -> dict[int, dict]:
     return out
 
 
+def registered_looks(prereg: dict) -> list[int] | None:
+    """The registered looks (cumulative seeds per arm), from the typed plan
+    (:class:`prereg.study.SequentialSpec`); None for a fixed design."""
+    from prereg.study import analysis_plan
+
+    if not prereg["analysis"].get("sequential"):
+        return None
+    return list(analysis_plan(prereg["analysis"]).sequential.looks)
+
+
 def look_of_seed(prereg: dict, seed: int) -> int:
     """1-based look whose seeds include ``seed`` (looks are cumulative seeds in registered order)."""
     i = prereg["seeds"].index(seed)
-    return next(j + 1 for j, n in enumerate(prereg["analysis"]["sequential"]["looks"]) if i < n)
+    return next(j + 1 for j, n in enumerate(registered_looks(prereg)) if i < n)
 
 
 def arm_continues(record: dict, arm: str) -> bool:
@@ -137,8 +147,7 @@ def gate(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, arm: str
     Raises:
         Refusal: one line naming the look and what is missing.
     """
-    seq = prereg["analysis"].get("sequential")
-    if not seq or seed not in prereg["seeds"]:
+    if registered_looks(prereg) is None or seed not in prereg["seeds"]:
         return
     look = look_of_seed(prereg, seed)
     if look == 1:
@@ -151,7 +160,7 @@ def gate(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, arm: str
 
 def planned_seeds(prereg: dict, lock_hash: str, entries: list[dict]) -> dict[str, int]:
     """Seeds per arm the design asks for so far: n_j for an arm stopped at look j, else the final look."""
-    looks = prereg["analysis"]["sequential"]["looks"]
+    looks = registered_looks(prereg)
     recs = interims(entries, lock_hash)
     out = {}
     for arm in prereg["arms"]:
@@ -171,10 +180,9 @@ def look_units(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, lo
         UserError: a fixed design or a look that does not exist; Refusal: a look whose previous
             interim record is missing or says stop.
     """
-    seq = prereg["analysis"].get("sequential")
-    if not seq:
+    looks = registered_looks(prereg)
+    if looks is None:
         raise UserError("--look: this lock has a fixed design (no analysis.sequential)")
-    looks = seq["looks"]
     if not 1 <= look <= len(looks):
         raise UserError(f"--look {look}: the design has looks 1..{len(looks)} ({looks} seeds per arm)")
     first = prereg["seeds"][: looks[look - 1]]

@@ -142,17 +142,20 @@ def test_audit_reads_the_study_and_survives_a_lock_whose_preregistration_breaks_
 def test_sequential_spec_holds_the_defaults_and_the_design_reads_it():
     """analysis.sequential is parsed once (prereg.study.SequentialSpec) with the schema's defaults;
     the sequential design (prereg.seqdesign.plan_of) and the boundary plot read that one view."""
+    from prereg.looks import look_of_seed, registered_looks
     from prereg.seqdesign import plan_of
     from prereg.study import SEQUENTIAL_DRAWS, analysis_plan
 
     p = json.loads((ROOT / "examples" / "e1.json").read_text())
     assert analysis_plan(p["analysis"]).sequential is None  # a fixed design
+    assert registered_looks(p) is None
     p["seeds"] = [1, 2, 3, 4, 5]
     p["analysis"]["sequential"] = {"looks": [3, 5], "spending": "pocock"}
     seq = study_of(p).analysis.sequential
     assert (seq.looks, seq.spending, seq.gamma) == ((3, 5), "pocock", None)
     assert (seq.futility, seq.beta, seq.beta_spending, seq.small_sample, seq.calibration_draws, seq.inference) == \
         ("none", 0.2, "obrien_fleming", "t_calibrated", SEQUENTIAL_DRAWS, "stagewise")
+    assert registered_looks(p) == [3, 5] and [look_of_seed(p, s) for s in p["seeds"]] == [1, 1, 1, 2, 2]
     d = plan_of(p)
     assert (d.looks, d.spec.spending, d.spec.futility, d.small_sample, d.draws, d.inference) == \
         (seq.looks, "pocock", "none", "t_calibrated", SEQUENTIAL_DRAWS, "stagewise")
