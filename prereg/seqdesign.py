@@ -89,8 +89,8 @@ def check(prereg: dict, plan: SequentialPlan) -> list[tuple[str, str]]:
 
     where = "$.analysis.sequential"
     out = [tuple(e.split(": ", 1)) for e in sequential_errors(prereg)]
-    a = prereg["analysis"]
-    if a["contrasts"]["test"] != "paired_t" or a["unit"] != "seed":
+    a = analysis_plan(prereg["analysis"])
+    if a.test != "paired_t" or a.unit != "seed":
         out.append(("$.analysis.contrasts.test", "a sequential design monitors the paired t over seeds "
                                                  "(contrasts.test paired_t, unit seed)"))
     if plan.spec.futility != "none" and plan.drift is None:

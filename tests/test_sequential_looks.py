@@ -213,7 +213,9 @@ def test_runner_refuses_a_later_look_before_its_record(tmp_path, capsys):
     camp, _lock = _look1(tmp_path, 0.0)
     out = str(camp.runs_dir)
     assert sweep_main([str(camp.lock_path), "--out", out, "--no-live"]) == 2
-    assert "runs one look at a time: pass --look" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "runs one look at a time: pass --look" in err
+    assert f"(looks of {list(_lock['preregistration']['analysis']['sequential']['looks'])} seeds per arm)" in err
     assert sweep_main([str(camp.lock_path), "--out", out, "--no-live", "--look", "2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "look 2 needs the interim record of look 1" in err

@@ -48,9 +48,10 @@ def _look_selection(args, arms, seeds):
 
     lock = verify_lock(args.lock)
     if args.look is None:
-        if lock.prereg["analysis"].get("sequential"):
+        seq = lock.study.analysis.sequential
+        if seq is not None:
             raise UserError(f"{args.lock}: a sequential study runs one look at a time: pass --look "
-                            f"(looks of {lock.prereg['analysis']['sequential']['looks']} seeds per arm)")
+                            f"(looks of {list(seq.looks)} seeds per arm)")
         return arms, seeds
     from prereg.declarations import arm_decls
 
