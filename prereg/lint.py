@@ -294,31 +294,31 @@ def unpinned_revision(p: dict) -> list[Finding]:
 @rule("seeds-underpowered")
 def seeds_underpowered(p: dict) -> list[Finding]:
     from prereg import power as pw
+    from prereg.study import analysis_plan
 
-    a = p["analysis"]
-    spec = a.get("power")
-    if not spec or "pilot_sd" not in spec:
+    plan = analysis_plan(p["analysis"])
+    spec = plan.power
+    if spec is None or spec.pilot_sd is None:
         return []
-    effect = spec.get("effect")
     eq_checks = ("interval_within_margin", "tost_equivalent", "mde_at_most_margin")
-    if effect is None and any(c["check"] in eq_checks for v in a["verdicts"] for c in v["when"]):
+    if spec.effect is None and any(c["check"] in eq_checks for v in plan.verdicts for c in v["when"]):
         return []  # the margin is an equivalence margin: equivalence-power reports the verdict's own power
-    effect = a.get("equivalence_margin") if effect is None else effect
+    effect = plan.effect_of_interest
     if effect is None:
         return [Finding("seeds-underpowered", "$.analysis.power",
                         "pilot_sd is declared but neither power.effect nor equivalence_margin; "
                         "the seed count cannot be checked")]
     alt = pw.plan_alternative(p)
     n_seeds = len(set(p["seeds"]))
-    need = pw.n_required_paired(effect, spec["pilot_sd"], spec["alpha"], spec["target"], alt)
+    need = pw.n_required_paired(effect, spec.pilot_sd, spec.alpha, spec.target, alt)
     if n_seeds >= need:
         return []
-    achieved = pw.power_paired(effect if alt != "less" else -effect, spec["pilot_sd"], n_seeds,
-                               spec["alpha"], alt) if n_seeds >= 2 else float("nan")
+    achieved = pw.power_paired(effect if alt != "less" else -effect, spec.pilot_sd, n_seeds,
+                               spec.alpha, alt) if n_seeds >= 2 else float("nan")
     return [Finding("seeds-underpowered", "$.seeds",
                     f"{n_seeds} seeds give power {achieved:.2f} for effect {effect:g} at pilot SD "
-                    f"{spec['pilot_sd']:g} (paired {alt} t, alpha {spec['alpha']:g}, exact noncentral t); "
-                    f"the target {spec['target']:g} needs {need}")]
+                    f"{spec.pilot_sd:g} (paired {alt} t, alpha {spec.alpha:g}, exact noncentral t); "
+                    f"the target {spec.target:g} needs {need}")]
 
 
 @rule("power-normal-approximation")
