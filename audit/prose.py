@@ -570,9 +570,25 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
     lead = st.arms_before(start) if not c_arms and not nxt else []
     arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else lead if lead else
             [w.subject] if w.subject else list(st.uniq))
-    if not c_arms and not nxt and prev is not None and prev.role == role and _AGAINST.fullmatch(clause) \
-            and prev.arms == arms and vocab.baseline and arms != [vocab.baseline]:
-        arms = [vocab.baseline]   # "DAPO halves ZVF (0.154 against 0.328)": the second is the baseline's
+    return arms if nxt else _against_pair(w, role, clause, end, arms, bool(c_arms))
+
+
+_AGAINST_NUMBER = re.compile(r"\s*(?:against|vs\.?|versus|compared\s+(?:to|with))\s*[−+\-]?\d", re.I)
+
+
+def _against_pair(w: _Walk, role: str, clause: str, end: int, arms: list[str], named: bool) -> list[str]:
+    """The arm of each value of "x against y" when no arm is named between them: with two arms named
+    before ("GSPO stays above Dr. GRPO: 0.650 against 0.631") the values are theirs in the order
+    written; with one ("DAPO halves ZVF (0.154 against 0.328)") the second is the baseline's."""
+    prev, baseline = w.prev, w.vocab.baseline
+    if len(arms) == 2 and _AGAINST_NUMBER.match(w.text, end):
+        return arms[:1]
+    if named or prev is None or prev.role != role or not _AGAINST.fullmatch(clause):
+        return arms
+    if len(arms) == 2 and prev.arms == arms[:1]:
+        return arms[1:]
+    if prev.arms == arms and baseline and arms != [baseline]:
+        return [baseline]
     return arms
 
 

@@ -1,0 +1,55 @@
+""""x against y" after two named arms (README failure 10): "GSPO stays far above Dr. GRPO: 0.650
+against 0.631" gives the values to GSPO and Dr. GRPO in the order written. With one arm named, "DAPO
+halves ZVF (0.221 against 0.416)", the second value is the baseline's. Before, the two-arm form gave
+the second value to the baseline and called Dr. GRPO's correct 0.631 wrong.
+
+The study is the five-arm one of ``tests/report_corpus/`` (gspo 0.650, dr_grpo 0.631, grpo 0.632).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from audit import check
+from tests.report_corpus import corpus
+
+HEAD = "# Results\n\nEight seeds per arm, 500 held-out problems.\n\n"
+
+
+@pytest.fixture(scope="module")
+def five_arms(tmp_path_factory):
+    return corpus.build("prose_results", tmp_path_factory.mktemp("against") / "s")
+
+
+def _errors(study, tmp_path, sentence: str) -> list[str]:
+    shutil.copytree(study.parent, tmp_path / "s")
+    rep = tmp_path / "s" / study.name
+    for f in rep.glob("*.md"):
+        f.unlink()
+    (rep / "report.md").write_text(HEAD + sentence + "\n")
+    return [f.message for f in check(rep).findings if f.check == "10"]
+
+
+@pytest.mark.parametrize("sentence", ["GSPO stays far above Dr. GRPO: 0.650 against 0.631.",
+                                      "GSPO stays far above Dr. GRPO (0.650 vs. 0.631).",
+                                      "DAPO halves ZVF (0.221 against 0.416)."])
+def test_right_values_of_a_pair_are_clean(five_arms, tmp_path, sentence):
+    assert _errors(five_arms, tmp_path, sentence) == []
+
+
+@pytest.mark.parametrize("sentence, wrong, source", [
+    ("GSPO stays far above Dr. GRPO: 0.650 against 0.632.", "0.632 written", "arms.dr_grpo.heldout_accuracy.mean"),
+    ("DAPO halves ZVF (0.221 against 0.410).", "0.410 written", "arms.grpo.zvf_mean"),
+])
+def test_a_wrong_second_value_names_its_arm(five_arms, tmp_path, sentence, wrong, source):
+    errors = _errors(five_arms, tmp_path, sentence)
+    assert len(errors) == 1 and wrong in errors[0] and source in errors[0], errors
+
+
+def test_swapped_pair_is_two_findings(five_arms, tmp_path):
+    errors = _errors(five_arms, tmp_path, "GSPO stays far above Dr. GRPO (0.631 vs. 0.650).")
+    assert len(errors) == 2
+    assert any("arms.gspo.heldout_accuracy.mean" in e for e in errors)
+    assert any("arms.dr_grpo.heldout_accuracy.mean" in e for e in errors)
