@@ -254,6 +254,20 @@ def _versus_subject(sent: str, s_arms: list[str], subject: str | None, vocab: Vo
     return (subject, s_arms[0]) if _OVER.search(sent[max(0, pos - 30):pos]) else None
 
 
+_LEAD_OVER = re.compile(r"(?:^|[^\w\s])?\s*(?:compared\s+(?:to|with)|relative\s+to|against|versus|over)\s+(?:the\s+)?\**`?$",
+                        re.I)
+
+
+def _compared_first(sent: str, vocab: Vocabulary):
+    """(second, first) for a sentence that opens with what its arms are compared with: "Compared with
+    GRPO (63.2%), GSPO gains 1.8 points" is GSPO minus GRPO, not the written order."""
+    hits = vocab.arms_in(sent)
+    uniq = list(dict.fromkeys(a for _, a in hits))
+    if len(uniq) < 2 or hits[0][0] > 40 or not _LEAD_OVER.search(sent[:hits[0][0]]):
+        return None
+    return (uniq[1], uniq[0])
+
+
 def _pair(sentence_arms: list[str], para_pair, vocab: Vocabulary):
     uniq = list(dict.fromkeys(sentence_arms))
     if len(uniq) >= 2:
@@ -434,7 +448,8 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
     starts = [x[0] for x in located]
     for s_start, s_end in sentences(text):
         st = _Sentence(text[s_start:s_end], s_start, vocab)
-        w.pair = _versus_subject(st.text, st.arms, w.subject, vocab) or _pair(st.arms, w.pair, vocab) or w.pair
+        w.pair = _versus_subject(st.text, st.arms, w.subject, vocab) or _compared_first(st.text, vocab) \
+            or _pair(st.arms, w.pair, vocab) or w.pair
         w.prev_end, w.prev = s_start, None
         for start, end, m in located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]:
             out[id(m)] = _read_number(w, st, start, end, m)
@@ -518,6 +533,11 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
     return w.prev is not None and w.prev.metric in w.vocab.counts and _OF_MAX.search(clause) is not None
 
 
+_LOSES = re.compile(r"\b(?:loses|sheds|drops|falls|trails|declines)\s+(?:by\s+)?(?:only\s+|about\s+|roughly\s+|"
+                    r"another\s+|a\s+further\s+)?$", re.I)
+_PARALLEL = re.compile(r"\b(?:and|while|but|whereas)\b|;", re.I)
+
+
 def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause: str, to_role, r: Reading) -> str:
     """The statistic a number is: an interval end or SD by its own role, else the words before it
     ("BH-adjusted", "a gain of"), a signed value next to named arms, the statistic before it repeated
@@ -535,8 +555,11 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         r.negate = direction in ("less", "lower", "worse", "below")
     if role is None and _PP.match(after):
         role = "diff"    # "The gap is 1.78 pp": percentage points are a difference of percentages
-    if role == "diff" and m.text[:1] not in "+-−" and _LOWER_BY.search(clause):
-        r.negate = True  # "AERO is lower than GRPO by 1.52 pp": a difference of −1.52
+    if role == "diff" and m.text[:1] not in "+-−" and (_LOWER_BY.search(clause) or _LOSES.search(clause)):
+        r.negate = True  # "AERO is lower than GRPO by 1.52 pp", "AERO loses 2.0": a difference of −1.52, −2.0
+    if role == "diff" and not r.percent and prev is not None and prev.role == "diff" and prev.percent \
+            and m.role is None and _PARALLEL.search(clause):
+        r.percent = True  # "GSPO gains 1.8 points and AERO loses 2.0": the second in points too
     return role or "mean"
 
 

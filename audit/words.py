@@ -21,7 +21,8 @@ from prereg.declarations import normalise_label
 # A statistic named by the words just before a number, most specific first.
 _ROLE_BEFORE = (
     # the test statistic and the paired effect size of a contrast: "t(5) = 7.72", "Cohen's d_z = 3.15"
-    ("t_stat", re.compile(r"\bt\s*\(\s*(?:\d+(?:\.\d+)?)?\s*\)\s*=\s*\$?\s*$|\bt[- ]statistic\s*(?:=|of|is)?\s*$", re.I)),
+    ("t_stat", re.compile(r"\bt\s*\(\s*(?:\d+(?:\.\d+)?)?\s*\)\s*=\s*\$?\s*$|\bt[- ]statistic\s*(?:=|of|is)?\s*$|"
+                          r"\b(?:paired|welch'?s?|student'?s?)\s+t\s*=\s*\$?\s*$", re.I)),
     ("dz", re.compile(r"(?:\bd\s*(?:[_~]|<sub>)?\s*\{?z\}?\s*(?:~|</sub>)?)\s*=\s*\$?\s*$", re.I)),
     ("tost_p", re.compile(r"\bTOST\b[^0-9=<]{0,30}?(?:\bp\b|p-?value)?\s*(?:=|<|≤|:)?\s*$", re.I)),
     ("p", re.compile(r"\b(?:unadjusted|uncorrected|nominal|raw)\b(?:\s+p\b|\s+p-?value)?\s*(?:=|<|:|of)?\s*$", re.I)),
@@ -35,9 +36,12 @@ _ROLE_BEFORE = (
     ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|of)?\s*$|\bp-?values?\b", re.I)),
     ("power", re.compile(r"achieved\s+power|power\s+(?:was|is|of)\b", re.I)),
     ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of)?\s*$|standard deviation", re.I)),
-    ("diff", re.compile(r"(?:Δ|\bdelta|\bdifference|\bgain|\bimprovement|\bdrop|\bchange)\s*(?:of|is|was|=|:)?\s*"
+    ("diff", re.compile(r"(?:Δ|\bdelta|\bdifference|\bgain|\bgap|\bimprovement|\bdrop|\bchange)\s*(?:of|is|was|=|:)?\s*"
                         r"(?:only\s+|about\s+|roughly\s+)?$|\bby\s*(?:only\s+|about\s+)?$|"
                         r"(?:\s[−–-]\s|−|\bminus\b)\s*[A-Za-z.,() ]+?\s*(?:[:=]|\bwas\b|\bis\b)\s*$|"
+                        # "GSPO gains 1.8 points", "AERO loses 0.020": a verb of change before the value
+                        r"\b(?:gains|loses|adds|sheds|drops|falls|trails|improves|declines)\s+(?:by\s+)?"
+                        r"(?:only\s+|about\s+|roughly\s+|another\s+|a\s+further\s+)?$|"
                         r"\b(?:against|vs\.?|versus|relative\s+to|compared\s+(?:to|with)|(?:gain|improvement|drop|change)\s+over)\b"
                         r"[^:=;,]{0,40}[:=]\**\s*$",
                         re.I)),

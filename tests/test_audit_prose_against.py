@@ -1,4 +1,4 @@
-""""x against y" after two named arms (README failure 10): "GSPO stays far above Dr. GRPO: 0.650
+""""x against y" after two named arms, and changes in words (README failure 10): "GSPO stays far above Dr. GRPO: 0.650
 against 0.631" gives the values to GSPO and Dr. GRPO in the order written. With one arm named, "DAPO
 halves ZVF (0.221 against 0.416)", the second value is the baseline's. Before, the two-arm form gave
 the second value to the baseline and called Dr. GRPO's correct 0.631 wrong.
@@ -53,3 +53,39 @@ def test_swapped_pair_is_two_findings(five_arms, tmp_path):
     assert len(errors) == 2
     assert any("arms.gspo.heldout_accuracy.mean" in e for e in errors)
     assert any("arms.dr_grpo.heldout_accuracy.mean" in e for e in errors)
+
+
+# Verbs of change, "paired t =", "the A − B gap of", and a sentence opening with what is compared
+# against ("Compared with GRPO (63.2%), GSPO gains 1.8 points"): aero-grpo diff −0.020 (t −8.37,
+# 90% CI [−0.0235, −0.016]), gspo-grpo +0.01775.
+CHANGE_CLEAN = [
+    "Relative to GRPO, AERO loses 0.020 (paired t = −8.37, p < 0.001).",
+    "The AERO − GRPO gap of −0.020 has a 90% CI of [−0.0235, −0.016].",
+    "Compared with GRPO (63.2%), GSPO gains 1.8 points and AERO loses 2.0.",
+    "GRPO − GSPO: −0.018.",
+]
+
+
+@pytest.mark.parametrize("sentence", CHANGE_CLEAN)
+def test_changes_written_as_people_write_them_are_clean(five_arms, tmp_path, sentence):
+    assert _errors(five_arms, tmp_path, sentence) == []
+
+
+@pytest.mark.parametrize("sentence, wrong, source", [
+    ("Relative to GRPO, AERO loses 0.025 (paired t = −8.37, p < 0.001).", "0.025 written",
+     "contrasts.aero-grpo.diff_mean"),
+    ("Relative to GRPO, AERO loses 0.020 (paired t = −9.37, p < 0.001).", "−9.37 written",
+     "contrasts.aero-grpo.tests.paired_t.statistic"),
+    ("Compared with GRPO (63.2%), GSPO gains 1.8 points and AERO loses 2.6.", "2.6 written",
+     "contrasts.aero-grpo.diff_mean"),
+    ("Compared with GRPO (63.2%), GSPO gains 1.2 points and AERO loses 2.0.", "1.2 written",
+     "contrasts.gspo-grpo.diff_mean"),
+])
+def test_a_wrong_change_is_one_finding_naming_its_contrast(five_arms, tmp_path, sentence, wrong, source):
+    errors = _errors(five_arms, tmp_path, sentence)
+    assert len(errors) == 1 and wrong in errors[0] and source in errors[0], errors
+
+
+def test_swapped_ends_of_a_gap_interval_are_found(five_arms, tmp_path):
+    errors = _errors(five_arms, tmp_path, "The AERO − GRPO gap of −0.020 has a 90% CI of [−0.016, −0.0235].")
+    assert any("swapped ends" in e for e in errors) and any("contrasts.aero-grpo.ci90" in e for e in errors)
