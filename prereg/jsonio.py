@@ -179,9 +179,11 @@ def read_jsonl_strict(path: str | Path, what: str = "JSON-lines file") -> list[d
 
 
 # digits -> "0"; what may stand right before a number token's digits (a separator, a space or
-# tab, a minus sign) -> "S"
-_NUMBER_SHAPE = bytes.maketrans(b"0123456789:,[ \t-", b"0000000000SSSSSS")
+# tab) -> "S", a minus sign -> "M". orjson reads integers in [-2^63, 2^64) as ints, others as
+# floats: 20 digits may reach 2^64, and after a minus sign 19 (-9223372036854775809 = -2^63 - 1)
+_NUMBER_SHAPE = bytes.maketrans(b"0123456789:,[ \t-", b"0000000000SSSSSM")
 _BIG_INT_SHAPE = b"S" + b"0" * 20
+_BIG_NEGATIVE_SHAPE = b"M" + b"0" * 19
 
 
 def fast_jsonl_rows(data: bytes) -> list[dict] | None:
@@ -193,8 +195,9 @@ def fast_jsonl_rows(data: bytes) -> list[dict] | None:
 
     - repeated keys (orjson keeps the last): proven absent by counting, since each object
       member has one ``:`` outside strings (:func:`_members_counted`);
-    - integers of 20+ digits (orjson turns them into floats; the strict reader keeps ints and
-      refuses 400+ digits): any such token sends the file back (:func:`_may_hold_big_int`);
+    - integers outside [-2^63, 2^64) (orjson turns them into floats; the strict reader keeps
+      ints and refuses 400+ digits): any token of 20+ digits, or 19+ after a minus sign, sends
+      the file back (:func:`_may_hold_big_int`; -2^63 - 1 has 19 digits);
     - nesting deeper than MAX_DEPTH, a line that is not an object, a blank line, a ``\\r``
       (the text reader also splits lines there), 1e400, NaN, lone surrogates, bad UTF-8:
       orjson refuses or the checks below do, and the strict reader names the line.
@@ -217,8 +220,8 @@ def fast_record(data: bytes) -> dict | None:
     """The JSON object ``data`` holds when orjson reads it exactly as :func:`loads_record` would, else None.
 
     The refusals of :func:`fast_jsonl_rows` for one object: a repeated key, an integer of 20+
-    digits or nesting deeper than MAX_DEPTH send it to the strict reader, and so does anything
-    orjson refuses (NaN, 1e400, lone surrogates, bad UTF-8, a byte-order mark) or a value that
+    digits (19+ when negative) or nesting deeper than MAX_DEPTH send it to the strict reader,
+    and so does anything orjson refuses (NaN, 1e400, lone surrogates, bad UTF-8, a byte-order mark) or a value that
     is not an object (a bare big integer has no separator before it)."""
     if _may_hold_big_int(data):
         return None
@@ -232,11 +235,13 @@ def fast_record(data: bytes) -> dict | None:
 
 
 def _may_hold_big_int(data: bytes) -> bool:
-    """True when a number token of 20 or more digits may be present (false alarms only cost speed).
+    """True when a number token of 20 or more digits, or a negative one of 19 or more, may be
+    present (false alarms only cost speed).
 
     A number token's digits follow ``:``, ``,`` or ``[``, a space or tab, or a minus sign;
     digits inside a hex digest follow a letter or a quote, so traces of hashes stay fast."""
-    return _BIG_INT_SHAPE in data.translate(_NUMBER_SHAPE)
+    shape = data.translate(_NUMBER_SHAPE)
+    return _BIG_INT_SHAPE in shape or _BIG_NEGATIVE_SHAPE in shape
 
 
 def _members_counted(data: bytes, rows: list[dict]) -> bool:

@@ -60,11 +60,15 @@ def test_fast_path_never_accepts_what_the_strict_reader_refuses_or_reads_otherwi
 
 def test_big_integers_keep_their_value(tmp_path):
     """orjson reads integers past 64 bits as floats; the file goes to the strict reader."""
-    data = b'{"step": 123456789012345678901234567890}\n{"step": -98765432109876543210}\n'
+    data = (b'{"step": 123456789012345678901234567890}\n{"step": -98765432109876543210}\n'
+            b'{"step": -9223372036854775809}\n')  # one below -2^63: 19 digits, a float to orjson
     assert fast_jsonl_rows(data) is None
+    assert fast_jsonl_rows(b'{"step": -9223372036854775809}\n') is None
     p = tmp_path / "t.jsonl"
     p.write_bytes(data)
-    assert read_jsonl(p) == [{"step": 123456789012345678901234567890}, {"step": -98765432109876543210}]
+    assert read_jsonl(p) == [{"step": 123456789012345678901234567890}, {"step": -98765432109876543210},
+                             {"step": -9223372036854775809}]
+    assert type(read_jsonl(p)[2]["step"]) is int
 
 
 def test_trace_rows_take_the_fast_path(tmp_path):
