@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prereg.errors import UserError
-from stats.load import ITEM_FIELD, items_from_rows
+from stats.load import ITEM_FIELD, ItemOrder, items_from_rows
 
 
 def _reference(rows, path, tasks):
@@ -58,6 +58,27 @@ def test_same_as_sorting_the_rows_first(rows, tasks):
     # with the columns taken by the caller (the audit's check 7 shares its own)
     shared = _outcome(lambda r, p, t: items_from_rows(r, p, t, column=lambda k: [x.get(k) for x in r]), rows, tasks)
     assert shared == want
+
+
+@settings(max_examples=examples(ci=300, dev=60), deadline=None)
+@given(rows=st.lists(_row, max_size=12), other=st.lists(_row, max_size=12), tasks=st.booleans())
+def test_a_shared_item_order_reads_each_trace_as_if_alone(rows, other, tasks):
+    """The audit shares one ItemOrder over 1,000 traces: its remembered order is reused only for
+    a trace with the same ids and indices."""
+    order_of = ItemOrder()
+    for trace in (rows, other, rows, [dict(r) for r in rows], other):
+        got = _outcome(lambda r, p, t: items_from_rows(r, p, t, order_of=order_of), trace, tasks)
+        assert got == _outcome(_reference, trace, tasks)
+
+
+def test_the_remembered_order_is_not_reused_when_an_index_moves():
+    first = [{"index": 0, "item_id": "a", "reward": 0.0}, {"index": 1, "item_id": "a", "reward": 1.0}]
+    moved = [{"index": 1, "item_id": "a", "reward": 0.0}, {"index": 0, "item_id": "a", "reward": 1.0}]
+    order_of = ItemOrder()
+    assert items_from_rows(first, "t", False, order_of=order_of)[1]["heldout_reward_mean"].tolist() == [0.0, 1.0]
+    assert items_from_rows(moved, "t", False, order_of=order_of)[1]["heldout_reward_mean"].tolist() == [1.0, 0.0]
+    same = [dict(r, reward=r["reward"] + 2) for r in first]  # same ids and indices: the order is reused
+    assert items_from_rows(same, "t", False, order_of=order_of)[1]["heldout_reward_mean"].tolist() == [2.0, 3.0]
 
 
 def test_a_clean_trace_in_string_id_order():

@@ -23,7 +23,7 @@ from prereg.fields import merged_fields
 from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, TRAIN_TRACE, is_reference_run
 from prereg.scoring import scorer_for
 from prereg.summaries import compute_summaries
-from stats.load import items_from_rows, items_key, needs_items
+from stats.load import ItemOrder, items_from_rows, items_key, needs_items
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 TOL = 1e-12
@@ -356,18 +356,19 @@ def _check_summary_ranges(out, mp, s, heldout_n) -> None:
             out.add(f"{mp()}#$.summaries.{k}", "a finite number", repr(v), "non-finite summary")
 
 
-def _keep_items(ctx, r, cols: _Columns | None, last_ids: list | None) -> list | None:
+def _keep_items(ctx, r, cols: _Columns | None, last_ids: list | None, order_of: ItemOrder) -> list | None:
     """Leave the held-out trace's per-item arrays (:func:`stats.load.items_from_rows`, a few kB a
     run) in the audit's shared :class:`prereg.runfiles.RunFiles`, so check 9's recomputation does
     not parse the ~500k rows of 1,000 runs again; a trace they cannot be made from is left to
     stats, which reads it and says why itself. A run whose item ids equal ``last_ids`` (the
-    previous run's, returned) shares that list: 1,000 runs keep one list of 500 ids, not 1,000."""
+    previous run's, returned) shares that list: 1,000 runs keep one list of 500 ids, not 1,000;
+    ``order_of`` sorts the runs' identical item ids once."""
     study = ctx.study
     if cols is None or study is None or not needs_items(study.analysis):
         return last_ids
     path = r.path / HELDOUT_TRACE
     try:
-        ids, items, tasks = items_from_rows(cols.rows, path, bool(study.analysis.tasks), cols)
+        ids, items, tasks = items_from_rows(cols.rows, path, bool(study.analysis.tasks), cols, order_of)
     except UserError:
         return last_ids
     if last_ids is not None and last_ids == ids:
@@ -435,7 +436,7 @@ def run(ctx, out) -> None:
     scorer = scorer_for(task)
     if scorer is None and task is not None:
         out.notes.append(f"task {task!r} has no registered scorer: held-out rows checked for range only, not re-scored")
-    last_ids = None
+    last_ids, order_of = None, ItemOrder()
     for r in ctx.runs:
         if r.manifest.get("status") not in ("complete",):
             continue
@@ -447,7 +448,7 @@ def run(ctx, out) -> None:
         max_steps, train_bounds = None, bounds
         if is_reference_run(r.manifest):  # evaluated, never trained: no telemetry, no training trace
             cols = _check_run(ctx, out, r, heldout_n, bounds, None, None, scorer, reference=True)
-            last_ids = _keep_items(ctx, r, cols, last_ids)
+            last_ids = _keep_items(ctx, r, cols, last_ids, order_of)
             continue
         if arm in ctx.arms:
             view = merged_fields(prereg, arm)
@@ -455,7 +456,7 @@ def run(ctx, out) -> None:
             if view.get("overlong_penalty_factor") or view.get("overlong_filtering"):
                 train_bounds = None  # a length penalty moves training rewards outside the task range
         cols = _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer)
-        last_ids = _keep_items(ctx, r, cols, last_ids)
+        last_ids = _keep_items(ctx, r, cols, last_ids, order_of)
         seen = set()
         fp = r.manifest.get("fingerprint") if isinstance(r.manifest.get("fingerprint"), dict) else {}
         for where, probe in _probes(fp.get("components"), "$.fingerprint.components"):
