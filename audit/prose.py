@@ -29,12 +29,13 @@ from audit.words import (
     names_lora,
     role_before,
     seed_in,
+    seed_last,
     sentences,
 )
 
 _CONTRAST_ROLES = {"diff", "p", "p_adjusted", "mde", "power", "tost_p", "t_stat", "dz"}
 # Percentage points are the unit of a difference of two percentages: "+1.78 pp", "3.8 points".
-_PP = re.compile(r"\s*(?:pp\b|percentage[\s-]+points?\b|-?points?\b)", re.I)
+_PP = re.compile(r"\s*(?:pp\b|percentage[\s-]+points?\b|-?points?\b|pts\b)", re.I)
 # "[−0.27, +0.69] pp": the unit after an interval's closing bracket is both ends' unit
 _END_PP = re.compile(r"[^\]\)\n]{0,24}[\]\)]\s*(?:pp\b|percentage[\s-]+points?\b|points?\b|pts?\b)", re.I)
 # "95% CI 2.5 to 23.5 pp", "−0.18 to +0.05 pp": an interval written with "to" (unit after either end).
@@ -434,6 +435,8 @@ class _Walk:
     last_pct: bool = False
     first_arm: str | None = None
     low_end: tuple[int, bool] | None = None
+    spread_end: int | None = None
+    diff_pct: bool = False      # the sentence's last difference was in points
     prev_end: int = 0
     prev: Reading | None = None
 
@@ -450,7 +453,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
         st = _Sentence(text[s_start:s_end], s_start, vocab)
         w.pair = _versus_subject(st.text, st.arms, w.subject, vocab) or _compared_first(st.text, vocab) \
             or _pair(st.arms, w.pair, vocab) or w.pair
-        w.prev_end, w.prev = s_start, None
+        w.prev_end, w.prev, w.diff_pct = s_start, None, False
         for start, end, m in located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]:
             out[id(m)] = _read_number(w, st, start, end, m)
         _respectively(st.text, s_start, located, out)
@@ -462,7 +465,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
     return w.first_arm or parent
 
 
-_LOWER_BY = re.compile(r"\b(?:lower|less|worse|below|behind|smaller|drops?|falls?|trails?)\b[^.;]{0,60}"
+_LOWER_BY = re.compile(r"\b(?:lower|less|worse|below|behind|smaller|drops?|falls?|trails?|underperform(?:s|ed)?|lags?)\b[^.;]{0,60}"
                        r"\bby\s*(?:about\s+|only\s+|roughly\s+)?$", re.I)
 _AGAINST = re.compile(r"\s*(?:against|vs\.?|versus|compared\s+(?:to|with))\s*", re.I)
 # The degrees of freedom of "t(5) = 7.72": a parameter of the statistic, not a value.
@@ -484,7 +487,7 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
         r.param = True
         return r
     prev = w.prev
-    if prev is not None and m.role is None and _RESTATED.fullmatch(clause):
+    if prev is not None and m.role is None and _RESTATED.fullmatch(clause) and not _PP.match(after):
         # "4.7% (fraction 0.047)": the same value restated on another scale
         w.prev_end = end
         return Reading(arms=prev.arms, pair=prev.pair, seed=prev.seed, metric=prev.metric, role=prev.role,
@@ -493,7 +496,12 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     r.level = st.level_at(start)
     _metric_of(w, st, r, start, end, m)
     own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
-    r.seed = int(own.group(1)) if own else st.seed()
+    # else the last seed named before it in the sentence ("seed 11 scored 0.632 and seed 23 0.628"), else the sentence's
+    r.seed = int(own.group(1)) if own else seed_last(text[st.start:start]) if m.role is None else None
+    r.seed = r.seed if r.seed is not None else st.seed()
+    if _seed_spread(w, st, start, end, r.seed):
+        r.param = True   # the range of the per-seed values (see _SEED_SPREAD)
+        return r
     if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff"):
         r.pair, r.contrast = _pair_after(text, end, w.vocab) or _nearest_pair(w, st, start) or w.pair, True
         if role in _CONTRAST_ROLES:
@@ -519,12 +527,38 @@ def _nearest_pair(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None
     return (recent[-1], base) if recent and (w.pair is None or recent[-1] not in w.pair) else None
 
 
+# A relative change ("a 2.8% relative improvement", "47% relative to GRPO", "3.2% lower ... in relative
+# terms", "a relative gain of 2.8%"): the analysis holds no ratio, so the number is left undecided, never
+# read as an arm's mean or an absolute difference (README failure 10: no error on a correct number).
+_RELATIVE_AFTER = re.compile(r"\s*%?\s*\)?\s*(?:relative\b|rel\.|[^.;()\d]{0,50}?\bin\s+relative\s+terms\b)", re.I)
+_RELATIVE_BEFORE = re.compile(r"\brelative\s+(?:improvement|gain|increase|decrease|reduction|drop|change|difference)\s*"
+                              r"(?:of|is|was|=|:)?\s*(?:about\s+|roughly\s+|only\s+)?$", re.I)
+# "Across seeds GSPO ranges from 0.644 to 0.656", "AERO's seeds span 60.4% to 62.0%": the extremes of
+# the per-seed values, which the analysis does not hold: undecided, not the arm's mean or interval.
+_SEED_SPREAD = re.compile(r"\bseeds\b|\bper[- ]seed\b", re.I)
+
+
+def _seed_spread(w: _Walk, st: _Sentence, start: int, end: int, seed: int | None) -> bool:
+    """Whether the number is an end of "A to B" in a sentence about the spread of seeds (``_SEED_SPREAD``)."""
+    low = seed is None and not _CI_WORDS.search(st.text) and _SEED_SPREAD.search(st.text) is not None \
+        and _TO_RANGE.match(w.text[end:end + 60]) is not None
+    high = w.spread_end is not None and _TO_BEFORE.match(w.text[w.spread_end:start]) is not None
+    w.spread_end = end if low else None
+    return low or high
+
+
+def _relative(text: str, start: int, end: int, m: Mention) -> bool:
+    return (m.percent or text[end:end + 2].lstrip().startswith("%")) and (
+        _RELATIVE_AFTER.match(text, end, end + 80) is not None
+        or _RELATIVE_BEFORE.search(text[max(0, start - 60):start]) is not None)
+
+
 def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) -> bool:
     """A number that names rather than reports: a fact audit.claims checks (seed list, n, counts), a
     legend's threshold ("* p < 0.05"), a parameter ("95% CI", "8 seeds"), a claim's own number, or
     the maximum of a count ("2.51 of 4")."""
     text = w.text
-    if start in w.facts or (m.comparator and m.line in w.legend):
+    if start in w.facts or (m.comparator and m.line in w.legend) or _relative(text, start, start + len(m.text), m):
         return True
     if _is_param(after) or (m.comparator is None and _LEVEL.match(text[start:start + 12])) \
             or (_DF_BEFORE.search(text[max(0, start - 6):start]) and after.lstrip().startswith(")")) \
@@ -533,8 +567,9 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
     return w.prev is not None and w.prev.metric in w.vocab.counts and _OF_MAX.search(clause) is not None
 
 
-_LOSES = re.compile(r"\b(?:loses|sheds|drops|falls|trails|declines)\s+(?:by\s+)?(?:only\s+|about\s+|roughly\s+|"
+_LOSES = re.compile(r"\b(?:loses|sheds|drops|falls|trails|declines|lost|shed|dropped|fell|trailed|declined)\s+(?:by\s+)?(?:only\s+|about\s+|roughly\s+|"
                     r"another\s+|a\s+further\s+)?$", re.I)
+_AND_ARM = re.compile(r"\s*(?:,\s*and|,|and|while|but|whereas)\s+(?:for\s+)?(?:the\s+)?[^\d,;()]{1,24}", re.I)
 _PARALLEL = re.compile(r"\b(?:and|while|but|whereas)\b|;", re.I)
 
 
@@ -547,19 +582,25 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         or lora_role(w.text[max(st.start, start - 40):start], st.lora) or role_before(clause)
     if role is None and m.text.startswith("+") and st.arms:
         role = "diff"    # "+0.214" next to named arms: a difference
-    if role is None and prev is not None and prev.role in _CONTRAST_ROLES and _AND.fullmatch(clause):
-        role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO": the same statistic
+    if role is None and prev is not None and prev.role in _CONTRAST_ROLES and (_AND.fullmatch(clause) or (
+            m.role is None and _AND_ARM.fullmatch(clause) and len(w.vocab.arms_in(clause)) == 1)):
+        role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO", "GSPO gains 0.018 and DAPO 0.0035"
     direction = diff_after(after) if role is None else None
     if direction is not None and (st.arms or _PP.match(after)):
         role = "diff"    # "10.7 points more than SFT"
-        r.negate = direction in ("less", "lower", "worse", "below")
+        r.negate = direction in ("less", "fewer", "lower", "worse", "below")
     if role is None and _PP.match(after):
         role = "diff"    # "The gap is 1.78 pp": percentage points are a difference of percentages
     if role == "diff" and m.text[:1] not in "+-−" and (_LOWER_BY.search(clause) or _LOSES.search(clause)):
         r.negate = True  # "AERO is lower than GRPO by 1.52 pp", "AERO loses 2.0": a difference of −1.52, −2.0
-    if role == "diff" and not r.percent and prev is not None and prev.role == "diff" and prev.percent \
-            and m.role is None and _PARALLEL.search(clause):
-        r.percent = True  # "GSPO gains 1.8 points and AERO loses 2.0": the second in points too
+    if role == "diff" and not r.percent and m.role is None and _PARALLEL.search(clause) and (
+            w.diff_pct or (prev is not None and prev.role == "diff" and prev.percent)):
+        r.percent = True  # "GSPO gains 1.8 points (p < 0.001) and AERO loses 2.0": the second in points too
+    if role == "diff" and not r.percent and m.role is None and abs(m.value) > 1 and prev is not None \
+            and prev.percent and prev.role == "mean" and w.vocab.primary not in w.vocab.counts:
+        r.percent = True  # "GSPO: 65.0% (+1.8 vs GRPO)": after a percent, a change above 1 is in points
+    if role == "diff":
+        w.diff_pct = r.percent
     return role or "mean"
 
 

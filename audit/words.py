@@ -23,12 +23,12 @@ from prereg.declarations import normalise_label
 _ROLE_BEFORE = (
     # the test statistic and the paired effect size of a contrast: "t(5) = 7.72", "Cohen's d_z = 3.15"
     ("t_stat", re.compile(r"\bt\s*\(\s*(?:\d+(?:\.\d+)?)?\s*\)\s*=\s*\$?\s*$|\bt[- ]statistic\s*(?:=|of|is)?\s*$|"
-                          r"\b(?:paired|welch'?s?|student'?s?)\s+t\s*=\s*\$?\s*$", re.I)),
+                          r"\b(?:paired|welch'?s?|student'?s?)\s+t\s*=\s*\$?\s*$|(?:^|[\s(,;:])t\s*=\s*\$?\s*$", re.I)),
     ("dz", re.compile(r"(?:\bd\s*(?:[_~]|<sub>)?\s*\{?z\}?\s*(?:~|</sub>)?)\s*=\s*\$?\s*$", re.I)),
     ("tost_p", re.compile(r"\bTOST\b[^0-9=<]{0,30}?(?:\bp\b|p-?value)?\s*(?:=|<|≤|:)?\s*$", re.I)),
     ("p", re.compile(r"\b(?:unadjusted|uncorrected|nominal|raw)\b(?:\s+p\b|\s+p-?value)?\s*(?:=|<|:|of)?\s*$", re.I)),
     ("p_adjusted", re.compile(r"(?:BH|Holm|Bonferroni|FDR)[- ]?(?:adjusted|corrected)|adjusted\s+p|"
-                              r"corrected\s+p|\bq\s*[=<]|\bp[_\s]*adj|\badj\.?\s*p\b|"
+                              r"corrected\s+p|\badjusted\s*[:=]?\s*$|\bq\s*[=<]|\bp[_\s]*adj|\badj\.?\s*p\b|"
                               r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)\b[\w\s–-]{0,60}?\bp\s*[=<]\s*$", re.I)),
     ("mde", re.compile(r"minimum\s+detectable\s+effect|\bMDE\b|smallest\s+(?:[\w–-]+\s+){0,4}?effect|"
                        r"detectable\s+effect|\bdetect\s+(?:only\s+)?(?:an?\s+(?:difference|gain|effect|change)\s+of\s+)?$",
@@ -36,15 +36,19 @@ _ROLE_BEFORE = (
     ("alpha", re.compile(r"(?:\balpha|α|\\alpha)\s*=\s*\$?\s*$", re.I)),
     ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|of)?\s*$|\bp-?values?\b", re.I)),
     ("power", re.compile(r"achieved\s+power|power\s+(?:was|is|of)\b", re.I)),
-    ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of)?\s*$|standard deviation", re.I)),
+    ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of|is|was|:)?\s*$|standard deviation", re.I)),
     ("diff", re.compile(r"(?:Δ|\bdelta|\bdifference|\bgain|\bgap|\bimprovement|\bdrop|\bchange)\s*(?:of|is|was|=|:)?\s*"
                         r"(?:only\s+|about\s+|roughly\s+)?$|\bby\s*(?:only\s+|about\s+)?$|"
                         r"(?:\s[−–-]\s|−|\bminus\b)\s*[A-Za-z.,() ]+?\s*(?:[:=]|\bwas\b|\bis\b)\s*$|"
                         # "GSPO gains 1.8 points", "AERO loses 0.020": a verb of change before the value
-                        r"\b(?:gains|loses|adds|sheds|drops|falls|trails|improves|declines)\s+(?:by\s+)?"
+                        r"\b(?:gains|loses|adds|sheds|drops|falls|trails|improves|declines|gained|lost|added|shed|dropped|fell|trailed|"
+                        r"declined)\s+(?:by\s+)?"
                         r"(?:only\s+|about\s+|roughly\s+|another\s+|a\s+further\s+)?$|"
                         r"\b(?:against|vs\.?|versus|relative\s+to|compared\s+(?:to|with)|(?:gain|improvement|drop|change)\s+over)\b"
-                        r"[^:=;,]{0,40}[:=]\**\s*$",
+                        r"[^:=;,]{0,40}[:=]\**\s*$|"
+                        # "DAPO's advantage over GRPO is 0.0035", "the gain over GRPO was"
+                        r"\b(?:advantage|gain|improvement|lead|edge|deficit|shortfall|drop)\s+(?:over|against|relative\s+to|"
+                        r"vs\.?|versus)\s+[\w.\s-]{1,30}?\s(?:is|was|of|=|:)\s*(?:only\s+|about\s+)?$",
                         re.I)),
 )
 # Numbers that are parameters of another statistic, not values: "95% CI", "80% power", "8 seeds".
@@ -55,7 +59,7 @@ CLAIM_BEFORE = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?(?
 # "pts" only after a number with decimals ("+0.84 pts"): "±1 pt", "~2 pts" are rough sizes, not values
 _PP_AFTER = re.compile(r"\s*(?:pp\b|percentage points?\b|-?points?\b)", re.I)   # "the 1.9-point gain"
 _PTS_AFTER = re.compile(r"\s*pts?\b", re.I)
-_SEED_WORD = re.compile(r"\bseeds?\s*[:=]?\s*(\d+)\b(?![.,]\d)|(?<![A-Za-z0-9])s(\d+)\b", re.I)
+_SEED_WORD = re.compile(r"\bseed\s*\(\s*(\d+)\s*\)|\bseeds?\s*[:=]?\s*(\d+)\b(?![.,]\d)|(?<![A-Za-z0-9])s(\d+)\b", re.I)
 # A sentence may start lowercase when it starts with a name ("... unadjusted). pass@16 barely moves").
 _SENTENCE_END = re.compile(r"(?<=[.!?;])(?:\*\*|\*|_)?\s+(?=[A-Z*_`(\[]|[a-z][\w-]*@\d)")
 
@@ -227,7 +231,7 @@ def _role_of_tail(tail: str) -> str | None:
     return None
 
 
-_DIFF_AFTER = re.compile(r"\s*(?:pp\b|percentage\s+points?\b|points?\b|pts?\b)?\s*(more|less|higher|lower|better|worse|"
+_DIFF_AFTER = re.compile(r"\s*(?:pp\b|percentage\s+points?\b|points?\b|pts?\b)?\s*(more|less|fewer|higher|lower|better|worse|"
                          r"above|below)\b", re.I)
 
 
@@ -245,11 +249,17 @@ def is_points(after: str, decimals: int = 1) -> bool:
     return bool(_PP_AFTER.match(after)) or (decimals > 0 and bool(_PTS_AFTER.match(after)))
 
 
+def seed_last(text: str) -> int | None:
+    """The seed named last in ``text`` ("GRPO seed 11 scored 0.632 and seed 23 0.628": 23 before 0.628)."""
+    found = list(_SEED_WORD.finditer(text))
+    return int(next(g for g in found[-1].groups() if g)) if found else None
+
+
 def seed_in(text: str) -> int | None:
     m = _SEED_WORD.search(text)
     if not m:
         return None
-    return int(m.group(1) or m.group(2))
+    return int(next(g for g in m.groups() if g))
 
 
 _ABBREV = re.compile(r"(?:\b(?:Dr|Mr|Ms|Fig|Figs|Eq|Eqs|Tab|Sec|vs|cf|approx|al|e\.g|i\.e|resp|No)\.)\W*$", re.I)
