@@ -418,6 +418,23 @@ def _respectively(sent: str, s_start: int, located, out: dict) -> None:
                 r.seed = seed
 
 
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
+
+
+def _respectively_arms(st: _Sentence, located, out: dict) -> None:
+    """"GSPO, DAPO and AERO reach 0.650, 0.6355 and 0.612, respectively": as many means as arms named
+    before the first of them are the arms' means, in the order written (each was read as the first arm's
+    or the subject's, so a value of the second arm was an error against the first, and swapped values passed)."""
+    if not _RESPECTIVELY.search(st.text):
+        return
+    vals = [(a, out[id(m)]) for a, _, m in located if st.start <= a < st.start + len(st.text) and id(m) in out
+            and not out[id(m)].param and out[id(m)].role == "mean" and out[id(m)].seed is None]
+    arms = st.arms_before(vals[0][0]) if vals else []
+    if len(vals) == len(arms) > 1 and not any(st.arms_before(a) != arms for a, _ in vals):
+        for (_, r), arm in zip(vals, arms, strict=True):
+            r.arms = [arm]
+
+
 @dataclass
 class _Walk:
     """Where the reading of one paragraph stands: what carries from number to number (the previous
@@ -457,6 +474,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
         for start, end, m in located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]:
             out[id(m)] = _read_number(w, st, start, end, m)
         _respectively(st.text, s_start, located, out)
+        _respectively_arms(st, located, out)
         if st.arms:
             w.subject = st.arms[0]
             w.first_arm = w.first_arm or st.arms[0]
@@ -637,6 +655,9 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
     return arms if nxt else _against_pair(w, role, clause, end, arms, bool(c_arms))
 
 
+# "DAPO edges out Dr. GRPO, 63.6% to 63.4%": a score, the two values the two arms' in order (not after "from")
+_SCORE_TO = re.compile(r"\s*(?:%|pp\b)?\s*to\s+[−+\-]?\d")
+_SCORE_TO_CLAUSE = re.compile(r"\s*(?:%|pp\b)?\s*to\s*")
 _AGAINST_NUMBER = re.compile(r"\s*(?:against|vs\.?|versus|compared\s+(?:to|with))\s*[−+\-]?\d", re.I)
 
 
@@ -645,9 +666,11 @@ def _against_pair(w: _Walk, role: str, clause: str, end: int, arms: list[str], n
     before ("GSPO stays above Dr. GRPO: 0.650 against 0.631") the values are theirs in the order
     written; with one ("DAPO halves ZVF (0.154 against 0.328)") the second is the baseline's."""
     prev, baseline = w.prev, w.vocab.baseline
-    if len(arms) == 2 and _AGAINST_NUMBER.match(w.text, end):
+    score = len(arms) == 2 and not _FROM.search(w.text[:end]) and "from " not in w.text[max(0, end - 80):end]
+    if len(arms) == 2 and (_AGAINST_NUMBER.match(w.text, end) or (score and _SCORE_TO.match(w.text, end))):
         return arms[:1]
-    if named or prev is None or prev.role != role or not _AGAINST.fullmatch(clause):
+    if named or prev is None or prev.role != role or not (_AGAINST.fullmatch(clause) or (
+            score and _SCORE_TO_CLAUSE.fullmatch(clause))):
         return arms
     if len(arms) == 2 and prev.arms == arms[:1]:
         return arms[1:]

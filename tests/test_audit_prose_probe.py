@@ -17,11 +17,14 @@ GRPO is 0.01775 ± 0.0046": 7); "SD is 0.004", "adjusted 1.4e-4", "t = 10.94" no
 adjusted p and the t statistic (3); a change written without a unit after a percent ("65.0% (+1.8 vs
 GRPO)") called a unit error (1).
 
-After the fixes: 0 of 80 correct sentences raise a finding; 5 of the 80 wrong variants pass. Four of
-those are undecidable by design (the analysis holds neither the extremes of the seeds nor a GSPO − DAPO
-contrast: they are read as undecided, never as an error); one is a miss (a "respectively" list with two
-values swapped). It and three wrong variants whose one finding names the wrong arm ("GSPO and GRPO score
-65.0% and 63.8% respectively" checks 63.8% against GSPO) are strict xfails in ``XFAIL``.
+Three wrong variants were also found against the wrong arm ("GSPO and GRPO score 65.0% and 63.8%
+respectively" checked 63.8% against GSPO; "DAPO edges out Dr. GRPO, 63.6% to 63.4%" against DAPO).
+
+After the fixes: 0 of 80 correct sentences raise a finding; 4 of the 80 wrong variants pass, all
+undecidable by design (the analysis holds neither the extremes of the seeds nor a GSPO − DAPO contrast:
+they are read as undecided, never as an error). The miss of the first run, a "respectively" list with
+two values swapped, is now two findings (``test_swapped_respectively_list_is_two_findings``; its row
+below now changes one value). One wrong variant still names the wrong arm: a strict xfail in ``XFAIL``.
 
 Each report holds all the sentences as separate paragraphs (one ``check`` for the clean set and one for
 the wrong set); a finding's line says which sentence it is about.
@@ -55,7 +58,7 @@ PAIRS = [
      'arms.dr_grpo.heldout_accuracy.mean'),
     ('Mean held-out accuracy: GSPO 65.0%, DAPO 63.6%, GRPO 63.2%, Dr. GRPO 63.1%, AERO 61.2%.', 'Mean held-out accuracy: GSPO 65.0%, DAPO 63.6%, GRPO 63.2%, Dr. GRPO 63.1%, AERO 62.1%.',
      'arms.aero.heldout_accuracy.mean'),
-    ('GSPO, DAPO and AERO reach 0.650, 0.6355 and 0.612, respectively.', 'GSPO, DAPO and AERO reach 0.650, 0.612 and 0.6355, respectively.',
+    ('GSPO, DAPO and AERO reach 0.650, 0.6355 and 0.612, respectively.', 'GSPO, DAPO and AERO reach 0.650, 0.612 and 0.612, respectively.',
      'arms.dapo.heldout_accuracy.mean'),
     ('GSPO and GRPO score 65.0% and 63.2% respectively.', 'GSPO and GRPO score 65.0% and 63.8% respectively.',
      'arms.grpo.heldout_accuracy.mean'),
@@ -214,12 +217,6 @@ PAIRS = [
 
 # Known weaknesses (strict: a fix turns these into passes and must then move them out of here).
 XFAIL = {
-    'GSPO, DAPO and AERO reach 0.650, 0.612 and 0.6355, respectively.':
-        "a 'respectively' list with two values swapped passes: each value equals some arm's mean and the list is not read in order",
-    'GSPO and GRPO score 65.0% and 63.8% respectively.':
-        "'GSPO and GRPO score 65.0% and 63.8% respectively': the wrong second value is checked against GSPO (the first arm), not GRPO",
-    'DAPO edges out Dr. GRPO, 63.6% to 63.4%.':
-        "'DAPO edges out Dr. GRPO, 63.6% to 63.4%': the wrong second value is checked against DAPO, not Dr. GRPO",
     'GSPO increases accuracy by 0.018 over GRPO (a 2.8% relative increase, to 0.668).':
         "'GSPO increases accuracy ... over GRPO (..., to 0.668)': the wrong 'to' value is checked against GRPO, not GSPO",
 }
@@ -277,3 +274,21 @@ def test_undecidable_wrong_variant_is_never_a_wrong_error(wrong_findings, i):
     """The analysis holds no min/max over seeds and no GSPO − DAPO contrast: left undecided."""
     assert wrong_findings.get(i, []) == [], PAIRS[i][1]
 
+
+@pytest.mark.parametrize("sentence, sources", [
+    ("GSPO, DAPO and AERO reach 0.650, 0.612 and 0.6355, respectively.",
+     ("arms.dapo.heldout_accuracy.mean", "arms.aero.heldout_accuracy.mean")),
+    ("GSPO and GRPO score 63.2% and 65.0% respectively.",
+     ("arms.gspo.heldout_accuracy.mean", "arms.grpo.heldout_accuracy.mean")),
+    ("DAPO and GRPO have mean ZVF 0.416 and 0.221, respectively.", ("arms.dapo.zvf_mean", "arms.grpo.zvf_mean")),
+])
+def test_swapped_respectively_list_is_two_findings(five_arms, sentence, sources):
+    """"A, B and C reach x, y and z, respectively": the values are the arms' in the order written, so two
+    swapped values are two errors (before, each was checked against whichever arm it equals and passed)."""
+    errors = _findings(five_arms, [sentence]).get(0, [])
+    assert len(errors) == 2 and all(any(s in e for e in errors) for s in sources), errors
+
+
+def test_respectively_list_in_order_is_clean(five_arms):
+    assert _findings(five_arms, ["DAPO and GRPO have mean ZVF 0.221 and 0.416, respectively.",
+                                 "DAPO edges out Dr. GRPO, 63.6% to 63.1%."]) == {}
