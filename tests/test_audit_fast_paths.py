@@ -349,3 +349,34 @@ def test_the_first_cell_holding_a_number_in_a_wide_row_is_the_one_a_scan_finds()
         for text in ("0.5", "5", "10.5", "55", "7.8", "1", "0.5 ", "x"):
             assert _first_cell_with(cells, text) == next((c for c in cells if text in c), ""), (cells, text)
         assert hash(cells) == hash(tuple(cells)) and cells == tuple(cells)
+
+
+# ---- prose and claims: a memo and a keyword prefilter give what the patterns give ---------------------
+PHRASES = ["GSPO", "is", "higher than", "HIGHER  THAN", "above", "Below", "beats", "outperformed", "underperforms",
+           "surpassed", "exceeds", "improves on", "was ahead of", "worse than", "trails", "lags behind", "falls behind",
+           "are behind", "better\nthan", "over", "under", "0.61", "(", ")", ",", "the", "lower", "than", "thanks", "é",
+           "ſ", "paired t p =", "BH-adjusted", "Δ =", "a gain of", "±", "minimum detectable effect", "vs.", "−", "p-values",
+           "alpha =", "t(5) =", "d_z =", "TOST p", "q =", "SD of", "by about", "GRPO − SFT:", "power was", "x"]
+
+
+def test_comparison_prefilter_skips_only_sentences_the_comparison_pattern_cannot_match():
+    from audit.comparisons import _COMPARE, _may_compare
+
+    rng = random.Random(23)
+    texts = [" ".join(rng.choice(PHRASES) for _ in range(rng.randint(0, 9))) for _ in range(4000)]
+    hits = [t for t in texts if _COMPARE.search(t)]
+    assert all(_may_compare(t) for t in hits)
+    assert len(hits) > 1000 and sum(not _may_compare(t) for t in texts) > 500   # both sides exercised
+
+
+def test_memoised_role_before_reads_each_tail_as_the_patterns_do():
+    from audit.words import _ROLE_BEFORE, role_before
+
+    def plain(text):
+        return next((role for role, rx in _ROLE_BEFORE if rx.search(text[-100:])), None)
+
+    rng = random.Random(29)
+    texts = ["".join(rng.choice(PHRASES) + rng.choice(" ,;") for _ in range(rng.randint(0, 30))) for _ in range(3000)]
+    got = [role_before(t) for t in texts + texts]   # the second pass is served from the memo
+    assert got == [plain(t) for t in texts + texts]
+    assert len(set(got)) > 8
