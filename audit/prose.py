@@ -255,7 +255,8 @@ def _versus_subject(sent: str, s_arms: list[str], subject: str | None, vocab: Vo
     return (subject, s_arms[0]) if _OVER.search(sent[max(0, pos - 30):pos]) else None
 
 
-_LEAD_OVER = re.compile(r"(?:^|[^\w\s])?\s*(?:compared\s+(?:to|with)|relative\s+to|against|versus|over)\s+(?:the\s+)?\**`?$",
+_LEAD_OVER = re.compile(r"(?:^|[^\w\s])?\s*(?:compared\s+(?:to|with)|relative\s+to|against|versus|over|"
+                        r"(?:differences?|changes?)\s+(?:from|over|against))\s+(?:the\s+)?\**`?$",
                         re.I)
 
 

@@ -153,6 +153,8 @@ def vocabulary(lock: LockView | dict) -> Vocabulary:
     for name, d in view.arm_decls.items():
         for text in (name, *d.labels, name.replace("_", " ")):
             arms.setdefault(normalise_label(text), name)
+    if view.baseline:   # "2 points below the 63.2% baseline", "The baseline reaches 0.632": the baseline arm
+        arms.setdefault("baseline", view.baseline)
     metrics: dict[str, str] = {}
     decls = view.metric_decls
     primary = view.primary_metric

@@ -292,3 +292,113 @@ def test_swapped_respectively_list_is_two_findings(five_arms, sentence, sources)
 def test_respectively_list_in_order_is_clean(five_arms):
     assert _findings(five_arms, ["DAPO and GRPO have mean ZVF 0.221 and 0.416, respectively.",
                                  "DAPO edges out Dr. GRPO, 63.6% to 63.1%."]) == {}
+
+
+# Second round, written after the fixes above (first run on it: 5 of 25 correct sentences raised a false
+# alarm, 0 wrong variants passed; "the 63.2% baseline" and "Differences from GRPO: GSPO +0.018" fixed, two
+# classes left as strict xfails in ROUND2_XFAIL).
+ROUND2 = [
+    ('GSPO achieves the highest accuracy (65.0%), followed by DAPO (63.6%).',
+     'GSPO achieves the highest accuracy (65.0%), followed by DAPO (64.6%).',
+     'arms.dapo.heldout_accuracy.mean'),
+    ('Relative to the GRPO baseline (0.632), GSPO adds 0.018.',
+     'Relative to the GRPO baseline (0.632), GSPO adds 0.028.',
+     'contrasts.gspo-grpo.diff_mean'),
+    ('GSPO: +1.8 pp (95% CI +1.5 to +2.1 pp).',
+     'GSPO: +1.8 pp (95% CI +1.5 to +2.6 pp).',
+     'contrasts.gspo-grpo.ci95.high'),
+    ('AERO hurts: −2.0 pp (p < 0.001).',
+     'AERO hurts: −2.5 pp (p < 0.001).',
+     'contrasts.aero-grpo.diff_mean'),
+    ('The gain from GSPO, 1.8 points, is statistically significant (adjusted p = 4.7e-5).',
+     'The gain from GSPO, 2.8 points, is statistically significant (adjusted p = 4.7e-5).',
+     'contrasts.gspo-grpo.diff_mean'),
+    ('We observe 65.0% for GSPO versus 63.2% for GRPO.',
+     'We observe 65.0% for GSPO versus 63.9% for GRPO.',
+     'arms.grpo.heldout_accuracy.mean'),
+    ("GRPO's accuracy (63.2%) is essentially matched by Dr. GRPO (63.1%).",
+     "GRPO's accuracy (63.2%) is essentially matched by Dr. GRPO (63.9%).",
+     'arms.dr_grpo.heldout_accuracy.mean'),
+    ('Over eight seeds, GSPO averages 65.0% ± 0.4.',
+     'Over eight seeds, GSPO averages 65.0% ± 0.9.',
+     'arms.gspo.heldout_accuracy.sd'),
+    ('AERO drops to 61.2%, 2 points below the 63.2% baseline.',
+     'AERO drops to 61.2%, 3 points below the 63.2% baseline.',
+     'contrasts.aero-grpo.diff_mean'),
+    ("DAPO's dynamic sampling cuts ZVF from 0.416 to 0.221.",
+     "DAPO's dynamic sampling cuts ZVF from 0.416 to 0.251.",
+     'arms.dapo.zvf_mean'),
+    ('ZVF falls by 0.195 under DAPO.',
+     'ZVF falls by 0.295 under DAPO.',
+     'arms.dapo.zvf_mean'),
+    ('The AERO effect is large (d_z = −2.96).',
+     'The AERO effect is large (d_z = −1.96).',
+     'contrasts.aero-grpo.effect_size_dz'),
+    ('GSPO improves accuracy by about 1.8 percentage points over GRPO, from 63.2% to 65.0%.',
+     'GSPO improves accuracy by about 1.8 percentage points over GRPO, from 63.2% to 65.8%.',
+     'arms.gspo.heldout_accuracy.mean'),
+    ('Our best model (GSPO, 65.0%) beats the baseline by 1.8 points.',
+     'Our best model (GSPO, 65.0%) beats the baseline by 2.1 points.',
+     'contrasts.gspo-grpo.diff_mean'),
+    ('GSPO > GRPO by 0.018 (t(7) = 10.94, p < 0.001).',
+     'GSPO > GRPO by 0.018 (t(7) = 9.94, p < 0.001).',
+     'contrasts.gspo-grpo.tests.paired_t.statistic'),
+    ('Dr. GRPO: 0.631 (Δ −0.001 vs GRPO, n.s.).',
+     'Dr. GRPO: 0.631 (Δ −0.011 vs GRPO, n.s.).',
+     'contrasts.dr_grpo-grpo.diff_mean'),
+    ('Differences from GRPO: GSPO +0.018, DAPO +0.0035, Dr. GRPO −0.00075, AERO −0.020.',
+     'Differences from GRPO: GSPO +0.018, DAPO +0.0035, Dr. GRPO −0.00075, AERO −0.030.',
+     'contrasts.aero-grpo.diff_mean'),
+    ("All four contrasts but Dr. GRPO's are significant after BH correction (Dr. GRPO p = 0.28).",
+     "All four contrasts but Dr. GRPO's are significant after BH correction (Dr. GRPO p = 0.18).",
+     'contrasts.dr_grpo-grpo.p'),
+    ("GSPO's 95% CI for the mean, [64.7%, 65.2%], excludes GRPO's 63.2%.",
+     "GSPO's 95% CI for the mean, [64.7%, 66.2%], excludes GRPO's 63.2%.",
+     'arms.gspo.heldout_accuracy.mean.ci95.high'),
+    ('At 0.650, GSPO is 1.8 points clear of GRPO.',
+     'At 0.650, GSPO is 2.8 points clear of GRPO.',
+     'contrasts.gspo-grpo.diff_mean'),
+    ('AERO lowers ZVF to 0.301 but also lowers accuracy to 0.612.',
+     'AERO lowers ZVF to 0.301 but also lowers accuracy to 0.621.',
+     'arms.aero.heldout_accuracy.mean'),
+    ('GSPO scored 0.650 on average (SD 0.004).',
+     'GSPO scored 0.650 on average (SD 0.006).',
+     'arms.gspo.heldout_accuracy.sd'),
+    ('The baseline reaches 0.632 ± 0.004.',
+     'The baseline reaches 0.632 ± 0.007.',
+     'arms.grpo.heldout_accuracy.sd'),
+    ('DAPO is only 0.35 pp better than GRPO and within the 1-point margin.',
+     'DAPO is only 0.85 pp better than GRPO and within the 1-point margin.',
+     'contrasts.dapo-grpo.diff_mean'),
+    ('GSPO beats GRPO on 8 of 8 seeds.',
+     'GSPO beats GRPO on 8 of 8 seeds, by 1.2 points on average.',
+     'contrasts.gspo-grpo.diff_mean'),
+]
+ROUND2_XFAIL = {
+    10: "a change of a secondary metric ('ZVF falls by 0.195 under DAPO') is checked against the primary "
+        "metric's contrast: audit.trace falls back to contrasts.<pair> when contrasts.<pair>.<metric> is absent",
+    17: "'All four contrasts but Dr. GRPO's are significant' reads the exception as a significance claim "
+        "about Dr. GRPO (audit.claims)",
+}
+
+
+@pytest.fixture(scope="module")
+def round2(five_arms):
+    return (_findings(five_arms, [c for c, _, _ in ROUND2]), _findings(five_arms, [w for _, w, _ in ROUND2]))
+
+
+def _round2_params():
+    for i, (c, _, _) in enumerate(ROUND2):
+        marks = [pytest.mark.xfail(strict=True, reason=ROUND2_XFAIL[i])] if i in ROUND2_XFAIL else []
+        yield pytest.param(i, marks=marks, id=c[:48])
+
+
+@pytest.mark.parametrize("i", list(_round2_params()))
+def test_round2_correct_sentence_is_clean(round2, i):
+    assert round2[0].get(i, []) == [], ROUND2[i][0]
+
+
+@pytest.mark.parametrize("i", list(_round2_params()))
+def test_round2_wrong_variant_is_one_finding_naming_its_source(round2, i):
+    errors = round2[1].get(i, [])
+    assert len(errors) == 1 and ROUND2[i][2] in errors[0], (ROUND2[i][1], errors)
