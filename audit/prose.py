@@ -29,7 +29,7 @@ from audit.words import (
     names_lora,
     role_before,
     seed_in,
-    seed_last,
+    seed_mentions,
     sentences,
 )
 
@@ -377,6 +377,9 @@ class _Sentence:
         levels = list(_LEVEL.finditer(sent))
         self.level_end, self.levels = [lv.end() for lv in levels], [lv.group(1) for lv in levels]
         self._seed: list = []
+        self._seed_ends: list[int] | None = None
+        self._seeds: list[int] = []
+        self._spread: bool | None = None
         self.lora = names_lora(sent)   # "LoRA (r = 16, alpha = 32)": the adapter's locked settings
 
     def arms_before(self, pos: int) -> list[str]:
@@ -403,6 +406,24 @@ class _Sentence:
         if not self._seed:
             self._seed.append(seed_in(self.text))
         return self._seed[0]
+
+    def seed_before(self, pos: int) -> int | None:
+        """The seed named last before ``pos`` (paragraph offset): "seed 11 scored 0.632 and seed 23
+        0.628" gives 23 before 0.628. The sentence's seed mentions are found once, not once per number
+        (README failure 10: re-reading the sentence up to each number was quadratic)."""
+        if self._seed_ends is None:
+            found = seed_mentions(self.text)
+            self._seed_ends = [e for e, _ in found]
+            self._seeds = [seed for _, seed in found]
+        k = bisect.bisect_right(self._seed_ends, pos - self.start)
+        return self._seeds[k - 1] if k else None
+
+    def spread_words(self) -> bool:
+        """Whether the sentence speaks of the spread of seeds and names no interval (``_SEED_SPREAD``),
+        decided once per sentence."""
+        if self._spread is None:
+            self._spread = not _CI_WORDS.search(self.text) and _SEED_SPREAD.search(self.text) is not None
+        return self._spread
 
 
 def _respectively(sent: str, s_start: int, located, out: dict) -> None:
@@ -516,7 +537,7 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     _metric_of(w, st, r, start, end, m)
     own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
     # else the last seed named before it in the sentence ("seed 11 scored 0.632 and seed 23 0.628"), else the sentence's
-    r.seed = int(own.group(1)) if own else seed_last(text[st.start:start]) if m.role is None else None
+    r.seed = int(own.group(1)) if own else st.seed_before(start) if m.role is None else None
     r.seed = r.seed if r.seed is not None else st.seed()
     if _seed_spread(w, st, start, end, r.seed):
         r.param = True   # the range of the per-seed values (see _SEED_SPREAD)
@@ -559,8 +580,7 @@ _SEED_SPREAD = re.compile(r"\bseeds\b|\bper[- ]seed\b", re.I)
 
 def _seed_spread(w: _Walk, st: _Sentence, start: int, end: int, seed: int | None) -> bool:
     """Whether the number is an end of "A to B" in a sentence about the spread of seeds (``_SEED_SPREAD``)."""
-    low = seed is None and not _CI_WORDS.search(st.text) and _SEED_SPREAD.search(st.text) is not None \
-        and _TO_RANGE.match(w.text[end:end + 60]) is not None
+    low = seed is None and st.spread_words() and _TO_RANGE.match(w.text[end:end + 60]) is not None
     high = w.spread_end is not None and _TO_BEFORE.match(w.text[w.spread_end:start]) is not None
     w.spread_end = end if low else None
     return low or high

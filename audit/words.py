@@ -251,10 +251,24 @@ def is_points(after: str, decimals: int = 1) -> bool:
     return bool(_PP_AFTER.match(after)) or (decimals > 0 and bool(_PTS_AFTER.match(after)))
 
 
+def seed_mentions(text: str) -> list[tuple[int, int]]:
+    """(end offset, seed) of every seed named in ``text``, in written order.
+
+    Args:
+        text: a sentence.
+    Returns:
+        One pair per "seed 11", "seeds: 3", "seed (7)", "s37" mention.
+    Example:
+        >>> seed_mentions("GRPO seed 11 scored 0.632 and seed 23 0.628")
+        [(12, 11), (37, 23)]
+    """
+    return [(m.end(), int(next(g for g in m.groups() if g))) for m in _SEED_WORD.finditer(text)]
+
+
 def seed_last(text: str) -> int | None:
     """The seed named last in ``text`` ("GRPO seed 11 scored 0.632 and seed 23 0.628": 23 before 0.628)."""
-    found = list(_SEED_WORD.finditer(text))
-    return int(next(g for g in found[-1].groups() if g)) if found else None
+    found = seed_mentions(text)
+    return found[-1][1] if found else None
 
 
 def seed_in(text: str) -> int | None:
