@@ -290,10 +290,9 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
         cands = [c for c in cands if ".tests." not in c.id] or cands
     if not cands:
         return None
-    if m.kind == "table" and _ROW_COUNT.search(m.row or "") and not m.column_percent:
-        counted = _decide_count(m, cands)
-        if counted is not None:
-            return counted
+    counted = _row_count(m, cands)
+    if counted is not None:
+        return counted
     if _SHARE.search(f"{m.row or ''} {m.column or ''}") or _share_in_words(m):
         shared = _decide_share(m, cands)
         if shared is not None:
@@ -324,11 +323,15 @@ def _by_context(idx: SourceIndex, m: Mention, arms, scope_ent, want: int, other:
     cands = _role_filter(m, _candidates(idx, ent, toks, m))
     if not cands:
         return None
+    return _row_count(m, cands) or _decide(idx, m, cands, want, other)
+
+
+def _row_count(m: Mention, cands) -> Traced | None:
+    """A table cell in a row that counts ("Items correct", "Groups correct (0-4)"), decided as a
+    count, or None when the row counts nothing or no count fits."""
     if m.kind == "table" and _ROW_COUNT.search(m.row or "") and not m.column_percent:
-        counted = _decide_count(m, cands)
-        if counted is not None:
-            return counted
-    return _decide(idx, m, cands, want, other)
+        return _decide_count(m, cands)
+    return None
 
 
 def _by_value_alone(idx: SourceIndex, m: Mention, arms, want: int, other: int) -> Traced:
