@@ -7,11 +7,8 @@ finding that names it.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from audit import check
 from tests.report_corpus import corpus
 
 
@@ -22,13 +19,7 @@ def run_card(tmp_path_factory):
 
 
 def _audit(study, tmp_path, files: dict[str, str], strict: bool = False):
-    shutil.copytree(study.parent, tmp_path / "s")
-    rep = tmp_path / "s" / study.name
-    for f in rep.glob("*.md"):
-        f.unlink()
-    for name, text in files.items():
-        (rep / name).write_text(text)
-    return check(rep, strict=strict)
+    return corpus.audit_written(study, tmp_path, files, strict)
 
 
 def _rows(res, text: str):

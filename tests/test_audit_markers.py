@@ -9,11 +9,8 @@ audits clean and the planted error is one finding that names it.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from audit import check
 from tests.report_corpus import corpus
 
 
@@ -23,13 +20,7 @@ def five_arms(tmp_path_factory):
 
 
 def _audit(study, tmp_path, files: dict[str, str], strict: bool = False):
-    shutil.copytree(study.parent, tmp_path / "s")
-    rep = tmp_path / "s" / study.name
-    for f in rep.glob("*.md"):
-        f.unlink()
-    for name, text in files.items():
-        (rep / name).write_text(text)
-    return check(rep, strict=strict)
+    return corpus.audit_written(study, tmp_path, files, strict)
 
 
 def _errors(res):

@@ -8,11 +8,8 @@ The study is the five-arm one of ``tests/report_corpus/`` (gspo 0.650, dr_grpo 0
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from audit import check
 from tests.report_corpus import corpus
 
 HEAD = "# Results\n\nEight seeds per arm, 500 held-out problems.\n\n"
@@ -24,12 +21,8 @@ def five_arms(tmp_path_factory):
 
 
 def _errors(study, tmp_path, sentence: str) -> list[str]:
-    shutil.copytree(study.parent, tmp_path / "s")
-    rep = tmp_path / "s" / study.name
-    for f in rep.glob("*.md"):
-        f.unlink()
-    (rep / "report.md").write_text(HEAD + sentence + "\n")
-    return [f.message for f in check(rep).findings if f.check == "10"]
+    res = corpus.audit_written(study, tmp_path, {"report.md": HEAD + sentence + "\n"})
+    return [f.message for f in res.findings if f.check == "10"]
 
 
 @pytest.mark.parametrize("sentence", ["GSPO stays far above Dr. GRPO: 0.650 against 0.631.",

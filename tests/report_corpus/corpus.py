@@ -63,6 +63,20 @@ def study_of(folder: Path, name: str) -> str:
     return (folder / name / "study.txt").read_text().strip()
 
 
+def audit_written(study: Path, folder: Path, files: dict[str, str], strict: bool = False):
+    """Audit a copy of a built study (into ``folder``) whose report Markdown is replaced by ``files``
+    (name -> text typed by hand): the probing tests' one way to put a report in place."""
+    from audit import check
+
+    shutil.copytree(study.parent, folder / "s")
+    rep = folder / "s" / study.name
+    for f in rep.glob("*.md"):
+        f.unlink()
+    for name, text in files.items():
+        (rep / name).write_text(text)
+    return check(rep, strict=strict)
+
+
 def put_report(report: Path, folder: Path) -> Path:
     """Replace the report files of a built study's ``report`` folder with those of ``folder``
     (a review or wild report written over that study)."""
