@@ -136,7 +136,8 @@ def _table(spec: dict) -> str:
 
 def _study12(spec: dict, table: Path) -> dict:
     """A per-item study with reference arms and mixed units (``tests/study12.py``: base model and SFT
-    evaluated once, GRPO over seeds; fraction, percent and 0-4 count metrics), one session."""
+    evaluated once, GRPO over seeds; fraction, percent and 0-4 count metrics), one session unless
+    ``spec["sessions"]`` names several (session -> arms evaluated in it)."""
     sys.path.insert(0, str(REPO / "tests"))
     import study12
 
@@ -148,7 +149,7 @@ def _study12(spec: dict, table: Path) -> dict:
         for k in head:
             node = node[k]
         node[leaf] = value
-    rows = study12.rows(seed=spec.get("seed", 0), sessions={"s1": ["base", "sft", "grpo"]},
+    rows = study12.rows(seed=spec.get("seed", 0), sessions=spec.get("sessions") or {"s1": ["base", "sft", "grpo"]},
                         abilities=spec.get("abilities"))
     study12.write_csv(table, rows)
     return p

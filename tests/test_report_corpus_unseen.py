@@ -1,0 +1,94 @@
+"""The unseen set (README failure 15): hand-written reports written, with their plants, before the
+audit was first run on them.
+
+``tests/report_corpus_unseen/`` holds a paper appendix with per-seed "mean (std)" tables, bold best
+values, a two-line header and footnote markers; a blog post with bullets, "x% → y%", "62 %", "0·658",
+"7.9e-3", U+2212 and arm names in other cases; a Hugging Face card over a base model, an SFT checkpoint
+and two evaluation sessions with its results also in a YAML code block; a reply in a quoted e-mail
+thread over a runner-shaped campaign; and a reStructuredText page. Each clean report must audit with
+zero findings (with and without ``--strict``) and each plant must be caught by check 10 at its line
+with its message, by a finding the clean report does not have. What the audit does not do yet is
+``xfail(strict=True)`` naming the defect (each plant's ``"xfail"``, ``clean_xfail.txt``,
+``strict_xfail.txt``). The fast tier audits the first two plants expected caught of each report;
+``pytest`` (CI) audits every plant.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from audit import check
+from tests.report_corpus import corpus
+from tests.report_corpus_unseen import unseen
+from tests.report_corpus_wild import wild
+
+NAMES = unseen.names()
+ALL = [p for n in NAMES for p in unseen.plants(n)]
+FAST = [p for n in NAMES for p in [q for q in unseen.plants(n) if not q.xfail][:2]]
+
+
+def _param(value, reason: str, id_: str):
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(value, marks=marks, id=id_)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _recompute_once():
+    """Check 9 recomputes each study's analysis once for all its plants (``corpus.recompute_once``)."""
+    with corpus.recompute_once():
+        yield
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("unseen")
+    return {n: unseen.build(n, root / n) for n in NAMES}
+
+
+@pytest.fixture(scope="module")
+def clean_findings(built):
+    return {n: check(built[n]).findings for n in NAMES}
+
+
+def _show(findings):
+    return [(f.check, Path(f.location).name, f.message, f.expected, f.found) for f in findings]
+
+
+@pytest.mark.parametrize("name", [_param(n, unseen.known(n, "clean"), n) for n in NAMES])
+def test_clean_unseen_report_has_no_finding(clean_findings, name):
+    assert _show(clean_findings[name]) == []
+
+
+@pytest.mark.parametrize("name", [_param(n, unseen.known(n, "strict"), n) for n in NAMES])
+def test_clean_unseen_report_has_no_finding_strict(built, name):
+    assert _show(check(built[name], strict=True).findings) == []
+
+
+def test_unseen_set_is_large_enough_and_over_its_own_studies():
+    """Five reports over at least four studies none of the other sets uses, each with ten plants of
+    distinct kinds; a base model, an SFT checkpoint and two evaluation sessions among them."""
+    assert len(NAMES) >= 5
+    specs = {n: json.loads((unseen.HERE / n / "study.json").read_text()) for n in NAMES}
+    for n in NAMES:
+        assert len({p.kind for p in unseen.plants(n)}) >= 10
+        assert all(p.check == "10" for p in unseen.plants(n))
+    ids = {s["id"] for s in specs.values()}
+    others = set()
+    for folder in (corpus.HERE, corpus.REPO / "tests" / "report_corpus_fresh"):
+        others |= {json.loads(p.read_text())["id"] for p in folder.glob("*/study.json")}
+    assert len(ids) >= 4 and not ids & others
+    assert any(len(s.get("sessions", {})) >= 2 for s in specs.values())
+
+
+@pytest.mark.parametrize("plant", [corpus.plant_param(p, FAST) for p in ALL])
+def test_unseen_plant_is_caught(built, clean_findings, tmp_path, plant):
+    clean = built[plant.report]
+    shutil.copytree(clean.parent, tmp_path / "study")
+    rep = tmp_path / "study" / clean.name
+    line = corpus.apply(rep, plant)
+    findings = check(rep).findings
+    assert wild.caught(findings, clean_findings[plant.report], plant, line), _show(findings)
