@@ -9,7 +9,7 @@ thread over a runner-shaped campaign; and a reStructuredText page. Each clean re
 zero findings (with and without ``--strict``) and each plant must be caught by check 10 at its line
 with its message, by a finding the clean report does not have. What the audit does not do yet is
 ``xfail(strict=True)`` naming the defect (each plant's ``"xfail"``, ``clean_xfail.txt``,
-``strict_xfail.txt``). The fast tier audits the first two plants expected caught of each report;
+``strict_xfail.txt``). The fast tier audits the first plant expected caught of each report;
 ``pytest`` (CI) audits every plant.
 """
 
@@ -28,11 +28,13 @@ from tests.report_corpus_wild import wild
 
 NAMES = unseen.names()
 ALL = [p for n in NAMES for p in unseen.plants(n)]
-FAST = [p for n in NAMES for p in [q for q in unseen.plants(n) if not q.xfail][:2]]
+# The fast tier audits the first plant expected caught of each report and the clean reports expected
+# clean (each audit costs about a second; the fast tier has a one-minute budget); `pytest` (CI) runs all.
+FAST = [p for n in NAMES for p in [q for q in unseen.plants(n) if not q.xfail][:1]]
 
 
 def _param(value, reason: str, id_: str):
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    marks = [pytest.mark.xfail(strict=True, reason=reason), pytest.mark.slow] if reason else []
     return pytest.param(value, marks=marks, id=id_)
 
 
