@@ -8,8 +8,10 @@ over these; errors are :class:`prereg.errors.UserError`, which only the CLI turn
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from prereg.canonical import sha256_file
 from stats import analyze as _analyze_module
 from stats import render as _render_module
 from stats.result import AnalysedRun, AnalysisResult, ContrastResult, Deviation
@@ -61,8 +63,9 @@ def render(analysis: AnalysisResult | str | Path, out_dir: str | Path = "report"
     Every number in the report is pinned to its analysis.json id, so ``audit check`` can trace it.
 
     Args:
-        analysis: an :class:`AnalysisResult` (written to ``out_dir/analysis.json`` first) or the
-            path of an analysis.json.
+        analysis: an :class:`AnalysisResult` (written to ``out_dir/analysis.json`` first, then
+            rendered from its typed values) or the path of an analysis.json (read and checked
+            once by :func:`stats.result.read_analysis`).
         out_dir: the report folder.
         overwrite: replace files an earlier render wrote.
         runs_root: the run folders, for figures and model cards (default: from analysis.json).
@@ -88,8 +91,8 @@ def render(analysis: AnalysisResult | str | Path, out_dir: str | Path = "report"
         True
         >>> shutil.rmtree(c.lock_path.parents[1])
     """
-    if isinstance(analysis, AnalysisResult):
-        path = analysis.write(Path(out_dir) / "analysis.json", overwrite=overwrite)
-    else:
-        path = Path(analysis)
-    return _render_module.render(path, out_dir, runs_root=runs_root, overwrite=overwrite, **options)
+    if not isinstance(analysis, AnalysisResult):
+        return _render_module.render(Path(analysis), out_dir, runs_root=runs_root, overwrite=overwrite, **options)
+    path = analysis.write(Path(out_dir) / "analysis.json", overwrite=overwrite)
+    written = replace(analysis, digest=sha256_file(path))  # the report pins the bytes just written
+    return _render_module.render_result(written, path, out_dir, runs_root=runs_root, overwrite=overwrite, **options)

@@ -33,7 +33,7 @@ def _summary(r: AnalysisResult, out: Path) -> None:
     from stats.result import NO_VERDICT
 
     con = Console(stderr=False, highlight=False)
-    t = Table(title=f"{r.study_id}: {len(r.document['values'])} values -> {out}")
+    t = Table(title=f"{r.study_id}: {len(r.values)} values -> {out}")
     for col in ("contrast", "diff", "p", "p adj", "verdict"):
         t.add_column(col)
 

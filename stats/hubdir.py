@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prereg.canonical import sha256_bytes, sha256_file
 from prereg.errors import UserError
 from prereg.jsonio import make_dirs, write_atomic
 from prereg.records import ADAPTER_DIR, MANIFEST
+
+if TYPE_CHECKING:
+    from stats.result import AnalysisResult
 
 RECORD_DIR = "rlprereg"
 
@@ -64,10 +68,11 @@ def check_hub_dir(hub_dir: str | Path, runs: list) -> None:
                 raise UserError(f"{p}: missing or not the file its manifest digests; refusing to package it")
 
 
-def _index(a: dict, digest: str, texts: dict[str, str], runs: list) -> str:
-    study = a["study_id"]
+def _index(result: AnalysisResult, digest: str, texts: dict[str, str], runs: list) -> str:
+    """OUT/README.md: which folder holds which run and card, and the upload commands."""
+    study = result.study_id
     L = [f"# Upload-ready run folders: study `{study}`", "",
-         f"Lock `{a['lock']['hash']}` (version {a['lock']['version']}); analysis.json sha256 `{digest}`.", "",
+         f"Lock `{result.lock_hash}` (version {result.lock_version}); analysis.json sha256 `{digest}`.", "",
          "One folder per analysed run: the PEFT adapter at the top, the run's model card as `README.md` "
          f"(the same text `stats render --model-cards` wrote and `audit check` verified), and `{RECORD_DIR}/` "
          "with the sealed manifest, telemetry and traces. Nothing has been uploaded.", "",
@@ -83,12 +88,13 @@ def _index(a: dict, digest: str, texts: dict[str, str], runs: list) -> str:
     return "\n".join(L)
 
 
-def write_hub_dir(hub_dir: str | Path, a: dict, digest: str, texts: dict[str, str], runs: list) -> list[Path]:
+def write_hub_dir(hub_dir: str | Path, result: AnalysisResult, digest: str, texts: dict[str, str],
+                  runs: list) -> list[Path]:
     """Lay out every run's folder and the index; returns the files written.
 
     Args:
         hub_dir: OUT, empty or absent (:func:`check_hub_dir` has refused anything else).
-        a: the analysis; digest: sha256 of its bytes.
+        result: the analysis (:func:`stats.result.read_analysis`); digest: sha256 of its bytes.
         texts: card text by run name (``stats.modelcard.model_cards``).
         runs: the analysed runs (``stats.modelcard.card_runs``).
 
@@ -96,13 +102,13 @@ def write_hub_dir(hub_dir: str | Path, a: dict, digest: str, texts: dict[str, st
         The paths written, the index first.
 
     Example:
-        >>> write_hub_dir("hub", analysis, digest, texts, runs)[0]
+        >>> write_hub_dir("hub", result, digest, texts, runs)[0]  # doctest: +SKIP
         PosixPath('hub/README.md')
     """
     hub = make_dirs(hub_dir)
-    written = [write_atomic(hub / "README.md", _index(a, digest, texts, runs), overwrite=False)]
+    written = [write_atomic(hub / "README.md", _index(result, digest, texts, runs), overwrite=False)]
     for run in runs:
-        folder = hub / folder_name(a["study_id"], run)
+        folder = hub / folder_name(result.study_id, run)
         written.append(write_atomic(folder / "README.md", texts[run.name], overwrite=False))
         for dest, src in layout(run).items():
             target = folder / dest

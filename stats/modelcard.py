@@ -25,7 +25,7 @@ from typing import Any
 from prereg.errors import UserError
 from prereg.fields import resolved_path
 from prereg.study import Study
-from stats.result import AnalysisResult
+from stats.result import AnalysisResult, Value
 
 CARD_DIR = "model_cards"
 STUDY_CARD = "study"
@@ -97,7 +97,7 @@ TRAINING_SUMMARIES = frozenset({"zvf_mean", "gu_mean", "reward_first5", "reward_
 
 
 def run_metrics(result: AnalysisResult, primary: str, arm: str, seed: int, *,
-                heldout_only: bool = False) -> list[tuple[str, str, Mapping]]:
+                heldout_only: bool = False) -> list[tuple[str, str, Value]]:
     """(metric name, value id, value record) of a run's values in analysis.json, ``primary`` first.
 
     ``heldout_only`` keeps the held-out metrics (what a ``model-index`` reports): not the training
@@ -111,7 +111,7 @@ def run_metrics(result: AnalysisResult, primary: str, arm: str, seed: int, *,
     return [(n, pre + n, result.record(pre + n)) for n in names]
 
 
-def index_value(rec: Mapping):
+def index_value(rec: Value):
     """A model-index value: the number as the card body shows it (``stats.render.fmt``), int for counts."""
     from stats.render import fmt
 
@@ -152,10 +152,10 @@ def _model_index(result: AnalysisResult, study: Study, run: CardRun) -> dict:
     ds = study.dataset
     dataset = {"name": ds["name"], "type": ds["name"], "split": ds.get("heldout_split") or "heldout"}
     dataset.update({k: ds[k] for k in ("config", "revision") if ds.get(k)})
-    metrics = [{"type": n, "name": f"{n} ({rec.get('unit', 'other')})", "value": index_value(rec)}
+    metrics = [{"type": n, "name": f"{n} ({rec.unit})", "value": index_value(rec)}
                for n, _, rec in run_metrics(result, study.analysis.primary_metric, run.arm, run.seed,
                                             heldout_only=True)
-               if isinstance(rec.get("value"), (int, float)) and not isinstance(rec["value"], bool)]
+               if isinstance(rec.value, (int, float)) and not isinstance(rec.value, bool)]
     return {"name": f"{result.study_id}-{run.name}", "results": [{
         "task": {"type": "text-generation", "name": str(study.task["name"])},
         "dataset": dataset, "metrics": metrics}]}
@@ -208,12 +208,12 @@ def settings_section(study: Study, run: CardRun) -> list[str]:
 def results_section(result: AnalysisResult, study: Study, run: CardRun) -> list[str]:
     from stats.render import _Doc
 
-    d = _Doc(result.document)
+    d = _Doc(result)
     L = [f"## Results of this run (`{run.arm}/s{run.seed}`)", "",
          "Held-out evaluation and training summaries of this run, as analysed:", "",
          "| Metric | Value | Unit |", "|---|---|---|"]
     for name, vid, rec in run_metrics(result, study.analysis.primary_metric, run.arm, run.seed):
-        L.append(f"| `{name}` | {d.cell(vid)} | {rec.get('unit', '')} |")
+        L.append(f"| `{name}` | {d.cell(vid)} | {rec.unit} |")
     return L + [""]
 
 
@@ -221,10 +221,10 @@ def arm_section(result: AnalysisResult, study: Study, arm: str) -> list[str]:
     """The across-seed table of the arm and its contrasts, as report.md writes them."""
     from stats.render import _Doc, _level_tag
 
-    d, plan = _Doc(result.document), study.analysis
+    d, plan = _Doc(result), study.analysis
     metric, summ = plan.primary_metric, plan.arm_summary
     s0 = summ.statistics[0]
-    unit = (result.record(f"arms.{arm}.{metric}.{s0}") or {}).get("unit", "fraction")
+    unit = result.unit(f"arms.{arm}.{metric}.{s0}", "fraction")
     seeds = sorted({r.seed for r in result.runs if r.arm == arm})
     L = [f"## Across seeds: arm `{arm}`", "", f"| Seed | `{metric}` ({unit}) |", "|---|---|"]
     L += [f"| `s{s}` | {d.cell(f'runs.{arm}.s{s}.{metric}')} |" for s in seeds]
@@ -242,7 +242,7 @@ def _contrast_table(result: AnalysisResult, plan, unit: str, contrasts: list) ->
     from stats.analyze import interval_tags
     from stats.render import _Doc
 
-    d = _Doc(result.document)
+    d = _Doc(result)
     ctags = list(zip(interval_tags(plan.intervals), plan.intervals, strict=True))
     head = ["Contrast", "Pairs (seeds)", f"Δ mean (difference, {unit})"]
     head += [f"{s.level * 100:g}% {s.method} CI (difference, {unit})" for _, s in ctags]
@@ -274,7 +274,7 @@ def evidence_section(result: AnalysisResult, run: CardRun) -> list[str]:
 def limitations_section(result: AnalysisResult, run: CardRun) -> list[str]:
     from stats.render import _Doc
 
-    d = _Doc(result.document)
+    d = _Doc(result)
     pre = f"runs.{run.arm}.s{run.seed}"
     L = ["## Limitations", "",
          f"- One training seed of arm `{run.arm}`: seed-to-seed spread is in the across-seed table above; "
@@ -342,7 +342,7 @@ def study_card(result: AnalysisResult, digest: str, study: Study, runs: list[Car
     from stats.render import markdown
 
     meta = front_matter(result, study, None, tags_for(result, None), license)
-    body = markdown(result.document, digest, [], []).splitlines()[1:]  # report.md without its header line
+    body = markdown(result, digest, [], []).splitlines()[1:]  # report.md without its header line
     L = ["---", _yaml(meta).rstrip("\n"), "---",
          f"<!-- {HEADER} sha256={digest} study={result.study_id} lock={result.lock_hash} -->",
          f"# Study `{result.study_id}`: {study.title}", "",

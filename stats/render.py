@@ -7,14 +7,15 @@ below); nothing here computes a statistic, it only formats values from analysis.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
-from prereg.canonical import sha256_bytes, sha256_file
+from prereg.canonical import sha256_file
 from prereg.errors import UserError
 from prereg.jsonio import make_dirs, read_json, read_jsonl, write_atomic
 from prereg.records import MANIFEST, TELEMETRY, is_reference_run
-from prereg.study import AnalysisPlan, IntervalSpec, analysis_plan
-from stats.result import NO_VERDICT, AnalysisResult, Verdict
+from prereg.study import AnalysisPlan, IntervalSpec
+from stats.result import NO_VERDICT, AnalysisResult, Value, Verdict, read_analysis
 
 RENDERING = """\
 Rendering convention (parsed by the audit):
@@ -40,10 +41,41 @@ _DIGITS = ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight
 _FIXED_UNITS = ("fraction", "probability", "difference", "reward", "statistic", "other", "percent")
 
 
-def fmt(rec: dict | None) -> str:
+def fmt(rec: Value | Mapping | None) -> str:
+    """A value record as every renderer writes it (see RENDERING); ``n/a`` for no record.
+
+    Args:
+        rec: a typed :class:`stats.result.Value`, or a record as analysis.json writes it.
+
+    Returns:
+        The text, formatted per the record's unit (:func:`format_value`).
+
+    Example:
+        >>> fmt({"value": 0.000012, "unit": "probability"}), fmt(None)
+        ('1.20e-05', 'n/a')
+    """
     if rec is None:
         return "n/a"
-    v, unit = rec["value"], rec["unit"]
+    if isinstance(rec, Value):
+        return format_value(rec.value, rec.unit)
+    return format_value(rec["value"], rec["unit"])
+
+
+def format_value(v, unit: str) -> str:
+    """One number as its unit is written: the one formatting rule of report.md, results.tex and the cards.
+
+    Args:
+        v: the value (None, a bool, an int or a float).
+        unit: its unit (``fraction``, ``count``, ``probability``, ...).
+
+    Returns:
+        Fixed 4 decimals (``0.0000``, never ``-0.0000``); integers for counts; ``1.23e-05`` for a
+        probability below 1e-4; ``true``/``false``; ``n/a`` for None.
+
+    Example:
+        >>> format_value(0.25, "fraction"), format_value(3.0, "seeds"), format_value(True, "other")
+        ('0.2500', '3', 'true')
+    """
     if v is None:
         return "n/a"
     if isinstance(v, bool):
@@ -79,18 +111,11 @@ def _tex_escape(s: str) -> str:
 
 
 class _Doc:
-    """Pinned cells of one analysis; ``r`` its typed views (given, or read on first use)."""
+    """Pinned cells of one analysis: each number written with the id it came from (the audit's pin)."""
 
-    def __init__(self, analysis: dict, result: AnalysisResult | None = None):
-        self.a = analysis
-        self.v = analysis["values"]
-        self._r = result
-
-    @property
-    def r(self) -> AnalysisResult:
-        if self._r is None:
-            self._r = AnalysisResult.from_document(self.a)
-        return self._r
+    def __init__(self, result: AnalysisResult):
+        self.r = result
+        self.v = result.values
 
     def cell(self, vid: str) -> str:
         rec = self.v.get(vid)
@@ -103,7 +128,7 @@ class _Doc:
         it shares (``n_items``) for the items column: one unit per column."""
         for vid in (f"{pre}.n_pairs", f"{pre}.n_items"):
             rec = self.v.get(vid)
-            if rec is not None and rec["unit"] == unit:
+            if rec is not None and rec.unit == unit:
                 return self.cell(vid)
         return "—"
 
@@ -113,20 +138,10 @@ class _Doc:
         return f"[{self.cell(base + '.low')}, {self.cell(base + '.high')}]"
 
 
-def _unit(a: dict, vid: str, default: str = "") -> str:
-    rec = a["values"].get(vid)
-    return rec["unit"] if rec else default
-
-
 def _level_tag(level: float) -> str:
     from stats.intervals import level_tag
 
     return level_tag(level)
-
-
-def _plan(a: dict) -> AnalysisPlan:
-    """analysis.json's ``plan`` (the lock's analysis block) as typed values (:func:`prereg.study.analysis_plan`)."""
-    return analysis_plan(a["plan"])
 
 
 def _contrast_tags(plan: AnalysisPlan) -> list[tuple[str, IntervalSpec]]:
@@ -136,37 +151,52 @@ def _contrast_tags(plan: AnalysisPlan) -> list[tuple[str, IntervalSpec]]:
     return list(zip(interval_tags(plan.intervals), plan.intervals, strict=True))
 
 
-def markdown(a: dict, digest: str, figures: list[str], notes: list[str], result: AnalysisResult | None = None) -> str:
+def markdown(r: AnalysisResult, digest: str, figures: list[str], notes: list[str]) -> str:
     """report.md: one section per step, every number pinned to its analysis.json id.
 
-    ``result`` is ``a`` already read into typed views (:meth:`AnalysisResult.from_document`); read here when not given."""
-    r = result if result is not None else AnalysisResult.from_document(a)
-    d = _Doc(a, r)
-    plan = _plan(a)
+    Why one function per section: each table reads the typed result (:class:`AnalysisResult`)
+    and the plan it executed, and a reader checks one section against RENDERING at a time.
+
+    Args:
+        r: the analysis (:func:`stats.result.read_analysis`, or ``stats.analyze`` in memory).
+        digest: sha256 of the analysis.json bytes the report pins on its first line.
+        figures: figure paths relative to the report, in the order they are listed.
+        notes: what the render could not do (figures not drawn, and why), listed with the warnings.
+
+    Returns:
+        The report text (no trailing newline).
+
+    Example:
+        >>> markdown(read_analysis("report/analysis.json"), digest, [], []).splitlines()[1]  # doctest: +SKIP
+        '# Results: demo'
+    """
+    plan = r.plan
+    d = _Doc(r)
     metric, summ = plan.primary_metric, plan.arm_summary
-    munit = _unit(a, f"arms.{a['arms'][0]}.{metric}.{summ.statistics[0]}", "fraction")
+    munit = r.unit(f"arms.{r.arms[0]}.{metric}.{summ.statistics[0]}", "fraction")
     tag, lvl = "ci" + _level_tag(summ.level), f"{summ.level * 100:g}%"
-    L = _md_head(a, r, d, digest, metric, munit)
-    L += _md_arms(a, d, metric, munit, tag, lvl)
-    L += _md_per_seed(a, r, d, metric, munit)
-    L += _other_metric_arms(a, d, tag, lvl)
-    L += _md_contrasts(a, d, munit)
-    L += _secondary_markdown(a, r, d)
-    L += _effect_section(a, d)
-    L += _md_sensitivity(a, d)
-    if any(f"contrasts.{c}.item.n_pairs" in a["values"] for c in a["contrasts"]):
-        L += _item_section(a, d, munit)
-    if any(k.startswith("rliable.") for k in a["values"]):
-        L += _md_rliable(a, d, tag, lvl)
-    L += _md_verdict_rules(a, r)
+    L = _md_head(r, d, digest, metric, munit)
+    L += _md_arms(r, d, metric, munit, tag, lvl)
+    L += _md_per_seed(r, d, metric, munit)
+    L += _other_metric_arms(r, d, tag, lvl)
+    L += _md_contrasts(r, d, munit)
+    L += _secondary_markdown(r, d)
+    L += _effect_section(r, d)
+    L += _md_sensitivity(r, d)
+    if any(f"contrasts.{c}.item.n_pairs" in r.values for c in r.contrasts):
+        L += _item_section(r, d, munit)
+    if any(k.startswith("rliable.") for k in r.values):
+        L += _md_rliable(r, d, tag, lvl)
+    L += _md_verdict_rules(r)
     L += _md_records(r, notes, figures)
     if r.exploratory:  # every section of an exploratory study says so
         L = [x + " (exploratory)" if x.startswith(("## ", "### ")) else x for x in L]
     return "\n".join(L)
 
 
-def _md_head(a: dict, r: AnalysisResult, d: _Doc, digest: str, metric: str, munit: str) -> list[str]:
-    plan = _plan(a)
+def _md_head(r: AnalysisResult, d: _Doc, digest: str, metric: str, munit: str) -> list[str]:
+    """The pinned header line, the lock and source, the scope banner and the study table."""
+    plan = r.plan
     return [f"<!-- rlprereg-analysis sha256={digest} study={r.study_id} lock={r.lock_hash} -->",
             f"# Results: {r.study_id}", "",
             f"Lock `{r.lock_hash[:16]}…` (v{r.lock_version}); source: **{r.source}**; "
@@ -180,29 +210,25 @@ def _md_head(a: dict, r: AnalysisResult, d: _Doc, digest: str, metric: str, muni
             f"{' (exploratory study)' if r.study.confirmatory is False else ''} |", ""]
 
 
-def _md_arms(a: dict, d: _Doc, metric: str, munit: str, tag: str, lvl: str) -> list[str]:
+def _md_arms(r: AnalysisResult, d: _Doc, metric: str, munit: str, tag: str, lvl: str) -> list[str]:
     """The arm summary table: planned statistics with their intervals, SD, ZVF/GU."""
-    summ = _plan(a).arm_summary
+    summ = r.plan.arm_summary
     stats_ = summ.statistics
-    L: list[str] = []
-    hier = any(f"arms.{arm}.{metric}.{stats_[0]}.h{tag}.low" in a["values"] for arm in a["arms"])
+    hier = any(f"arms.{arm}.{metric}.{stats_[0]}.h{tag}.low" in r.values for arm in r.arms)
+    item_ci = any(f"arms.{arm}.{metric}.mean.item.{tag}.low" in r.values for arm in r.arms)
+    desc = [k for k in ("zvf_mean", "gu_mean") if any(f"arms.{arm}.{k}" in r.values for arm in r.arms)]
     head = ["Arm", "Seeds (seeds)"]
     for s in stats_:
         head += [f"{s} ({munit})", f"{lvl} {summ.interval} CI of {s} ({munit})"]
         if hier:
             head.append(f"{lvl} two-level CI of {s} ({munit})")
-    head += [f"SD over seeds ({munit})"]
-    desc = [k for k in ("zvf_mean", "gu_mean") if any(f"arms.{arm}.{k}" in a["values"] for arm in a["arms"])]
-    first = a["arms"][0]
-    head += [f"{k} ({_unit(a, f'arms.{first}.{k}', 'fraction')})" for k in desc]
-    L += ["## Arms", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    item_ci = any(f"arms.{arm}.{metric}.mean.item.{tag}.low" in a["values"] for arm in a["arms"])
     if item_ci:
-        head.insert(len(head) - 1 - len(desc), f"{lvl} item-level CI of mean ({munit})")
-        L[-2] = "| " + " | ".join(head) + " |"
-        L[-1] = "|" + "---|" * len(head)
-    for arm in a["arms"]:
-        row = [f"`{arm}`" + _arm_note(a, arm), d.cell(f"arms.{arm}.n_seeds")]
+        head.append(f"{lvl} item-level CI of mean ({munit})")
+    head += [f"SD over seeds ({munit})"]
+    head += [f"{k} ({r.unit(f'arms.{r.arms[0]}.{k}', 'fraction')})" for k in desc]
+    L = ["## Arms", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for arm in r.arms:
+        row = [f"`{arm}`" + _arm_note(r, arm), d.cell(f"arms.{arm}.n_seeds")]
         for s in stats_:
             base = f"arms.{arm}.{metric}.{s}"
             row += [d.cell(base), d.interval(f"{base}.{tag}")]
@@ -213,112 +239,109 @@ def _md_arms(a: dict, d: _Doc, metric: str, munit: str, tag: str, lvl: str) -> l
         row.append(d.cell(f"arms.{arm}.{metric}.sd"))
         row += [d.cell(f"arms.{arm}.{k}") for k in desc]
         L.append("| " + " | ".join(row) + " |")
-    L.append("")
-
-    return L
+    return L + [""]
 
 
-def _md_per_seed(a: dict, r: AnalysisResult, d: _Doc, metric: str, munit: str) -> list[str]:
-    L: list[str] = []
-    seeds = _seed_tags(a, r)
-    if seeds:
-        L += [f"## Per-seed `{metric}` ({munit})", "", "| Arm | " + " | ".join(
-                  f"{'evaluated once' if s == 'once' else s} ({munit})" for s in seeds) + " |",
-              "|" + "---|" * (len(seeds) + 1)]
-        for arm in a["arms"]:
-            L.append(f"| `{arm}` | " + " | ".join(d.cell(f"runs.{arm}.{s}.{metric}") for s in seeds) + " |")
-        L.append("")
-    return L
+def _md_per_seed(r: AnalysisResult, d: _Doc, metric: str, munit: str) -> list[str]:
+    """The primary metric of every run, one column per seed (``evaluated once`` for a reference)."""
+    seeds = _seed_tags(r)
+    if not seeds:
+        return []
+    L = [f"## Per-seed `{metric}` ({munit})", "", "| Arm | " + " | ".join(
+             f"{'evaluated once' if s == 'once' else s} ({munit})" for s in seeds) + " |",
+         "|" + "---|" * (len(seeds) + 1)]
+    for arm in r.arms:
+        L.append(f"| `{arm}` | " + " | ".join(d.cell(f"runs.{arm}.{s}.{metric}") for s in seeds) + " |")
+    return L + [""]
 
 
-def _md_contrasts(a: dict, d: _Doc, munit: str) -> list[str]:
-    """The contrast table: difference, planned intervals, p, adjusted p, power, TOST, verdict."""
-    plan = _plan(a)
-    L: list[str] = []
-    ctags = _contrast_tags(plan)
+def _contrast_head(r: AnalysisResult, munit: str, ctags, has_power: bool, has_tost: bool) -> list[str]:
+    """The contrast table's column headers, each naming its unit (one unit per column)."""
+    plan = r.plan
     mp = plan.multiplicity
     head = ["Contrast", "Pairs (seeds)", f"Δ mean (difference, {munit})"]
     head += [f"{s.level * 100:g}% {s.method} CI (difference, {munit})" for _, s in ctags]
     head += [f"p, {plan.test} (probability)", f"p adjusted, {mp.method} (probability)", "Reject at "
              f"α={mp.alpha:g} (true/false)"]
-    has_power = any(f"contrasts.{c}.mde" in a["values"] for c in a["contrasts"])
-    has_tost = any(f"contrasts.{c}.tost_p" in a["values"] for c in a["contrasts"])
     if has_power:
         head += [f"MDE (difference, {munit})", "Observed power, a function of p: no evidential weight (probability)"]
     if has_tost:
         head += [f"TOST p, margin {plan.equivalence_margin} (probability)"]
     head.append("Verdict")
-    items_col = _items_col(d.r)
-    if items_col:
+    if _items_col(r):
         head[1:2] = ["Design (unit)", "Pairs (seeds)", "Items (items)"]
-    L += ["## Contrasts (arm − baseline)", "", *_design_lines(d.r), "| " + " | ".join(head) + " |",
-          "|" + "---|" * len(head)]
-    verdicts = d.r.contrast_verdicts
-    for c in a["contrasts"]:
+    return head
+
+
+def _md_contrasts(r: AnalysisResult, d: _Doc, munit: str) -> list[str]:
+    """The contrast table: difference, planned intervals, p, adjusted p, power, TOST, verdict."""
+    ctags = _contrast_tags(r.plan)
+    has_power = any(f"contrasts.{c}.mde" in r.values for c in r.contrasts)
+    has_tost = any(f"contrasts.{c}.tost_p" in r.values for c in r.contrasts)
+    head = _contrast_head(r, munit, ctags, has_power, has_tost)
+    items_col = _items_col(r)
+    L = ["## Contrasts (arm − baseline)", "", *_design_lines(r), "| " + " | ".join(head) + " |",
+         "|" + "---|" * len(head)]
+    for c in r.contrasts:
         pre = f"contrasts.{c}"
-        row = [_label_row(d.r, c), d.pairs(pre, "seeds"), d.cell(f"{pre}.diff_mean")]
+        row = [_label_row(r, c), d.pairs(pre, "seeds"), d.cell(f"{pre}.diff_mean")]
         if items_col:
-            row[1:2] = [f"{d.r.contrast_designs[c].design} ({d.r.contrast_designs[c].unit})", d.pairs(pre, "seeds"), d.pairs(pre, "items")]
+            row[1:2] = [f"{r.contrast_designs[c].design} ({r.contrast_designs[c].unit})", d.pairs(pre, "seeds"), d.pairs(pre, "items")]
         row += [d.interval(f"{pre}.{t}") for t, _ in ctags]
         row += [d.cell(f"{pre}.p"), d.cell(f"{pre}.p_adjusted"), d.cell(f"{pre}.reject")]
         if has_power:
             row += [d.cell(f"{pre}.mde"), d.cell(f"{pre}.power_achieved")]
         if has_tost:
             row.append(d.cell(f"{pre}.tost_p"))
-        v = verdicts.get(c, NO_VERDICT)
+        v = r.contrast_verdicts.get(c, NO_VERDICT)
         row.append(f"{v.verdict or 'NONE'}<!-- verdict:contrasts.{c} -->{_verdict_label(v)}")
         L.append("| " + " | ".join(row) + " |")
     L.append("")
-    L += _reported_sign_lines(a, d, ctags, munit)
-
-    return L
+    return L + _reported_sign_lines(r, d, ctags, munit)
 
 
-def _md_sensitivity(a: dict, d: _Doc) -> list[str]:
+def _md_sensitivity(r: AnalysisResult, d: _Doc) -> list[str]:
+    """Every seed-level test's p next to the planned one, so a reader sees whether the choice matters."""
     tests = ["paired_t", "wilcoxon", "sign_flip", "welch_t", "paired_bootstrap"]
     L = ["## Sensitivity: every seed-level test (p-values, probability)", "",
-          f"Only the planned test ({_plan(a).test}) enters multiplicity and verdicts; the others are "
-          "shown so a reader can see whether the conclusion depends on the choice of test.", "",
-          "| Contrast | " + " | ".join(f"{t} p (probability)" for t in tests) + " |", "|" + "---|" * (len(tests) + 1)]
-    for c in a["contrasts"]:
-        L.append(f"| {_label_row(d.r, c)} | " + " | ".join(d.cell(f"contrasts.{c}.tests.{t}.p") for t in tests) + " |")
-    L.append("")
-
-    return L
+         f"Only the planned test ({r.plan.test}) enters multiplicity and verdicts; the others are "
+         "shown so a reader can see whether the conclusion depends on the choice of test.", "",
+         "| Contrast | " + " | ".join(f"{t} p (probability)" for t in tests) + " |", "|" + "---|" * (len(tests) + 1)]
+    for c in r.contrasts:
+        L.append(f"| {_label_row(r, c)} | " + " | ".join(d.cell(f"contrasts.{c}.tests.{t}.p") for t in tests) + " |")
+    return L + [""]
 
 
-def _md_rliable(a: dict, d: _Doc, tag: str, lvl: str) -> list[str]:
+def _md_rliable(r: AnalysisResult, d: _Doc, tag: str, lvl: str) -> list[str]:
+    """Multi-task aggregates (rliable) per arm and each contrast's probability of improvement."""
     from stats.rliable import AGGREGATES
 
     L = ["## Multi-task aggregates (stratified bootstrap)", "",
-          "| Arm | " + " | ".join(f"{g} (fraction)" for g in AGGREGATES) + " | "
-          + " | ".join(f"{lvl} CI of {g} (fraction)" for g in AGGREGATES) + " |", "|" + "---|" * (1 + 2 * len(AGGREGATES))]
-    for arm in a["arms"]:
-        if f"rliable.{arm}.mean" not in a["values"]:
+         "| Arm | " + " | ".join(f"{g} (fraction)" for g in AGGREGATES) + " | "
+         + " | ".join(f"{lvl} CI of {g} (fraction)" for g in AGGREGATES) + " |", "|" + "---|" * (1 + 2 * len(AGGREGATES))]
+    for arm in r.arms:
+        if f"rliable.{arm}.mean" not in r.values:
             continue
         L.append(f"| `{arm}` | " + " | ".join(d.cell(f"rliable.{arm}.{g}") for g in AGGREGATES) + " | "
                  + " | ".join(d.interval(f"rliable.{arm}.{g}.{tag}") for g in AGGREGATES) + " |")
     L += ["", "| Contrast | P(improvement) (probability) | CI (probability) |", "|---|---|---|"]
-    for c in a["contrasts"]:
+    for c in r.contrasts:
         base = f"rliable.{c}.prob_improvement"
-        if base in a["values"]:
-            L.append(f"| {_label_row(d.r, c)} | {d.cell(base)} | {d.interval(base + '.' + tag)} |")
-    L.append("")
-
-    return L
+        if base in r.values:
+            L.append(f"| {_label_row(r, c)} | {d.cell(base)} | {d.interval(base + '.' + tag)} |")
+    return L + [""]
 
 
-def _md_verdict_rules(a: dict, r: AnalysisResult) -> list[str]:
+def _md_verdict_rules(r: AnalysisResult) -> list[str]:
+    """Each verdict with the checks of the rule that decided it."""
     L = ["## Verdict rules", ""]
-    verdicts = r.contrast_verdicts
-    for c in a["contrasts"]:
-        v = verdicts.get(c, NO_VERDICT)
+    for c in r.contrasts:
+        v = r.contrast_verdicts.get(c, NO_VERDICT)
         L.append(f"- `{c}`: **{v.verdict}**{_verdict_label(v)} ({_why(v)})")
     for key, v in r.secondary_verdicts.items():
         L.append(f"- `{key}` (secondary, not in the multiplicity family; multiplicity_rejects on the unadjusted p): "
                  f"**{v.verdict}** ({_why(v)})")
-    L.append("")
-    return L
+    return L + [""]
 
 
 def _md_records(r: AnalysisResult, notes: list[str], figures: list[str]) -> list[str]:
@@ -350,34 +373,40 @@ def _scope_lines(r: AnalysisResult) -> list[str]:
     return out
 
 
-def _arm_note(a: dict, arm: str) -> str:
-    rec = a["values"].get(f"arms.{arm}.n_seeds") or {}
-    bits = ["baseline"] if arm == a["baseline"] else []
-    if rec.get("params", {}).get("evaluated") == "once":
+def _arm_note(r: AnalysisResult, arm: str) -> str:
+    """`` (baseline)`` / `` (reference, evaluated once)`` after an arm's name."""
+    bits = ["baseline"] if arm == r.baseline else []
+    if _param(r, f"arms.{arm}.n_seeds", "evaluated") == "once":
         bits.append("reference, evaluated once")
     return f" ({', '.join(bits)})" if bits else ""
 
 
-def _seed_tags(a: dict, r: AnalysisResult) -> list[str]:
+def _param(r: AnalysisResult, vid: str, key: str, default=None):
+    """A parameter of the value ``vid`` (``params.<key>``), ``default`` when the value or parameter is absent."""
+    rec = r.values.get(vid)
+    return rec.params.get(key, default) if rec is not None else default
+
+
+def _seed_tags(r: AnalysisResult) -> list[str]:
     """Run columns: ``once`` (a reference evaluated once) first, then seeds in numeric order."""
-    tags = {k.split(".")[2] for k in a["values"] if k.startswith("runs.")}
+    tags = {k.split(".")[2] for k in r.values if k.startswith("runs.")}
     tags |= {"once" if run.seed is None else f"s{run.seed}" for run in r.runs}
     return sorted(tags, key=lambda t: -1 if t == "once" else int(t[1:]))
 
 
-def _other_metric_arms(a: dict, d: _Doc, tag: str, lvl: str) -> list[str]:
+def _other_metric_arms(r: AnalysisResult, d: _Doc, tag: str, lvl: str) -> list[str]:
     """Arm means of the other planned metrics, each in its own unit, with item-level intervals."""
-    plan = _plan(a)
+    plan = r.plan
     out = []
     for m in plan.secondary_metrics:
-        if not any(f"arms.{arm}.{m}.mean" in a["values"] for arm in a["arms"]):
+        if not any(f"arms.{arm}.{m}.mean" in r.values for arm in r.arms):
             continue
-        mu = d.r.metric_units.get(m) or _unit(a, f"arms.{a['arms'][0]}.{m}.mean", "other")
+        mu = r.metric_units.get(m) or r.unit(f"arms.{r.arms[0]}.{m}.mean", "other")
         out += [f"### Arms: `{m}` ({mu})", "", f"| Arm | mean ({mu}) | {lvl} {plan.arm_summary.interval} CI "
                 f"of mean ({mu}) | {lvl} item-level CI of mean ({mu}) |", "|---|---|---|---|"]
-        for arm in a["arms"]:
+        for arm in r.arms:
             base = f"arms.{arm}.{m}.mean"
-            out.append(f"| `{arm}`{_arm_note(a, arm)} | {d.cell(base)} | {d.interval(f'{base}.{tag}')} | "
+            out.append(f"| `{arm}`{_arm_note(r, arm)} | {d.cell(base)} | {d.interval(f'{base}.{tag}')} | "
                        f"{d.interval(f'{base}.item.{tag}')} |")
         out.append("")
     return out
@@ -414,9 +443,9 @@ def _why(v: Verdict) -> str:
     return "conditions met: " + ", ".join(v.checks) if v.checks else "fallback rule: no earlier rule held"
 
 
-def _reported_sign_lines(a: dict, d: _Doc, ctags, munit: str) -> list[str]:
+def _reported_sign_lines(r: AnalysisResult, d: _Doc, ctags, munit: str) -> list[str]:
     """Contrasts declared to be reported as baseline − arm, in that sign (values contrasts.<c>.reported.*)."""
-    rows = [c for c in a["contrasts"] if f"contrasts.{c}.reported.diff_mean" in a["values"]]
+    rows = [c for c in r.contrasts if f"contrasts.{c}.reported.diff_mean" in r.values]
     if not rows:
         return []
     head = ["Contrast", f"Δ as reported, baseline − arm (difference, {munit})"]
@@ -424,7 +453,7 @@ def _reported_sign_lines(a: dict, d: _Doc, ctags, munit: str) -> list[str]:
     out = ["### As reported (declared sign baseline − arm)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in rows:
         pre = f"contrasts.{c}.reported"
-        out.append(f"| {_label_row(d.r, c)} | {d.cell(pre + '.diff_mean')} | "
+        out.append(f"| {_label_row(r, c)} | {d.cell(pre + '.diff_mean')} | "
                    + " | ".join(d.interval(f"{pre}.{t}") for t, _ in ctags) + " |")
     return out + [""]
 
@@ -437,69 +466,83 @@ def _secondary_keys(r: AnalysisResult) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def _secondary_markdown(a: dict, r: AnalysisResult, d: _Doc) -> list[str]:
+def _secondary_markdown(r: AnalysisResult, d: _Doc) -> list[str]:
     """One table per secondary metric (each its own unit), contrasts with unadjusted p and their verdicts."""
     groups = _secondary_keys(r)
     if not groups:
         return []
-    plan = _plan(a)
-    ctags = _contrast_tags(plan)
+    ctags = _contrast_tags(r.plan)
     L = ["## Secondary metrics (not in the confirmatory family)", "",
          "Same paired analysis as the primary contrasts (planned test, intervals, resamples, power, TOST), on other "
          "metrics. These contrasts are outside the declared multiplicity family: their p-values are unadjusted "
          "and their verdicts (rules applied with multiplicity_rejects on the unadjusted p) are not confirmatory.", ""]
     for metric, items in groups.items():
-        pre0 = f"contrasts.{items[0][0]}.{metric}"
-        mu = (a["values"].get(f"{pre0}.n_pairs") or {}).get("params", {}).get("metric_unit", "other")
-        has_power = any(f"contrasts.{c}.{metric}.mde" in a["values"] for c, _ in items)
-        has_tost = any(f"contrasts.{c}.{metric}.tost_p" in a["values"] for c, _ in items)
-        items_col = _items_col(r)
-        head = ["Contrast", "Pairs (seeds)", *(["Items (items)"] if items_col else []), f"Δ mean (difference, {mu})"]
-        head += [f"{s.level * 100:g}% {s.method} CI (difference, {mu})" for _, s in ctags]
-        head += [f"p, {plan.test}, unadjusted (probability)"]
+        L += _secondary_table(r, d, metric, items, ctags)
+    return L + _secondary_hypotheses(r)
+
+
+def _secondary_unit(r: AnalysisResult, metric: str, items: list[tuple[str, str]]) -> str:
+    """The unit of a secondary metric's differences, as the analysis recorded it on its first contrast."""
+    return _param(r, f"contrasts.{items[0][0]}.{metric}.n_pairs", "metric_unit", "other")
+
+
+def _secondary_table(r: AnalysisResult, d: _Doc, metric: str, items: list[tuple[str, str]], ctags) -> list[str]:
+    """One secondary metric's contrast table: pairs, difference, planned intervals, unadjusted p, verdict."""
+    mu = _secondary_unit(r, metric, items)
+    has_power = any(f"contrasts.{c}.{metric}.mde" in r.values for c, _ in items)
+    has_tost = any(f"contrasts.{c}.{metric}.tost_p" in r.values for c, _ in items)
+    items_col = _items_col(r)
+    head = ["Contrast", "Pairs (seeds)", *(["Items (items)"] if items_col else []), f"Δ mean (difference, {mu})"]
+    head += [f"{s.level * 100:g}% {s.method} CI (difference, {mu})" for _, s in ctags]
+    head += [f"p, {r.plan.test}, unadjusted (probability)"]
+    if has_power:
+        head += [f"MDE (difference, {mu})", "Observed power, a function of p: no evidential weight (probability)"]
+    if has_tost:
+        head += ["TOST p (probability)"]
+    head.append("Verdict (secondary)")
+    L = [f"### `{metric}` ({mu})", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c, key in items:
+        pre = f"contrasts.{c}.{metric}"
+        row = [_label_row(r, c), d.pairs(pre, "seeds"), *([d.pairs(pre, "items")] if items_col else []),
+               d.cell(f"{pre}.diff_mean")]
+        row += [d.interval(f"{pre}.{t}") for t, _ in ctags]
+        row.append(d.cell(f"{pre}.p"))
         if has_power:
-            head += [f"MDE (difference, {mu})", "Observed power, a function of p: no evidential weight (probability)"]
+            row += [d.cell(f"{pre}.mde"), d.cell(f"{pre}.power_achieved")]
         if has_tost:
-            head += ["TOST p (probability)"]
-        head.append("Verdict (secondary)")
-        L += [f"### `{metric}` ({mu})", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        for c, key in items:
-            pre = f"contrasts.{c}.{metric}"
-            row = [_label_row(d.r, c), d.pairs(pre, "seeds"), *([d.pairs(pre, "items")] if items_col else []),
-                   d.cell(f"{pre}.diff_mean")]
-            row += [d.interval(f"{pre}.{t}") for t, _ in ctags]
-            row.append(d.cell(f"{pre}.p"))
-            if has_power:
-                row += [d.cell(f"{pre}.mde"), d.cell(f"{pre}.power_achieved")]
-            if has_tost:
-                row.append(d.cell(f"{pre}.tost_p"))
-            v = r.secondary_verdicts[key].verdict
-            row.append(f"{v or 'NONE'}<!-- verdict:secondary.{key} -->")
-            L.append("| " + " | ".join(row) + " |")
-        L.append("")
+            row.append(d.cell(f"{pre}.tost_p"))
+        v = r.secondary_verdicts[key].verdict
+        row.append(f"{v or 'NONE'}<!-- verdict:secondary.{key} -->")
+        L.append("| " + " | ".join(row) + " |")
+    return L + [""]
+
+
+def _secondary_hypotheses(r: AnalysisResult) -> list[str]:
+    """Hypotheses on secondary metrics, each with the scope its verdict does (not) claim."""
     hyps = [(hid, h) for hid, h in r.hypothesis_verdicts.items() if h.confirmatory is False and h.metric]
-    if hyps:
-        L += ["Hypotheses on secondary metrics:", ""]
-        for hid, h in hyps:
-            L.append(f"- `{hid}` (`{h.metric}`, `{h.contrast}`): {h.verdict or 'NONE'}"
-                     f"<!-- verdict:secondary.{h.contrast}.{h.metric} --> — {h.scope}")
-        L.append("")
-    return L
+    if not hyps:
+        return []
+    L = ["Hypotheses on secondary metrics:", ""]
+    for hid, h in hyps:
+        L.append(f"- `{hid}` (`{h.metric}`, `{h.contrast}`): {h.verdict or 'NONE'}"
+                 f"<!-- verdict:secondary.{h.contrast}.{h.metric} --> — {h.scope}")
+    return L + [""]
 
 
-def _exploratory_value(a: dict, vid: str) -> bool:
-    rec = a["values"].get(vid) or {}
-    return (rec.get("params") or {}).get("evidence_class") == "exploratory"
+def _exploratory_value(r: AnalysisResult, vid: str) -> bool:
+    """A value of an exploratory study or contrast (its ``params.evidence_class``)."""
+    return _param(r, vid, "evidence_class") == "exploratory"
 
 
-def _tex_name(a: dict, vid: str) -> str:
+def _tex_name(r: AnalysisResult, vid: str) -> str:
     """The value's macro name; prefixed ``exploratory`` for an exploratory value, so the label
     travels with the number wherever the macro is used (audit check 11)."""
     name = macro_name(vid)
-    return "exploratory" + name[:1].upper() + name[1:] if _exploratory_value(a, vid) else name
+    return "exploratory" + name[:1].upper() + name[1:] if _exploratory_value(r, vid) else name
 
 
 def _verdict_tex_name(r: AnalysisResult, key: str, secondary: bool = False) -> str:
+    """A verdict's macro name, prefixed ``exploratory`` for an exploratory contrast (as values are)."""
     name = macro_name(("verdict.secondary." if secondary else "verdict.") + key)
     c = key.split(".")[0]
     return "exploratory" + name[:1].upper() + name[1:] if r.exploratory_contrast(c) else name
@@ -510,40 +553,53 @@ def _label_row(r: AnalysisResult, c: str) -> str:
     return f"`{c}`" + (" (exploratory)" if r.exploratory_contrast(c) and not r.exploratory else "")
 
 
-def latex(a: dict, digest: str, result: AnalysisResult | None = None) -> str:
+def latex(r: AnalysisResult, digest: str) -> str:
     """results.tex: one macro per analysis value and verdict, then the arm, contrast and secondary
     tables written only with those macros (so every number is pinned to its analysis.json id).
-    ``result``: ``a`` already read into typed views (read here when not given)."""
-    r = result if result is not None else AnalysisResult.from_document(a)
-    plan = _plan(a)
+
+    Args:
+        r: the analysis (:func:`stats.result.read_analysis`, or ``stats.analyze`` in memory).
+        digest: sha256 of the analysis.json bytes the file pins on its first line.
+
+    Returns:
+        The LaTeX text (no trailing newline).
+
+    Raises:
+        UserError: two value ids (or a value and a verdict) map to the same macro name.
+
+    Example:
+        >>> latex(read_analysis("report/analysis.json"), digest).splitlines()[0][:26]  # doctest: +SKIP
+        '% rlprereg-analysis sha256'
+    """
+    plan = r.plan
     lines = [f"% rlprereg-analysis sha256={digest} study={r.study_id} lock={r.lock_hash}",
              "% Convention: one macro per analysis value, `\\newcommand{\\NAME}{TEXT} % id: VALUE_ID`;",
              "% the tables below use only these macros (see `stats render --help`)."]
-    lines += _tex_macros(a, r)
-    munit = _unit(a, f"arms.{a['arms'][0]}.{plan.primary_metric}.{plan.arm_summary.statistics[0]}", "fraction")
+    lines += _tex_macros(r)
+    munit = r.unit(f"arms.{r.arms[0]}.{plan.primary_metric}.{plan.arm_summary.statistics[0]}", "fraction")
     ctags = _contrast_tags(plan)
-    lines += _tex_arm_table(a, munit)
-    lines += _tex_contrast_table(a, r, munit, ctags)
+    lines += _tex_arm_table(r, munit)
+    lines += _tex_contrast_table(r, munit, ctags)
     for metric, items in _secondary_keys(r).items():
-        lines += _tex_secondary_table(a, r, metric, items, ctags)
+        lines += _tex_secondary_table(r, metric, items, ctags)
     return "\n".join(lines)
 
 
-def _tex_ref(a: dict, vid: str) -> str:
+def _tex_ref(r: AnalysisResult, vid: str) -> str:
     """The macro of a value, or ``--`` when the analysis has no such value."""
-    return f"\\{_tex_name(a, vid)}" if vid in a["values"] else "--"
+    return f"\\{_tex_name(r, vid)}" if vid in r.values else "--"
 
 
-def _tex_macros(a: dict, r: AnalysisResult) -> list[str]:
+def _tex_macros(r: AnalysisResult) -> list[str]:
     """``\\newcommand`` lines for every value and verdict; two ids mapping to one macro name is an error."""
     names: dict[str, str] = {}
     lines = []
-    for vid in sorted(a["values"]):
-        name = _tex_name(a, vid)
+    for vid in sorted(r.values):
+        name = _tex_name(r, vid)
         if name in names:
             raise UserError(f"values {names[name]!r} and {vid!r} map to the same LaTeX macro \\{name}")
         names[name] = vid
-        lines.append(f"\\newcommand{{\\{name}}}{{{fmt(a['values'][vid])}}} % id: {vid}")
+        lines.append(f"\\newcommand{{\\{name}}}{{{fmt(r.values[vid])}}} % id: {vid}")
     for c, v in sorted(r.contrast_verdicts.items()):
         name = _verdict_tex_name(r, c)
         lines.append(f"\\newcommand{{\\{name}}}{{{_tex_escape(v.verdict or 'NONE')}}} % verdict: contrasts.{c}")
@@ -557,8 +613,9 @@ def _tex_macros(a: dict, r: AnalysisResult) -> list[str]:
     return lines
 
 
-def _tex_arm_table(a: dict, munit: str) -> list[str]:
-    plan = _plan(a)
+def _tex_arm_table(r: AnalysisResult, munit: str) -> list[str]:
+    """The arm table: seeds, the first planned statistic and its interval, as macros."""
+    plan = r.plan
     metric, summ = plan.primary_metric, plan.arm_summary
     s0 = summ.statistics[0]
     tag = "ci" + _level_tag(summ.level)
@@ -566,36 +623,38 @@ def _tex_arm_table(a: dict, munit: str) -> list[str]:
              f"\\caption{{{_tex_escape(metric)} by arm ({munit}); {summ.level * 100:g}\\% {_tex_escape(summ.interval)} intervals over seeds.}}",
              "\\begin{tabular}{lrrr}", "\\hline",
              f"Arm & Seeds & {_tex_escape(s0)} ({munit}) & {summ.level * 100:g}\\% CI ({munit}) \\\\", "\\hline"]
-    for arm in a["arms"]:
+    for arm in r.arms:
         base = f"arms.{arm}.{metric}.{s0}"
-        lines.append(f"{_tex_escape(arm)} & {_tex_ref(a, f'arms.{arm}.n_seeds')} & {_tex_ref(a, base)} & "
-                     f"[{_tex_ref(a, base + '.' + tag + '.low')}, {_tex_ref(a, base + '.' + tag + '.high')}] \\\\")
+        lines.append(f"{_tex_escape(arm)} & {_tex_ref(r, f'arms.{arm}.n_seeds')} & {_tex_ref(r, base)} & "
+                     f"[{_tex_ref(r, base + '.' + tag + '.low')}, {_tex_ref(r, base + '.' + tag + '.high')}] \\\\")
     return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
 
 
-def _tex_ci(a: dict, pre: str, t0: str | None) -> str:
-    return f"[{_tex_ref(a, pre + '.' + t0 + '.low')}, {_tex_ref(a, pre + '.' + t0 + '.high')}]" if t0 else "--"
+def _tex_ci(r: AnalysisResult, pre: str, t0: str | None) -> str:
+    """``[low, high]`` of the first planned interval as macros, ``--`` when the plan has none."""
+    return f"[{_tex_ref(r, pre + '.' + t0 + '.low')}, {_tex_ref(r, pre + '.' + t0 + '.high')}]" if t0 else "--"
 
 
-def _tex_contrast_table(a: dict, r: AnalysisResult, munit: str, ctags: list) -> list[str]:
+def _tex_contrast_table(r: AnalysisResult, munit: str, ctags: list) -> list[str]:
+    """The contrast table: difference, first planned interval, p, adjusted p and verdict, as macros."""
     t0 = ctags[0][0] if ctags else None
     lines = ["\\begin{table}[t]", "\\centering",
              f"\\caption{{Paired contrasts (arm $-$ baseline, difference in {munit}); p adjusted by "
-             f"{_tex_escape(_plan(a).multiplicity.method)}.}}",
+             f"{_tex_escape(r.plan.multiplicity.method)}.}}",
              "\\begin{tabular}{lrrrrl}", "\\hline",
              f"Contrast & $\\Delta$ ({munit}) & {ctags[0][1].level * 100:g}\\% CI & p & p adj. & Verdict \\\\"
              if ctags else "Contrast & $\\Delta$ & CI & p & p adj. & Verdict \\\\", "\\hline"]
-    for c in a["contrasts"]:
+    for c in r.contrasts:
         pre = f"contrasts.{c}"
-        lines.append(f"{_tex_escape(c)} & {_tex_ref(a, pre + '.diff_mean')} & {_tex_ci(a, pre, t0)} & "
-                     f"{_tex_ref(a, pre + '.p')} & {_tex_ref(a, pre + '.p_adjusted')} & \\{_verdict_tex_name(r, c)} \\\\")
+        lines.append(f"{_tex_escape(c)} & {_tex_ref(r, pre + '.diff_mean')} & {_tex_ci(r, pre, t0)} & "
+                     f"{_tex_ref(r, pre + '.p')} & {_tex_ref(r, pre + '.p_adjusted')} & \\{_verdict_tex_name(r, c)} \\\\")
     return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
 
 
-def _tex_secondary_table(a: dict, r: AnalysisResult, metric: str, items: list, ctags: list) -> list[str]:
+def _tex_secondary_table(r: AnalysisResult, metric: str, items: list, ctags: list) -> list[str]:
+    """One secondary metric's contrast table (unadjusted p), as macros."""
     t0 = ctags[0][0] if ctags else None
-    pre0 = f"contrasts.{items[0][0]}.{metric}"
-    mu = (a["values"].get(f"{pre0}.n_pairs") or {}).get("params", {}).get("metric_unit", "other")
+    mu = _secondary_unit(r, metric, items)
     lines = ["\\begin{table}[t]", "\\centering",
              f"\\caption{{Secondary metric {_tex_escape(metric)} (not in the confirmatory family): paired contrasts "
              f"(arm $-$ baseline, difference in {mu}); p unadjusted.}}",
@@ -604,8 +663,8 @@ def _tex_secondary_table(a: dict, r: AnalysisResult, metric: str, items: list, c
              if ctags else "Contrast & $\\Delta$ & CI & p (unadj.) & Verdict \\\\", "\\hline"]
     for c, key in items:
         pre = f"contrasts.{c}.{metric}"
-        lines.append(f"{_tex_escape(c)} & {_tex_ref(a, pre + '.diff_mean')} & {_tex_ci(a, pre, t0)} & "
-                     f"{_tex_ref(a, pre + '.p')} & \\{_verdict_tex_name(r, key, secondary=True)} \\\\")
+        lines.append(f"{_tex_escape(c)} & {_tex_ref(r, pre + '.diff_mean')} & {_tex_ci(r, pre, t0)} & "
+                     f"{_tex_ref(r, pre + '.p')} & \\{_verdict_tex_name(r, key, secondary=True)} \\\\")
     return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
 
 
@@ -703,79 +762,155 @@ def _curves(tel, key: str, ylabel: str, path: Path) -> bool:
     return True
 
 
-def _forest(a: dict, path: Path) -> None:
+def _forest(r: AnalysisResult, path: Path) -> None:
+    """The forest plot: arms (first planned statistic, its interval) beside contrasts (difference,
+    the first two planned intervals thin and thick, the equivalence margin shaded)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    v = a["values"]
-    plan = _plan(a)
-    metric, summ = plan.primary_metric, plan.arm_summary
-    s0 = summ.statistics[0]
-    tag = "ci" + _level_tag(summ.level)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 0.5 * max(len(a["arms"]), 3) + 1.5), dpi=110)
-
-    def get(k):
-        r = v.get(k)
-        return None if r is None else r["value"]
-
-    for i, arm in enumerate(a["arms"]):
-        base = f"arms.{arm}.{metric}.{s0}"
-        mu, lo, hi = get(base), get(f"{base}.{tag}.low"), get(f"{base}.{tag}.high")
-        if mu is None:
-            continue
-        if lo is not None and hi is not None:
-            ax1.plot([lo, hi], [i, i], color="C0", linewidth=2)
-        ax1.plot([mu], [i], "o", color="C0")
-    ax1.set_yticks(range(len(a["arms"])), a["arms"])
-    ax1.invert_yaxis()
-    ax1.set_xlabel(f"{metric} {s0} ({summ.level * 100:g}% {summ.interval} CI)")
-    ax1.set_title("Arms")
-    ctags = _contrast_tags(plan)
-    for i, c in enumerate(a["contrasts"]):
-        pre = f"contrasts.{c}"
-        mu = get(f"{pre}.diff_mean")
-        if mu is None:
-            continue
-        for j, (t, _) in enumerate(ctags[:2]):
-            lo, hi = get(f"{pre}.{t}.low"), get(f"{pre}.{t}.high")
-            if lo is not None and hi is not None:
-                ax2.plot([lo, hi], [i, i], color="C1", linewidth=1.5 + 2.5 * j, alpha=0.9 if j else 0.6)
-        ax2.plot([mu], [i], "o", color="C1")
-    ax2.axvline(0, color="k", linewidth=0.8)
-    margin = plan.equivalence_margin
-    if margin:
-        ax2.axvspan(-margin, margin, color="0.85", zorder=0, label=f"±margin {margin:g}")
-        ax2.legend(fontsize=8, loc="best")
-    ax2.set_yticks(range(len(a["contrasts"])), a["contrasts"])
-    ax2.invert_yaxis()
-    ax2.set_xlabel("paired difference\n" + "; ".join(f"{w}: {s.level * 100:g}% {s.method}"
-                                                     for w, (_, s) in zip(("thin", "thick"), ctags[:2], strict=False)),
-                   fontsize=8)
-    ax2.set_title("Contrasts (arm − baseline)")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 0.5 * max(len(r.arms), 3) + 1.5), dpi=110)
+    _forest_arms(r, ax1)
+    _forest_contrasts(r, ax2)
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)
 
 
+def _forest_arms(r: AnalysisResult, ax) -> None:
+    """Left panel: each arm's first planned statistic with its planned interval."""
+    plan = r.plan
+    metric, summ = plan.primary_metric, plan.arm_summary
+    s0 = summ.statistics[0]
+    tag = "ci" + _level_tag(summ.level)
+    for i, arm in enumerate(r.arms):
+        base = f"arms.{arm}.{metric}.{s0}"
+        mu, lo, hi = r.value(base), r.value(f"{base}.{tag}.low"), r.value(f"{base}.{tag}.high")
+        if mu is None:
+            continue
+        if lo is not None and hi is not None:
+            ax.plot([lo, hi], [i, i], color="C0", linewidth=2)
+        ax.plot([mu], [i], "o", color="C0")
+    ax.set_yticks(range(len(r.arms)), list(r.arms))
+    ax.invert_yaxis()
+    ax.set_xlabel(f"{metric} {s0} ({summ.level * 100:g}% {summ.interval} CI)")
+    ax.set_title("Arms")
+
+
+def _forest_contrasts(r: AnalysisResult, ax) -> None:
+    """Right panel: each contrast's difference with its first two planned intervals, zero and the margin."""
+    plan = r.plan
+    ctags = _contrast_tags(plan)
+    for i, c in enumerate(r.contrasts):
+        pre = f"contrasts.{c}"
+        mu = r.value(f"{pre}.diff_mean")
+        if mu is None:
+            continue
+        for j, (t, _) in enumerate(ctags[:2]):
+            lo, hi = r.value(f"{pre}.{t}.low"), r.value(f"{pre}.{t}.high")
+            if lo is not None and hi is not None:
+                ax.plot([lo, hi], [i, i], color="C1", linewidth=1.5 + 2.5 * j, alpha=0.9 if j else 0.6)
+        ax.plot([mu], [i], "o", color="C1")
+    ax.axvline(0, color="k", linewidth=0.8)
+    margin = plan.equivalence_margin
+    if margin:
+        ax.axvspan(-margin, margin, color="0.85", zorder=0, label=f"±margin {margin:g}")
+        ax.legend(fontsize=8, loc="best")
+    ax.set_yticks(range(len(r.contrasts)), list(r.contrasts))
+    ax.invert_yaxis()
+    ax.set_xlabel("paired difference\n" + "; ".join(f"{w}: {s.level * 100:g}% {s.method}"
+                                                    for w, (_, s) in zip(("thin", "thick"), ctags[:2], strict=False)),
+                  fontsize=8)
+    ax.set_title("Contrasts (arm − baseline)")
+
+
 def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_root: str | Path | None = None,
            overwrite: bool = False, model_cards: bool = False, hub_dir: str | Path | None = None,
            lock: str | Path | None = None, card_license: str | None = None, figures: bool = True) -> list[Path]:
-    """Write report.md, results.tex and figures/*.png; refuses to replace existing files.
+    """Write report.md, results.tex and figures/*.png for an analysis.json; refuses to replace existing files.
 
-    ``figures=False`` (``stats render --no-figures``) writes the text only: matplotlib drawing
-    is most of a render's time, and a headless/CI pipeline that only audits or diffs the
-    numbers has no use for the PNGs; the report's warnings then say the figures were not drawn.
+    The file is read and checked once (:func:`stats.result.read_analysis`: a missing or mistyped
+    field is one line naming the file and the field); :func:`render_result` writes the rest.
 
-    With ``model_cards`` also one Hugging Face model card per analysed run and one for the study
-    under ``<out>/model_cards/`` (``stats.modelcard``); ``hub_dir`` lays out one upload-ready folder
-    per run (``stats.hubdir``, implies the cards). Both need the run folders and the lock.
+    Args:
+        analysis_path: the analysis.json (``stats analyze``).
+        out_dir, runs_root, overwrite, model_cards, hub_dir, lock, card_license, figures: as
+            :func:`render_result`.
+
+    Returns:
+        The paths written: report.md, results.tex, then figures, cards and hub files.
+
+    Raises:
+        UserError: an unreadable or malformed analysis.json, or a file in the way.
+
+    Example:
+        >>> render("report/analysis.json", "report", figures=False)  # doctest: +SKIP
+        [PosixPath('report/report.md'), PosixPath('report/results.tex')]
     """
     analysis_path = Path(analysis_path)
-    a, digest = _read_analysis(analysis_path)
-    result = AnalysisResult.from_document(a)
+    return render_result(read_analysis(analysis_path), analysis_path, out_dir, runs_root=runs_root,
+                         overwrite=overwrite, model_cards=model_cards, hub_dir=hub_dir, lock=lock,
+                         card_license=card_license, figures=figures)
+
+
+def render_result(result: AnalysisResult, analysis_path: Path, out_dir: str | Path = "report", *,
+                  runs_root: str | Path | None = None, overwrite: bool = False, model_cards: bool = False,
+                  hub_dir: str | Path | None = None, lock: str | Path | None = None, card_license: str | None = None,
+                  figures: bool = True) -> list[Path]:
+    """Write the report of a typed analysis whose bytes are at ``analysis_path`` (``result.digest``).
+
+    Why ``analysis_path`` too: report.md pins the file's sha256, and the runs folder and lock the
+    analysis names are found relative to it. ``figures=False`` (``stats render --no-figures``)
+    writes the text only: matplotlib drawing is most of a render's time, and a headless/CI
+    pipeline that only audits or diffs the numbers has no use for the PNGs; the report's warnings
+    then say the figures were not drawn.
+
+    Args:
+        result: the analysis; its ``digest`` must be the sha256 of ``analysis_path``'s bytes.
+        analysis_path: where its analysis.json lies.
+        out_dir: the report folder.
+        runs_root: the run folders (default: ``result.runs_root``, as given or relative to the analysis).
+        overwrite: replace files an earlier render wrote.
+        model_cards: also one Hugging Face model card per analysed run and one for the study under
+            ``<out>/model_cards/`` (``stats.modelcard``); needs the run folders and the lock.
+        hub_dir: lay out one upload-ready folder per run there (``stats.hubdir``; implies the cards).
+        lock: the lock for the cards (default: analysis.json's ``lock.path``).
+        card_license: the cards' license id.
+        figures: draw the PNGs.
+
+    Returns:
+        The paths written: report.md, results.tex, then figures, cards and hub files.
+
+    Raises:
+        UserError: a file in the way, or cards asked of an imported analysis.
+
+    Example:
+        >>> r = read_analysis("report/analysis.json")  # doctest: +SKIP
+        >>> render_result(r, Path("report/analysis.json"), "report", figures=False)[0]  # doctest: +SKIP
+        PosixPath('report/report.md')
+    """
     out = Path(out_dir)
+    targets = _targets(out, figures, overwrite)
+    cards = _prepare_cards(result, analysis_path, runs_root, lock, out, hub_dir, overwrite, card_license) \
+        if (model_cards or hub_dir is not None) else None
+    notes: list[str] = []
+    if figures:
+        make_dirs(out / "figures")
+        drawn, written = _draw_figures(result, analysis_path, out, targets, runs_root, overwrite, notes)
+    else:
+        make_dirs(out)
+        drawn, written = [], []
+        notes.append("figures: not drawn (--no-figures)")
+    write_atomic(targets["md"], markdown(result, result.digest, drawn, notes), overwrite=overwrite)
+    write_atomic(targets["tex"], latex(result, result.digest), overwrite=overwrite)
+    if cards is not None:
+        written += _write_cards(result, out, hub_dir, cards, overwrite)
+    return [targets["md"], targets["tex"]] + written
+
+
+def _targets(out: Path, figures: bool, overwrite: bool) -> dict[str, Path]:
+    """The files a render writes, refused up front (before anything is written) when one is in the way."""
     targets = {"md": out / "report.md", "tex": out / "results.tex", "forest": out / "figures" / "forest.png",
                "reward": out / "figures" / "reward_curves.png", "zvf": out / "figures" / "zvf_curves.png"}
     if not figures:
@@ -784,56 +919,35 @@ def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_ro
         for p in targets.values():
             if p.exists():
                 raise UserError(f"{p}: already exists; refusing to overwrite (choose another -o)")
-    cards = _prepare_cards(result, analysis_path, digest, runs_root, lock, out, hub_dir, overwrite, card_license) \
-        if (model_cards or hub_dir is not None) else None
-    notes: list[str] = []
-    if figures:
-        make_dirs(out / "figures")
-        drawn, written = _draw_figures(a, result, analysis_path, out, targets, runs_root, overwrite, notes)
-    else:
-        make_dirs(out)
-        drawn, written = [], []
-        notes.append("figures: not drawn (--no-figures)")
-    write_atomic(targets["md"], markdown(a, digest, drawn, notes, result), overwrite=overwrite)
-    write_atomic(targets["tex"], latex(a, digest, result), overwrite=overwrite)
-    if cards is not None:
-        from stats.modelcard import write_cards
-
-        texts, runs = cards
-        written += write_cards(out, texts, runs, overwrite=overwrite)
-        if hub_dir is not None:
-            from stats.hubdir import write_hub_dir
-
-            written += write_hub_dir(hub_dir, a, digest, texts, runs)
-    return [targets["md"], targets["tex"]] + written
+    return targets
 
 
-def _read_analysis(analysis_path: Path) -> tuple[dict, str]:
-    """The analysis document, schema-checked, and the sha256 of its bytes (pinned in the report)."""
-    a = read_json(analysis_path, "analysis")  # names the file for every way it cannot be read
-    raw = analysis_path.read_bytes()
-    from prereg.schema import require_valid
+def _write_cards(result: AnalysisResult, out: Path, hub_dir, cards, overwrite: bool) -> list[Path]:
+    """The model cards and, asked for, the upload-ready hub folders; returns the files written."""
+    from stats.modelcard import write_cards
 
-    require_valid(a, "analysis", str(analysis_path))
-    for k in ("plan", "arms", "contrasts", "baseline"):
-        if k not in a:
-            raise UserError(f"{analysis_path}: missing {k!r} (not written by `stats analyze`)")
-    return a, sha256_bytes(raw)
+    texts, runs = cards
+    written = write_cards(out, texts, runs, overwrite=overwrite)
+    if hub_dir is not None:
+        from stats.hubdir import write_hub_dir
+
+        written += write_hub_dir(hub_dir, result, result.digest, texts, runs)
+    return written
 
 
-def _draw_figures(a: dict, result: AnalysisResult, analysis_path: Path, out: Path, targets: dict, runs_root, overwrite: bool,
-                  notes: list[str]) -> tuple[list[str], list[Path]]:
+def _draw_figures(result: AnalysisResult, analysis_path: Path, out: Path, targets: dict, runs_root,
+                  overwrite: bool, notes: list[str]) -> tuple[list[str], list[Path]]:
     """The forest plot, the sequential boundaries (a sequential plan) and the reward/ZVF curves
     (run folders found); returns (figure paths for the report, files written). ``notes`` says what
     was not drawn and why."""
     from stats.seqplot import boundary_plot
 
-    _forest(a, targets["forest"])
+    _forest(result, targets["forest"])
     figures, written = ["figures/forest.png"], [targets["forest"]]
     seq_png = out / "figures" / "sequential_boundaries.png"
-    if _plan(a).sequential and seq_png.exists() and not overwrite:
+    if result.plan.sequential and seq_png.exists() and not overwrite:
         raise UserError(f"{seq_png}: already exists; refusing to overwrite (choose another -o)")
-    if boundary_plot(a, seq_png):  # README failure 19: the boundaries and the observed path
+    if boundary_plot(result, seq_png):  # README failure 19: the boundaries and the observed path
         figures.append("figures/sequential_boundaries.png")
         written.append(seq_png)
     if result.source != "runs":
@@ -854,7 +968,7 @@ def _draw_figures(a: dict, result: AnalysisResult, analysis_path: Path, out: Pat
     return figures, written
 
 
-def _prepare_cards(result: AnalysisResult, analysis_path: Path, digest: str, runs_root, lock, out: Path, hub_dir,
+def _prepare_cards(result: AnalysisResult, analysis_path: Path, runs_root, lock, out: Path, hub_dir,
                    overwrite: bool, card_license: str | None = None):
     """Card texts and runs, computed (and every refusal made) before anything is written."""
     from stats.modelcard import card_lock, card_paths, card_runs, model_cards
@@ -865,7 +979,7 @@ def _prepare_cards(result: AnalysisResult, analysis_path: Path, digest: str, run
     if root is None:
         raise UserError(f"--model-cards: runs folder {result.runs_root!r} not found; pass --runs")
     runs = card_runs(result, root)
-    texts = model_cards(result, digest, card_lock(result, analysis_path, lock).study, runs, card_license)
+    texts = model_cards(result, result.digest, card_lock(result, analysis_path, lock).study, runs, card_license)
     if not overwrite:
         for p in card_paths(out, runs).values():
             if p.exists():
@@ -877,54 +991,66 @@ def _prepare_cards(result: AnalysisResult, analysis_path: Path, digest: str, run
     return texts, runs
 
 
-def _item_section(a: dict, d, munit: str) -> list[str]:
+def _item_section(r: AnalysisResult, d: _Doc, munit: str) -> list[str]:
     """Item-level table: cluster-robust tests first; pooled McNemar only with its caveat (README failure 17)."""
-    from stats.items import POOLED_CAVEAT
-
-    kind = _plan(a).item_level
     L = ["## Item-level comparisons (seeds as clusters)", "",
          "Every seed scores the same held-out items, so the (seed, item) outcome pairs are clustered by seed "
          "and are not independent items. The cluster-robust t (CR1, t with G-1 df) and the wild cluster "
          "bootstrap keep that clustering.", "",
          f"| Contrast | Items (items) | (seed, item) pairs (count) | Δ per item (difference, {munit}) | "
          "Cluster-robust t p (probability) | Wild cluster bootstrap p (probability) |", "|---|---|---|---|---|---|"]
-    for c in a["contrasts"]:
+    for c in r.contrasts:
         pre = f"contrasts.{c}.item"
-        L.append(f"| {_label_row(d.r, c)} | {d.cell(pre + '.n_items')} | {d.cell(pre + '.n_pairs')} | {d.cell(pre + '.diff_mean')} | "
+        L.append(f"| {_label_row(r, c)} | {d.cell(pre + '.n_items')} | {d.cell(pre + '.n_pairs')} | {d.cell(pre + '.diff_mean')} | "
                  f"{d.cell(pre + '.cluster_t.p')} | {d.cell(pre + '.cluster_sign_flip.p')} |")
     L.append("")
+    kind = r.plan.item_level
     if kind == "mcnemar":
-        L += [f"**Caveat:** pooled McNemar {POOLED_CAVEAT}.", "",
-              "| Contrast | Pooled McNemar p (probability) | Arm-only correct pairs (count) | "
-              "Baseline-only correct pairs (count) |", "|---|---|---|---|"]
-        for c in a["contrasts"]:
-            pre = f"contrasts.{c}.item"
-            L.append(f"| {_label_row(d.r, c)} | {d.cell(pre + '.mcnemar.p')} | {d.cell(pre + '.mcnemar.arm_only')} | "
-                     f"{d.cell(pre + '.mcnemar.baseline_only')} |")
-        L.append("")
+        L += _item_mcnemar(r, d)
     elif kind == "paired_bootstrap":
+        from stats.items import POOLED_CAVEAT
+
         L += [f"**Caveat:** the pooled item bootstrap interval {POOLED_CAVEAT}.", ""]
     elif kind == "crossed_bootstrap":
-        tags = sorted({k.split(".")[-2] for k in a["values"] if ".item.crossed_t.ci" in k})
-        L += ["Crossed (seed x item) bootstrap: seeds resampled, one item resample shared by every drawn seed "
-              "(generalises to new seeds and new items).", "",
-              "| Contrast | " + " | ".join(f"{t} crossed-t (difference)" for t in tags) + " | "
-              + " | ".join(f"{t} crossed percentile (difference)" for t in tags) + " |",
-              "|" + "---|" * (1 + 2 * len(tags))]
-        for c in a["contrasts"]:
-            pre = f"contrasts.{c}.item"
-            L.append(f"| {_label_row(d.r, c)} | " + " | ".join(d.interval(f"{pre}.crossed_t.{t}") for t in tags) + " | "
-                     + " | ".join(d.interval(f"{pre}.crossed_bootstrap.{t}") for t in tags) + " |")
-        L.append("")
+        L += _item_crossed(r, d)
     return L
 
 
-def _effect_section(a: dict, d) -> list[str]:
+def _item_mcnemar(r: AnalysisResult, d: _Doc) -> list[str]:
+    """The pooled McNemar table, under its caveat: it treats clustered (seed, item) pairs as independent."""
+    from stats.items import POOLED_CAVEAT
+
+    L = [f"**Caveat:** pooled McNemar {POOLED_CAVEAT}.", "",
+         "| Contrast | Pooled McNemar p (probability) | Arm-only correct pairs (count) | "
+         "Baseline-only correct pairs (count) |", "|---|---|---|---|"]
+    for c in r.contrasts:
+        pre = f"contrasts.{c}.item"
+        L.append(f"| {_label_row(r, c)} | {d.cell(pre + '.mcnemar.p')} | {d.cell(pre + '.mcnemar.arm_only')} | "
+                 f"{d.cell(pre + '.mcnemar.baseline_only')} |")
+    return L + [""]
+
+
+def _item_crossed(r: AnalysisResult, d: _Doc) -> list[str]:
+    """The crossed (seed x item) bootstrap intervals, crossed-t and percentile, at every planned level."""
+    tags = sorted({k.split(".")[-2] for k in r.values if ".item.crossed_t.ci" in k})
+    L = ["Crossed (seed x item) bootstrap: seeds resampled, one item resample shared by every drawn seed "
+         "(generalises to new seeds and new items).", "",
+         "| Contrast | " + " | ".join(f"{t} crossed-t (difference)" for t in tags) + " | "
+         + " | ".join(f"{t} crossed percentile (difference)" for t in tags) + " |",
+         "|" + "---|" * (1 + 2 * len(tags))]
+    for c in r.contrasts:
+        pre = f"contrasts.{c}.item"
+        L.append(f"| {_label_row(r, c)} | " + " | ".join(d.interval(f"{pre}.crossed_t.{t}") for t in tags) + " | "
+                 + " | ".join(d.interval(f"{pre}.crossed_bootstrap.{t}") for t in tags) + " |")
+    return L + [""]
+
+
+def _effect_section(r: AnalysisResult, d: _Doc) -> list[str]:
     """Standardised effects with exact intervals, and family-wise (simultaneous) intervals next to adjusted p."""
-    cs = [c for c in a["contrasts"] if f"contrasts.{c}.hedges_g" in a["values"]]
+    cs = [c for c in r.contrasts if f"contrasts.{c}.hedges_g" in r.values]
     if not cs:
         return []
-    simul = any(f"contrasts.{c}.ci_simultaneous.low" in a["values"] for c in cs)
+    simul = any(f"contrasts.{c}.ci_simultaneous.low" in r.values for c in cs)
     head = ["Contrast", "dz (statistic)", "dz 95% CI, exact noncentral t (statistic)", "Hedges' g (statistic)",
             "g 95% CI, exact noncentral t (statistic)"]
     if simul:

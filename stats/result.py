@@ -1,22 +1,49 @@
-"""The locked analysis as typed values: what ``stats.analyze`` returns and readers ask first.
+"""The locked analysis as typed values: what ``stats.analyze`` returns and every reader reads.
 
 analysis.json stays the record (byte-stable, every number keyed by its value id, which the
 report's pins and the audit name); :class:`AnalysisResult` reads it once into frozen views of
-the parts code looks up by name: the study and lock it belongs to, the analysed runs, the
-contrasts with their verdicts, the hypotheses and the deviations. Renderers that pin numbers
-still read value records by id (:meth:`AnalysisResult.record`): the id *is* the pin.
+the parts code looks up by name: the study and lock it belongs to, the executed plan, the
+analysed runs, the contrasts with their verdicts, the hypotheses and the deviations. Renderers
+that pin numbers read value records by id (:attr:`AnalysisResult.values`, typed :class:`Value`):
+the id *is* the pin.
+
+A file is read in one place, :func:`read_analysis`: the analysis schema (``schemas/analysis.schema.json``,
+which requires what ``stats render`` reads) and the preregistration schema's ``analysis`` block
+(for ``plan``) decide whether it is well formed, so a renamed or missing field is one line naming
+the file and the field, never a KeyError deep inside a renderer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache, cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from prereg.study import AnalysisPlan
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value record of analysis.json (``values.<id>``): the number and how to read it.
+
+    ``value`` is None when the analysis could not compute it (``note`` says why: never a silent
+    NaN); ``unit`` decides how every renderer formats it (:func:`stats.render.format_value`)."""
+
+    value: float | int | bool | None
+    unit: str
+    method: str
+    params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    note: str | None = None
+
+    @classmethod
+    def of(cls, rec: Mapping[str, Any]) -> Value:
+        """A value record as analysis.json writes it (``value``, ``unit``, ``method`` required by the schema)."""
+        return cls(rec["value"], rec["unit"], rec["method"], MappingProxyType(rec.get("params") or {}),
+                   rec.get("note"))
 
 
 @dataclass(frozen=True)
@@ -151,6 +178,7 @@ class AnalysisResult:
     sessions: tuple[str, ...] = ()  # evaluation sessions the data names, in order of first appearance
     contrast_designs: Mapping[str, ContrastDesign] = field(default_factory=lambda: MappingProxyType({}))
     metric_units: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    digest: str | None = None       # sha256 of the analysis.json bytes it was read from (None: built in memory)
 
     @property
     def exploratory(self) -> bool:
@@ -162,26 +190,36 @@ class AnalysisResult:
         d = self.contrast_designs.get(contrast)
         return self.exploratory or (d is not None and d.confirmatory is False)
 
-    @property
+    @cached_property
     def plan(self) -> AnalysisPlan:
-        """The analysis plan that was executed (analysis.json ``plan``, the lock's block) as typed values."""
+        """The analysis plan that was executed (analysis.json ``plan``, the lock's block) as typed
+        values with the schema's defaults applied once (:func:`prereg.study.analysis_plan`)."""
         from prereg.study import analysis_plan
 
         return analysis_plan(self.document["plan"])
 
-    def record(self, value_id: str) -> Mapping[str, Any] | None:
-        """The value record (``value``, ``unit``, method, inputs, ...) analysis.json keeps under ``value_id``."""
-        rec = (self.document.get("values") or {}).get(value_id)
-        return rec if isinstance(rec, dict) else None
+    @cached_property
+    def values(self) -> Mapping[str, Value]:
+        """Every value record by its id, typed (built on first use: a 1,000-run analysis holds ~9,000)."""
+        return MappingProxyType({k: Value.of(rec) for k, rec in (self.document.get("values") or {}).items()})
+
+    def record(self, value_id: str) -> Value | None:
+        """The value record analysis.json keeps under ``value_id`` (None: the analysis has no such value)."""
+        return self.values.get(value_id)
 
     def value(self, value_id: str) -> Any:
         """The number analysis.json records under ``value_id`` (e.g. ``contrasts.gspo-grpo.p``)."""
-        rec = self.record(value_id)
-        return rec.get("value") if rec is not None else None
+        rec = self.values.get(value_id)
+        return rec.value if rec is not None else None
+
+    def unit(self, value_id: str, default: str = "") -> str:
+        """The unit of the value ``value_id``, or ``default`` when the analysis has no such value."""
+        rec = self.values.get(value_id)
+        return rec.unit if rec is not None else default
 
     def value_ids(self, prefix: str) -> list[str]:
         """Every value id that starts with ``prefix`` (e.g. ``runs.gspo.s1.``), sorted."""
-        return sorted(k for k in (self.document.get("values") or {}) if k.startswith(prefix))
+        return sorted(k for k in self.values if k.startswith(prefix))
 
     def write(self, out: str | Path, *, overwrite: bool = False) -> Path:
         """Write the byte-stable analysis.json (refuses to replace a file unless ``overwrite``)."""
@@ -190,8 +228,11 @@ class AnalysisResult:
         return write(dict(self.document), out, overwrite=overwrite)
 
     @classmethod
-    def from_document(cls, doc: Mapping[str, Any]) -> AnalysisResult:
-        """Typed views over an analysis document (from ``analyze`` or a read analysis.json)."""
+    def from_document(cls, doc: Mapping[str, Any], digest: str | None = None) -> AnalysisResult:
+        """Typed views over an analysis document (from ``analyze``, or a file :func:`read_analysis` validated).
+
+        Lenient by design: a partial document (a test's, a hand-built one) reads with None and empty
+        defaults; a file is checked against the schemas first, in :func:`read_analysis`."""
         verdicts = doc.get("verdicts") or {}
         lock = doc.get("lock") or {}
         inputs = doc.get("inputs") or {}
@@ -214,7 +255,7 @@ class AnalysisResult:
                    evidence_class=doc.get("evidence_class"), sessions=tuple(doc.get("sessions") or ()),
                    contrast_designs=MappingProxyType({c: ContrastDesign.of(x)
                                                       for c, x in (doc.get("contrast_designs") or {}).items()}),
-                   metric_units=MappingProxyType(dict(doc.get("metric_units") or {})))
+                   metric_units=MappingProxyType(dict(doc.get("metric_units") or {})), digest=digest)
 
 
 def _contrasts(doc: Mapping[str, Any]) -> dict[str, ContrastResult]:
@@ -229,3 +270,63 @@ def _contrasts(doc: Mapping[str, Any]) -> dict[str, ContrastResult]:
                               num(f"contrasts.{c}.p_adjusted"), num(f"contrasts.{c}.reject"),
                               (verdicts.get(c) or {}).get("verdict"))
             for c in doc.get("contrasts") or []}
+
+
+def read_analysis(path: str | Path) -> AnalysisResult:
+    """Read an analysis.json into an :class:`AnalysisResult`: the one place a file is parsed and checked.
+
+    Why one place: render, the model cards, the hub folders and the boundary plot all read the
+    analysis; checked here against the analysis schema (which requires every field they read)
+    and the preregistration schema's ``analysis`` block (its ``plan``), a renamed, missing or
+    mistyped field is a one-line error naming the file and the field (``stats render`` exits 2),
+    and the readers after it read typed fields only.
+
+    Args:
+        path: the analysis.json written by ``stats analyze`` (:meth:`AnalysisResult.write`).
+
+    Returns:
+        The typed result; its ``digest`` is the sha256 of the file's bytes (pinned in report.md line 1).
+
+    Raises:
+        UserError: the file is missing, unreadable or not JSON, or a field is missing or of the wrong type.
+
+    Example:
+        >>> import json, tempfile
+        >>> from pathlib import Path
+        >>> p = Path(tempfile.mkdtemp()) / "analysis.json"
+        >>> _ = p.write_text(json.dumps({"analysis_format": 1}))
+        >>> try:
+        ...     read_analysis(p)
+        ... except Exception as exc:
+        ...     print(str(exc).replace(str(p), "analysis.json"))
+        analysis.json: $: 'arms' is a required property (+11 more)
+    """
+    from prereg.canonical import sha256_bytes
+    from prereg.jsonio import read_json
+    from prereg.schema import require_valid
+
+    p = Path(path)
+    doc = read_json(p, "analysis")  # names the file for every way it cannot be read
+    raw = p.read_bytes()
+    require_valid(doc, "analysis", str(p))
+    _require_valid_plan(doc["plan"], str(p))
+    return AnalysisResult.from_document(doc, sha256_bytes(raw))
+
+
+@cache
+def _plan_validator():
+    """The preregistration schema's ``analysis`` block as a validator of analysis.json's ``plan``
+    (the lock's block copied verbatim, so the schema that accepted the lock decides)."""
+    from prereg.schema import StrictValidator, load_schema
+
+    return StrictValidator({"$ref": "#/$defs/analysis", "$defs": load_schema("preregistration")["$defs"]})
+
+
+def _require_valid_plan(plan: Any, source: str) -> None:
+    from prereg.errors import UserError
+    from prereg.schema import json_path
+
+    errs = sorted(_plan_validator().iter_errors(plan), key=lambda e: json_path(e.absolute_path))
+    if errs:
+        more = f" (+{len(errs) - 1} more)" if len(errs) > 1 else ""
+        raise UserError(f"{source}: {json_path(['plan', *errs[0].absolute_path])}: {errs[0].message}{more}")
