@@ -16,7 +16,7 @@ __all__ = ["AuditResult", "CheckResult", "Finding", "check", "run_audit"]
 
 def check(report_dir: str | Path, *, lock: str | Path | None = None, runs: str | Path | None = None,
           strict: bool = False, trusted_keys: list[str] | None = None, only: list[str] | None = None,
-          trusted_run_keys: list[str] | None = None) -> AuditResult:
+          trusted_run_keys: list[str] | None = None, jobs: int | None = None) -> AuditResult:
     """Audit a report folder: every check of :data:`audit.registry.CHECKS` over records and report.
 
     Each check recomputes what it can from the records (seals, traces, the analysis itself) and
@@ -31,6 +31,9 @@ def check(report_dir: str | Path, *, lock: str | Path | None = None, runs: str |
         trusted_keys: base64 Ed25519 public keys the lock must be signed with.
         only: run only these check ids or names (e.g. ``["7", "seeds"]``).
         trusted_run_keys: keys every confirmatory run's seal must be signed with.
+        jobs: worker processes that check the runs of a large campaign (default: the
+            ``RLPREREG_AUDIT_JOBS`` environment variable, else the CPUs available; the
+            result is the same for any number).
 
     Returns:
         An :class:`AuditResult`: ``passed``, ``findings``/``errors``/``warnings``, per-check results.
@@ -60,7 +63,7 @@ def check(report_dir: str | Path, *, lock: str | Path | None = None, runs: str |
     from audit.engine import run_audit as _run
 
     return _run(report_dir, lock=lock, runs=runs, strict=strict, trusted_keys=trusted_keys, only=only,
-                trusted_run_keys=trusted_run_keys)
+                trusted_run_keys=trusted_run_keys, jobs=jobs)
 
 
 run_audit = check  # the earlier name

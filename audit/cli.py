@@ -26,6 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Ed25519 public key (PEM) of a machine or cluster that ran the study (runner --sign); "
                         "every confirmatory run and sweep-log event must be signed by one; repeatable")
     c.add_argument("--only", action="append", default=None, metavar="CHECK", help="run only this check id or name")
+    c.add_argument("--jobs", default=None, metavar="N",
+                   help="worker processes checking the runs of a large campaign (default: $RLPREREG_AUDIT_JOBS, "
+                        "else the CPUs available); the findings do not depend on it")
     c.add_argument("--plain", action="store_true", help="plain text even in a terminal")
     c.add_argument("--all", dest="show_all", action="store_true",
                    help="list the findings that follow from a root cause too (by default they are counted)")
@@ -53,6 +56,7 @@ def _may_write(out_path: str, marker: str) -> None:
 def _check(args: argparse.Namespace) -> int:
     from audit import check
     from audit.output import plain_text, rich_print, to_html, to_json
+    from audit.pool import check_jobs
 
     keys = None
     if args.trusted_key:
@@ -68,7 +72,8 @@ def _check(args: argparse.Namespace) -> int:
         if out_path:
             _may_write(out_path, marker)
     result = check(args.report_dir, lock=args.lock, runs=args.runs, strict=args.strict,
-                       trusted_keys=keys, only=args.only, trusted_run_keys=run_keys)
+                       trusted_keys=keys, only=args.only, trusted_run_keys=run_keys,
+                       jobs=None if args.jobs is None else check_jobs(args.jobs))
     if args.json_out:
         write_atomic(args.json_out, to_json(result), make_parents=False)
     if args.html_out:

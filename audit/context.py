@@ -124,12 +124,13 @@ class AuditContext:
     report: TracedReport | None = None
     # each number's status, set by check 10 for the audit's result (--json/--html tables)
     numbers: NumberTable | None = None
-    # check 8 groups runs by these digests, taken when check 7 reads each trace: (run, trace) -> key
+    # check 8 groups runs by these digests, taken when check 7 reads each trace: (run folder, trace) -> key
     trace_keys: dict[tuple[str, str], str | None] = field(default_factory=dict)
     cwd: Path = field(default_factory=lambda: Path.cwd().resolve())  # what ``rel`` paths are relative to
     # manifests parsed, validated and sealed once and files hashed once, for every check and for
     # check 9's stats recomputation (one audit's lifetime)
     files: RunFiles = field(default_factory=RunFiles)
+    jobs: int = 1  # worker processes for the per-run checks (:mod:`audit.pool`)
     _rels: dict = field(default_factory=dict)  # path -> what ``rel`` made of it
     _real: dict = field(default_factory=dict)  # path -> its resolved path (``_resolved``)
 
@@ -212,10 +213,6 @@ class AuditContext:
         except UserError as exc:
             return None, str(exc)
 
-    def note_trace_key(self, run: Run, rel: str, hashes: list) -> None:
-        """Record :func:`hashes_key` of a trace the caller has read (check 7), so check 8 reads no trace again."""
-        self.trace_keys[(str(run.path), rel)] = hashes_key(hashes)
-
     def trace_key(self, run: Run, rel: str) -> str | None:
         """:func:`trace_key` of one of the run's traces (None when unreadable or empty), read at most once."""
         keys = self.trace_keys
@@ -285,7 +282,7 @@ def _runs_root_from_analysis(analysis: dict, bases: list[Path]) -> Path | None:
 
 def load_context(report_dir: str | Path, *, lock: str | Path | None = None, runs: str | Path | None = None,
                  strict: bool = False, trusted_keys: list[str] | None = None,
-                 trusted_run_keys: list[str] | None = None) -> AuditContext:
+                 trusted_run_keys: list[str] | None = None, jobs: int = 1) -> AuditContext:
     report_dir = Path(report_dir)
     if not report_dir.exists():
         raise UserError(f"{report_dir}: report folder not found")
@@ -340,4 +337,4 @@ def load_context(report_dir: str | Path, *, lock: str | Path | None = None, runs
     return AuditContext(report_dir=report_dir, analysis_path=analysis_path, analysis=analysis,
                         lock_path=lock_path, lock=lock_rec, chain=chain, runs_path=runs_path,
                         runs=run_list, unreadable_runs=bad, schema_bad=schema_bad, strict=strict, trusted_keys=trusted_keys,
-                        trusted_run_keys=trusted_run_keys, files=files)
+                        trusted_run_keys=trusted_run_keys, files=files, jobs=jobs)

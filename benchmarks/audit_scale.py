@@ -1,7 +1,7 @@
 """How long `audit check` takes on 100, 300 and 1,000 runs x 500 items with a 500-number report,
 and whether it grows linearly in runs.
 
-    .venv/bin/python benchmarks/audit_scale.py [--sizes 100 300 1000] [--repeats 3] [--keep DIR]
+    .venv/bin/python benchmarks/audit_scale.py [--sizes 100 300 1000] [--repeats 3] [--keep DIR] [--jobs N]
 
 Campaigns follow ``stats.synthetic`` (5 arms of examples/e1.json, runs/5 seeds each, 500
 held-out items, 30 steps; written by a faster equivalent writer unless --generator stats); the
@@ -9,11 +9,12 @@ analysis is ``stats analyze`` with 1,000 resamples; the report is 250 table rows
 held-out accuracy in %, ZVF) = 500 numbers checked by table context. With --keep DIR a campaign
 already in DIR/c<size> is audited again instead of rebuilt (profile with it).
 
-Each size is audited ``--repeats`` times, each in a new interpreter (as a user runs it: no memo
+The audit checks the runs with ``--jobs`` worker processes (default: the CPUs available,
+``audit.pool``); its CPU time counts theirs. Each size is audited ``--repeats`` times, each in a new interpreter (as a user runs it: no memo
 of an earlier audit helps) and paired with a baseline measured just before it in that process:
 reading and SHA-256-hashing every file of the campaign once (the least any audit of these
-records must do). Printed per size: the audit's CPU time
-(median and range; CPU, not wall, because the machine is shared), its cost per run, the ratio
+records must do). Printed per size: the audit's CPU time (median and range; the fair figure on
+a shared machine) and wall time (the target; the load average is printed at start and end), its cost per run, the ratio
 audit / baseline (median and range over the pairs: a load change moves both), the per-check
 CPU times (median) and the time outside the checks (loading the context, linking root causes).
 Then, against the smallest size: per-run cost and audit/baseline ratio (1.0 = linear in runs).
@@ -191,32 +192,34 @@ def read_and_hash(root: Path) -> float:
     return time.process_time() - c0
 
 
-def audit_once(root: Path) -> dict:
-    from audit.engine import run_audit
+def audit_once(root: Path, jobs: int | None = None) -> dict:
+    """One audit: wall seconds, CPU seconds of this process and its worker processes
+    (``audit.engine.cpu_seconds``), per-check CPU seconds."""
+    from audit.engine import cpu_seconds, run_audit
 
-    t0, c0 = time.perf_counter(), time.process_time()
-    res = run_audit(root / "report")
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), cpu_seconds()
+    res = run_audit(root / "report", jobs=jobs)
+    wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     checks = {f"{r.check}:{r.name}": r.cpu_seconds for r in res.results}
     return {"wall": wall, "cpu": cpu, "checks": checks, "outside_checks": cpu - sum(checks.values()),
             "findings": len(res.findings), "traced": res.traced_count, "untraced": len(res.untraced)}
 
 
-def fresh_pair(root: Path) -> tuple[float, dict]:
+def fresh_pair(root: Path, jobs: int | None = None) -> tuple[float, dict]:
     """Baseline then audit in a new interpreter (imports done before timing), so no memo left
     by an earlier audit in this process makes a repeat cheaper than a user's first audit."""
     code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import benchmarks.audit_scale as b; "
             "import audit.engine, stats.analyze; from pathlib import Path; r = Path(sys.argv[2]); "
-            "base = b.read_and_hash(r); print(json.dumps([base, b.audit_once(r)]))")
-    out = subprocess.run([sys.executable, "-c", code, str(REPO), str(root)], check=True, capture_output=True,
-                         text=True).stdout
+            "j = int(sys.argv[3]) or None; base = b.read_and_hash(r); print(json.dumps([base, b.audit_once(r, j)]))")
+    out = subprocess.run([sys.executable, "-c", code, str(REPO), str(root), str(jobs or 0)], check=True,
+                         capture_output=True, text=True).stdout
     base, audit = json.loads(out.strip().splitlines()[-1])
     return base, audit
 
 
-def one(size: int, work: Path, generator: str = "fast", repeats: int = 3) -> dict:
+def one(size: int, work: Path, generator: str = "fast", repeats: int = 3, jobs: int | None = None) -> dict:
     root, made = build(size, work, generator)
-    pairs = [fresh_pair(root) for _ in range(repeats)]
+    pairs = [fresh_pair(root, jobs) for _ in range(repeats)]
     n_runs = sum(1 for _ in (root / "runs").rglob("manifest.json"))
     cpus = [a["cpu"] for _, a in pairs]
     ratios = [a["cpu"] / b for b, a in pairs]
@@ -248,6 +251,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 1000])
     ap.add_argument("--repeats", type=int, default=3, help="audits per size, each paired with a baseline")
     ap.add_argument("--keep", help="keep campaigns under this folder (and audit those already there again)")
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="the audit's worker processes (default: audit.pool.default_jobs(), the CPUs available)")
     ap.add_argument("--generator", choices=["fast", "stats"], default="fast",
                     help="fast: the benchmark's own writer (default); stats: stats.synthetic.make_campaign")
     args = ap.parse_args(argv)
@@ -256,9 +261,13 @@ def main(argv=None) -> int:
     rows = []
     import audit.engine  # noqa: F401  (imports, incl. scipy via stats, are not part of the timed audits)
     import stats.analyze  # noqa: F401
+    from audit.pool import default_jobs
+
+    print(f"audit jobs: {args.jobs or default_jobs()}; load average at start: "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     try:
         for size in args.sizes:
-            rows.append(one(size, work, args.generator, args.repeats))
+            rows.append(one(size, work, args.generator, args.repeats, args.jobs))
             report(rows[-1])
     finally:
         if not args.keep:
@@ -269,6 +278,7 @@ def main(argv=None) -> int:
         ratio = statistics.median(r["ratio"]) / statistics.median(base["ratio"])
         print(f"growth {base['runs']} -> {r['runs']} runs (x{r['runs'] / base['runs']:.1f}): cpu per run x{per_run:.2f}, "
               f"audit/baseline x{ratio:.2f} (1.0 = linear in runs)")
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

@@ -96,6 +96,16 @@ class RunFiles:
             self._digests[path] = sha256_file(path)
         return self._digests[path]
 
+    def learn(self, run: Run, seal: str | None, digests: dict) -> None:
+        """Take the seal of ``run``'s manifest (this very manifest object) and file digests
+        (path -> SHA-256) that another process computed from these same files, as :meth:`seal_of`
+        and :meth:`sha256` would have (the audit's forked workers, :mod:`audit.pool`), so they are
+        not computed again here."""
+        if seal is not None:
+            self._seals[run.path] = (run.manifest, seal)
+        for path, digest in digests.items():
+            self._digests[_path(path)] = digest
+
     def keep(self, path: str | Path, what, value) -> None:
         """Leave ``value``, derived from the file at ``path`` by one reader, for another reader.
 

@@ -167,6 +167,7 @@ def test_a_user_task_is_range_checked_and_says_it_was_not_rescored(clean, tmp_pa
         prereg = {"task": {"name": "mymod:make"}, "dataset": {}}
         lock_view = view_of(prereg)
         runs = []
+        jobs = 1
         arms = []
 
     res = CheckResult("7", "traces", "t")

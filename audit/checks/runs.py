@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 
+from audit.findings import CheckResult
+from audit.pool import map_runs
 from prereg.errors import UserError
 from prereg.records import MANIFEST, signature_problem
 
@@ -30,35 +32,51 @@ def _check_signature(ctx, out, mp, m: dict) -> None:
 
 
 def run(ctx, out) -> None:
+    """Check 2; above :data:`audit.pool.MIN_RUNS` runs the runs are checked by ``ctx.jobs``
+    forked workers and their outcomes applied here in run order (the serial path's findings),
+    the seals and digests they took kept in ``ctx.files`` for check 9's recomputation."""
     from audit.checks.sweeplog import check_sweep_log
 
     check_sweep_log(ctx, out)
     for path, msg in ctx.unreadable_runs:
         out.add(ctx.rel(path), "a readable manifest", msg, "manifest cannot be read")
-    for run in ctx.runs:
-        # the manifest's name as findings write it, resolved only for a finding (1,000 clean runs need none)
-        mp = functools.partial(ctx.rel, run.path / MANIFEST)
-        m = run.manifest
-        for err in ctx.schema_bad.get(str(run.path), [])[:5]:
-            out.add(f"{mp()}#{err.split(':', 1)[0]}", "a manifest following schemas/manifest.schema.json",
-                    err, "manifest violates its schema")
-        try:
-            actual = ctx.files.seal_of(run)
-        except UserError as exc:
-            out.add(f"{mp()}#$", "a canonicalizable manifest", str(exc), "manifest cannot be sealed")
-            continue
-        if actual != m.get("seal"):
-            out.add(f"{mp()}#$.seal", actual, m.get("seal"), "manifest seal does not match its content (edited after sealing)")
-        _check_signature(ctx, out, mp, m)
-        if m.get("status") != "complete":
-            out.notes.append(f"{mp()}: status {m.get('status')}; artifact files not checked (not sealed yet)")
-            continue
-        _check_artifacts(ctx, out, run, mp)
+    one = functools.partial(_one_run, ctx, (out.check, out.name, out.title))
+    for run, (res, seal, digests) in zip(ctx.runs, map_runs(one, ctx.runs, jobs=ctx.jobs), strict=True):
+        out.findings.extend(res.findings)
+        out.notes.extend(res.notes)
+        ctx.files.learn(run, seal, digests)
 
 
-def _check_artifacts(ctx, out, run, mp) -> None:
-    """Every file the manifest lists is there with its digest and size; nothing else is."""
+def _one_run(ctx, head: tuple, run) -> tuple[CheckResult, str | None, dict]:
+    """Check 2 of one run (the unit :func:`audit.pool.map_runs` spreads): its findings and notes
+    (a :class:`CheckResult` headed ``head``), its manifest's seal (None when it cannot be sealed)
+    and the digests of the files hashed."""
+    out = CheckResult(*head)
+    # the manifest's name as findings write it, resolved only for a finding (1,000 clean runs need none)
+    mp = functools.partial(ctx.rel, run.path / MANIFEST)
     m = run.manifest
+    for err in ctx.schema_bad.get(str(run.path), [])[:5]:
+        out.add(f"{mp()}#{err.split(':', 1)[0]}", "a manifest following schemas/manifest.schema.json",
+                err, "manifest violates its schema")
+    try:
+        actual = ctx.files.seal_of(run)
+    except UserError as exc:
+        out.add(f"{mp()}#$", "a canonicalizable manifest", str(exc), "manifest cannot be sealed")
+        return out, None, {}
+    if actual != m.get("seal"):
+        out.add(f"{mp()}#$.seal", actual, m.get("seal"), "manifest seal does not match its content (edited after sealing)")
+    _check_signature(ctx, out, mp, m)
+    if m.get("status") != "complete":
+        out.notes.append(f"{mp()}: status {m.get('status')}; artifact files not checked (not sealed yet)")
+        return out, actual, {}
+    return out, actual, _check_artifacts(ctx, out, run, mp)
+
+
+def _check_artifacts(ctx, out, run, mp) -> dict:
+    """Every file the manifest lists is there with its digest and size; nothing else is.
+    Returns the digests taken (path -> SHA-256)."""
+    m = run.manifest
+    digests = {}
     declared = m.get("artifacts") if isinstance(m.get("artifacts"), dict) else {}
     on_disk = _files_on_disk(run.path)
     for rel, digest in sorted(declared.items()):
@@ -67,7 +85,7 @@ def _check_artifacts(ctx, out, run, mp) -> None:
             out.add(f"{mp()}#$.artifacts['{rel}']", f"file {rel}", "missing", "artifact listed in the manifest is missing")
             continue
         want = digest.get("sha256") if isinstance(digest, dict) else None
-        got = ctx.files.sha256(p)
+        got = digests[p] = ctx.files.sha256(p)
         if got != want:
             out.add(ctx.rel(p), f"sha256 {want}", f"sha256 {got}", "artifact changed after the run was sealed")
         elif isinstance(digest, dict) and digest.get("bytes") != p.stat().st_size:
@@ -75,3 +93,4 @@ def _check_artifacts(ctx, out, run, mp) -> None:
     for rel in sorted(set(on_disk) - set(declared)):
         out.add(ctx.rel(on_disk[rel]), "only files listed in the manifest", f"unlisted file {rel}",
                 "file in the run folder that the manifest does not seal")
+    return digests

@@ -11,13 +11,18 @@ pass even after its summaries are recomputed and the manifest re-sealed.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sys
+from dataclasses import dataclass
 from operator import itemgetter
 
 import numpy as np
 
+from audit.context import hashes_key
+from audit.findings import CheckResult
+from audit.pool import map_runs
 from prereg.errors import UserError
 from prereg.fields import merged_fields
 from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, TRAIN_TRACE, is_reference_run
@@ -356,31 +361,41 @@ def _check_summary_ranges(out, mp, s, heldout_n) -> None:
             out.add(f"{mp()}#$.summaries.{k}", "a finite number", repr(v), "non-finite summary")
 
 
-def _keep_items(ctx, r, cols: _Columns | None, last_ids: list | None, order_of: ItemOrder) -> list | None:
-    """Leave the held-out trace's per-item arrays (:func:`stats.load.items_from_rows`, a few kB a
-    run) in the audit's shared :class:`prereg.runfiles.RunFiles`, so check 9's recomputation does
-    not parse the ~500k rows of 1,000 runs again; a trace they cannot be made from is left to
-    stats, which reads it and says why itself. A run whose item ids equal ``last_ids`` (the
-    previous run's, returned) shares that list: 1,000 runs keep one list of 500 ids, not 1,000;
-    ``order_of`` sorts the runs' identical item ids once."""
+def _items_of(ctx, r, cols: _Columns | None, order_of: ItemOrder) -> tuple | None:
+    """The held-out trace's per-item arrays (:func:`stats.load.items_from_rows`, a few kB a run)
+    as ``(path, what, (ids, items, tasks))`` for the audit's shared :class:`prereg.runfiles.RunFiles`,
+    so check 9's recomputation does not parse the ~500k rows of 1,000 runs again; None when the
+    plan needs none or a trace they cannot be made from (left to stats, which reads it and says
+    why itself). ``order_of`` sorts the runs' identical item ids once (and hands back one list
+    for them all)."""
     study = ctx.study
     if cols is None or study is None or not needs_items(study.analysis):
-        return last_ids
+        return None
     path = r.path / HELDOUT_TRACE
     try:
-        ids, items, tasks = items_from_rows(cols.rows, path, bool(study.analysis.tasks), cols, order_of)
+        value = items_from_rows(cols.rows, path, bool(study.analysis.tasks), cols, order_of)
     except UserError:
+        return None
+    return path, items_key(study.analysis), value
+
+
+def _keep_items(ctx, kept: tuple | None, last_ids: list | None) -> list | None:
+    """Leave :func:`_items_of`'s arrays in ``ctx.files``; a run whose item ids equal ``last_ids``
+    (the previous run's, returned) shares that list: 1,000 runs keep one list of 500 ids, not 1,000."""
+    if kept is None:
         return last_ids
+    path, what, (ids, items, tasks) = kept
     if last_ids is not None and last_ids == ids:
         ids = last_ids
-    ctx.files.keep(path, items_key(study.analysis), (ids, items, tasks))
+    ctx.files.keep(path, what, (ids, items, tasks))
     return ids
 
 
-def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer=None, reference=False):
+def _check_run(ctx, out, keys: dict, r, heldout_n, bounds, train_bounds, max_steps, scorer=None, reference=False):
     """Every check 7 makes of one run, in order: traces readable, held-out rows (indices, hashes,
-    re-scored), training-trace hashes, telemetry, summaries recomputed and possible. Returns the
-    held-out trace's columns (None when unreadable)."""
+    re-scored), training-trace hashes, telemetry, summaries recomputed and possible. Each trace's
+    :func:`audit.context.hashes_key` goes into ``keys``. Returns the held-out trace's columns
+    (None when unreadable)."""
     m = r.manifest
     paths = _Paths(ctx, r.path)
     s = m.get("summaries") if isinstance(m.get("summaries"), dict) else {}
@@ -390,12 +405,12 @@ def _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer=N
         hp = paths.of(HELDOUT_TRACE)
         _check_heldout_indices(out, hp, cols, heldout_n)
         hashes = cols("completion_sha256")
-        ctx.note_trace_key(r, HELDOUT_TRACE, hashes)
+        keys[(str(r.path), HELDOUT_TRACE)] = hashes_key(hashes)
         _check_hashes(out, hp, hashes)
         _rescore_heldout(out, hp, cols, scorer, bounds)
     if train is not None:
         hashes = _column(train, "completion_sha256")
-        ctx.note_trace_key(r, TRAIN_TRACE, hashes)
+        keys[(str(r.path), TRAIN_TRACE)] = hashes_key(hashes)
         _check_hashes(out, paths.of(TRAIN_TRACE), hashes)
     if tel is not None:
         _check_telemetry(out, paths.of(TELEMETRY), tel, m, max_steps, train_bounds)
@@ -431,36 +446,59 @@ def _check_probe(out, where, probe) -> None:
                     f"a trivial policy ({name}) earns real reward: the prompts leak the answer")
 
 
-def run(ctx, out) -> None:
+@dataclass(frozen=True)
+class _Outcome:
+    """What check 7 found in one run, made where the run was checked (here or in a worker,
+    :mod:`audit.pool`) and applied to the check's result and the context in run order."""
+    findings: list
+    trace_keys: dict      # (run folder, trace) -> :func:`audit.context.hashes_key`, for check 8
+    kept: tuple | None    # :func:`_items_of`, for check 9
+
+
+def _one_run(ctx, head: tuple, scorer, order_of: ItemOrder, r) -> _Outcome:
+    """Every check 7 makes of one complete run (the unit :func:`audit.pool.map_runs` spreads);
+    ``head`` is the check's (id, name, title)."""
     prereg, heldout_n, task = ctx.lock_view.raw, ctx.lock_view.heldout_n, ctx.lock_view.task
+    out = CheckResult(*head)
+    keys: dict = {}
+    bounds = reward_bounds(r.manifest, task)
+    if scorer is not None and bounds != (scorer.min_reward, scorer.max_reward):
+        out.add(f"{ctx.rel(r.path / MANIFEST)}#$.task.reward_bounds", [scorer.min_reward, scorer.max_reward],
+                list(bounds), f"the manifest's reward bounds differ from the task's ({task})")
+    arm = r.manifest.get("arm")
+    max_steps, train_bounds = None, bounds
+    if is_reference_run(r.manifest):  # evaluated, never trained: no telemetry, no training trace
+        cols = _check_run(ctx, out, keys, r, heldout_n, bounds, None, None, scorer, reference=True)
+        return _Outcome(out.findings, keys, _items_of(ctx, r, cols, order_of))
+    if arm in ctx.arms:
+        view = merged_fields(prereg, arm)
+        max_steps = view.get("max_steps")
+        if view.get("overlong_penalty_factor") or view.get("overlong_filtering"):
+            train_bounds = None  # a length penalty moves training rewards outside the task range
+    cols = _check_run(ctx, out, keys, r, heldout_n, bounds, train_bounds, max_steps, scorer)
+    kept = _items_of(ctx, r, cols, order_of)
+    seen = set()
+    fp = r.manifest.get("fingerprint") if isinstance(r.manifest.get("fingerprint"), dict) else {}
+    for where, probe in _probes(fp.get("components"), "$.fingerprint.components"):
+        key = repr(sorted(probe.items(), key=str))
+        if key not in seen:
+            seen.add(key)
+            _check_probe(out, f"{ctx.rel(r.path / 'manifest.json')}#{where}", probe)
+    return _Outcome(out.findings, keys, kept)
+
+
+def run(ctx, out) -> None:
+    """Check 7 over every complete run; above :data:`audit.pool.MIN_RUNS` runs the runs are
+    checked by ``ctx.jobs`` forked workers, and their outcomes applied here in run order, so the
+    findings are the serial path's."""
+    task = ctx.lock_view.task
     scorer = scorer_for(task)
     if scorer is None and task is not None:
         out.notes.append(f"task {task!r} has no registered scorer: held-out rows checked for range only, not re-scored")
-    last_ids, order_of = None, ItemOrder()
-    for r in ctx.runs:
-        if r.manifest.get("status") not in ("complete",):
-            continue
-        bounds = reward_bounds(r.manifest, task)
-        if scorer is not None and bounds != (scorer.min_reward, scorer.max_reward):
-            out.add(f"{ctx.rel(r.path / MANIFEST)}#$.task.reward_bounds", [scorer.min_reward, scorer.max_reward],
-                    list(bounds), f"the manifest's reward bounds differ from the task's ({task})")
-        arm = r.manifest.get("arm")
-        max_steps, train_bounds = None, bounds
-        if is_reference_run(r.manifest):  # evaluated, never trained: no telemetry, no training trace
-            cols = _check_run(ctx, out, r, heldout_n, bounds, None, None, scorer, reference=True)
-            last_ids = _keep_items(ctx, r, cols, last_ids, order_of)
-            continue
-        if arm in ctx.arms:
-            view = merged_fields(prereg, arm)
-            max_steps = view.get("max_steps")
-            if view.get("overlong_penalty_factor") or view.get("overlong_filtering"):
-                train_bounds = None  # a length penalty moves training rewards outside the task range
-        cols = _check_run(ctx, out, r, heldout_n, bounds, train_bounds, max_steps, scorer)
-        last_ids = _keep_items(ctx, r, cols, last_ids, order_of)
-        seen = set()
-        fp = r.manifest.get("fingerprint") if isinstance(r.manifest.get("fingerprint"), dict) else {}
-        for where, probe in _probes(fp.get("components"), "$.fingerprint.components"):
-            key = repr(sorted(probe.items(), key=str))
-            if key not in seen:
-                seen.add(key)
-                _check_probe(out, f"{ctx.rel(r.path / 'manifest.json')}#{where}", probe)
+    todo = [r for r in ctx.runs if r.manifest.get("status") == "complete"]
+    one = functools.partial(_one_run, ctx, (out.check, out.name, out.title), scorer, ItemOrder())
+    last_ids = None
+    for o in map_runs(one, todo, jobs=ctx.jobs):
+        out.findings.extend(o.findings)
+        ctx.trace_keys.update(o.trace_keys)
+        last_ids = _keep_items(ctx, o.kept, last_ids)
