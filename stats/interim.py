@@ -11,6 +11,7 @@ look's seeds. An early ``stats analyze`` is logged through :func:`log_early_anal
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -26,19 +27,47 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def paired_t(x: np.ndarray, y: np.ndarray) -> dict:
-    """Mean, SD and paired t of arm - baseline differences (t is None when the SD is 0).
+@dataclass(frozen=True)
+class PairedStat:
+    """Mean, SD and paired t of arm - baseline differences over one look's seeds (t None when the SD is 0).
+
+    Rounded to 12 significant places as every record of the toolkit is, so the interim record,
+    the final analysis (:mod:`stats.seqfinal`) and the audit's recomputation agree to the bit."""
+
+    n: int
+    mean_diff: float
+    sd_diff: float
+    t: float | None
+
+
+def paired_stat(x: np.ndarray, y: np.ndarray) -> PairedStat:
+    """The paired statistic of a look: :class:`PairedStat` of ``x - y``.
+
+    Args:
+        x, y: the arm's and the baseline's primary metric over the same seeds, in seed order.
+
+    Returns:
+        n, mean and SD of the differences and the paired t (None when the SD is 0 or n < 2).
 
     Example:
-        >>> paired_t(np.array([1.0, 2.0, 4.0]), np.array([0.0, 0.0, 1.0]))["t"]
+        >>> paired_stat(np.array([1.0, 2.0, 4.0]), np.array([0.0, 0.0, 1.0])).t
         3.464101615138
     """
     d = np.asarray(x, float) - np.asarray(y, float)
     n = len(d)
     mean, sd = float(d.mean()), float(d.std(ddof=1)) if n > 1 else float("nan")
     t = mean / (sd / math.sqrt(n)) if n > 1 and sd > 0 else None
-    return {"n": n, "mean_diff": round(mean, 12), "sd_diff": round(sd, 12),
-            "t": None if t is None else round(t, 12)}
+    return PairedStat(n, round(mean, 12), round(sd, 12), None if t is None else round(t, 12))
+
+
+def paired_t(x: np.ndarray, y: np.ndarray) -> dict:
+    """:func:`paired_stat` as the record fields the interim entry embeds (``n``, ``mean_diff``, ``sd_diff``, ``t``).
+
+    Example:
+        >>> paired_t(np.array([1.0, 2.0, 4.0]), np.array([0.0, 0.0, 1.0]))["t"]
+        3.464101615138
+    """
+    return asdict(paired_stat(x, y))
 
 
 def contrast_values(lock: Lock, data, contrast, seeds: list[int]) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -70,9 +99,9 @@ def look_record(lock: Lock, data, d: Design, look: int, previous: dict | None) -
             contrasts[cid] = {**before, "carried": True}
             continue
         x, y, seals = contrast_values(lock, data, c, seeds)
-        st = paired_t(x, y)
-        t = None if st["t"] is None else st["t"] * plan.direction
-        contrasts[cid] = {"arm": c.arm, "baseline": c.baseline, **st, "t_signed": t, "look": look,
+        st = paired_stat(x, y)
+        t = None if st.t is None else st.t * plan.direction
+        contrasts[cid] = {"arm": c.arm, "baseline": c.baseline, **asdict(st), "t_signed": t, "look": look,
                           "bound_efficacy": _num(d.t_upper[look - 1]),
                           "bound_futility": _num(d.t_futility[look - 1]) if plan.spec.futility != "none" else None,
                           "decision": decide(d, look, t)}

@@ -161,7 +161,7 @@ def stop_look(entries: list[dict], lock_hash: str, cid: str, k_max: int) -> int:
 
 def observed(lock, data, d: Design, contrast, look: int) -> Observed | None:
     """The contrast's paired statistic over the first n_look registered seeds (None if runs are missing)."""
-    from stats.interim import paired_t
+    from stats.interim import paired_stat
 
     metric = lock.study.analysis.primary_metric
     seeds = list(lock.study.seeds[: d.plan.looks[look - 1]])
@@ -172,8 +172,8 @@ def observed(lock, data, d: Design, contrast, look: int) -> Observed | None:
             return None
         xs.append(a.metrics[metric])
         ys.append(b.metrics[metric])
-    st = paired_t(np.array(xs), np.array(ys))
-    if st["t"] is None:
+    st = paired_stat(np.array(xs), np.array(ys))
+    if st.t is None:
         return None
     sign = d.plan.direction
-    return Observed(look, st["t"] * sign, st["mean_diff"] * sign, st["sd_diff"], st["n"])
+    return Observed(look, st.t * sign, st.mean_diff * sign, st.sd_diff, st.n)
