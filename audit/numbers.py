@@ -576,17 +576,44 @@ class Cells(tuple):
         return h
 
 
+def _second_header(t: Table, header: list[str]) -> list[str] | None:
+    """The column names of a table whose second header row is typed as its first body row.
+
+    Markdown tables have one header row, so an author who wants two ("| Method | Held-out accuracy (%)
+    | | |" over "| | *s = 0* | *s = 1* | *mean (std)* |") types the second as a body row: its first cell
+    empty, words in each other cell (a body row holds values). Each column is then named by the group
+    header above it (carried right over the empty header cells) and its own sub-header; None when the
+    first body row is not such a row."""
+    if not t.rows or t.columns:
+        return None
+    plain = [c.plain().strip() for c in t.rows[0][2]]
+    subs = [c for c in plain[1:] if c]
+    if len(plain) < 3 or plain[0] or len(subs) < 2 or not all(any(ch.isalpha() for ch in c) for c in subs):
+        return None
+    out, group = [header[0] if header else ""], ""
+    for i in range(1, len(plain)):
+        h = header[i].strip() if i < len(header) else ""
+        group = h or group
+        out.append(f"{group} {plain[i]}".strip() if plain[i] else h)
+    return out
+
+
 def _cells_table(b: _Builder, t: Table) -> None:
     """Numbers of a table: header cells and row-label cells are labels; value cells carry the row,
     the column, every header cell and every cell of their row."""
     header = list(t.columns) or [c.plain() for c in t.header]
+    rows, heads = t.rows, t.header
+    joined = _second_header(t, header)
+    if joined:   # a second header row typed as the first body row: its cells are header cells too
+        header, rows, heads = joined, t.rows[1:], [*t.header, *t.rows[0][2]]
     header_t = Cells(header)
     explicit = [i for i, h in enumerate(header) if _IDENTITY_HEADER.search(h)]
     ident_cols = explicit or [0]
-    for ci, hp in enumerate(t.header):
-        b.piece(hp, status="label", kind="heading", column=header[ci], header=header_t, table_caption=t.caption)
+    for ci, hp in enumerate(heads):
+        col = header[ci % len(t.header)] if t.header else ""
+        b.piece(hp, status="label", kind="heading", column=col, header=header_t, table_caption=t.caption)
     per_col: dict[int, tuple] = {}   # what a column header says, read once per table, not once per cell
-    for _lineno, _raw, cells in t.rows:
+    for _lineno, _raw, cells in rows:
         plain = [c.plain() for c in cells]
         label = plain[0] if plain else ""
         identity = " ".join(_identity(header[i] if i < len(header) else "", plain[i])
@@ -689,6 +716,28 @@ MARKDOWN_SUFFIXES = (".md", ".markdown", ".qmd", ".Rmd", ".rmd")
 # A bibliography: BibTeX's ``.bib`` and the ``thebibliography`` LaTeX compiles from it (``.bbl``).
 BIBLIOGRAPHY_SUFFIXES = (".bib", ".bbl")
 REPORT_SUFFIXES = (*MARKDOWN_SUFFIXES, ".tex", *BIBLIOGRAPHY_SUFFIXES)
+
+
+# Documents the audit does not read. A report typed in one of them must not audit clean by the audit
+# saying nothing about it (a folder holding only report.rst passed whatever its numbers said): each is
+# a finding of check 10 (README failure 15). Notebooks and HTML are left out: a report folder holds
+# them as figures and analysis code far more often than as the report.
+UNREAD_FORMATS = {".rst": "reStructuredText", ".rest": "reStructuredText", ".org": "Org mode",
+                  ".adoc": "AsciiDoc", ".asciidoc": "AsciiDoc", ".docx": "Word", ".odt": "OpenDocument",
+                  ".rtf": "RTF"}
+
+
+def unread_reports(report_dir: Path) -> list[tuple[Path, str]]:
+    """(path, format) of every document under ``report_dir`` in a format the audit does not read.
+
+    Example:
+        >>> import tempfile
+        >>> d = Path(tempfile.mkdtemp()); _ = (d / "report.rst").write_text("GRPO 0.61")
+        >>> [(p.name, fmt) for p, fmt in unread_reports(d)]
+        [('report.rst', 'reStructuredText')]
+    """
+    return [(p, UNREAD_FORMATS[p.suffix.lower()]) for p in sorted(report_dir.rglob("*"))
+            if p.suffix.lower() in UNREAD_FORMATS and p.is_file()]
 
 
 def is_bibliography(path) -> bool:

@@ -293,13 +293,17 @@ def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
     by = _prose_by_line(file)
     legend = legend_lines(file)   # "* p < 0.05" under a table says what a mark means (audit.markers)
     items: list[tuple[int, str | None]] = []    # (indent, arm) of the list items enclosing the paragraph
+    lead_pct = False   # the last paragraph before this list was a lead-in stating percent ("Accuracy (%) per seed:")
     for para in paras:
         first = "" if tex else file.lines[para[0][0] - 1]
         indent = len(first) - len(first.lstrip()) if _LIST_ITEM.match(first) else None
         while items and (indent is None or items[-1][0] >= indent):
             items.pop()
         parent = next((a for _, a in reversed(items) if a), None)
-        subject = _read_paragraph(para, _positions(file, para, by), vocab, out, parent, legend)
+        subject = _read_paragraph(para, _positions(file, para, by), vocab, out, parent, legend,
+                                  lead_pct=lead_pct and indent is not None)
+        if indent is None:
+            lead_pct = not tex and para[1].rstrip().endswith(":") and bool(_LEAD_PCT.search(para[1]))
         if indent is not None:
             items.append((indent, subject))
     for n in legend:   # a legend line no paragraph holds ("\\* p < 0.05"): its thresholds are labels all the same
@@ -476,17 +480,19 @@ class _Walk:
     low_end: tuple[int, bool] | None = None
     spread_end: int | None = None
     diff_pct: bool = False      # the sentence's last difference was in points
+    lead_pct: bool = False      # a list item under a lead-in line that states percent
     prev_end: int = 0
     prev: Reading | None = None
 
 
 def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None,
-                    legend: frozenset = frozenset()) -> str | None:
+                    legend: frozenset = frozenset(), lead_pct: bool = False) -> str | None:
     """Read one paragraph's numbers into ``out``; returns the arm it is about (its first named arm,
     else ``parent``: the arm of the list item a nested bullet sits under, "- **GRPO**" > "- seed 3: 70.00%").
-    ``legend``: the file's legend lines (:mod:`audit.markers`), whose p thresholds are labels."""
+    ``legend``: the file's legend lines (:mod:`audit.markers`), whose p thresholds are labels;
+    ``lead_pct``: a list item under a lead-in that states percent ("Held-out accuracy (%) on each seed:")."""
     text = para[1]
-    w = _Walk(text, vocab, _Covered(_fact_spans(text)), legend, parent)
+    w = _Walk(text, vocab, _Covered(_fact_spans(text)), legend, parent, lead_pct=lead_pct)
     starts = [x[0] for x in located]
     for s_start, s_end in sentences(text):
         st = _Sentence(text[s_start:s_end], s_start, vocab)
@@ -606,6 +612,11 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
     return w.prev is not None and w.prev.metric in w.vocab.counts and _OF_MAX.search(clause) is not None
 
 
+# A lead-in line that states the unit of the list below it: "Held-out accuracy (%) on each seed:".
+_LEAD_PCT = re.compile(r"\(\s*%\s*\)|\bin\s+(?:%|percent\b)|\bpercent(?:age)?s?\b", re.I)
+# A p-value the words after it call adjusted: "0.163 after BH", "0.016 after the BH correction", "0.40 adjusted".
+_ADJ_AFTER = re.compile(r"\s*(?:after\s+(?:the\s+)?(?:BH|Benjamini|Holm|Bonferroni|FDR|correction|adjustment|multiplicity)"
+                        r"|(?:BH|Holm|Bonferroni|FDR)?[- ]?(?:adjusted|corrected)\b)", re.I)
 _LOSES = re.compile(r"\b(?:loses|sheds|drops|falls|trails|declines|lost|shed|dropped|fell|trailed|declined)\s+(?:by\s+)?(?:only\s+|about\s+|roughly\s+|"
                     r"another\s+|a\s+further\s+)?$", re.I)
 _AND_ARM = re.compile(r"\s*(?:,\s*and|,|and|while|but|whereas)\s+(?:for\s+)?(?:the\s+)?[^\d,;()]{1,24}", re.I)
@@ -624,6 +635,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     if role is None and prev is not None and prev.role in _CONTRAST_ROLES and (_AND.fullmatch(clause) or (
             m.role is None and _AND_ARM.fullmatch(clause) and len(w.vocab.arms_in(clause)) == 1)):
         role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO", "GSPO gains 0.018 and DAPO 0.0035"
+    if _ADJ_AFTER.match(after) and (role == "p" or (role is None and prev is not None and prev.role in ("p", "p_adjusted"))):
+        role = "p_adjusted"   # "p = 0.081 → 0.163 after BH", "and 0.016 after the BH correction", "(0.40 adjusted)"
     direction = diff_after(after) if role is None else None
     if direction is not None and (st.arms or _PP.match(after)):
         role = "diff"    # "10.7 points more than SFT"
@@ -638,6 +651,10 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     if role == "diff" and not r.percent and m.role is None and abs(m.value) > 1 and prev is not None \
             and prev.percent and prev.role == "mean" and w.vocab.primary not in w.vocab.counts:
         r.percent = True  # "GSPO: 65.0% (+1.8 vs GRPO)": after a percent, a change above 1 is in points
+    if role in (None, "mean") and w.lead_pct and m.role is None:
+        r.percent = True  # "Held-out accuracy (%) on each seed:" over "- seed 17: grpo 63.4, gspo 65.8"
+    if role == "sd" and not r.percent and m.role is None and prev is not None and prev.percent and prev.role == "mean":
+        r.percent = True  # "GSPO 57.8% (sd 6.3)": the SD of a percent mean is in points too
     if role == "diff":
         w.diff_pct = r.percent
     return role or "mean"
@@ -673,7 +690,15 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
     lead = st.arms_before(start) if not c_arms and not nxt else []
     arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else lead if lead else
             [w.subject] if w.subject else list(st.uniq))
+    if not nxt and role == "mean" and len(arms) == 1 and vocab.baseline and arms[0] != vocab.baseline \
+            and (_ARROW.match(text, end) or (_FROM.search(clause) and _FROM_OF_TO.match(text, end))):
+        return [vocab.baseline]   # "GSPO: 61.9% → 65.8%", "AERO cuts them from 36.45 % of groups to 26.1 %"
     return arms if nxt else _against_pair(w, role, clause, end, arms, bool(c_arms))
+
+
+# A change written as "x → y" or "from x of groups to y": x is the baseline's value, y the arm's.
+_ARROW = re.compile(r"\s*(?:%|pp\b)?\s*(?:→|->|⟶)\s*[−+\-]?\d")
+_FROM_OF_TO = re.compile(r"\s*(?:%|pp\b)?\s*(?:of\s+[a-z-]+\s+)?to\s+[−+\-]?\d", re.I)
 
 
 # "DAPO edges out Dr. GRPO, 63.6% to 63.4%": a score, the two values the two arms' in order (not after "from")
@@ -702,7 +727,8 @@ def _against_pair(w: _Walk, role: str, clause: str, end: int, arms: list[str], n
 
 _COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b|\bBH\b|Holm|Bonferroni|FDR", re.I)), ("p", re.compile(r"^\W*p\b|p-?value|\sp\W*$", re.I)),
              ("mde", re.compile(r"\bMDE\b|detectable", re.I)),
-             ("diff", re.compile(r"Δ|\bdiff|\bdelta\b|\bminus\b|\svs\.?\s|^\W*(?:change|gain|improvement)\b", re.I)))
+             ("diff", re.compile(r"Δ|\bdiff|\bdelta\b|\bminus\b|\svs\.?\s|^\W*(?:change|gain|improvement)\b", re.I)),
+             ("dz", re.compile(r"^\W*d\s*_?\s*z\W*$", re.I)))   # a "d<sub>z</sub>" column: the paired effect size
 # "4.7% (fraction 0.047)", "0.047, i.e. 4.7%", "4.7% or 0.047": the same value restated. A bare comma
 # is a list ("pass@16 0.941, 92.6% well-formed answers"), not a restatement.
 _RESTATED = re.compile(r"\s*(?:\(|[,;]?\s*(?:as\s+a\s+|or\s+|i\.e\.|that\s+is\b|=))[\s(,;]*"
@@ -716,6 +742,7 @@ _UNIT = re.compile(r"%|\bpercent|\bpp\b|\bfraction\b|\bproportion\b|\bcount\b|\b
 # columns whose numbers are counts or probabilities, never the metric's value: a heading's "(percent)" is not theirs
 _NOT_A_VALUE = re.compile(r"\b(?:pairs?|items?|seeds?|runs?|n|count|probability|p)\b|#", re.I)
 _SD_WORD = re.compile(r"\bs\.?d\.?\b|\bstd\b|standard dev", re.I)
+_MEAN_PAREN_SD = re.compile(r"\bmean\s*\(\s*(?:std|s\.?d\.?)\s*\)", re.I)   # "60.98 (0.67)" cells
 
 
 @dataclass(frozen=True)
@@ -753,7 +780,7 @@ _LEVEL_PCT = re.compile(r"\d+(?:\.\d+)?\s*\\?%\s*(?=CI\b|conf|cred|interval|boot
 
 _RIGHT_AFTER = re.compile(r"\s*%?\s*(?:of\s+(?:the\s+)?\d+\s+)?(?:of\s+(?:its|the)\s+)?")
 _BARE_MEAN = re.compile(r"\W*(?:mean|average|avg\.?)\W*", re.I)   # a "mean" column naming no metric
-_SEED_WORD = re.compile(r"seeds?|runs?|s?\d+")
+_SEED_WORD = re.compile(r"seeds?|runs?|s|s?\d+")   # "s = 0" (a seed column headed by its symbol)
 
 
 def _names_only(labels: str, vocab: Vocabulary) -> bool:
@@ -771,7 +798,7 @@ def _caption_percent(m: Mention, lw: _LabelWords, metric: str | None, vocab: Voc
     cell's row and column state no unit of their own ("95% CI" is a level, not a unit), the column is
     not a count or a p, and the metric the caption names (if any) is the cell's."""
     cap = getattr(m, "table_caption", "") or ""
-    if not cap or not _CAPTION_PCT.search(cap) or _NOT_A_VALUE.search(lw.col) or lw.col_role in ("p", "p_adjusted"):
+    if not cap or not _CAPTION_PCT.search(cap) or _NOT_A_VALUE.search(lw.col) or lw.col_role in ("p", "p_adjusted", "dz"):
         return False
     if _UNIT.search(_LEVEL_PCT.sub(" ", f"{m.row or ''} {m.column or ''}")):
         return False
@@ -815,8 +842,8 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
         r.role = m.role
     elif m.role == "pm":
         r.role = "sd"
-    elif lw.col_sd and "±" not in lw.col:
-        r.role = "sd"
+    elif lw.col_sd and "±" not in lw.col and not (_MEAN_PAREN_SD.search(lw.col) and "(" not in cell[:cell.find(m.text)]):
+        r.role = "sd"   # an "SD" column; in a "mean (std)" column only the number in parentheses
     else:
         r.role = "mean"
         if lw.col_role:

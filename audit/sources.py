@@ -162,7 +162,10 @@ def find_arms(tokens: list[str], arms: Iterable[str] | Mapping[str, str]) -> lis
     return longest_names(tokens, arm_names(arms))
 
 
-_SEED_TEXT = re.compile(r"(?<![A-Za-z0-9'’])s(\d+)\b|\bseed\s*[=:#]?\s*(\d+)\b(?![.,]\d)", re.I)
+# "s37", "seed 37", "seed=37", and "s = 0" (a seed column headed by the seed's symbol, as in a paper's
+# appendix: "| | *s = 0* | *s = 1* |"; never "s = 0.5")
+_SEED_TEXT = re.compile(r"(?<![A-Za-z0-9'’])s(\d+)\b|\bseed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
+                        r"|(?<![A-Za-z0-9'’$\\])s\s*=\s*(\d+)\b(?![.,]\d)", re.I)
 
 
 def entity_from_text(text: str, arms: Iterable[str] | Mapping[str, str]) -> tuple[tuple | None, list[str]]:
@@ -203,7 +206,7 @@ def _entity_from_text(text: str, key: tuple) -> tuple[tuple | None, tuple[str, .
     seed = None
     sm = _SEED_TEXT.search(text)
     if sm:   # "s37", "seed 37", "seed=37" (never the "s" of "GRPO's 0.41")
-        seed = int(sm.group(1) or sm.group(2))
+        seed = int(next(g for g in sm.groups() if g))
         text = text[:sm.start()] + " " + text[sm.end():]
     text = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", " ", text)
     raw = re.findall(r"[a-zδ]+|\d+", text.lower())

@@ -139,7 +139,8 @@ _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "te
                                       "problems solved"),
                  "heldout_correct": ("items correct", "problems correct", "puzzles correct", "held-out correct",
                                      "correct items", "correct answers"),
-                 "zvf_mean": ("zvf", "zero variance fraction", "mean zvf", "fraction of zero variance groups"),
+                 "zvf_mean": ("zvf", "zero variance fraction", "mean zvf", "fraction of zero variance groups",
+                              "zero variance groups"),
                  "gu_mean": ("gu", "gradient utilisation", "gradient utilization"),
                  "reward_last10": ("reward last 10 steps", "last 10 steps", "reward last 10"),
                  "reward_first5": ("reward first 5 steps", "first 5 steps")}

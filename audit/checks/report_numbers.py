@@ -11,6 +11,7 @@ import re
 from audit import model_index
 from audit.claims import Tally, check_file, facts_of
 from audit.context import NumberTable
+from audit.numbers import unread_reports
 from audit.trace import swapped_intervals, traced_report
 
 _MD_VERDICT = re.compile(r"([A-Z][A-Z_]*)\s*<!--\s*verdict\s*:\s*([A-Za-z0-9_.\-]+)\s*-->")
@@ -94,6 +95,9 @@ def run(ctx, out) -> None:
     results, idx, files = traced_report(ctx)
     if not files:
         out.notes.append(f"no .md, .qmd, .Rmd or .tex files under {ctx.rel(ctx.report_dir)}")
+    for path, fmt in unread_reports(ctx.report_dir):   # never passed by saying nothing (README failure 15)
+        out.add(ctx.rel(path), "a report the audit reads (.md, .qmd, .Rmd, .tex)", f"{fmt} ({path.suffix})",
+                f"report file not read: the audit does not read {fmt}, so none of its numbers is checked")
     rows = _number_findings(ctx, out, results)
     _check_verdicts(ctx, out, files)
     model_index.run(ctx, out, files)
