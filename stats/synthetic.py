@@ -28,6 +28,7 @@ from prereg.records import (
     unit_dir,
     write_manifest,
 )
+from prereg.study import study_of
 from prereg.summaries import compute_summaries
 
 _ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -137,6 +138,7 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
     Example:
         ``write_run(p, lock, Path("runs"), "grpo", 1, accuracy=0.6, difficulty=d, rng=rng, started_at=t0)``
     """
+    spec = study_of(prereg).arms[arm]  # the arm as the runner reads it: algorithm, declared changes
     run_dir = unit_dir(runs_dir, prereg["id"], arm, seed)
     run_dir.mkdir(parents=True, exist_ok=True)
     telemetry, train = _training_records(prereg, arm, seed, rng)
@@ -152,14 +154,14 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
         "lock": {"hash": lock["lock_hash"], "version": lock["version"], "locked_at": lock["locked_at"],
                  "path": lock_path},
         "arm": arm,
-        "algorithm": prereg["arms"][arm]["algorithm"],
+        "algorithm": spec.algorithm,
         "seed": seed,
         "evidence_class": evidence_class,
         "status": "complete",
         "started_at": started_at.strftime(_ISO),
         "ended_at": (started_at + _dt.timedelta(minutes=5)).strftime(_ISO),
         "resolved_config": resolved_config_for(prereg, arm, seed),
-        "declared_changes": copy.deepcopy(prereg["arms"][arm]["changes"]),
+        "declared_changes": copy.deepcopy(dict(spec.changes)),
         "task": {"name": prereg["task"]["name"], "reward_bounds": [0.0, 1.0], "item_metrics": {}},  # 0/1 rewards
         "fingerprint": {"components": comps, "hash": sha256_json(comps)},
         "summaries": compute_summaries(telemetry, heldout),
@@ -198,7 +200,7 @@ def make_campaign(root: str | Path, prereg: dict, *, effects: dict[str, float] |
     t0 = _dt.datetime.fromisoformat(locked_at.replace("Z", "+00:00")) + _dt.timedelta(days=1)
     effects = effects or {}
     seed_noise = {s: rng.normal(0, seed_sd) for s in (seeds or prereg["seeds"])}
-    trained = [a for a, spec in prereg["arms"].items() if spec.get("kind", "trained") == "trained"]
+    trained = [a.name for a in study_of(prereg).arms.values() if a.trained]
     for a in arms or trained:  # reference arms are never run (README failure 16)
         for j, s in enumerate(seeds or prereg["seeds"]):
             acc = base_accuracy + effects.get(a, 0.0) + seed_noise[s] + rng.normal(0, seed_sd / 2)
