@@ -81,6 +81,12 @@ def curve_value(rows: list[dict], kind: str, field: str = "reward_mean", step: i
 def declared_curves(study: Study) -> dict[str, MetricDecl]:
     """The plan's learning-curve metrics: name -> declaration (its ``curve`` says where to read).
 
+    Args:
+        study: the locked preregistration as typed values.
+
+    Returns:
+        Metric name -> :class:`prereg.declarations.MetricDecl`, only those with a ``curve``.
+
     Example:
         >>> import json
         >>> from prereg.cli import template_bytes
@@ -94,5 +100,23 @@ def declared_curves(study: Study) -> dict[str, MetricDecl]:
 
 
 def metric_value(rows: list[dict], decl: MetricDecl) -> float:
-    """:func:`curve_value` of the learning-curve metric ``decl`` declares (``decl.curve`` set)."""
+    """:func:`curve_value` of the learning-curve metric ``decl`` declares (``decl.curve`` set).
+
+    Args:
+        rows: a run's telemetry rows, in step order.
+        decl: the metric's declaration (:func:`declared_curves`).
+
+    Returns:
+        The metric's value over the curve (e.g. the area under the mean reward).
+
+    Example:
+        >>> import json
+        >>> from prereg.cli import template_bytes
+        >>> from prereg.study import study_of
+        >>> p = json.loads(template_bytes("demo"))
+        >>> p["metrics"] = {"reward_auc": {"unit": "real", "kind": "curve_auc"}}
+        >>> decl = declared_curves(study_of(p))["reward_auc"]
+        >>> round(metric_value([{"step": 1, "reward_mean": 0.2}, {"step": 2, "reward_mean": 0.4}], decl), 6)
+        0.3
+    """
     return curve_value(rows, decl.kind, decl.curve.field, decl.curve.step, decl.curve.window)

@@ -27,6 +27,20 @@ RECORD_DIR = "rlprereg"
 
 
 def folder_name(study_id: str, run) -> str:
+    """The run's hub folder (and suggested repo) name: ``<study>-<arm>-s<seed>``.
+
+    Args:
+        study_id: the study's id.
+        run: the run (``arm``, ``seed``; a :class:`stats.modelcard.CardRun`).
+
+    Returns:
+        The folder name.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> folder_name("e1", SimpleNamespace(arm="gspo", seed=2))
+        'e1-gspo-s2'
+    """
     return f"{study_id}-{run.arm}-s{run.seed}"
 
 
@@ -35,6 +49,12 @@ def destination(rel: str) -> str:
 
     PEFT's own stub ``adapter/README.md`` is kept under ``rlprereg/adapter/``: the folder's README is
     the rendered model card.
+
+    Args:
+        rel: the artifact's path relative to the run folder (a manifest ``artifacts`` key).
+
+    Returns:
+        Its path relative to the run's hub folder.
 
     Example:
         >>> destination("adapter/adapter_config.json"), destination("traces/train.jsonl")
@@ -46,7 +66,20 @@ def destination(rel: str) -> str:
 
 
 def layout(run) -> dict[str, Path]:
-    """Destination (relative to the run's hub folder) -> source file, for every artifact and the manifest."""
+    """Destination (relative to the run's hub folder) -> source file, for every artifact and the manifest.
+
+    Args:
+        run: the run (``path``, ``artifacts``; a :class:`stats.modelcard.CardRun`).
+
+    Returns:
+        The copy plan, the manifest first, then the artifacts in path order.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> run = SimpleNamespace(path=Path("runs/e1/gspo/s1"), artifacts={"adapter/adapter_model.safetensors": {}})
+        >>> sorted(layout(run))
+        ['adapter_model.safetensors', 'rlprereg/manifest.json']
+    """
     out = {f"{RECORD_DIR}/{MANIFEST}": run.path / MANIFEST}
     for rel in sorted(run.artifacts):
         out[destination(rel)] = run.path / rel
@@ -54,7 +87,21 @@ def layout(run) -> dict[str, Path]:
 
 
 def check_hub_dir(hub_dir: str | Path, runs: list) -> None:
-    """Refuse a non-empty OUT, and any run file that is missing or differs from its manifest digest."""
+    """Refuse a non-empty OUT, and any run file that is missing or differs from its manifest digest.
+
+    Why before anything is written: a half-written hub folder would ship files the record does
+    not vouch for.
+
+    Args:
+        hub_dir: OUT (``--hub-dir``).
+        runs: the analysed runs (:func:`stats.modelcard.card_runs`).
+
+    Raises:
+        UserError: OUT holds files, a run lists no adapter files, or a file is missing or altered.
+
+    Example:
+        >>> check_hub_dir("hub", runs)  # doctest: +SKIP
+    """
     hub = Path(hub_dir)
     if hub.exists() and (not hub.is_dir() or any(hub.iterdir())):
         raise UserError(f"--hub-dir {hub}: already exists and is not an empty folder; choose another")

@@ -48,10 +48,12 @@ class CardRun:
 
     @property
     def name(self) -> str:
+        """The run's card name, ``<arm>-s<seed>``."""
         return f"{self.arm}-s{self.seed}"
 
     @classmethod
     def of(cls, arm: str, seed: int, path: Path, manifest: dict) -> CardRun:
+        """Read the fields a card needs from a seal-checked manifest, once."""
         return cls(arm, seed, path, manifest["seal"], manifest["evidence_class"], manifest.get("algorithm"),
                    tuple(sorted(manifest.get("declared_changes") or {})), manifest.get("resolved_config") or {},
                    manifest.get("artifacts") or {})
@@ -96,7 +98,7 @@ def _yaml(data: dict) -> str:
 TRAINING_SUMMARIES = frozenset({"zvf_mean", "gu_mean", "reward_first5", "reward_last10", "rollouts", "steps"})
 
 
-def run_metrics(result: AnalysisResult, primary: str, arm: str, seed: int, *,
+def _run_metrics(result: AnalysisResult, primary: str, arm: str, seed: int, *,
                 heldout_only: bool = False) -> list[tuple[str, str, Value]]:
     """(metric name, value id, value record) of a run's values in analysis.json, ``primary`` first.
 
@@ -111,7 +113,7 @@ def run_metrics(result: AnalysisResult, primary: str, arm: str, seed: int, *,
     return [(n, pre + n, result.record(pre + n)) for n in names]
 
 
-def index_value(rec: Value):
+def _index_value(rec: Value):
     """A model-index value: the number as the card body shows it (``stats.render.fmt``), int for counts."""
     from stats.render import fmt
 
@@ -121,7 +123,21 @@ def index_value(rec: Value):
 
 def license_fields(base_model: str, license: str | None) -> dict:
     """``license`` (``--card-license``); without one, ``other`` pointing at the base model's terms,
-    which an adapter inherits and which this toolkit cannot look up offline."""
+    which an adapter inherits and which this toolkit cannot look up offline.
+
+    Args:
+        base_model: the locked base model's name (a Hub id links to its page).
+        license: the card's license id, or None.
+
+    Returns:
+        The front-matter license fields.
+
+    Example:
+        >>> license_fields("Qwen/Qwen2.5-0.5B-Instruct", None)["license_link"]
+        'https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct'
+        >>> license_fields("tiny", "apache-2.0")
+        {'license': 'apache-2.0'}
+    """
     if license:
         return {"license": license}
     out = {"license": "other", "license_name": "same-as-base-model"}
@@ -130,7 +146,7 @@ def license_fields(base_model: str, license: str | None) -> dict:
     return out
 
 
-def front_matter(result: AnalysisResult, study: Study, run: CardRun | None, tags: list[str],
+def _front_matter(result: AnalysisResult, study: Study, run: CardRun | None, tags: list[str],
                  license: str | None = None) -> dict:
     """The card's YAML metadata; a run card has a ``model-index`` of its held-out metrics."""
     model, ds = study.model, study.dataset
@@ -152,8 +168,8 @@ def _model_index(result: AnalysisResult, study: Study, run: CardRun) -> dict:
     ds = study.dataset
     dataset = {"name": ds["name"], "type": ds["name"], "split": ds.get("heldout_split") or "heldout"}
     dataset.update({k: ds[k] for k in ("config", "revision") if ds.get(k)})
-    metrics = [{"type": n, "name": f"{n} ({rec.unit})", "value": index_value(rec)}
-               for n, _, rec in run_metrics(result, study.analysis.primary_metric, run.arm, run.seed,
+    metrics = [{"type": n, "name": f"{n} ({rec.unit})", "value": _index_value(rec)}
+               for n, _, rec in _run_metrics(result, study.analysis.primary_metric, run.arm, run.seed,
                                             heldout_only=True)
                if isinstance(rec.value, (int, float)) and not isinstance(rec.value, bool)]
     return {"name": f"{result.study_id}-{run.name}", "results": [{
@@ -161,7 +177,8 @@ def _model_index(result: AnalysisResult, study: Study, run: CardRun) -> dict:
         "dataset": dataset, "metrics": metrics}]}
 
 
-def tags_for(result: AnalysisResult, run: CardRun | None) -> list[str]:
+def _tags_for(result: AnalysisResult, run: CardRun | None) -> list[str]:
+    """The card's Hub tags: the toolkit, the study and lock, and for a run card its unit and algorithm."""
     tags = ["rlprereg", "trl", "grpo-family", "reinforcement-learning", f"rlprereg-study:{result.study_id}",
             f"rlprereg-lock:{result.lock_hash[:16]}"]
     if run is not None:
@@ -181,7 +198,7 @@ def _value_text(v) -> str:
     return f"`{json.dumps(v) if not isinstance(v, str) else v}`"
 
 
-def settings_section(study: Study, run: CardRun) -> list[str]:
+def _settings_section(study: Study, run: CardRun) -> list[str]:
     """Every locked field of the arm with its resolved value, pinned to the lock entry it came from."""
     from prereg.fields import flatten
 
@@ -205,19 +222,20 @@ def settings_section(study: Study, run: CardRun) -> list[str]:
     return L
 
 
-def results_section(result: AnalysisResult, study: Study, run: CardRun) -> list[str]:
+def _results_section(result: AnalysisResult, study: Study, run: CardRun) -> list[str]:
+    """The run's own values (held-out metrics and training summaries), each pinned to its id."""
     from stats.render import _Doc
 
     d = _Doc(result)
     L = [f"## Results of this run (`{run.arm}/s{run.seed}`)", "",
          "Held-out evaluation and training summaries of this run, as analysed:", "",
          "| Metric | Value | Unit |", "|---|---|---|"]
-    for name, vid, rec in run_metrics(result, study.analysis.primary_metric, run.arm, run.seed):
+    for name, vid, rec in _run_metrics(result, study.analysis.primary_metric, run.arm, run.seed):
         L.append(f"| `{name}` | {d.cell(vid)} | {rec.unit} |")
     return L + [""]
 
 
-def arm_section(result: AnalysisResult, study: Study, arm: str) -> list[str]:
+def _arm_section(result: AnalysisResult, study: Study, arm: str) -> list[str]:
     """The across-seed table of the arm and its contrasts, as report.md writes them."""
     from stats.render import _Doc, _level_tag
 
@@ -258,7 +276,8 @@ def _contrast_table(result: AnalysisResult, plan, unit: str, contrasts: list) ->
     return L + [""]
 
 
-def evidence_section(result: AnalysisResult, run: CardRun) -> list[str]:
+def _evidence_section(result: AnalysisResult, run: CardRun) -> list[str]:
+    """What the run's evidence class licenses, with the lock, seal and study verdict it belongs to."""
     cls = run.evidence_class
     L = ["## Evidence class", "",
          f"**{cls}**. " + ("This run is one registered (arm, seed) unit of a locked preregistration; its "
@@ -271,7 +290,8 @@ def evidence_section(result: AnalysisResult, run: CardRun) -> list[str]:
     return L
 
 
-def limitations_section(result: AnalysisResult, run: CardRun) -> list[str]:
+def _limitations_section(result: AnalysisResult, run: CardRun) -> list[str]:
+    """What one run's card cannot claim: one seed, one task and split, and the study's deviations."""
     from stats.render import _Doc
 
     d = _Doc(result)
@@ -290,7 +310,8 @@ def limitations_section(result: AnalysisResult, run: CardRun) -> list[str]:
     return L + [""]
 
 
-def load_section(study: Study) -> list[str]:
+def _load_section(study: Study) -> list[str]:
+    """How to load the adapter on its locked base model (the code a Hub reader copies)."""
     model = study.model
     rev = f', revision="{model["revision"]}"' if model.get("revision") else ""
     return ["## How to load", "", "```python", "from peft import PeftModel",
@@ -315,10 +336,10 @@ def run_card(result: AnalysisResult, digest: str, study: Study, run: CardRun, li
         The card: YAML front matter, then the pinned body.
 
     Example:
-        >>> run_card(result, digest, lock.study, runs[0]).startswith("---\nbase_model:")  # doctest: +SKIP
+        >>> run_card(result, digest, lock.study, runs[0]).startswith("---\\nbase_model:")  # doctest: +SKIP
         True
     """
-    meta = front_matter(result, study, run, tags_for(result, run), license)
+    meta = _front_matter(result, study, run, _tags_for(result, run), license)
     declared = ", ".join(f"`{k}`" for k in run.declared_changes) or "none (the baseline)"
     L = ["---", _yaml(meta).rstrip("\n"), "---",
          f"<!-- {HEADER} sha256={digest} study={result.study_id} lock={result.lock_hash} "
@@ -331,17 +352,30 @@ def run_card(result: AnalysisResult, digest: str, study: Study, run: CardRun, li
          f"Task `{study.task['name']}` on `{study.dataset['name']}`. This card was rendered by "
          "`stats render --model-cards` from the study's analysis.json; every number carries a pin the "
          "`audit check` verifies.", ""]
-    L += settings_section(study, run) + results_section(result, study, run) + arm_section(result, study, run.arm)
-    L += evidence_section(result, run) + limitations_section(result, run) + load_section(study)
+    L += _settings_section(study, run) + _results_section(result, study, run) + _arm_section(result, study, run.arm)
+    L += _evidence_section(result, run) + _limitations_section(result, run) + _load_section(study)
     return "\n".join(L)
 
 
 def study_card(result: AnalysisResult, digest: str, study: Study, runs: list[CardRun],
                license: str | None = None) -> str:
-    """The study's card: its metadata, the list of run cards and the report body (pinned as in report.md)."""
+    """The study's card: its metadata, the list of run cards and the report body (pinned as in report.md).
+
+    Args:
+        result: the analysis; digest: sha256 of its analysis.json bytes.
+        study: the locked preregistration; runs: the carded runs (:func:`card_runs`).
+        license: the card's license id (:func:`license_fields`).
+
+    Returns:
+        The card text: YAML front matter, the run list, then report.md's body.
+
+    Example:
+        >>> study_card(result, digest, lock.study, runs).startswith("---")  # doctest: +SKIP
+        True
+    """
     from stats.render import markdown
 
-    meta = front_matter(result, study, None, tags_for(result, None), license)
+    meta = _front_matter(result, study, None, _tags_for(result, None), license)
     body = markdown(result, digest, [], []).splitlines()[1:]  # report.md without its header line
     L = ["---", _yaml(meta).rstrip("\n"), "---",
          f"<!-- {HEADER} sha256={digest} study={result.study_id} lock={result.lock_hash} -->",
@@ -353,7 +387,19 @@ def study_card(result: AnalysisResult, digest: str, study: Study, runs: list[Car
 
 
 def card_paths(out: Path, runs: list[CardRun]) -> dict[str, Path]:
-    """Where ``stats render --model-cards`` writes the cards: one README.md per folder, as the Hub expects."""
+    """Where ``stats render --model-cards`` writes the cards: one README.md per folder, as the Hub expects.
+
+    Args:
+        out: the report folder; runs: the carded runs (their ``name``).
+
+    Returns:
+        Card name (``study``, ``<arm>-s<seed>``) -> path.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> sorted(str(p) for p in card_paths(Path("report"), [SimpleNamespace(name="gspo-s1")]).values())
+        ['report/model_cards/gspo-s1/README.md', 'report/model_cards/study/README.md']
+    """
     paths = {STUDY_CARD: out / CARD_DIR / STUDY_CARD / "README.md"}
     paths.update({r.name: out / CARD_DIR / r.name / "README.md" for r in runs})
     return paths
@@ -362,6 +408,14 @@ def card_paths(out: Path, runs: list[CardRun]) -> dict[str, Path]:
 def model_cards(result: AnalysisResult, digest: str, study: Study, runs: list[CardRun],
                 license: str | None = None) -> dict[str, str]:
     """Card text by name (``study`` and ``<arm>-s<seed>``).
+
+    Args:
+        result: the analysis; digest: sha256 of its analysis.json bytes.
+        study: the locked preregistration; runs: the carded runs (:func:`card_runs`).
+        license: the cards' license id (:func:`license_fields`).
+
+    Returns:
+        Card name -> text, the study card first.
 
     Example:
         >>> texts = model_cards(result, digest, lock.study, card_runs(result, Path("runs")))  # doctest: +SKIP
@@ -374,7 +428,25 @@ def model_cards(result: AnalysisResult, digest: str, study: Study, runs: list[Ca
 
 
 def card_lock(result: AnalysisResult, analysis_path: Path, lock_path: str | Path | None):
-    """The analysed lock (``--lock``, else analysis.json's ``lock.path``), verified and equal to the analysed hash."""
+    """The analysed lock (``--lock``, else analysis.json's ``lock.path``), verified and equal to the analysed hash.
+
+    Why: a card states the locked settings; a lock other than the analysed one would state settings
+    the runs were not checked against.
+
+    Args:
+        result: the analysis; analysis_path: its file (a relative ``lock.path`` is tried next to it).
+        lock_path: ``--lock``, or None.
+
+    Returns:
+        The verified :class:`prereg.lock.Lock`.
+
+    Raises:
+        UserError: no lock found, a lock that does not verify, or another lock than the analysed one.
+
+    Example:
+        >>> card_lock(result, Path("report/analysis.json"), None).hash == result.lock_hash  # doctest: +SKIP
+        True
+    """
     from prereg.lock import verify_lock
 
     if lock_path is None:
@@ -392,7 +464,19 @@ def card_lock(result: AnalysisResult, analysis_path: Path, lock_path: str | Path
 
 
 def write_cards(out: Path, texts: dict[str, str], runs: list[CardRun], *, overwrite: bool = False) -> list[Path]:
-    """Write every card (refusing to replace one unless ``overwrite``); returns the paths written."""
+    """Write every card (refusing to replace one unless ``overwrite``).
+
+    Args:
+        out: the report folder; texts: :func:`model_cards`; runs: the carded runs.
+        overwrite: replace cards an earlier render wrote.
+
+    Returns:
+        The paths written, the study card first.
+
+    Example:
+        >>> write_cards(Path("report"), texts, runs)[0]  # doctest: +SKIP
+        PosixPath('report/model_cards/study/README.md')
+    """
     from prereg.jsonio import make_dirs, write_atomic
 
     paths = card_paths(out, runs)

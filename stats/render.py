@@ -91,6 +91,19 @@ def format_value(v, unit: str) -> str:
 
 
 def macro_name(vid: str) -> str:
+    """The LaTeX macro of a value id (RENDERING: split at '.', '_' and '-', '-' spelled ``Vs``,
+    digits spelled out), so results.tex names every number by the id the audit pins.
+
+    Args:
+        vid: a value id of analysis.json (or ``verdict.<key>`` for a verdict).
+
+    Returns:
+        A macro name of letters only, first letter lower-case.
+
+    Example:
+        >>> macro_name("contrasts.gspo-grpo.p_adjusted"), macro_name("arms.gspo.heldout_accuracy.mean.ci95.low")
+        ('contrastsGspoVsGrpoPAdjusted', 'armsGspoHeldoutAccuracyMeanCiNineFiveLow')
+    """
     parts = []
     for i, chunk in enumerate(vid.split("-")):
         if i:
@@ -118,6 +131,7 @@ class _Doc:
         self.v = result.values
 
     def cell(self, vid: str) -> str:
+        """``TEXT<!-- id:VID -->`` for the value ``vid``; ``—`` when the analysis has none."""
         rec = self.v.get(vid)
         if rec is None:
             return "—"
@@ -133,6 +147,7 @@ class _Doc:
         return "—"
 
     def interval(self, base: str) -> str:
+        """``[LOW, HIGH]`` of the interval ``base`` (``base.low``/``base.high``), each pinned; ``—`` when absent."""
         if f"{base}.low" not in self.v:
             return "—"
         return f"[{self.cell(base + '.low')}, {self.cell(base + '.high')}]"

@@ -88,8 +88,19 @@ NO_VERDICT = Verdict(None)
 
 
 def verdicts_of(doc: Mapping[str, Any], kind: str) -> dict[str, Verdict]:
-    """The analysis document's ``verdicts.<kind>`` (``contrasts``, ``secondary`` or ``hypotheses``) as
-    :class:`Verdict`, in order."""
+    """The analysis document's ``verdicts.<kind>`` as :class:`Verdict`, in order.
+
+    Args:
+        doc: the analysis document (or a partial one: a missing block reads as empty).
+        kind: ``contrasts``, ``secondary`` or ``hypotheses``.
+
+    Returns:
+        Key (contrast id, ``<contrast>.<metric>`` or hypothesis id) -> :class:`Verdict`.
+
+    Example:
+        >>> verdicts_of({"verdicts": {"contrasts": {"gspo-grpo": {"verdict": "HIGHER"}}}}, "contrasts")["gspo-grpo"].verdict
+        'HIGHER'
+    """
     return {k: Verdict.of(v) for k, v in ((doc.get("verdicts") or {}).get(kind) or {}).items()}
 
 
@@ -118,6 +129,7 @@ class ContrastDesign:
 
     @classmethod
     def of(cls, rec: Mapping[str, Any]) -> ContrastDesign:
+        """One ``contrast_designs.<c>`` record of analysis.json."""
         return cls(rec.get("arm"), rec.get("baseline"), rec.get("design"), rec.get("unit"), rec.get("method"),
                    rec.get("note"), rec.get("confirmatory"))
 
@@ -262,7 +274,7 @@ def _contrasts(doc: Mapping[str, Any]) -> dict[str, ContrastResult]:
     values = doc.get("values") or {}
     verdicts = (doc.get("verdicts") or {}).get("contrasts") or {}
 
-    def num(vid):
+    def num(vid):  # the number under a value id (None: no such value)
         rec = values.get(vid)
         return rec.get("value") if isinstance(rec, dict) else None
 
