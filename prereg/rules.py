@@ -16,6 +16,7 @@ torch), so ``prereg``, ``stats`` and ``audit`` can use it.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -118,7 +119,31 @@ def manifest_paths(root: str | Path) -> list[Path]:
     root = Path(root)
     if not root.exists():
         raise UserError(f"{root}: runs folder not found")
-    return sorted(root.rglob(MANIFEST))
+    found: list[Path] = []
+    _find_manifests(root, str(root), found)
+    return sorted(found)
+
+
+def _find_manifests(folder: Path, top: str, found: list[Path]) -> None:
+    """Append ``folder/**/manifest.json`` to ``found`` as ``Path.rglob`` lists them (a manifest
+    that exists, through a link too; linked folders not entered; unreadable folders skipped),
+    with one ``os.scandir`` per folder: rglob's per-folder ``exists`` and path objects cost
+    ~0.1 s on a 1,000-run campaign, listed twice per audit (README failure 10)."""
+    try:
+        with os.scandir(top) as it:
+            entries = list(it)
+    except OSError:
+        return
+    for e in entries:
+        try:
+            if e.name == MANIFEST:
+                if e.is_symlink() and not os.path.exists(e.path):
+                    continue  # a dangling link does not exist for rglob either
+                found.append(folder / e.name)
+            if e.is_dir() and not e.is_symlink():
+                _find_manifests(folder / e.name, e.path, found)
+        except OSError:
+            continue
 
 
 def lock_files(lock_dir: str | Path, study_id: str | None = None) -> list[tuple[Path, dict]]:
