@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from audit.comparisons import WITHIN, arm_comparisons, number_comparisons, ratio_claims, within_claims
 from audit.lockview import LockView, lock_view
 from audit.numbers import ParsedFile, is_bibliography
-from audit.prose import _versus_subject, paragraphs, tex_paragraphs
+from audit.prose import _versus_subject, file_paragraphs
 from audit.words import Vocabulary, sentences
 
 _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
@@ -138,22 +138,75 @@ def check_file(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tally | No
     Returns:
         One :class:`Claim` per contradicted claim.
     """
-    out: list[Claim] = []
     tally = tally if tally is not None else Tally()
+    paras = paragraph_claims(f, vocab, facts, tally)   # first: the tally lists the paragraphs' claims first
+    head, tail = file_claims(f, vocab, facts, tally)
+    return merged_claims(head, paras, tail)
+
+
+def report_facts(ctx, vocab: Vocabulary | None) -> Facts | None:
+    """What the lock and analysis of an audit decide, or None when its claims cannot be read (no
+    readable preregistration, or no lock).
+
+    Args:
+        ctx: the audit context (:class:`audit.context.AuditContext`). vocab: the study's names, or None.
+    Returns:
+        :class:`Facts` or None.
+    """
+    if vocab is None or not ctx.lock_view.present:
+        return None
+    return facts_of(ctx.lock_view, ctx.analysis, {r.manifest.get("seed") for r in ctx.runs})
+
+
+def report_claims(files: list[ParsedFile], vocab: Vocabulary | None, facts: Facts | None):
+    """Every contradicted claim of a report's files, in order, with the tally, or None without facts.
+
+    Args:
+        files: the parsed report files. vocab: the study's names. facts: :func:`report_facts`.
+    Returns:
+        ``(claims, tally)`` or None.
+    """
+    if facts is None or vocab is None:
+        return None
+    tally = Tally()
+    return [c for f in files for c in check_file(f, vocab, facts, tally)], tally
+
+
+def merged_claims(head: list[Claim], paras: list[Claim], tail: list[Claim]) -> list[Claim]:
+    """A file's claims in the order :func:`check_file` gives them, each once (a raw HTML table row is
+    read as prose too: one finding per claim)."""
+    return list(dict.fromkeys([*head, *paras, *tail]))
+
+
+def file_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tally) -> tuple[list[Claim], list[Claim]]:
+    """The claims read over the whole file rather than paragraph by paragraph: (those listed before the
+    paragraphs' claims, those listed after): seed labels; headings, n labels, verdict tables, marks."""
+    head: list[Claim] = []
+    tail: list[Claim] = []
     if is_bibliography(f.path):
-        return out   # a bibliography names references: no claim of the report (audit.statuses "citation")
-    _seed_labels(f, facts, out)
-    paras = tex_paragraphs(f.lines) if f.path.endswith(".tex") else paragraphs(f.lines)
+        return head, tail   # a bibliography names references: no claim of the report (audit.statuses "citation")
+    _seed_labels(f, facts, head)
+    _heading_facts(f, facts, tail)
+    _n_labels_in_tables(f, facts, tail)
+    _table_verdicts(f, vocab, facts, tail, tally)
+    _parsed_table_verdicts(f, vocab, facts, tail, tally)
+    _marker_claims(f, vocab, facts, tail, tally, _legends(f))
+    return head, tail
+
+
+def paragraph_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tally,
+                     lines: range | None = None) -> list[Claim]:
+    """The claims of the file's prose paragraphs, each read on its own (with the pair its headings
+    name); ``lines``: only the paragraphs that start there (a part of a large report, audit.report_pool)."""
+    out: list[Claim] = []
+    if is_bibliography(f.path):
+        return out
     starts = [ln for ln, _ in getattr(f, "heading_scopes", None) or []]
     notes = _legends(f)
-    for para in paras:
-        _paragraph_claims(f, para, vocab, facts, out, starts, tally, notes)
-    _heading_facts(f, facts, out)
-    _n_labels_in_tables(f, facts, out)
-    _table_verdicts(f, vocab, facts, out, tally)
-    _parsed_table_verdicts(f, vocab, facts, out, tally)
-    _marker_claims(f, vocab, facts, out, tally, notes)
-    return list(dict.fromkeys(out))   # a raw HTML table row is read as prose too: one finding per claim
+    for para in file_paragraphs(f):
+        if lines is None or para[0][0] in lines:
+            _paragraph_claims(f, para, vocab, facts, out, starts, tally, notes)
+    return out
 
 
 def _heading_facts(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:

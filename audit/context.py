@@ -89,11 +89,14 @@ class TracedReport:
     ``results`` holds one :class:`audit.trace.Traced` per number, ``index`` the sources they were
     traced to (:class:`audit.sources.SourceIndex`), ``files`` the parsed report files, ``vocab``
     the study's declared names for reading prose (:class:`audit.words.Vocabulary`; None when the
-    lock has no readable preregistration)."""
+    lock has no readable preregistration). ``claims``: the claims in words of every file with their
+    tally (:func:`audit.claims.report_claims`), when the workers of a large report read them with
+    its numbers (:mod:`audit.report_pool`); None: check 10 reads them itself."""
     results: list
     index: object
     files: list
     vocab: object | None
+    claims: tuple | None = None
 
 
 @dataclass(frozen=True)

@@ -206,8 +206,18 @@ def legend_lines(f: ParsedFile) -> frozenset[int]:
     return frozenset(line for line, _, _ in _entries(f))
 
 
-def _entries(f: ParsedFile):
-    """(line, mark, what it says) for each legend entry of ``f``, in order (module docstring)."""
+def _entries(f: ParsedFile) -> list[tuple[int, str, str]]:
+    """(line, mark, what it says) for each legend entry of ``f``, in order (module docstring); found
+    once per file (the prose reader, the claims reader and each worker of a large report ask for
+    them: audit.report_pool; rendering each marked line made asking twice cost seconds on a 5 MB report,
+    README failure 10)."""
+    memo = f.__dict__.get("_legend_entries")
+    if memo is None or memo[0] is not f.lines:
+        memo = f.__dict__["_legend_entries"] = (f.lines, list(_find_entries(f)))
+    return memo[1]
+
+
+def _find_entries(f: ParsedFile):
     tex = f.path.endswith(".tex")
     fenced = False
     for i, line in enumerate(f.lines, 1):

@@ -283,13 +283,50 @@ def _pair(sentence_arms: list[str], para_pair, vocab: Vocabulary):
     return para_pair
 
 
-def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
-    """Readings of the prose numbers of one Markdown file, keyed by ``id(mention)``."""
+def file_paragraphs(file: ParsedFile) -> list[tuple[list[int], str, list[int]]]:
+    """The prose paragraphs of one report file (:func:`paragraphs`, :func:`tex_paragraphs`), found once
+    per file: the prose reader and the claims reader (audit.claims) share them, and so do the worker
+    processes that read parts of a large report (audit.report_pool, README failure 10)."""
+    memo = file.__dict__.get("_paragraphs")
+    if memo is None or memo[0] is not file.lines:
+        paras = tex_paragraphs(file.lines) if file.path.endswith(".tex") else paragraphs(file.lines)
+        memo = file.__dict__["_paragraphs"] = (file.lines, paras)
+    return memo[1]
+
+
+def reading_breaks(file: ParsedFile) -> list[int]:
+    """The lines where the reading of ``file`` may be cut into parts read apart (audit.report_pool): a line
+    no paragraph spans (it starts one, or lies between them: a table, a heading, a blank) where the
+    next paragraph starts with no enclosing list item (:func:`read_file` starts a paragraph that is
+    no list item, or a list item at the margin, with none). Reading the parts in turn gives what
+    reading the whole file gives."""
+    spans = sorted((p[0][0], p[0][-1]) for p in file_paragraphs(file))
+    tex = file.path.endswith(".tex")
+
+    def resets(first: int) -> bool:
+        m = None if tex else _LIST_ITEM.match(file.lines[first - 1])
+        return m is None or not m.group(0)[:1].isspace()
+
+    out, reach, k = [], 0, 0
+    for line in range(1, len(file.lines) + 1):
+        while k < len(spans) and spans[k][0] < line:
+            reach = max(reach, spans[k][1])
+            k += 1
+        if line > reach and (k == len(spans) or resets(spans[k][0])):
+            out.append(line)
+    return out
+
+
+def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None) -> dict[int, Reading]:
+    """Readings of the prose numbers of one Markdown file, keyed by ``id(mention)``; with ``lines``
+    (from one :func:`reading_breaks` line to the next), only of the paragraphs that start there."""
     out: dict[int, Reading] = {}
     if is_bibliography(file.path):
         return out    # a bibliography: every number is a citation's (audit.statuses), no prose to read
     tex = file.path.endswith(".tex")
-    paras = tex_paragraphs(file.lines) if tex else paragraphs(file.lines)
+    paras = file_paragraphs(file)
+    if lines is not None:
+        paras = [p for p in paras if p[0][0] in lines]
     by = _prose_by_line(file)
     legend = legend_lines(file)   # "* p < 0.05" under a table says what a mark means (audit.markers)
     items: list[tuple[int, str | None]] = []    # (indent, arm) of the list items enclosing the paragraph
@@ -306,7 +343,8 @@ def read_file(file: ParsedFile, vocab: Vocabulary) -> dict[int, Reading]:
             lead_pct = not tex and para[1].rstrip().endswith(":") and bool(_LEAD_PCT.search(para[1]))
         if indent is not None:
             items.append((indent, subject))
-    for n in legend:   # a legend line no paragraph holds ("\\* p < 0.05"): its thresholds are labels all the same
+    # a legend line no paragraph holds ("\\* p < 0.05"): its thresholds are labels all the same
+    for n in (legend if lines is None else [n for n in legend if n in lines]):
         for m in by.get(n, ()):
             if m.comparator and id(m) not in out:
                 out[id(m)] = Reading(param=True)

@@ -30,8 +30,8 @@ from audit.prose import _CONTRAST_ROLES, read_file, table_reading
 from audit.sources import Source, SourceIndex, build_index, entity_from_text
 from audit.words import LOCK_ROLES, Reading, vocabulary
 
-__all__ = ["Traced", "abbreviated", "is_label", "mentions_exploratory", "prose_sources", "quoted_context",
-           "swapped_intervals", "trace_mention", "traced_report"]
+__all__ = ["TraceMemo", "Traced", "abbreviated", "is_label", "mentions_exploratory", "prose_sources", "quoted_context",
+           "swapped_intervals", "trace_in_context", "trace_mention", "traced_report"]
 
 _ROLE_TOKENS = {"low": {"low", "ci"}, "high": {"high", "ci"}, "pm": {"sd"}}
 
@@ -805,41 +805,67 @@ def traced_report(ctx) -> tuple[list[Traced], SourceIndex, list]:
 
 
 def _trace_report(ctx) -> TracedReport:
-    """Every number of every report file read in its context and traced to its source."""
+    """Every number of every report file read in its context and traced to its source; a large
+    report in parts, in worker processes (:mod:`audit.report_pool`), with its claims in words."""
+    from audit import report_pool
+
     idx = build_index(ctx)
     files = parse_report(ctx.report_dir, ctx.rel)
     vocab = _vocabulary(ctx)
+    jobs = report_pool.jobs_for(files, ctx.jobs)
+    if jobs > 1:
+        return report_pool.traced_in_parts(ctx, idx, files, vocab, jobs)
     results = _trace_files(idx, files, vocab)
     return TracedReport(results=results, index=idx, files=files, vocab=vocab)
 
 
+@dataclass
+class TraceMemo:
+    """What tracing remembers from one number to the next (README failure 10): the entity a heading
+    path names, read once per path; a table cell's decision, made once per distinct context
+    (:func:`_cell_key`: its text, row, column and headings) and copied to each cell that repeats it;
+    and the study's one contrast, if it has one."""
+
+    only: tuple[str, str] | None = None
+    scopes: dict = field(default_factory=dict)
+    cells: dict = field(default_factory=dict)
+
+
 def _trace_files(idx: SourceIndex, files: list, vocab) -> list[Traced]:
-    """Every number of every file traced, in order. Two memos keep a large report linear and cheap
-    (README failure 10): the entity a heading path names is read once per path, and a table cell is
-    decided once per distinct context (:func:`_cell_key`: its text, row, column and headings), the
-    decision copied to each cell that repeats it."""
-    arms = idx.names
+    """Every number of every file traced, in order (:func:`trace_in_context`)."""
     results: list[Traced] = []
-    scope_memo: dict[tuple, object] = {}
-    cells: dict[tuple, tuple[Traced, bool]] = {}
-    only = _only_contrast(idx)
+    memo = TraceMemo(only=_only_contrast(idx))
     for f in files:
         readings = read_file(f, vocab) if vocab is not None else {}
-        for m in f.mentions:
-            if m.scope not in scope_memo:
-                scope_memo[m.scope] = _scope_entity(m, arms)
-            scope_ent = scope_memo[m.scope]
-            reading = readings.get(id(m))
-            if reading is None and m.kind == "table":
-                t = _trace_cell(idx, m, arms, scope_ent, vocab, cells)
-            else:
-                if reading is not None and m.kind == "prose" and m.status_hint == "value":
-                    _scoped_reading(reading, scope_ent, vocab)
-                    if only and reading.pair is None and not reading.param and reading.role in _CONTRAST_ROLES:
-                        reading.pair, reading.arms = only, []   # "the MDE of this design is 0.0098": the one contrast
-                t = trace_mention(idx, m, arms, reading, scope_ent)
-            results.append(quoted_context(idx, t))
+        results += [trace_in_context(idx, m, readings.get(id(m)), vocab, memo) for m in f.mentions]
     return results
+
+
+def trace_in_context(idx: SourceIndex, m: Mention, reading: Reading | None, vocab, memo: TraceMemo) -> Traced:
+    """One number traced with its headings' scope and its reading (:func:`trace_mention`), a table
+    cell once per distinct context, and a value-only number quoting a warning made decisive
+    (:func:`quoted_context`): the one step the serial and the pooled paths (audit.report_pool) share.
+
+    Args:
+        idx: the source index. m: the number. reading: what its words say (audit.prose), or None.
+        vocab: the study's names, or None. memo: the :class:`TraceMemo` of this audit (or part of it).
+    Returns:
+        A :class:`Traced`.
+    """
+    arms = idx.names
+    if m.scope not in memo.scopes:
+        memo.scopes[m.scope] = _scope_entity(m, arms)
+    scope_ent = memo.scopes[m.scope]
+    if reading is None and m.kind == "table":
+        t = _trace_cell(idx, m, arms, scope_ent, vocab, memo.cells)
+    else:
+        if reading is not None and m.kind == "prose" and m.status_hint == "value":
+            _scoped_reading(reading, scope_ent, vocab)
+            only = memo.only
+            if only and reading.pair is None and not reading.param and reading.role in _CONTRAST_ROLES:
+                reading.pair, reading.arms = only, []   # "the MDE of this design is 0.0098": the one contrast
+        t = trace_mention(idx, m, arms, reading, scope_ent)
+    return quoted_context(idx, t)
 
 
 def _cell_key(m: Mention) -> tuple:

@@ -1,0 +1,163 @@
+"""A large report read and traced in worker processes (README failure 10: any report up to 5 MB
+audits in seconds, and a machine has more than one core).
+
+The report is parsed once, in the audit's own process. It is then cut into parts at the lines where
+its reading may be cut (:func:`audit.prose.reading_breaks`: a line no paragraph spans, before a
+paragraph read with no enclosing list item), and each part's prose is read (:mod:`audit.prose`), its
+numbers traced (:func:`audit.trace.trace_in_context`) and its paragraphs' claims in words checked
+(:mod:`audit.claims`) in a worker process forked from the audit: the parsed files and the source
+index are inherited, not sent. A worker sends back only what it decided (status, source ids, texts),
+which is put back in document order; the claims read over whole files (seed labels, verdict tables,
+marks) are one more task per file. The result is the serial path's, byte for byte
+(tests/test_audit_report_pool.py).
+
+The pool is used only where it pays: a report of at least :data:`MIN_NUMBERS` numbers, more than
+one job and ``fork`` available (:mod:`audit.pool`: ``audit check --jobs N``, else
+``RLPREREG_AUDIT_JOBS``, else the CPUs); elsewhere the serial path.
+"""
+
+from __future__ import annotations
+
+import bisect
+import multiprocessing
+import sys
+from dataclasses import dataclass
+
+from audit.claims import Tally, file_claims, merged_claims, paragraph_claims, report_facts
+from audit.context import TracedReport
+from audit.markers import legend_lines
+from audit.pool import can_fork
+from audit.prose import read_file, reading_breaks
+from audit.trace import Traced, TraceMemo, _only_contrast, _trace_files, trace_in_context
+
+__all__ = ["MIN_NUMBERS", "jobs_for", "traced_in_parts"]
+
+MIN_NUMBERS = 10_000     # smaller reports are traced serially: forking would cost more than it saves
+_PARTS_PER_JOB = 3       # parts of about equal numbers per worker, so that one slow part does not hold the rest
+
+
+def jobs_for(files: list, jobs: int) -> int:
+    """The worker processes to trace these parsed files with: 1 (serial) for a report under
+    :data:`MIN_NUMBERS` numbers or where ``fork`` is not available, else ``jobs`` (the audit's,
+    :func:`audit.pool.default_jobs`)."""
+    if jobs < 2 or sum(len(f.mentions) for f in files) < MIN_NUMBERS or not can_fork():
+        return 1
+    return jobs
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One task of a worker: the numbers ``numbers`` (indices into the file's mentions) of the lines
+    ``lines`` of file ``file`` with the paragraphs that start there; or (``whole``) the claims read over
+    the whole file."""
+
+    file: int
+    lines: range
+    numbers: tuple[int, ...] = ()
+    whole: bool = False
+
+
+def _parts(files: list, jobs: int) -> list[_Part]:
+    """The report cut at reading breaks into parts of about ``len(numbers) / (jobs * 3)`` numbers."""
+    target = max(1, sum(len(f.mentions) for f in files) // (jobs * _PARTS_PER_JOB))
+    out: list[_Part] = []
+    for k, f in enumerate(files):
+        breaks = reading_breaks(f)
+        legend_lines(f)   # found once here (a per-file memo), inherited by every worker that reads a part
+        groups: dict[int, list[int]] = {}
+        for i, m in enumerate(f.mentions):   # the part of a number: the last break at or before its line
+            groups.setdefault(bisect.bisect_right(breaks, m.line) - 1, []).append(i)
+        start, numbers = 0, []
+        for b in range(len(breaks)):
+            numbers += groups.get(b - 1, [])
+            if len(numbers) >= target and breaks[b] > start:
+                out.append(_Part(k, range(start, breaks[b]), tuple(numbers)))
+                start, numbers = breaks[b], []
+        numbers += groups.get(len(breaks) - 1, [])
+        out.append(_Part(k, range(start, sys.maxsize), tuple(numbers)))
+        out.append(_Part(k, range(0), whole=True))
+    return out
+
+
+_WORK: tuple | None = None   # (index, files, vocab, facts, parts): set just before the fork, inherited
+
+
+def _run_part(k: int):
+    """A worker's task (:class:`_Part`): what it decided, compactly (:func:`_compact`)."""
+    idx, files, vocab, facts, parts = _WORK
+    part = parts[k]
+    f = files[part.file]
+    tally = Tally()
+    if part.whole:
+        return None, file_claims(f, vocab, facts, tally) if facts is not None else None, tally
+    readings = read_file(f, vocab, part.lines) if vocab is not None else {}
+    memo = TraceMemo(only=_only_contrast(idx))
+    decided = []
+    for i in part.numbers:
+        m = f.mentions[i]
+        decided.append(_compact(idx, trace_in_context(idx, m, readings.get(id(m)), vocab, memo)))
+    claims = paragraph_claims(f, vocab, facts, tally, part.lines) if facts is not None else None
+    return decided, claims, tally
+
+
+def _compact(idx, t: Traced) -> tuple:
+    """What a worker sends back of one traced number: its sources by id where the index holds that
+    very source (a contrast read in the other order is a new, sign-flipped source: sent whole), and
+    the unit its row gave its mention."""
+    srcs = tuple(s.id if idx.by_id.get(s.id) is s else s for s in t.sources)
+    return t.status, srcs, t.expected, t.message, t.decisive, t.rule, t.mention.column_percent
+
+
+def _traced(idx, m, c: tuple) -> Traced:
+    status, srcs, expected, message, decisive, rule, column_percent = c
+    m.column_percent = column_percent
+    return Traced(m, status, [idx.by_id[s] if isinstance(s, str) else s for s in srcs], expected, message,
+                  decisive, rule)
+
+
+def traced_in_parts(ctx, idx, files: list, vocab, jobs: int) -> TracedReport:
+    """The report's numbers traced, and its claims read, by ``jobs`` worker processes (module docstring).
+
+    Args:
+        ctx: the audit context (lock and analysis, for the claims' facts).
+        idx: the source index (:func:`audit.sources.build_index`). files: the parsed report files.
+        vocab: the study's names, or None. jobs: worker processes (at least 2).
+    Returns:
+        The :class:`audit.context.TracedReport` the serial path gives, with ``claims`` read.
+    """
+    global _WORK
+    facts = report_facts(ctx, vocab)
+    parts = _parts(files, jobs)
+    if sum(1 for p in parts if not p.whole) < 2:   # nothing to cut (one paragraph): the serial path
+        return TracedReport(results=_trace_files(idx, files, vocab), index=idx, files=files, vocab=vocab)
+    _WORK = (idx, files, vocab, facts, parts)
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(parts))) as workers:
+            done = workers.map(_run_part, range(len(parts)), chunksize=1)
+    finally:
+        _WORK = None
+    return _assembled(idx, files, vocab, facts, parts, done)
+
+
+def _assembled(idx, files, vocab, facts, parts, done) -> TracedReport:
+    """The workers' answers put back in document order: each file's claims merged as
+    :func:`audit.claims.check_file` orders them, the tally counted in the serial path's order (a
+    file's parts come before its whole-file task, files in order: :func:`_parts`)."""
+    slots = [[None] * len(f.mentions) for f in files]
+    paras: list[list] = [[] for _ in files]
+    claims: list = []
+    tally = Tally()
+    for part, (decided, found, t) in zip(parts, done, strict=True):
+        tally.checked += t.checked
+        tally.undecided += t.undecided
+        if part.whole:
+            if found is not None:
+                claims += merged_claims(found[0], paras[part.file], found[1])
+            continue
+        mentions = files[part.file].mentions
+        for i, c in zip(part.numbers, decided, strict=True):
+            slots[part.file][i] = _traced(idx, mentions[i], c)
+        paras[part.file] += found or []
+    results = [t for per_file in slots for t in per_file]
+    return TracedReport(results=results, index=idx, files=files, vocab=vocab,
+                        claims=(claims, tally) if facts is not None else None)

@@ -1,0 +1,69 @@
+"""A large report traced in worker processes (audit.report_pool) gives the serial audit's output, byte for
+byte; small reports never start a worker; the number of jobs is read and checked (README failure 10)."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import pytest
+
+import audit.report_pool as pool
+from audit import check
+from audit.output import plain_text, to_json
+from tests.report_corpus import corpus
+
+pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                                reason="the pool forks; without fork the audit is serial (audit.pool)")
+
+
+# nested bullets read with the arm of the item they sit under: a part must never start at one
+NESTED = ("\n- **GRPO**: 63.2% mean\n  - seed 11: 63.2%\n  - seed 23: 62.8%\n"
+          "- **DAPO**: 63.55% mean\n  - seed 11: 63.4%\n  - seed 23: 63.2%\n    - seed 37: 63.3%\n")
+
+
+def _planted(name: str, root):
+    """Corpus report ``name`` built, with every one of its planted errors written in (so that the
+    output holds errors, unit mix-ups, claims and value-only numbers, not only traced ones)."""
+    report = corpus.build(name, root)
+    if name == "prose_results":
+        (report / "report.md").write_text((report / "report.md").read_text() + NESTED)
+    for p in corpus.plants(name):
+        path = report / p.file
+        text = path.read_text()
+        if text.count(p.find) == 1:
+            path.write_text(text.replace(p.find, p.replace))
+    return report
+
+
+def _outputs(result) -> tuple[str, str]:
+    for r in result.results:   # the time a check took is the one thing that may differ
+        r.seconds = r.cpu_seconds = 0.0
+    return to_json(result), plain_text(result, show_all=True)
+
+
+@pytest.mark.parametrize("name", ["prose_results", "mixed_units", "paper_tex", "seed_columns", "run_card"])
+def test_pooled_audit_is_byte_identical_to_the_serial_one(name, tmp_path, monkeypatch):
+    report = _planted(name, tmp_path / name)
+    serial = _outputs(check(report, jobs=1))
+    cut, put_back = [], []
+    parts, assembled = pool._parts, pool._assembled
+    monkeypatch.setattr(pool, "MIN_NUMBERS", 0)        # this small report through the pool
+    monkeypatch.setattr(pool, "_PARTS_PER_JOB", 40)    # cut into as many parts as it has breaks for
+    monkeypatch.setattr(pool, "_parts", lambda *a: cut.append(parts(*a)) or cut[-1])
+    monkeypatch.setattr(pool, "_assembled", lambda *a: put_back.append(1) or assembled(*a))
+    pooled = _outputs(check(report, jobs=2))
+    assert put_back, "the workers' answers were put back (not the serial path)"
+    assert sum(1 for p in cut[0] if not p.whole) >= 3, "the report is cut into parts"
+    assert '"error_count": 0' not in serial[0]      # the planted errors are in both outputs
+    assert pooled[0] == serial[0]
+    assert pooled[1] == serial[1]
+
+
+def test_a_small_report_starts_no_worker(tmp_path, monkeypatch):
+    report = corpus.build("arm_table", tmp_path / "s")
+
+    def refuse(*a, **k):
+        raise AssertionError("a report of a few hundred numbers was sent to worker processes")
+
+    monkeypatch.setattr(pool, "traced_in_parts", refuse)
+    assert check(report, jobs=4).passed
