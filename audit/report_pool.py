@@ -47,18 +47,20 @@ def jobs_for(files: list, jobs: int) -> int:
 
 @dataclass(frozen=True)
 class _Part:
-    """One task of a worker: the numbers ``numbers`` (indices into the file's mentions) of the lines
-    ``lines`` of file ``file`` with the paragraphs that start there; or (``whole``) the claims read over
-    the whole file."""
+    """One task of a worker, over the lines ``lines`` of file ``file``: ``trace`` the numbers
+    ``numbers`` there (indices into the file's mentions), reading the paragraphs that start there;
+    check the ``claims`` of those paragraphs; or (``whole``) the claims read over the whole file."""
 
     file: int
-    lines: range
+    what: str                  # trace | claims | whole
+    lines: range = range(0)
     numbers: tuple[int, ...] = ()
-    whole: bool = False
 
 
-def _parts(files: list, jobs: int) -> list[_Part]:
-    """The report cut at reading breaks into parts of about ``len(numbers) / (jobs * 3)`` numbers."""
+def _parts(files: list, jobs: int, claims: bool) -> list[_Part]:
+    """The report cut at reading breaks into parts of about ``len(numbers) / (jobs * 3)`` numbers, each
+    traced and its claims checked apart (so that a report of one long paragraph still reads its
+    claims beside its numbers); ``claims``: whether claims are read at all (facts to read them with)."""
     target = max(1, sum(len(f.mentions) for f in files) // (jobs * _PARTS_PER_JOB))
     out: list[_Part] = []
     for k, f in enumerate(files):
@@ -67,15 +69,19 @@ def _parts(files: list, jobs: int) -> list[_Part]:
         groups: dict[int, list[int]] = {}
         for i, m in enumerate(f.mentions):   # the part of a number: the last break at or before its line
             groups.setdefault(bisect.bisect_right(breaks, m.line) - 1, []).append(i)
-        start, numbers = 0, []
+        cuts, numbers = [0], []
         for b in range(len(breaks)):
             numbers += groups.get(b - 1, [])
-            if len(numbers) >= target and breaks[b] > start:
-                out.append(_Part(k, range(start, breaks[b]), tuple(numbers)))
-                start, numbers = breaks[b], []
+            if len(numbers) >= target and breaks[b] > cuts[-1]:
+                out.append(_Part(k, "trace", range(cuts[-1], breaks[b]), tuple(numbers)))
+                cuts.append(breaks[b])
+                numbers = []
         numbers += groups.get(len(breaks) - 1, [])
-        out.append(_Part(k, range(start, sys.maxsize), tuple(numbers)))
-        out.append(_Part(k, range(0), whole=True))
+        out.append(_Part(k, "trace", range(cuts[-1], sys.maxsize), tuple(numbers)))
+        if claims:
+            ends = [*cuts[1:], sys.maxsize]
+            out += [_Part(k, "claims", range(a, b)) for a, b in zip(cuts, ends, strict=True)]
+            out.append(_Part(k, "whole"))
     return out
 
 
@@ -83,21 +89,23 @@ _WORK: tuple | None = None   # (index, files, vocab, facts, parts): set just bef
 
 
 def _run_part(k: int):
-    """A worker's task (:class:`_Part`): what it decided, compactly (:func:`_compact`)."""
+    """A worker's task (:class:`_Part`): the numbers it decided, compactly (:func:`_compact`), or the
+    claims it found with their tally."""
     idx, files, vocab, facts, parts = _WORK
     part = parts[k]
     f = files[part.file]
     tally = Tally()
-    if part.whole:
-        return None, file_claims(f, vocab, facts, tally) if facts is not None else None, tally
+    if part.what == "whole":
+        return file_claims(f, vocab, facts, tally), tally
+    if part.what == "claims":
+        return paragraph_claims(f, vocab, facts, tally, part.lines), tally
     readings = read_file(f, vocab, part.lines) if vocab is not None else {}
     memo = TraceMemo(only=_only_contrast(idx))
     decided = []
     for i in part.numbers:
         m = f.mentions[i]
         decided.append(_compact(idx, trace_in_context(idx, m, readings.get(id(m)), vocab, memo)))
-    claims = paragraph_claims(f, vocab, facts, tally, part.lines) if facts is not None else None
-    return decided, claims, tally
+    return decided
 
 
 def _compact(idx, t: Traced) -> tuple:
@@ -127,8 +135,8 @@ def traced_in_parts(ctx, idx, files: list, vocab, jobs: int) -> TracedReport:
     """
     global _WORK
     facts = report_facts(ctx, vocab)
-    parts = _parts(files, jobs)
-    if sum(1 for p in parts if not p.whole) < 2:   # nothing to cut (one paragraph): the serial path
+    parts = _parts(files, jobs, facts is not None)
+    if len(parts) < 2:   # nothing to cut, no claims to read beside: the serial path
         return TracedReport(results=_trace_files(idx, files, vocab), index=idx, files=files, vocab=vocab)
     _WORK = (idx, files, vocab, facts, parts)
     try:
@@ -142,22 +150,24 @@ def traced_in_parts(ctx, idx, files: list, vocab, jobs: int) -> TracedReport:
 def _assembled(idx, files, vocab, facts, parts, done) -> TracedReport:
     """The workers' answers put back in document order: each file's claims merged as
     :func:`audit.claims.check_file` orders them, the tally counted in the serial path's order (a
-    file's parts come before its whole-file task, files in order: :func:`_parts`)."""
+    file's paragraphs, part by part, then its whole-file claims; files in order: :func:`_parts`)."""
     slots = [[None] * len(f.mentions) for f in files]
     paras: list[list] = [[] for _ in files]
     claims: list = []
     tally = Tally()
-    for part, (decided, found, t) in zip(parts, done, strict=True):
+    for part, answer in zip(parts, done, strict=True):
+        if part.what == "trace":
+            mentions = files[part.file].mentions
+            for i, c in zip(part.numbers, answer, strict=True):
+                slots[part.file][i] = _traced(idx, mentions[i], c)
+            continue
+        found, t = answer
         tally.checked += t.checked
         tally.undecided += t.undecided
-        if part.whole:
-            if found is not None:
-                claims += merged_claims(found[0], paras[part.file], found[1])
-            continue
-        mentions = files[part.file].mentions
-        for i, c in zip(part.numbers, decided, strict=True):
-            slots[part.file][i] = _traced(idx, mentions[i], c)
-        paras[part.file] += found or []
+        if part.what == "claims":
+            paras[part.file] += found
+        else:
+            claims += merged_claims(found[0], paras[part.file], found[1])
     results = [t for per_file in slots for t in per_file]
     return TracedReport(results=results, index=idx, files=files, vocab=vocab,
                         claims=(claims, tally) if facts is not None else None)
