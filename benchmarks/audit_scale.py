@@ -201,7 +201,8 @@ def audit_once(root: Path, jobs: int | None = None) -> dict:
     res = run_audit(root / "report", jobs=jobs)
     wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     checks = {f"{r.check}:{r.name}": r.cpu_seconds for r in res.results}
-    return {"wall": wall, "cpu": cpu, "checks": checks, "outside_checks": cpu - sum(checks.values()),
+    walls = {f"{r.check}:{r.name}": r.seconds for r in res.results}
+    return {"wall": wall, "cpu": cpu, "checks": checks, "outside_checks": cpu - sum(checks.values()), "walls": walls,
             "findings": len(res.findings), "traced": res.traced_count, "untraced": len(res.untraced)}
 
 
@@ -227,6 +228,7 @@ def one(size: int, work: Path, generator: str = "fast", repeats: int = 3, jobs: 
     return {"runs": n_runs, **made, "audit_cpu": cpus, "audit_wall": [a["wall"] for _, a in pairs],
             "baseline_cpu": [b for b, _ in pairs], "ratio": ratios,
             "checks": {k: statistics.median(a["checks"][k] for _, a in pairs) for k in last["checks"]},
+            "walls": {k: statistics.median(a["walls"][k] for _, a in pairs) for k in last["walls"]},
             "outside_checks": statistics.median(a["outside_checks"] for _, a in pairs),
             "findings": last["findings"], "traced": last["traced"], "untraced": last["untraced"]}
 
@@ -244,6 +246,9 @@ def report(r: dict) -> None:
           f"{r['untraced']} untraced, {r['findings']} findings)", flush=True)
     print("        per check (cpu, median): " + ", ".join(f"{k} {v:.2f}s" for k, v in r["checks"].items())
           + f"; outside checks {r['outside_checks']:.2f}s", flush=True)
+    big = [k for k, v in r["walls"].items() if v >= 0.05]
+    print("        per check (wall, median; checks 2 and 7 run in worker processes, check 9 beside 10-12): "
+          + ", ".join(f"{k} {r['walls'][k]:.2f}s" for k in big), flush=True)
 
 
 def main(argv=None) -> int:
