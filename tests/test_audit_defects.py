@@ -15,14 +15,35 @@ def clean_result(clean_campaign):
     return run_audit(clean_campaign.report)
 
 
+def _fast_defects() -> list[str]:
+    """The fast tier's defects: the first defect (in ``DEFECTS`` order) of each check and of each README
+    failure, so every check still fires and every audited failure is still caught without ``slow``."""
+    checks, failures, fast = set(), set(), []
+    for name, (_fn, chk, fails) in DEFECTS.items():
+        if not (chk <= checks and set(fails) <= failures):
+            fast.append(name)
+            checks |= chk
+            failures |= set(fails)
+    return fast
+
+
+FAST_DEFECTS = _fast_defects()
+
+
 @pytest.fixture(scope="session")
-def defect_results(clean_campaign, tmp_path_factory):
-    """Each defect planted in its own copy and audited. A defect that leaves the lock and runs as
-    they are (a report or analysis edit) shares check 9's recomputation (``corpus.recompute_once``)."""
+def defect_results(clean_campaign, tmp_path_factory, request):
+    """Each selected defect planted in its own copy and audited: the fast ones and those whose
+    ``test_planted_defect_is_caught`` runs (every defect in the whole suite). A defect that leaves the
+    lock and runs as they are (a report or analysis edit) shares check 9's recomputation
+    (``corpus.recompute_once``)."""
+    wanted = set(FAST_DEFECTS) | {it.callspec.params["name"] for it in request.session.items
+                                  if it.originalname == "test_planted_defect_is_caught"}
     out = {}
     base = tmp_path_factory.mktemp("audit_defects")
     with corpus.recompute_once():
         for name, (fn, _checks, _failures) in DEFECTS.items():
+            if name not in wanted:
+                continue
             camp = copy_campaign(clean_campaign, base / name)
             fn(camp)
             out[name] = run_audit(camp.report)
@@ -45,7 +66,8 @@ def test_clean_campaign_has_no_untraced_numbers(clean_campaign):
     assert [u for u in strict.untraced] == []
 
 
-@pytest.mark.parametrize("name", sorted(DEFECTS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n in FAST_DEFECTS else pytest.mark.slow)
+                                  for n in sorted(DEFECTS)])
 def test_planted_defect_is_caught(name, defect_results):
     _fn, checks, _failures = DEFECTS[name]
     fired = _fired(defect_results[name])
@@ -59,7 +81,8 @@ def test_every_defect_names_its_message():
 
 
 def test_every_check_can_fail_and_passes_clean(defect_results, clean_result):
-    """README failure 13: a registered check with no defect that fires it is a check that cannot fail."""
+    """README failure 13: a registered check with no defect that fires it is a check that cannot fail.
+    The fast tier audits ``FAST_DEFECTS``, which hold a defect of every check; the whole suite all."""
     clean_fired = _fired(clean_result)
     for check in CHECKS:
         catching = [n for n, r in defect_results.items() if check.id in _fired(r) and check.id in DEFECTS[n][1]]
