@@ -537,6 +537,8 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         named = vocab.arms_in(sent)
         arms = list(dict.fromkeys(a for _, a in named))
         pair = _versus_subject(sent, arms, subject, vocab) or _sentence_pair(arms, pair, vocab)
+        if sent.rstrip(" *_)\"'”’").endswith("?"):
+            continue   # a question claims nothing ("Can we say GSPO significantly beats GRPO?" in a quoted e-mail)
         _fact_claims(sent, facts, at, out)
         metrics = vocab.metrics_in(sent)
         said, decided, undecided = arm_comparisons(sent, named, metrics, subject, metric, facts)
@@ -569,6 +571,8 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
 
 
 _OPEN_TASK = re.compile(r"^\W{0,4}\[ \]\s")
+# Seeds a plan names, not the study's: "and queue seeds 24–26", "next we add seeds 9-12".
+_PLAN_BEFORE = re.compile(r"\b(?:queue|add|launch|schedule|next)\s+(?:\w+\s+){0,2}$", re.I)
 
 
 def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
@@ -580,7 +584,7 @@ def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
         _seed_list(m, facts, at(m.start(1)), out)
     for m in _SEED_RANGE.finditer(sent) if seeds else ():
         bad = [int(x) for x in m.group(1, 2) if not _registered(facts, int(x))]
-        if bad:   # "seeds 1 to 6", "seeds 100–500": both ends are registered seeds
+        if bad and not _PLAN_BEFORE.search(sent[max(0, m.start() - 30):m.start()]):   # "seeds 1 to 6", "seeds 100–500": both ends are registered seeds
             out.append(Claim(at(m.start(1)), f"seeds from lock.seeds = {list(facts.seeds)}", m.group(0),
                              f"seed range names {', '.join(map(str, bad))}, not registered (lock.seeds = "
                              f"{list(facts.seeds)})"))

@@ -558,6 +558,7 @@ def _identity(head: str, cell: str) -> str:
 
 
 _SEED_HEAD = re.compile(r"\W*seeds?\W*", re.I)
+_UNIT_HEADER = re.compile(r"\W*(?:units?|scale)\W*", re.I)   # "| Metric | Unit | ..." cells: "fraction", "of 4", labels
 _BARE_INT = re.compile(r"\s*\d+\s*")
 
 
@@ -629,7 +630,7 @@ def _cells_table(b: _Builder, t: Table) -> None:
                 per_col[ci] = (col, idm.group(1).lower() if idm else None, bool(_PCT_COLUMN.search(col)),
                                None if ci in ident_cols else scale_word(col))
             col, id_fact, pct_col, scale = per_col[ci]
-            is_label = ci in explicit or (ci == 0 and first_label)
+            is_label = ci in explicit or (ci == 0 and first_label) or bool(_UNIT_HEADER.fullmatch(col))
             b.piece(cell, status="label" if is_label else None, fact=id_fact if is_label else None,
                     kind="table", row=label, column=col, identity=identity, column_percent=pct_col,
                     table_caption=t.caption, header=header_t, row_cells=row_t, scale=scale)

@@ -136,6 +136,17 @@ def _joined(nums: list[int], texts: list[str]):
     return nums, "".join(parts), offs
 
 
+_QUOTE_BLANK = re.compile(r"\s*(?:>\s*)+")   # ">" or "> >" alone: a blank line of a quoted e-mail ends its paragraph
+_QUOTE_LEAD = re.compile(r"\s*(?:>\s*)+")
+
+
+def _unquote(line: str) -> str:
+    """A quoted line ("> > That's a 24%", "> relative gain!") with its quote markers blanked, offsets
+    kept: the words of a sentence that runs over quoted lines meet as written ("24% relative")."""
+    m = _QUOTE_LEAD.match(line) if line[:1] in "> \t" else None
+    return " " * m.end() + line[m.end():] if m else line
+
+
 def paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
     """(line numbers, joined text, offset of each line in the text) of each prose paragraph."""
     out, cur = [], []
@@ -147,7 +158,7 @@ def paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
                 out.append(cur)
             cur = []
             continue
-        if fenced or not line.strip() or _PLAIN_LINE.match(line):
+        if fenced or not line.strip() or _PLAIN_LINE.match(line) or _QUOTE_BLANK.fullmatch(line):
             if cur:
                 out.append(cur)
             cur = []
@@ -158,7 +169,7 @@ def paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
         cur.append(i)
     if cur:
         out.append(cur)
-    return [_joined(nums, [_blank_comments(lines[n - 1]).strip() for n in nums]) for nums in out]
+    return [_joined(nums, [_blank_comments(_unquote(lines[n - 1])).strip() for n in nums]) for nums in out]
 
 
 def _prose_by_line(file: ParsedFile) -> dict[int, list[Mention]]:
@@ -191,7 +202,7 @@ def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tup
         if not ms:
             continue
         line = file.lines[n - 1]
-        raw = " ".join((tex_text(line) if file.path.endswith(".tex") else _blank_comments(line)).split())
+        raw = " ".join((tex_text(line) if file.path.endswith(".tex") else _blank_comments(_unquote(line))).split())
         base = offs[k]
         last: dict[str, int] = {}
         cursor = 0
@@ -211,7 +222,10 @@ def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tup
     return out
 
 
-_AND = re.compile(r"\s*(?:(?:for|in)\s+[^,;.()]{1,40}?)?\s*(?:,\s*and|,|and)\s*", re.I)
+# Between two values of one statistic: "0.0042 for GSPO--GRPO and 0.0054", "2.6 points for GSPO and 2.7",
+# "d_z = 3.18 for GSPO, and about −0.83", "19.1 points for GSPO (20.6 for DAPO)".
+_AND = re.compile(r"\s*(?:points?\s+|pp\s+|pts?\s+)?(?:(?:for|in)\s+[^,;.()]{1,40}?)?\s*(?:,\s*and|,|and|\()\s*"
+                  r"(?:about\s+|roughly\s+|around\s+|~\s*)?", re.I)
 _FOR = re.compile(r"\s*(?:pp\b|points?\b)?\s*(?:for|in|of)\s+(?:the\s+)?", re.I)
 _FROM = re.compile(r"\bfrom\s*$", re.I)
 _TO = re.compile(r"\s*(?:%|pp\b)?\s*to\s*", re.I)
@@ -229,6 +243,14 @@ def _pair_after(text: str, pos: int, vocab: Vocabulary):
         return None
     gap = rest[:hits[1][0]]
     return (hits[0][1], hits[1][1]) if re.search(r"(?:[-–—−/]{1,2}|\bvs\.?|\bversus|\bminus)\s*$", gap) else None
+
+
+def _arm_pair_after(text: str, pos: int, vocab: Vocabulary) -> tuple[str, str] | None:
+    """A contrast statistic followed by one arm ("d_z = 3.18 for GSPO", "2.6 points for GSPO", "20.6 for
+    DAPO"): that arm against the baseline, or None when the arm named is the baseline or none is."""
+    m = _FOR.match(text, pos)
+    arm = _arm_after(text, pos, vocab) if m and m.end() > pos else None
+    return (arm, vocab.baseline) if arm and vocab.baseline and arm != vocab.baseline else None
 
 
 def _arm_after(text: str, pos: int, vocab: Vocabulary) -> str | None:
@@ -586,8 +608,12 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     if _seed_spread(w, st, start, end, r.seed):
         r.param = True   # the range of the per-seed values (see _SEED_SPREAD)
         return r
-    if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff"):
-        r.pair, r.contrast = _pair_after(text, end, w.vocab) or _nearest_pair(w, st, start) or w.pair, True
+    if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff") or (
+            role in ("low", "high") and _written_pair(text, max(st.start, start - 60), start, w.vocab)):
+        # (the last: "the bootstrap CI for GSPO vs GRPO is [0.050, 0.167]": a contrast's interval)
+        r.pair, r.contrast = (_pair_after(text, end, w.vocab) or _arm_pair_after(text, end, w.vocab)
+                              or _written_pair(text, max(st.start, start - 60), start, w.vocab)
+                              or _nearest_pair(w, st, start) or w.pair), True
         if role in _CONTRAST_ROLES:
             w.last_kind = "diff"
     else:
@@ -598,6 +624,21 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     if m.role is None:
         w.last_pct = r.percent
     return r
+
+
+_MINUS_GAP = re.compile(r"[\w.\s]+?\s*(?:[−–—-]|\bminus\b|\bvs\.?|\bversus\b)\s*")
+
+
+def _written_pair(text: str, lo: int, start: int, vocab: Vocabulary) -> tuple[str, str] | None:
+    """The contrast written just before a statistic as "A − B" ("and GRPO − SFT is +0.074 ([−0.017,
+    0.161]; p = 0.230)", "Base − SFT is −0.074"): its arms in the order written, the last such pair
+    before the number (a sentence naming three arms otherwise reads the last arm against the baseline)."""
+    window = text[lo:start]
+    hits = vocab.arms_in(window)
+    for (p1, a1), (p2, a2) in reversed(list(zip(hits, hits[1:], strict=False))):
+        if a1 != a2 and _MINUS_GAP.fullmatch(window, p1, p2):
+            return (a1, a2)
+    return None
 
 
 def _nearest_pair(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None:
@@ -689,6 +730,9 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     if role == "diff" and not r.percent and m.role is None and abs(m.value) > 1 and prev is not None \
             and prev.percent and prev.role == "mean" and w.vocab.primary not in w.vocab.counts:
         r.percent = True  # "GSPO: 65.0% (+1.8 vs GRPO)": after a percent, a change above 1 is in points
+    if role in ("mde", "dz") and not r.percent and m.role is None and prev is not None and prev.role == role \
+            and prev.percent and _AND.fullmatch(clause):
+        r.percent = True  # "2.6 points for GSPO and 2.7 for AERO", "19.1 points for GSPO (20.6 for DAPO)"
     if role in (None, "mean") and w.lead_pct and m.role is None:
         r.percent = True  # "Held-out accuracy (%) on each seed:" over "- seed 17: grpo 63.4, gspo 65.8"
     if role == "sd" and not r.percent and m.role is None and prev is not None and prev.percent and prev.role == "mean":

@@ -10,7 +10,13 @@ fires and a clean case, over the set's appendix study (5 arms × seeds 0-4, n = 
   "0.0097 after the BH correction" (an adjusted p), "63.1% (sd 0.8)" (an SD in points after a percent),
   per-seed bullets under a lead-in that states the unit ("Held-out accuracy (%) on each seed:"), and
   "zero-variance groups" as the ZVF metric;
-- a report file in a format the audit does not read (.rst) is a finding, never a silent pass.
+- a report file in a format the audit does not read (.rst) is a finding, never a silent pass;
+- second round: a contrast statistic followed by one arm ("d_z = 3.05 for GSPO, and about −1.44 for
+  AERO", "the smallest gain we could detect at 80% power is 1.16 points for GSPO (1.19 for AERO)"); a
+  quoted e-mail thread ("> > " lines; "> " alone ends a paragraph; "the bootstrap CI for GSPO vs GRPO is
+  [...]" is the contrast's); a question is no claim; "queue seeds 5–7" is a plan; over the study with a
+  base model and an SFT checkpoint: "A − B is x ([lo, hi]; p = ...)" written after another contrast in
+  one sentence, and "Base − SFT" (the reverse of the locked sft − base); a "Unit" column is labels.
 """
 
 from __future__ import annotations
@@ -54,8 +60,21 @@ LEAD_IN = """Held-out accuracy (%) on each seed:
 - **seed 0** — grpo 60.7, gspo 62.3
 - **seed 1** — grpo 60.0, gspo 62.5
 """
+ARM_AFTER = "- Effect size: d_z = 3.05 for GSPO, and about −1.44 for AERO.\n"
+MDE_AFTER = "With five seeds the smallest gain we could detect at 80% power is 1.16 points for GSPO (1.19 for AERO).\n"
+QUOTED = """Thanks, agreed.
+
+On Mon, 30 Nov 2026 at 18:02, Tom <tom@lab.example> wrote:
+> Also: the bootstrap CI for GSPO vs GRPO is [0.0154, 0.0264], entirely above 0.
+> DAPO's zero-variance fraction is lower too (0.189 vs 0.369).
+>
+> > GSPO is at 63.1% held-out against 61.0% for GRPO. That's a 3%
+> > relative gain! Can we say DAPO significantly beats GRPO?
+"""
+PLANNED = "GSPO is ahead of GRPO on seeds 0–4; I'd queue seeds 5–7 next.\n"
 PROSE = {"arrow": ARROW, "from-to": FROM_TO, "adjusted-after": ADJUSTED, "sd-after-percent": SD_PCT,
-         "lead-in-unit": LEAD_IN}
+         "lead-in-unit": LEAD_IN, "arm-after-contrast-statistic": ARM_AFTER, "mde-arm-after": MDE_AFTER,
+         "quoted-thread": QUOTED, "planned-seeds": PLANNED}
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +104,12 @@ def test_clean_table_has_no_finding(study, tmp_path, text):
     (ADJUSTED, "0.0097 after", "0.0079 after", "1", "contrasts.gspo-grpo.p_adjusted"),
     (SD_PCT, "(sd 0.8)", "(sd 0.5)", "1", "arms.gspo.heldout_accuracy.sd"),
     (LEAD_IN, "gspo 62.5", "gspo 62.9", "4", "runs.gspo.s1.heldout_accuracy"),
-], ids=["per-seed-cell", "sd-in-parentheses", "mean-before-parentheses", "s-equals-seed-column", "dz-cell", *PROSE])
+    (ARM_AFTER, "−1.44 for AERO", "−1.04 for AERO", "1", "contrasts.aero-grpo.effect_size_dz"),
+    (MDE_AFTER, "(1.19 for AERO)", "(1.49 for AERO)", "1", "contrasts.aero-grpo.mde"),
+    (QUOTED, "[0.0154, 0.0264]", "[0.0154, 0.0364]", "4", "contrasts.gspo-grpo.ci95.high"),
+    (QUOTED, "63.1% held-out", "63.4% held-out", "7", "arms.gspo.heldout_accuracy.mean"),
+], ids=["per-seed-cell", "sd-in-parentheses", "mean-before-parentheses", "s-equals-seed-column", "dz-cell", *list(PROSE)[:5],
+       "arm-after-contrast-statistic", "mde-arm-after", "quoted-contrast-interval", "quoted-nested-mean"])
 def test_wrong_cell_is_an_error_against_its_source(study, tmp_path, text, find, replace, line, source):
     found = _findings(study, tmp_path, text.replace(find, replace))
     assert [f for f in found if f[0] == line and source in f[1]], found
@@ -103,3 +127,36 @@ def test_a_report_in_a_format_the_audit_does_not_read_is_a_finding(study, tmp_pa
 def test_a_report_the_audit_reads_has_no_unread_finding(study, tmp_path):
     res = corpus.audit_written(study, tmp_path, {"report.md": ZVF})
     assert [f for f in res.findings if "not read" in f.message] == []
+
+
+CARD = """| Metric | Unit | Base | SFT | GRPO (3 seeds) |
+|---|---|---:|---:|---:|
+| Groups correct | of 4 | 1.87 | 2.20 | **2.44** ± 0.06 |
+
+On solve rate, GRPO − Base is +0.148 (95% bootstrap CI [0.062, 0.241]; paired t p = 0.090, Holm-adjusted
+0.181) and GRPO − SFT is +0.074 ([−0.017, 0.161]; p = 0.230).
+
+Quoted the other way round, Base − SFT is −0.074 [−0.167, 0.019] (p = 0.122, exploratory).
+"""
+
+
+@pytest.fixture(scope="module")
+def card_study(tmp_path_factory):
+    return unseen.build("model_card_yaml", tmp_path_factory.mktemp("card"))
+
+
+def test_clean_card_contrasts_and_unit_column_have_no_finding(card_study, tmp_path):
+    assert _findings(card_study, tmp_path, CARD) == []
+
+
+@pytest.mark.parametrize(("find", "replace", "line", "source"), [
+    ("| 1.87 |", "| 0.468 |", "3", "arms.base.groups_correct"),
+    ("[−0.017, 0.161]", "[−0.017, 0.171]", "6", "contrasts.grpo-sft.ci95.high"),
+    ("p = 0.230", "p = 0.320", "6", "contrasts.grpo-sft.p"),
+    ("Base − SFT is −0.074", "Base − SFT is +0.074", "8", "contrasts.sft-base"),
+    ("[−0.167, 0.019]", "[−0.167, 0.029]", "8", "contrasts.sft-base"),
+], ids=["unit-column-row", "second-contrast-interval", "second-contrast-p", "reversed-contrast-sign",
+        "reversed-contrast-interval"])
+def test_wrong_card_value_is_an_error(card_study, tmp_path, find, replace, line, source):
+    found = _findings(card_study, tmp_path, CARD.replace(find, replace))
+    assert [f for f in found if f[0] == line and source in f[1]], found
