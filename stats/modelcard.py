@@ -237,7 +237,7 @@ def _results_section(result: AnalysisResult, study: Study, run: CardRun) -> list
 
 def _arm_section(result: AnalysisResult, study: Study, arm: str) -> list[str]:
     """The across-seed table of the arm and its contrasts, as report.md writes them."""
-    from stats.render import _Doc, _level_tag
+    from stats.render import _Doc
 
     d, plan = _Doc(result), study.analysis
     metric, summ = plan.primary_metric, plan.arm_summary
@@ -249,7 +249,7 @@ def _arm_section(result: AnalysisResult, study: Study, arm: str) -> list[str]:
     base = f"arms.{arm}.{metric}.{s0}"
     L += ["", f"| Seeds (seeds) | {s0} ({unit}) | {summ.level * 100:g}% {summ.interval} CI ({unit}) | "
           f"SD over seeds ({unit}) |", "|---|---|---|---|",
-          f"| {d.cell(f'arms.{arm}.n_seeds')} | {d.cell(base)} | {d.interval(f'{base}.ci{_level_tag(summ.level)}')} | "
+          f"| {d.cell(f'arms.{arm}.n_seeds')} | {d.cell(base)} | {d.interval(f'{base}.{result.arm_interval_tag}')} | "
           f"{d.cell(f'arms.{arm}.{metric}.sd')} |", ""]
     mine = [c for c in result.contrasts.values() if c.name.startswith(arm + "-") or arm == result.baseline]
     return L + (_contrast_table(result, plan, unit, mine) if mine else [])
@@ -257,11 +257,10 @@ def _arm_section(result: AnalysisResult, study: Study, arm: str) -> list[str]:
 
 def _contrast_table(result: AnalysisResult, plan, unit: str, contrasts: list) -> list[str]:
     """The arm's contrasts (arm − baseline) with the planned intervals, p, adjusted p and verdict."""
-    from stats.analyze import interval_tags
     from stats.render import _Doc
 
     d = _Doc(result)
-    ctags = list(zip(interval_tags(plan.intervals), plan.intervals, strict=True))
+    ctags = result.interval_tags
     head = ["Contrast", "Pairs (seeds)", f"Δ mean (difference, {unit})"]
     head += [f"{s.level * 100:g}% {s.method} CI (difference, {unit})" for _, s in ctags]
     head += [f"p, {plan.test} (probability)", f"p adjusted, {plan.multiplicity.method} (probability)", "Verdict"]

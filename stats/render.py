@@ -1,7 +1,8 @@
-"""Render an analysis.json into report.md, results.tex and PNG figures.
+"""Render an analysis.json into report.md, results.tex and PNG figures (:mod:`stats.figures`).
 
 Every rendered number is tied to its value id so the audit can pin it (see RENDERING
-below); nothing here computes a statistic, it only formats values from analysis.json.
+below); nothing here computes a statistic, it only formats values of the typed analysis
+(:class:`stats.result.AnalysisResult`, read once by :func:`stats.result.read_analysis`).
 """
 
 from __future__ import annotations
@@ -10,11 +11,9 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from prereg.canonical import sha256_file
 from prereg.errors import UserError
-from prereg.jsonio import make_dirs, read_json, read_jsonl, write_atomic
-from prereg.records import MANIFEST, TELEMETRY, is_reference_run
-from prereg.study import AnalysisPlan, IntervalSpec
+from prereg.jsonio import make_dirs, write_atomic
+from stats.figures import draw_figures, runs_folder
 from stats.result import NO_VERDICT, AnalysisResult, Value, Verdict, read_analysis
 
 RENDERING = """\
@@ -153,19 +152,6 @@ class _Doc:
         return f"[{self.cell(base + '.low')}, {self.cell(base + '.high')}]"
 
 
-def _level_tag(level: float) -> str:
-    from stats.intervals import level_tag
-
-    return level_tag(level)
-
-
-def _contrast_tags(plan: AnalysisPlan) -> list[tuple[str, IntervalSpec]]:
-    """(value-id tag, interval spec) of each planned contrast interval: ``ci95``, ``ci95_bca``, ..."""
-    from stats.analyze import interval_tags
-
-    return list(zip(interval_tags(plan.intervals), plan.intervals, strict=True))
-
-
 def markdown(r: AnalysisResult, digest: str, figures: list[str], notes: list[str]) -> str:
     """report.md: one section per step, every number pinned to its analysis.json id.
 
@@ -189,7 +175,7 @@ def markdown(r: AnalysisResult, digest: str, figures: list[str], notes: list[str
     d = _Doc(r)
     metric, summ = plan.primary_metric, plan.arm_summary
     munit = r.unit(f"arms.{r.arms[0]}.{metric}.{summ.statistics[0]}", "fraction")
-    tag, lvl = "ci" + _level_tag(summ.level), f"{summ.level * 100:g}%"
+    tag, lvl = r.arm_interval_tag, f"{summ.level * 100:g}%"
     L = _md_head(r, d, digest, metric, munit)
     L += _md_arms(r, d, metric, munit, tag, lvl)
     L += _md_per_seed(r, d, metric, munit)
@@ -290,7 +276,7 @@ def _contrast_head(r: AnalysisResult, munit: str, ctags, has_power: bool, has_to
 
 def _md_contrasts(r: AnalysisResult, d: _Doc, munit: str) -> list[str]:
     """The contrast table: difference, planned intervals, p, adjusted p, power, TOST, verdict."""
-    ctags = _contrast_tags(r.plan)
+    ctags = r.interval_tags
     has_power = any(f"contrasts.{c}.mde" in r.values for c in r.contrasts)
     has_tost = any(f"contrasts.{c}.tost_p" in r.values for c in r.contrasts)
     head = _contrast_head(r, munit, ctags, has_power, has_tost)
@@ -486,7 +472,7 @@ def _secondary_markdown(r: AnalysisResult, d: _Doc) -> list[str]:
     groups = _secondary_keys(r)
     if not groups:
         return []
-    ctags = _contrast_tags(r.plan)
+    ctags = r.interval_tags
     L = ["## Secondary metrics (not in the confirmatory family)", "",
          "Same paired analysis as the primary contrasts (planned test, intervals, resamples, power, TOST), on other "
          "metrics. These contrasts are outside the declared multiplicity family: their p-values are unadjusted "
@@ -592,7 +578,7 @@ def latex(r: AnalysisResult, digest: str) -> str:
              "% the tables below use only these macros (see `stats render --help`)."]
     lines += _tex_macros(r)
     munit = r.unit(f"arms.{r.arms[0]}.{plan.primary_metric}.{plan.arm_summary.statistics[0]}", "fraction")
-    ctags = _contrast_tags(plan)
+    ctags = r.interval_tags
     lines += _tex_arm_table(r, munit)
     lines += _tex_contrast_table(r, munit, ctags)
     for metric, items in _secondary_keys(r).items():
@@ -633,7 +619,7 @@ def _tex_arm_table(r: AnalysisResult, munit: str) -> list[str]:
     plan = r.plan
     metric, summ = plan.primary_metric, plan.arm_summary
     s0 = summ.statistics[0]
-    tag = "ci" + _level_tag(summ.level)
+    tag = r.arm_interval_tag
     lines = ["", "\\begin{table}[t]", "\\centering",
              f"\\caption{{{_tex_escape(metric)} by arm ({munit}); {summ.level * 100:g}\\% {_tex_escape(summ.interval)} intervals over seeds.}}",
              "\\begin{tabular}{lrrr}", "\\hline",
@@ -681,163 +667,6 @@ def _tex_secondary_table(r: AnalysisResult, metric: str, items: list, ctags: lis
         lines.append(f"{_tex_escape(c)} & {_tex_ref(r, pre + '.diff_mean')} & {_tex_ci(r, pre, t0)} & "
                      f"{_tex_ref(r, pre + '.p')} & \\{_verdict_tex_name(r, key, secondary=True)} \\\\")
     return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
-
-
-# ----------------------------------------------------------------------------- figures
-def _save(fig, path: Path) -> None:
-    """PNG bytes through the one atomic writer: umask honoured, a read-only folder is one line."""
-    import io
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    write_atomic(path, buf.getvalue())
-
-
-def _runs_root(r: AnalysisResult, analysis_path: Path, override: str | Path | None) -> Path | None:
-    if override is not None:
-        return Path(override)
-    root = Path(r.runs_root or "")
-    for cand in (root, analysis_path.parent / root):
-        if cand.is_dir():
-            return cand
-    return None
-
-
-def _telemetry(result: AnalysisResult, root: Path, notes: list[str]) -> dict[str, dict[int, list[dict]]]:
-    out: dict[str, dict[int, list[dict]]] = {}
-    for r in result.runs:
-        rdir = root / r.path
-        try:
-            man = read_json(rdir / MANIFEST, "run manifest")
-            if not isinstance(man, dict):
-                notes.append(f"figures: {r.path}: manifest is not a JSON object; not plotted")
-                continue
-            if is_reference_run(man) and TELEMETRY not in (man.get("artifacts") or {}):
-                continue  # a reference evaluation trained nothing: no curves to plot
-            entry = man.get("artifacts") if isinstance(man.get("artifacts"), dict) else {}
-            entry = entry.get(TELEMETRY) if isinstance(entry.get(TELEMETRY), dict) else {}
-            digest = entry.get("sha256")
-            if digest is None or sha256_file(rdir / TELEMETRY) != digest:
-                notes.append(f"figures: {r.path}: telemetry does not match its manifest digest; not plotted")
-                continue
-            if man.get("seal") != r.seal:
-                notes.append(f"figures: {r.path}: manifest seal differs from the analysed one; not plotted")
-                continue
-            out.setdefault(r.arm, {})[r.seed] = read_jsonl(rdir / TELEMETRY, "telemetry")
-        except (UserError, OSError) as exc:
-            notes.append(f"figures: {r.path}: {exc}")
-    return out
-
-
-def _curves(tel, key: str, ylabel: str, path: Path) -> bool:
-    """One panel per arm: each seed a thin line, the mean over seeds bold, min–max over seeds shaded."""
-    import warnings
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-    from matplotlib.ticker import MaxNLocator
-
-    mats = {}
-    for arm in sorted(tel):
-        series = [[np.nan if row.get(key) is None else float(row[key]) for row in rows] for rows in tel[arm].values()]
-        series = [x for x in series if x]
-        if not series:
-            continue
-        n = max(len(x) for x in series)
-        mat = np.full((len(series), n), np.nan)
-        for i, x in enumerate(series):
-            mat[i, :len(x)] = x
-        if not np.all(np.isnan(mat)):
-            mats[arm] = mat
-    if not mats:
-        return False
-    k = len(mats)
-    fig, axes = plt.subplots(1, k, figsize=(2.6 * k + 0.8, 3.2), dpi=110, sharey=True, squeeze=False)
-    for ax, (arm, mat), color in zip(axes[0], mats.items(), [f"C{i}" for i in range(k)], strict=True):
-        steps = np.arange(1, mat.shape[1] + 1)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            mean, lo, hi = np.nanmean(mat, 0), np.nanmin(mat, 0), np.nanmax(mat, 0)
-        ax.fill_between(steps, lo, hi, color=color, alpha=0.15, linewidth=0)
-        for row in mat:
-            ax.plot(steps, row, color=color, alpha=0.25, linewidth=0.6)
-        ax.plot(steps, mean, color=color, linewidth=2)
-        ax.set_title(f"{arm} ({mat.shape[0]} seeds)", fontsize=9)
-        ax.set_xlabel("step", fontsize=8)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.tick_params(labelsize=7)
-    axes[0][0].set_ylabel(ylabel, fontsize=8)
-    fig.suptitle(f"{ylabel}: per seed (thin), mean over seeds (bold), min–max band", fontsize=9)
-    fig.tight_layout()
-    _save(fig, path)
-    plt.close(fig)
-    return True
-
-
-def _forest(r: AnalysisResult, path: Path) -> None:
-    """The forest plot: arms (first planned statistic, its interval) beside contrasts (difference,
-    the first two planned intervals thin and thick, the equivalence margin shaded)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 0.5 * max(len(r.arms), 3) + 1.5), dpi=110)
-    _forest_arms(r, ax1)
-    _forest_contrasts(r, ax2)
-    fig.tight_layout()
-    _save(fig, path)
-    plt.close(fig)
-
-
-def _forest_arms(r: AnalysisResult, ax) -> None:
-    """Left panel: each arm's first planned statistic with its planned interval."""
-    plan = r.plan
-    metric, summ = plan.primary_metric, plan.arm_summary
-    s0 = summ.statistics[0]
-    tag = "ci" + _level_tag(summ.level)
-    for i, arm in enumerate(r.arms):
-        base = f"arms.{arm}.{metric}.{s0}"
-        mu, lo, hi = r.value(base), r.value(f"{base}.{tag}.low"), r.value(f"{base}.{tag}.high")
-        if mu is None:
-            continue
-        if lo is not None and hi is not None:
-            ax.plot([lo, hi], [i, i], color="C0", linewidth=2)
-        ax.plot([mu], [i], "o", color="C0")
-    ax.set_yticks(range(len(r.arms)), list(r.arms))
-    ax.invert_yaxis()
-    ax.set_xlabel(f"{metric} {s0} ({summ.level * 100:g}% {summ.interval} CI)")
-    ax.set_title("Arms")
-
-
-def _forest_contrasts(r: AnalysisResult, ax) -> None:
-    """Right panel: each contrast's difference with its first two planned intervals, zero and the margin."""
-    plan = r.plan
-    ctags = _contrast_tags(plan)
-    for i, c in enumerate(r.contrasts):
-        pre = f"contrasts.{c}"
-        mu = r.value(f"{pre}.diff_mean")
-        if mu is None:
-            continue
-        for j, (t, _) in enumerate(ctags[:2]):
-            lo, hi = r.value(f"{pre}.{t}.low"), r.value(f"{pre}.{t}.high")
-            if lo is not None and hi is not None:
-                ax.plot([lo, hi], [i, i], color="C1", linewidth=1.5 + 2.5 * j, alpha=0.9 if j else 0.6)
-        ax.plot([mu], [i], "o", color="C1")
-    ax.axvline(0, color="k", linewidth=0.8)
-    margin = plan.equivalence_margin
-    if margin:
-        ax.axvspan(-margin, margin, color="0.85", zorder=0, label=f"±margin {margin:g}")
-        ax.legend(fontsize=8, loc="best")
-    ax.set_yticks(range(len(r.contrasts)), list(r.contrasts))
-    ax.invert_yaxis()
-    ax.set_xlabel("paired difference\n" + "; ".join(f"{w}: {s.level * 100:g}% {s.method}"
-                                                    for w, (_, s) in zip(("thin", "thick"), ctags[:2], strict=False)),
-                  fontsize=8)
-    ax.set_title("Contrasts (arm − baseline)")
 
 
 def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_root: str | Path | None = None,
@@ -912,7 +741,7 @@ def render_result(result: AnalysisResult, analysis_path: Path, out_dir: str | Pa
     notes: list[str] = []
     if figures:
         make_dirs(out / "figures")
-        drawn, written = _draw_figures(result, analysis_path, out, targets, runs_root, overwrite, notes)
+        drawn, written = draw_figures(result, analysis_path, out, targets, runs_root, overwrite, notes)
     else:
         make_dirs(out)
         drawn, written = [], []
@@ -950,39 +779,6 @@ def _write_cards(result: AnalysisResult, out: Path, hub_dir, cards, overwrite: b
     return written
 
 
-def _draw_figures(result: AnalysisResult, analysis_path: Path, out: Path, targets: dict, runs_root,
-                  overwrite: bool, notes: list[str]) -> tuple[list[str], list[Path]]:
-    """The forest plot, the sequential boundaries (a sequential plan) and the reward/ZVF curves
-    (run folders found); returns (figure paths for the report, files written). ``notes`` says what
-    was not drawn and why."""
-    from stats.seqplot import boundary_plot
-
-    _forest(result, targets["forest"])
-    figures, written = ["figures/forest.png"], [targets["forest"]]
-    seq_png = out / "figures" / "sequential_boundaries.png"
-    if result.plan.sequential and seq_png.exists() and not overwrite:
-        raise UserError(f"{seq_png}: already exists; refusing to overwrite (choose another -o)")
-    if boundary_plot(result, seq_png):  # README failure 19: the boundaries and the observed path
-        figures.append("figures/sequential_boundaries.png")
-        written.append(seq_png)
-    if result.source != "runs":
-        notes.append("figures: imported results carry no telemetry; reward/ZVF curves not drawn")
-        return figures, written
-    root = _runs_root(result, analysis_path, runs_root)
-    if root is None:
-        notes.append(f"figures: runs folder {result.runs_root!r} not found; curves not drawn (use --runs)")
-        return figures, written
-    tel = _telemetry(result, root, notes)
-    for key, label, name in (("reward_mean", "training reward (step mean)", "reward"),
-                             ("zvf", "zero-variance fraction (ZVF)", "zvf")):
-        if _curves(tel, key, label, targets[name]):
-            figures.append(f"figures/{targets[name].name}")
-            written.append(targets[name])
-        else:
-            notes.append(f"figures: no telemetry field {key!r}; {targets[name].name} not drawn")
-    return figures, written
-
-
 def _prepare_cards(result: AnalysisResult, analysis_path: Path, runs_root, lock, out: Path, hub_dir,
                    overwrite: bool, card_license: str | None = None):
     """Card texts and runs, computed (and every refusal made) before anything is written."""
@@ -990,7 +786,7 @@ def _prepare_cards(result: AnalysisResult, analysis_path: Path, runs_root, lock,
 
     if result.source != "runs":
         raise UserError("--model-cards: the analysis is of an imported table; cards need the run folders")
-    root = _runs_root(result, analysis_path, runs_root)
+    root = runs_folder(result, analysis_path, runs_root)
     if root is None:
         raise UserError(f"--model-cards: runs folder {result.runs_root!r} not found; pass --runs")
     runs = card_runs(result, root)

@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from prereg.study import AnalysisPlan
+    from prereg.study import AnalysisPlan, IntervalSpec
 
 
 @dataclass(frozen=True)
@@ -209,6 +209,21 @@ class AnalysisResult:
         from prereg.study import analysis_plan
 
         return analysis_plan(self.document["plan"])
+
+    @cached_property
+    def interval_tags(self) -> tuple[tuple[str, IntervalSpec], ...]:
+        """(value-id tag, spec) of each planned contrast interval (``ci95``, ``ci95_bca``, ``ci90``, ...):
+        the naming rule of :func:`stats.analyze.interval_tags`, read by every table and figure."""
+        from stats.analyze import interval_tags
+
+        return tuple(zip(interval_tags(self.plan.intervals), self.plan.intervals, strict=True))
+
+    @cached_property
+    def arm_interval_tag(self) -> str:
+        """The value-id tag of the planned arm intervals (``ci95`` at level 0.95)."""
+        from stats.intervals import level_tag
+
+        return "ci" + level_tag(self.plan.arm_summary.level)
 
     @cached_property
     def values(self) -> Mapping[str, Value]:
