@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 STATUSES = ("traced", "value-only", "label", "error", "untraced", "in code", "comment", "front matter", "citation")
 SKIPPED = ("label", "in code", "comment", "front matter", "citation")   # not checked as values
@@ -48,7 +48,12 @@ class NumberRow:
     context: str = ""       # the line it sits on, shortened
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """Its fields by name, in order (``dataclasses.asdict`` deep-copies: about 18 us a row, 17 s for
+        the rows and findings of a 5 MB table; every field here is a string: README failure 10)."""
+        return {k: getattr(self, k) for k in _ROW_FIELDS}
+
+
+_ROW_FIELDS = tuple(f.name for f in fields(NumberRow))
 
 
 def _rule(t, status: str, where: str = "") -> str:
