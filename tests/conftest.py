@@ -157,3 +157,23 @@ def clean_campaign(tmp_path_factory):
     yield camp
     assert _tree_digest(camp.root) == before, "a test changed the shared clean campaign: copy it first"
 
+
+
+_RECOMPUTED: dict = {}  # check 9's recomputations, by the SHA-256 of their inputs, for this process
+
+
+@pytest.fixture
+def shared_recompute():
+    """Audit check 9's recomputation of a study's analysis is shared by every test that asks for this
+    fixture (``pytestmark = pytest.mark.usefixtures("shared_recompute")``), across modules.
+
+    For the modules that audit hand-typed reports over a built study: only the report differs from
+    test to test, so check 9 would recompute the same analysis from byte-identical lock and records
+    each time (half of such an audit's CPU). The recomputation is deterministic; it is kept by the
+    SHA-256 of the lock's and the records' bytes and handed out as a deep copy, and check 9 still
+    compares it with each copy's ``analysis.json`` (``tests/report_corpus/corpus.py::recompute_once``).
+    """
+    from tests.report_corpus import corpus
+
+    with corpus.recompute_once(_RECOMPUTED):
+        yield

@@ -17,6 +17,9 @@ from audit.numbers import parse_markdown
 from audit.words import vocabulary
 from tests.report_corpus import corpus
 
+# only the report differs from test to test: check 9 recomputes each study once (conftest)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 
 @pytest.fixture(scope="module")
 def studies(tmp_path_factory):

@@ -21,6 +21,9 @@ from audit.words import is_points, role_before, vocabulary
 from tests.report_corpus import corpus
 from tests.report_corpus_fresh import fresh
 
+# only the report differs from test to test: check 9 recomputes each study once (conftest)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 
 @pytest.mark.parametrize("suffix", [".qmd", ".Rmd", ".md"])
 def test_quarto_and_r_markdown_reports_are_read(tmp_path, suffix):

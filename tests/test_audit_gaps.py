@@ -11,6 +11,9 @@ import pytest
 
 from tests.report_corpus import corpus
 
+# only the report differs from test to test: check 9 recomputes each study once (conftest)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 
 @pytest.fixture(scope="module")
 def run_card(tmp_path_factory):

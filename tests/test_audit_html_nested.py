@@ -18,6 +18,9 @@ from audit import check
 from audit.html_table import read_html
 from tests.report_corpus import corpus
 
+# only the report differs from test to test: check 9 recomputes each study once (conftest)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 
 @pytest.fixture(scope="module")
 def five_arms(tmp_path_factory):

@@ -13,6 +13,9 @@ import pytest
 
 from tests.report_corpus import corpus
 
+# only the report differs from test to test: check 9 recomputes each study once (conftest)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 
 @pytest.fixture(scope="module")
 def five_arms(tmp_path_factory):

@@ -12,6 +12,9 @@ import pytest
 
 from tests.report_corpus import corpus
 
+# only the report differs from test to test: check 9 recomputes each study once (conftest)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 HEAD = "# Results\n\nEight seeds per arm, 500 held-out problems.\n\n"
 
 

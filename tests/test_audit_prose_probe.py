@@ -37,6 +37,9 @@ import pytest
 from audit import check
 from tests.report_corpus import corpus
 
+# only the report differs from test to test: check 9 recomputes each study once (conftest)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 HEAD = "# Results\n\nEight seeds per arm, 500 held-out problems.\n\n"
 FIRST_LINE = HEAD.count("\n") + 1
 

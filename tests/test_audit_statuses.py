@@ -18,6 +18,9 @@ from audit.statuses import RESULTS_TABLE, STATISTIC_SENTENCE, classify, settings
 from audit.trace import Traced
 from tests.report_corpus import corpus
 
+# only the report differs from test to test: check 9 recomputes each study once (conftest)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 CLEAN = """# Loss variants on GSM8K
 
 | Method | Accuracy | ZVF |

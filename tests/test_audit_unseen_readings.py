@@ -26,6 +26,9 @@ import pytest
 from tests.report_corpus import corpus
 from tests.report_corpus_unseen import unseen
 
+# only the report differs from test to test: check 9 recomputes each study once (conftest)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 SEEDS = """**Table C.1.** Held-out accuracy (%) by seed.
 
 | Method | Held-out accuracy (%) | | | | | |

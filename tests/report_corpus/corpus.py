@@ -236,7 +236,7 @@ def _inputs_digest(lock_path: Path, runs_path: Path) -> str:
 
 
 @contextlib.contextmanager
-def recompute_once():
+def recompute_once(kept: dict | None = None):
     """Within the block, audit check 9 recomputes the analysis once per distinct set of inputs.
 
     Every plant of a report set is audited over a copy of the same study (only the report
@@ -244,11 +244,13 @@ def recompute_once():
     for each plant. The recomputation is deterministic (byte-identical reruns), so a result is
     kept by the SHA-256 of the lock's and the records' bytes and handed out again (a deep copy);
     check 9 still compares it with each copy's ``analysis.json``. An input that differs in one
-    byte is recomputed; a recomputation that raises is not kept.
+    byte is recomputed; a recomputation that raises is not kept. ``kept`` (digest -> result) carries
+    the results beyond the block (``tests/conftest.py::shared_recompute``); by default a new one.
     """
     import audit.checks.analysis as check9
 
-    real, kept = check9.recompute, {}
+    real = check9.recompute
+    kept = {} if kept is None else kept
 
     def once(lock_path, runs_path, analysis, files=None):
         if runs_path is None or not Path(runs_path).exists() or not Path(lock_path).is_file():
