@@ -132,6 +132,8 @@ def check_card(ctx, out, f) -> int:
     where = f"{f.path}:{first + (root.start_mark.line if root is not None else 0)}"
     if arm is None or seed is None or not str(seed).isdigit():
         arm, seed = _titled_run(ctx, f) or (arm, seed)
+    if (arm is None or seed is None or not str(seed).isdigit()) and _titled_arm(ctx, f, root) is not None:
+        return _check_arm_card(ctx, out, f, first, root, _titled_arm(ctx, f, root))
     if arm is None or seed is None or not str(seed).isdigit():
         out.add(where, "an rlprereg block naming the card's arm and seed", "none",
                 "model-index without the run it reports (rlprereg.arm/seed, or a title naming arm and seed)")
@@ -149,6 +151,52 @@ def check_card(ctx, out, f) -> int:
         for result in _items(_get(model, "results")):
             for metric in _items(_get(result, "metrics")):
                 n += _check_metric(ctx, out, f, first, run, arm, int(seed), metric)
+    return n
+
+
+def _titled_arm(ctx, f, root) -> str | None:
+    """The one arm a card reports the mean over seeds of: named, with no seed, by its model-index
+    ``name`` ("puzzle-solver-grpo") or its title; None when they name a run, a pair or no arm."""
+    from audit.sources import entity_from_text
+
+    arms = list(ctx.arms)
+    names = [_scalar(_get(m, "name")) for m in _items(_get(root, "model-index"))]
+    titles = [scope[-1] for _line, scope in f.heading_scopes[:1] if scope]
+    for text in [*(str(n) for n in names if n is not None), *titles]:
+        ent, _ = entity_from_text(text, arms)
+        if ent is not None:
+            return ent[1] if ent[0] == "arm" else None
+    return None
+
+
+def _arm_value(ctx, arm: str, metric: str):
+    """(value, id) of the arm's mean of ``metric`` in the analysis, else (None, None)."""
+    values = ctx.analysis.get("values") or {}
+    for key in (f"arms.{arm}.{metric}.mean", f"arms.{arm}.{metric}"):
+        rec = values.get(key)
+        if isinstance(rec, dict) and _num(rec.get("value")) is not None:
+            return _num(rec["value"]), key
+    return None, None
+
+
+def _check_arm_card(ctx, out, f, first: int, root, arm: str) -> int:
+    """A card of an arm over its seeds ("puzzle-solver-grpo", the mean of three seeds): each model-index
+    value against the arm's mean (it asked for a run the card never claimed to be; README failure 15)."""
+    n = 0
+    for model in _items(_get(root, "model-index")):
+        for result in _items(_get(model, "results")):
+            for metric in _items(_get(result, "metrics")):
+                name, label, node = (_scalar(_get(metric, k)) for k in ("type", "name", "value"))
+                loc = f"{f.path}:{first + (_get(metric, 'value') or metric).start_mark.line}"
+                want, vid = next(((w, v) for w, v in (_arm_value(ctx, arm, str(t)) for t in
+                                  (name, _metric_name(ctx, str(name)), _metric_name(ctx, str(label))) if t)
+                                  if w is not None), (None, None))
+                if want is None:
+                    out.add(loc, f"a value of arm {arm}", f"{name}: {node}", "model-index metric names no value of its arm")
+                    continue
+                n += 1
+                if node is None or not _equal_as_written(node, want):
+                    out.add(loc, f"{want!r} ({vid})", f"{name}: {node}", "model-index value differs from the arm's mean")
     return n
 
 

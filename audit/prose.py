@@ -249,7 +249,7 @@ def _arm_pair_after(text: str, pos: int, vocab: Vocabulary) -> tuple[str, str] |
     """A contrast statistic followed by one arm ("d_z = 3.18 for GSPO", "2.6 points for GSPO", "20.6 for
     DAPO"): that arm against the baseline, or None when the arm named is the baseline or none is."""
     m = _FOR.match(text, pos)
-    arm = _arm_after(text, pos, vocab) if m and m.end() > pos else None
+    arm = _arm_after(text, m.end(), vocab) if m and m.end() > pos else None   # "2.6 points for GSPO"
     return (arm, vocab.baseline) if arm and vocab.baseline and arm != vocab.baseline else None
 
 
@@ -709,8 +709,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     prev = w.prev
     role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role \
         or lora_role(w.text[max(st.start, start - 40):start], st.lora) or role_before(clause)
-    if role is None and m.text.startswith("+") and st.arms:
-        role = "diff"    # "+0.214" next to named arms: a difference
+    if role is None and m.text.startswith("+"):
+        role = "diff"    # "+0.214" next to named arms, "Do not read the +0.148 as ...": a signed number is a difference
     if role is None and prev is not None and prev.role in _CONTRAST_ROLES and (_AND.fullmatch(clause) or (
             m.role is None and _AND_ARM.fullmatch(clause) and len(w.vocab.arms_in(clause)) == 1)):
         role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO", "GSPO gains 0.018 and DAPO 0.0035"

@@ -86,6 +86,7 @@ def study(tmp_path_factory):
 
 
 def _findings(study, tmp_path, text):
+    tmp_path.mkdir(parents=True, exist_ok=True)
     res = corpus.audit_written(study, tmp_path, {"report.md": text})
     return [(f.location.rsplit(":", 1)[-1], f.expected, f.found, f.message) for f in res.findings]
 
@@ -163,3 +164,38 @@ def test_clean_card_contrasts_and_unit_column_have_no_finding(card_study, tmp_pa
 def test_wrong_card_value_is_an_error(card_study, tmp_path, find, replace, line, source):
     found = _findings(card_study, tmp_path, CARD.replace(find, replace))
     assert [f for f in found if f[0] == line and source in f[1]], found
+
+
+MDE_POINTS = ("- With five seeds the smallest difference we could reliably detect (80% power, exact noncentral t) is about "
+              "1.16 points for GSPO and 1.19 for AERO.\n")
+
+
+def test_mde_with_the_arm_after_it_in_points(study, tmp_path):
+    """"... is about 1.16 points for GSPO and 1.19 for AERO": each arm's MDE against GRPO, both in points."""
+    assert _findings(study, tmp_path / "clean", MDE_POINTS) == []
+    found = _findings(study, tmp_path / "wrong", MDE_POINTS.replace("about\n1.16", "about\n0.86").replace("about 1.16", "about 0.86"))
+    assert [f for f in found if "contrasts.gspo-grpo.mde" in f[1]], found
+
+
+ARM_CARD = """---
+model-index:
+- name: puzzle-solver-grpo
+  results:
+  - task: {type: text-generation, name: Logic puzzles}
+    metrics:
+    - {type: accuracy, name: Solve rate, value: 0.623}
+---
+
+# puzzle-solver-grpo
+
+GRPO over three seeds. Do not read the +0.148 as an established gain.
+"""
+
+
+def test_model_index_of_an_arm_over_its_seeds_is_checked_against_the_arm_mean(card_study, tmp_path):
+    """A card titled by an arm with no seed reports the arm's mean: it was asked for a run it never
+    claimed to be (and its values went unchecked); a bare "+0.148" is a difference, not GRPO's mean."""
+    assert _findings(card_study, tmp_path / "clean", ARM_CARD) == []
+    found = _findings(card_study, tmp_path / "wrong", ARM_CARD.replace("value: 0.623", "value: 0.632"))
+    assert [f[1:] for f in found] == [("0.623456790123 (arms.grpo.solve_rate.mean)", "accuracy: 0.632",
+                                       "model-index value differs from the arm's mean")]
