@@ -86,6 +86,7 @@ def _parts(files: list, jobs: int, claims: bool) -> list[_Part]:
 
 
 _WORK: tuple | None = None   # (index, files, vocab, facts, parts): set just before the fork, inherited
+_WORK_MEMO: TraceMemo | None = None   # made just before the fork: each worker fills its own copy
 
 
 def _run_part(k: int):
@@ -100,7 +101,7 @@ def _run_part(k: int):
     if part.what == "claims":
         return paragraph_claims(f, vocab, facts, tally, part.lines), tally
     readings = read_file(f, vocab, part.lines) if vocab is not None else {}
-    memo = TraceMemo(only=_only_contrast(idx))
+    memo = _WORK_MEMO   # one per worker process, kept from task to task (a table's cells repeat across parts)
     decided = []
     for i in part.numbers:
         m = f.mentions[i]
@@ -133,17 +134,17 @@ def traced_in_parts(ctx, idx, files: list, vocab, jobs: int) -> TracedReport:
     Returns:
         The :class:`audit.context.TracedReport` the serial path gives, with ``claims`` read.
     """
-    global _WORK
+    global _WORK, _WORK_MEMO
     facts = report_facts(ctx, vocab)
     parts = _parts(files, jobs, facts is not None)
     if len(parts) < 2:   # nothing to cut, no claims to read beside: the serial path
         return TracedReport(results=_trace_files(idx, files, vocab), index=idx, files=files, vocab=vocab)
-    _WORK = (idx, files, vocab, facts, parts)
+    _WORK, _WORK_MEMO = (idx, files, vocab, facts, parts), TraceMemo(only=_only_contrast(idx))
     try:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(parts))) as workers:
             done = workers.map(_run_part, range(len(parts)), chunksize=1)
     finally:
-        _WORK = None
+        _WORK = _WORK_MEMO = None
     return _assembled(idx, files, vocab, facts, parts, done)
 
 
