@@ -77,11 +77,18 @@ def _run_checks(ctx, only) -> list[CheckResult]:
     run here. Results stay in check order, and are the same either way."""
     overlap = ctx.jobs > 1 and len(ctx.runs) >= pool.MIN_RUNS
     results: list = []
-    for check in CHECKS:
-        if check.apart and overlap:
-            results.append(pool.in_background(functools.partial(_run_check, check, ctx, only), jobs=ctx.jobs))
-        else:
-            results.append(_run_check(check, ctx, only))
+    try:
+        for check in CHECKS:
+            if check.apart and overlap:
+                results.append(pool.in_background(functools.partial(_run_check, check, ctx, only), jobs=ctx.jobs))
+            else:
+                results.append(_run_check(check, ctx, only))
+    except BaseException:
+        for r in results:  # a later check failed: end the workers before the error goes up
+            if callable(r):
+                with contextlib.suppress(BaseException):
+                    r()
+        raise
     return [r() if callable(r) else r for r in results]
 
 

@@ -169,3 +169,21 @@ def test_map_runs_keeps_order_and_reads_unpicklable_state():
     assert [v for v, _ in got] == [i + 1000 for i in range(101)]
     assert str(os.getpid()) not in {str(p) for _, p in got}
     assert pool.map_runs(fn, range(3), jobs=2, min_items=10) == [(i + 1000, os.getpid()) for i in range(3)]
+
+
+def test_a_check_failing_beside_check_9_ends_its_worker(clean_campaign, monkeypatch, capsys):
+    """Check 10 raising bad input while check 9 runs in a worker: the error is the CLI's one line
+    and exit 2, and no worker process is left behind."""
+    import multiprocessing
+
+    import audit.checks.report_numbers as report_numbers
+
+    def bad(ctx):
+        raise UserError("report.md: planted unreadable report")
+
+    monkeypatch.setattr(report_numbers, "traced_report", bad)
+    monkeypatch.setattr(pool, "MIN_RUNS", 2)
+    rc = main(["check", str(clean_campaign.report), "--jobs", "2", "--plain"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err == "error: report.md: planted unreadable report\n"
+    assert multiprocessing.active_children() == []
