@@ -67,3 +67,17 @@ def test_a_small_report_starts_no_worker(tmp_path, monkeypatch):
 
     monkeypatch.setattr(pool, "traced_in_parts", refuse)
     assert check(report, jobs=4).passed
+
+
+def test_only_numbers_outside_tables_make_a_report_large():
+    """Table cells are decided once per distinct context: a big table alone is traced serially."""
+    from audit.numbers import Mention, ParsedFile
+
+    def report(kind: str, n: int):
+        return [ParsedFile("r.md", mentions=[Mention("r.md", 1, "1", 1.0, 0, kind=kind)] * n)]
+
+    big = pool.MIN_NUMBERS
+    assert pool.jobs_for(report("table", 10 * big), 2) == 1
+    assert pool.jobs_for(report("prose", big - 1), 2) == 1
+    assert pool.jobs_for(report("prose", big), 2) == 2
+    assert pool.jobs_for(report("prose", big), 1) == 1
