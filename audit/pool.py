@@ -7,7 +7,7 @@ builds from them (findings, kept per-item arrays) is identical to the serial pat
 
 Workers are *forked*: the function and its inputs (the audit context, every manifest) are
 inherited, never pickled; only each chunk's results travel back. Below :data:`MIN_RUNS`
-items, with ``jobs`` 1, or where ``fork`` does not exist (Windows) the same function runs in
+items, with ``jobs`` 1, or off Linux (:func:`can_fork`) the same function runs in
 this process, so a small audit pays nothing. An exception raised in a worker is raised here
 (a :class:`prereg.errors.UserError` keeps its one-line message; the CLI exits 2 as for any
 bad input); a worker that dies is a ``BrokenProcessPool`` error, never a hang.
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
@@ -71,8 +72,10 @@ def check_jobs(value, name: str = "--jobs") -> int:
 
 
 def can_fork() -> bool:
-    """Whether worker processes can be forked here (not on Windows)."""
-    return "fork" in multiprocessing.get_all_start_methods()
+    """Whether worker processes are forked here: on Linux only (Windows has no fork, and on macOS
+    system frameworks are not safe across a fork, which is why Python starts processes there by
+    ``spawn``, which would pickle the whole audit)."""
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
 def map_runs(fn: Callable[[T], R], items: Sequence[T], *, jobs: int, min_items: int | None = None) -> list[R]:
