@@ -191,12 +191,17 @@ def _truth(word: str, diff: float, quality: bool, higher_is_better: bool) -> str
     return "higher than" if up else "lower than"
 
 
+_CLAUSE_BREAK = re.compile(r"[,;]|\bwhat\b")
+
+
 def _arm_right_after(sent: str, end: int, arms: list[tuple[int, str]]) -> str | None:
-    """The arm the comparison word compares with: the next one named, with no number in between
-    ("below the base model", not "below 0.30 on the base model's problems")."""
+    """The arm the comparison word compares with: the next one named, with no number and no clause
+    break in between ("below the base model", not "below 0.30 on the base model's problems", nor "below
+    what this study can resolve, and AERO's deficit")."""
     for pos, a in arms:
         if pos >= end:
-            return a if pos - end <= 40 and not _DIGIT.search(sent[end:pos]) else None
+            return a if pos - end <= 40 and not _DIGIT.search(sent[end:pos]) and not _CLAUSE_BREAK.search(sent[end:pos]) \
+                else None
     return None
 
 

@@ -224,7 +224,7 @@ def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tup
 
 # Between two values of one statistic: "0.0042 for GSPO--GRPO and 0.0054", "2.6 points for GSPO and 2.7",
 # "d_z = 3.18 for GSPO, and about −0.83", "19.1 points for GSPO (20.6 for DAPO)".
-_AND = re.compile(r"\s*(?:points?\s+|pp\s+|pts?\s+)?(?:(?:for|in)\s+[^,;.()]{1,40}?)?\s*(?:,\s*and|,|and|\()\s*"
+_AND = re.compile(r"\s*(?:points?\s+|pp\s+|pts?\s+)?(?:(?:for|in)\s+[^,;.()]{1,40}?|\([^()]{1,30}\))?\s*(?:,\s*and|,|and|\()\s*"
                   r"(?:about\s+|roughly\s+|around\s+|~\s*)?", re.I)
 _FOR = re.compile(r"\s*(?:pp\b|points?\b)?\s*(?:for|in|of)\s+(?:the\s+)?", re.I)
 _FROM = re.compile(r"\bfrom\s*$", re.I)
@@ -245,11 +245,19 @@ def _pair_after(text: str, pos: int, vocab: Vocabulary):
     return (hits[0][1], hits[1][1]) if re.search(r"(?:[-–—−/]{1,2}|\bvs\.?|\bversus|\bminus)\s*$", gap) else None
 
 
+_PAREN_ARM = re.compile(r"\s*\(\s*[A-Za-z]")
+# The unit written once after a range of one statistic: "0.85 (Dr. GRPO) and 1.31 (DAPO) points".
+_RANGE_POINTS = re.compile(r"\s*(?:\([^()]{1,30}\)\s*)?(?:(?:and|to|–|-)\s*[−+\-]?[\d.]+\s*(?:\([^()]{1,30}\)\s*)?)?"
+                           r"(?:points?|pp|pts?)\b", re.I)
+
+
 def _arm_pair_after(text: str, pos: int, vocab: Vocabulary) -> tuple[str, str] | None:
     """A contrast statistic followed by one arm ("d_z = 3.18 for GSPO", "2.6 points for GSPO", "20.6 for
     DAPO"): that arm against the baseline, or None when the arm named is the baseline or none is."""
     m = _FOR.match(text, pos)
     arm = _arm_after(text, m.end(), vocab) if m and m.end() > pos else None   # "2.6 points for GSPO"
+    if arm is None and _PAREN_ARM.match(text, pos):
+        arm = _arm_after(text, pos, vocab)   # "between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
     return (arm, vocab.baseline) if arm and vocab.baseline and arm != vocab.baseline else None
 
 
@@ -730,6 +738,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     if role == "diff" and not r.percent and m.role is None and abs(m.value) > 1 and prev is not None \
             and prev.percent and prev.role == "mean" and w.vocab.primary not in w.vocab.counts:
         r.percent = True  # "GSPO: 65.0% (+1.8 vs GRPO)": after a percent, a change above 1 is in points
+    if role == "mde" and not r.percent and m.role is None and _RANGE_POINTS.match(w.text, start + len(m.text)):
+        r.percent = True  # "detects a paired difference between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
     if role in ("mde", "dz") and not r.percent and m.role is None and prev is not None and prev.role == role \
             and prev.percent and _AND.fullmatch(clause):
         r.percent = True  # "2.6 points for GSPO and 2.7 for AERO", "19.1 points for GSPO (20.6 for DAPO)"

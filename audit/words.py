@@ -32,6 +32,8 @@ _ROLE_BEFORE = (
                               r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)\b[\w\s–-]{0,60}?\bp\s*[=<]\s*$", re.I)),
     ("mde", re.compile(r"minimum\s+detectable\s+effect|\bMDE\b|smallest\s+(?:[\w–-]+\s+){0,4}?effect|"
                        # "the smallest gain we could detect at 80% power is", "... (80% power, exact t) is about"
+                       # "the design detects a paired difference between" (a range of MDEs follows)
+                       r"\bdetects\s+(?:an?\s+)?(?:paired\s+)?(?:difference|gain|effect|change)\s+(?:of|between)\s+$|"
                        r"smallest\s+(?:gain|difference|change|improvement)\s+we\s+(?:could|can)\s+(?:reliably\s+)?detect\b"
                        r"[^.;]{0,60}?\b(?:is|was)\s+(?:about\s+|roughly\s+|only\s+)?$|"
                        r"detectable\s+effect|\bdetect\s+(?:only\s+)?(?:an?\s+(?:difference|gain|effect|change)\s+of\s+)?$",

@@ -199,3 +199,16 @@ def test_model_index_of_an_arm_over_its_seeds_is_checked_against_the_arm_mean(ca
     found = _findings(card_study, tmp_path / "wrong", ARM_CARD.replace("value: 0.623", "value: 0.632"))
     assert [f[1:] for f in found] == [("0.623456790123 (arms.grpo.solve_rate.mean)", "accuracy: 0.632",
                                        "model-index value differs from the arm's mean")]
+
+
+MDE_RANGE = ("With five seeds the design detects a paired difference between 0.85 (Dr. GRPO) and 1.31 (DAPO) points "
+             "at 80% power. The DAPO gain of 0.62 points is therefore below what this study can resolve, and AERO's "
+             "deficit does not survive the correction.\n")
+
+
+def test_mde_range_with_arms_in_parentheses_and_below_what(study, tmp_path):
+    """Each end of "between 0.85 (Dr. GRPO) and 1.31 (DAPO) points" is that arm's MDE in points, and
+    "below what this study can resolve, and AERO's ..." compares DAPO with nothing (it was DAPO below AERO)."""
+    assert _findings(study, tmp_path / "clean", MDE_RANGE) == []
+    found = _findings(study, tmp_path / "wrong", MDE_RANGE.replace("and 1.31 (DAPO)", "and 0.93 (DAPO)"))
+    assert [f for f in found if "contrasts.dapo-grpo.mde" in f[1]], found
