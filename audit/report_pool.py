@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import multiprocessing
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from audit.claims import Tally, file_claims, merged_claims, paragraph_claims, report_facts
@@ -144,8 +145,9 @@ def traced_in_parts(ctx, idx, files: list, vocab, jobs: int) -> TracedReport:
         return TracedReport(results=_trace_files(idx, files, vocab), index=idx, files=files, vocab=vocab)
     _WORK, _WORK_MEMO = (idx, files, vocab, facts, parts), TraceMemo(only=_only_contrast(idx))
     try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(parts))) as workers:
-            done = workers.map(_run_part, range(len(parts)), chunksize=1)
+        # a worker that dies is a BrokenProcessPool error here, never a hang (as in audit.pool)
+        with ProcessPoolExecutor(min(jobs, len(parts)), mp_context=multiprocessing.get_context("fork")) as workers:
+            done = list(workers.map(_run_part, range(len(parts))))
     finally:
         _WORK = _WORK_MEMO = None
     return _assembled(idx, files, vocab, facts, parts, done)

@@ -4,6 +4,8 @@ byte; small reports never start a worker; the number of jobs is read and checked
 from __future__ import annotations
 
 import multiprocessing
+import os
+from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
@@ -81,3 +83,15 @@ def test_only_numbers_outside_tables_make_a_report_large():
     assert pool.jobs_for(report("prose", big - 1), 2) == 1
     assert pool.jobs_for(report("prose", big), 2) == 2
     assert pool.jobs_for(report("prose", big), 1) == 1
+
+
+def _die(k: int):
+    os._exit(3)   # a worker killed mid-task (out of memory, a signal)
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang(tmp_path, monkeypatch):
+    report = corpus.build("prose_results", tmp_path / "s")
+    monkeypatch.setattr(pool, "MIN_NUMBERS", 0)
+    monkeypatch.setattr(pool, "_run_part", _die)
+    with pytest.raises(BrokenProcessPool):
+        check(report, jobs=2)
