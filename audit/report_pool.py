@@ -11,8 +11,8 @@ which is put back in document order; the claims read over whole files (seed labe
 marks) are one more task per file. The result is the serial path's, byte for byte
 (tests/test_audit_report_pool.py).
 
-The pool is used only where it pays: a report of at least :data:`MIN_NUMBERS` numbers outside
-tables (:func:`jobs_for`), more than one job and ``fork`` available (:mod:`audit.pool`: ``audit check --jobs N``, else
+The pool is used only where it pays: a report of at least :data:`MIN_NUMBERS` values to read in
+their words (:func:`jobs_for`), more than one job and ``fork`` available (:mod:`audit.pool`: ``audit check --jobs N``, else
 ``RLPREREG_AUDIT_JOBS``, else the CPUs); elsewhere the serial path.
 """
 
@@ -33,20 +33,23 @@ from audit.trace import Traced, TraceMemo, _only_contrast, _trace_files, trace_i
 
 __all__ = ["MIN_NUMBERS", "jobs_for", "traced_in_parts"]
 
-MIN_NUMBERS = 10_000     # fewer numbers outside tables: traced serially (forking would cost more than it saves)
+MIN_NUMBERS = 10_000     # fewer values to read in words: traced serially (forking would cost more than it saves)
 _PARTS_PER_JOB = 3       # parts of about equal numbers per worker, so that one slow part does not hold the rest
 
 
 def jobs_for(files: list, jobs: int) -> int:
     """The worker processes to trace these parsed files with: ``jobs`` (the audit's,
-    :func:`audit.pool.default_jobs`) for a report of :data:`MIN_NUMBERS` numbers or more outside
-    tables, else 1 (serial). A table's cells are decided once per distinct context (audit.trace), so
-    tracing them is cheap and sending each decision back costs more than it saves: a 1 MB table of
-    95,061 numbers took 4.5 CPU-s in the audit's process plus 2.0 in two workers, against 4.7 serial."""
+    :func:`audit.pool.default_jobs`) for a report of :data:`MIN_NUMBERS` values or more to read in
+    their words (outside tables, code and comments), else 1 (serial). The rest is cheap to trace and
+    sending each decision back costs more than it saves: a table's cells are decided once per
+    distinct context (a 1 MB table of 95,061 numbers took 4.5 CPU-s in the audit's process plus 2.0
+    in two workers, against 4.7 serial), a number in code by value alone (the 1 MB code shape: 4.8 +
+    3.5 against 6.3)."""
     if jobs < 2 or not can_fork():
         return 1
-    outside = sum(1 for f in files for m in f.mentions if m.kind != "table")
-    return jobs if outside >= MIN_NUMBERS else 1
+    read = sum(1 for f in files for m in f.mentions
+               if m.kind != "table" and not m.in_code and m.status_hint == "value")
+    return jobs if read >= MIN_NUMBERS else 1
 
 
 @dataclass(frozen=True)

@@ -71,15 +71,18 @@ def test_a_small_report_starts_no_worker(tmp_path, monkeypatch):
     assert check(report, jobs=4).passed
 
 
-def test_only_numbers_outside_tables_make_a_report_large():
-    """Table cells are decided once per distinct context: a big table alone is traced serially."""
+def test_only_values_read_in_words_make_a_report_large():
+    """Table cells are decided once per distinct context, code and comments by value alone: only
+    values read in their words make a report large enough to cut."""
     from audit.numbers import Mention, ParsedFile
 
-    def report(kind: str, n: int):
-        return [ParsedFile("r.md", mentions=[Mention("r.md", 1, "1", 1.0, 0, kind=kind)] * n)]
+    def report(kind: str, n: int, **how):
+        return [ParsedFile("r.md", mentions=[Mention("r.md", 1, "1", 1.0, 0, kind=kind, **how)] * n)]
 
     big = pool.MIN_NUMBERS
     assert pool.jobs_for(report("table", 10 * big), 2) == 1
+    assert pool.jobs_for(report("prose", 10 * big, in_code=True, status_hint="code"), 2) == 1
+    assert pool.jobs_for(report("prose", 10 * big, status_hint="comment"), 2) == 1
     assert pool.jobs_for(report("prose", big - 1), 2) == 1
     assert pool.jobs_for(report("prose", big), 2) == 2
     assert pool.jobs_for(report("prose", big), 1) == 1
