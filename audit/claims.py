@@ -577,8 +577,11 @@ _PLAN_BEFORE = re.compile(r"\b(?:queue|add|launch|schedule|next)\s+(?:\w+\s+){0,
 
 def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
     """Seed lists, single seeds, run/arm/seed counts and the held-out n written in one sentence."""
-    if not _DIGIT.search(sent) or _OPEN_TASK.match(sent):
-        return     # every fact is written with digits; "- [ ] rerun with 10 seeds" is a plan, not a fact
+    if _OPEN_TASK.match(sent):
+        return     # "- [ ] rerun with 10 seeds" is a plan, not a fact
+    _word_and_step_facts(sent, facts, at, out)   # "four seeds per method": a count in words
+    if not _DIGIT.search(sent):
+        return     # every other fact is written with digits
     seeds = "seed" in sent.lower()
     for m in _SEED_LIST.finditer(sent) if seeds else ():
         _seed_list(m, facts, at(m.start(1)), out)
@@ -601,6 +604,36 @@ def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
 
 _COUNTS = re.compile(r"(?<![\d.,×x*])(\d+)\s+(?:(?:registered|confirmatory|trained|locked)\s+)?"
                      r"(adapters|runs|checkpoints|arms|seeds)\b", re.I)
+
+
+_NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+# "four seeds per method", "three runs each": a count in words, of what every arm has
+_WORD_COUNTS = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\s+(seeds|runs)\s+(?:per|each|for\s+(?:each|every))\b", re.I)
+# "12 steps and 192 rollouts per run", "trained for 12 steps": the steps (rollouts) every run trained
+_STEPS = re.compile(r"(?<![\d.,])(\d+)\s+(?:training\s+|optimi[sz]er\s+|gradient\s+)?(steps|rollouts)\b"
+                    r"(?=[^.;]{0,40}?\b(?:per|each|every)\s+(?:run|adapter|seed|model)\b)|\btrained\s+for\s+(\d+)\s+(steps)\b",
+                    re.I)
+
+
+def _word_and_step_facts(sent: str, facts: Facts, at, out: list[Claim]) -> None:
+    """Seeds per arm written in words ("four seeds per method") against the locked seeds, and the steps and
+    rollouts of every run ("12 steps and 192 rollouts per run") against the runs', when all arms had the same."""
+    low = sent.lower()
+    if "seeds" in low or "runs" in low:
+        for m in _WORD_COUNTS.finditer(sent):
+            n, want = _NUMBER_WORDS[m.group(1).lower()], len(facts.seeds)
+            if m.group(2).lower() == "seeds" and facts.seeds and n != want:
+                out.append(Claim(at(m.start()), f"{want} (lock.seeds)", m.group(0),
+                                 f"{m.group(1)} seeds written, the records hold {want} (lock.seeds count)"))
+    for m in _STEPS.finditer(sent) if "steps" in low or "rollouts" in low else ():
+        what = (m.group(2) or m.group(4)).lower()
+        seen = {v for k, v in facts.values.items() if k.startswith("arms.") and k.endswith(f".{what}")
+                and k.count(".") == 2 and isinstance(v, (int, float))}
+        n = int(m.group(1) or m.group(3))
+        if len(seen) == 1 and n != next(iter(seen)):
+            want = next(iter(seen))
+            out.append(Claim(at(m.start()), f"{want:g} (arms.<arm>.{what})", m.group(0),
+                             f"{n} {what} written, every run trained {want:g} {what} (arms.<arm>.{what})"))
 
 
 def _count_fact(m: re.Match, facts: Facts, where: str, out: list[Claim]) -> None:

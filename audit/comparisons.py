@@ -205,6 +205,7 @@ def _arm_right_after(sent: str, end: int, arms: list[tuple[int, str]]) -> str | 
     return None
 
 
+
 def number_comparisons(sent: str, skip: set[int]) -> list[Said]:
     """"0.221 ... lower than GRPO's 0.416": the numbers written on either side must agree (a word the
     analysis already decided, at an offset in ``skip``, is not checked twice)."""
@@ -214,8 +215,8 @@ def number_comparisons(sent: str, skip: set[int]) -> list[Said]:
             continue
         before = list(_NUMBER.finditer(sent[:m.start()]))
         after = _NUMBER.search(sent, m.end())
-        if not before or after is None:
-            continue
+        if not before or after is None or _CLAUSE_BREAK.search(sent, m.end(), after.start()):
+            continue   # "below what four seeds resolve, and AERO's −1.05": no number is compared with
         a = float(before[-1].group(0).replace("−", "-"))
         b = float(after.group(0).replace("−", "-"))
         word = m.group(1).lower()

@@ -206,6 +206,36 @@ def legend_lines(f: ParsedFile) -> frozenset[int]:
     return frozenset(line for line, _, _ in _entries(f))
 
 
+_LEADS_MARK = re.compile(r"\s*(?:<sup>|\\\*|[†‡§]|\$\^|\\textsuperscript)")
+
+
+def leading_mark(line: str) -> str | None:
+    """The mark a line starts with as rendered ("<sup>‡</sup> equivalent to GRPO ...", "\\* p < 0.05"),
+    else None: such a line says something about the rows that carry the mark.
+
+    Example:
+        >>> leading_mark("<sup>‡</sup> equivalent to GRPO"), leading_mark("GSPO wins")
+        ('‡', None)
+    """
+    if not _LEADS_MARK.match(line):
+        return None
+    m = re.match(rf"\s*({_MARK})(?![*†‡§])", shown(_rendered(line, False)))
+    return m.group(1) if m else None
+
+
+def marked_rows(f: ParsedFile) -> dict[str, list[tuple[int, str]]]:
+    """mark -> (line, row label) of each table row whose label carries the mark ("| GSPO<sup>*</sup> | ..."),
+    found once per file (each part of a large report read apart asks again: audit.report_pool)."""
+    memo = f.__dict__.get("_marked_rows")
+    if memo is None or memo[0] is not f.lines:
+        out: dict[str, list[tuple[int, str]]] = {}
+        for c in marked_cells(f):
+            if not c.column:
+                out.setdefault(c.mark, []).append((c.line, c.row))
+        memo = f.__dict__["_marked_rows"] = (f.lines, out)
+    return memo[1]
+
+
 def _entries(f: ParsedFile) -> list[tuple[int, str, str]]:
     """(line, mark, what it says) for each legend entry of ``f``, in order (module docstring); found
     once per file (the prose reader, the claims reader and each worker of a large report ask for

@@ -25,7 +25,7 @@ from audit.doc import Doc, Piece, Table
 from prereg.errors import UserError
 
 _NUM = re.compile(
-    r"(?P<sign>[-−–+])?(?P<body>\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?P<sign>[-−–+])?(?P<body>\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+|·\d+(?![\d⁰¹²³⁴⁵⁶⁷⁸⁹⁻^]))?|\.\d+)"
     r"(?:(?P<exp>[eE][-+−]?\d+)|\s{0,3}(?:×|x|·|⋅|\\times|\\cdot)\s{0,3}10\s?(?:\^\s?\{?\s?(?P<pow>[-−+]?\s?\d+)(?:\s?\})?"
     r"|(?P<sup>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
     r"|(?<=(?<![\d.,])10)(?:\^\s?\{?\s?(?P<tpow>[-−]\s?\d+)(?:\s?\})?|(?P<tsup>⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
@@ -159,6 +159,8 @@ class ParsedFile:
 
 def _parse_literal(m: re.Match) -> tuple[float, int, int, bool] | None:
     body = m.group("body").replace(",", "")
+    if "·" in body:
+        body = body.replace("·", ".")   # "0·658": a middle dot as the decimal point (not "1.5·10⁻⁴")
     sign = m.group("sign") or ""
     neg = sign in ("-", "−", "–")
     exp = m.group("exp")

@@ -15,7 +15,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from audit.markers import legend_lines
+from audit.markers import leading_mark, legend_lines, marked_rows
 from audit.names import longest_names
 from audit.numbers import Mention, ParsedFile, is_bibliography
 from audit.words import (
@@ -136,6 +136,7 @@ def _joined(nums: list[int], texts: list[str]):
     return nums, "".join(parts), offs
 
 
+_MARK_LINE = re.compile(r"\s*(?:<sup>\s*(?:\\?\*|[†‡§])|\\\*|[†‡§])")   # "<sup>‡</sup> equivalent to GRPO ..."
 _QUOTE_BLANK = re.compile(r"\s*(?:>\s*)+")   # ">" or "> >" alone: a blank line of a quoted e-mail ends its paragraph
 _QUOTE_LEAD = re.compile(r"\s*(?:>\s*)+")
 
@@ -147,11 +148,37 @@ def _unquote(line: str) -> str:
     return " " * m.end() + line[m.end():] if m else line
 
 
+_SIGNATURE = re.compile(r"^--\s*$")
+
+
+def _signature_lines(lines: list[str]) -> frozenset[int]:
+    """The lines of e-mail signatures in a quoted thread: after a "--" line, to the end of its quote level
+    ("> > --" then "> > Ana Ruiz · Room 2.14 · +44 20 7946 0123"): no prose, their numbers name nothing."""
+    out, depth, sig = set(), 0, None
+    for i, line in enumerate(lines, 1):
+        q = _QUOTE_LEAD.match(line) if line[:1] in "> \t" and ">" in line[:8] else None
+        d = q.group().count(">") if q else 0
+        if d != depth:
+            depth, sig = d, None
+        if sig is not None:
+            out.add(i)
+        elif d and _SIGNATURE.match(line[q.end():] if q else line):
+            sig = d
+    return frozenset(out)
+
+
 def paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
-    """(line numbers, joined text, offset of each line in the text) of each prose paragraph."""
+    """(line numbers, joined text, offset of each line in the text) of each prose paragraph; a quoted
+    e-mail's signature (:func:`_signature_lines`) is none."""
     out, cur = [], []
     fenced = False
+    sig = _signature_lines(lines) if any(">" in ln[:8] for ln in lines) else frozenset()
     for i, line in enumerate(lines, 1):
+        if i in sig:
+            if cur:
+                out.append(cur)
+            cur = []
+            continue
         if re.match(r"\s*(```|~~~)", line):
             fenced = not fenced
             if cur:
@@ -163,7 +190,7 @@ def paragraphs(lines: list[str]) -> list[tuple[list[int], str, list[int]]]:
                 out.append(cur)
             cur = []
             continue
-        if _LIST_ITEM.match(line) and cur:   # each list item is its own paragraph
+        if (_LIST_ITEM.match(line) or _MARK_LINE.match(line)) and cur:   # each list item, each legend line its own paragraph
             out.append(cur)
             cur = []
         cur.append(i)
@@ -253,12 +280,15 @@ _RANGE_POINTS = re.compile(r"\s*(?:\([^()]{1,30}\)\s*)?(?:(?:and|to|–|-)\s*[�
 
 def _arm_pair_after(text: str, pos: int, vocab: Vocabulary) -> tuple[str, str] | None:
     """A contrast statistic followed by one arm ("d_z = 3.18 for GSPO", "2.6 points for GSPO", "20.6 for
-    DAPO"): that arm against the baseline, or None when the arm named is the baseline or none is."""
+    DAPO", "between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"): that arm against the baseline, or None when
+    the arm named is the baseline or none is."""
     m = _FOR.match(text, pos)
     arm = _arm_after(text, m.end(), vocab) if m and m.end() > pos else None   # "2.6 points for GSPO"
     if arm is None and _PAREN_ARM.match(text, pos):
         arm = _arm_after(text, pos, vocab)   # "between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
     return (arm, vocab.baseline) if arm and vocab.baseline and arm != vocab.baseline else None
+
+
 
 
 def _arm_after(text: str, pos: int, vocab: Vocabulary) -> str | None:
@@ -272,7 +302,8 @@ def _arm_after(text: str, pos: int, vocab: Vocabulary) -> str | None:
     return None if follow and len(vocab.arms_in(rest[:follow.end()])) == 1 else hits[0][1]
 
 
-_OVER = re.compile(r"\b(?:over|vs\.?|versus|against|than|compared\s+(?:to|with)|relative\s+to)\s+(?:the\s+)?\**`?$",
+_OVER = re.compile(r"\b(?:over|vs\.?|versus|against|than|compared\s+(?:to|with)|relative\s+to|equivalent\s+to|"
+                   r"(?:different|indistinguishable)\s+from)\s+(?:the\s+)?\**`?$",
                    re.I)
 
 
@@ -359,6 +390,7 @@ def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None) -
         paras = [p for p in paras if p[0][0] in lines]
     by = _prose_by_line(file)
     legend = legend_lines(file)   # "* p < 0.05" under a table says what a mark means (audit.markers)
+    rows = marked_rows(file) if not tex else {}
     items: list[tuple[int, str | None]] = []    # (indent, arm) of the list items enclosing the paragraph
     lead_pct = False   # the last paragraph before this list was a lead-in stating percent ("Accuracy (%) per seed:")
     for para in paras:
@@ -366,13 +398,17 @@ def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None) -
         indent = len(first) - len(first.lstrip()) if _LIST_ITEM.match(first) else None
         while items and (indent is None or items[-1][0] >= indent):
             items.pop()
-        parent = next((a for _, a in reversed(items) if a), None)
+        parent = next((a for _, a in reversed(items) if a), None) or _marked_arm(first, para[0][0], rows, vocab)
         subject = _read_paragraph(para, _positions(file, para, by), vocab, out, parent, legend,
                                   lead_pct=lead_pct and indent is not None)
         if indent is None:
             lead_pct = not tex and para[1].rstrip().endswith(":") and bool(_LEAD_PCT.search(para[1]))
         if indent is not None:
             items.append((indent, subject))
+    if not tex and any(">" in ln[:8] for ln in file.lines):
+        for n in _signature_lines(file.lines):   # "Ana Ruiz · Room 2.14 · +44 20 7946 0123": labels
+            for m in by.get(n, ()) if lines is None or n in lines else ():
+                out[id(m)] = Reading(param=True)
     # a legend line no paragraph holds ("\\* p < 0.05"): its thresholds are labels all the same
     for n in (legend if lines is None else [n for n in legend if n in lines]):
         for m in by.get(n, ()):
@@ -381,15 +417,34 @@ def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None) -
     return out
 
 
+def _marked_arm(first: str, line: int, rows: dict, vocab: Vocabulary) -> str | None:
+    """The one arm whose table row above carries the mark a line starts with: "<sup>‡</sup> equivalent to
+    GRPO within ±1 point (TOST p = 0.016)" under a row "Dr. GRPO<sup>‡</sup>" is about Dr. GRPO."""
+    mark = leading_mark(first) if rows and first else None
+    if mark is None:
+        return None
+    arms = {a for ln, label in rows.get(mark, ()) if ln < line for _, a in vocab.arms_in(label)}
+    return next(iter(arms)) if len(arms) == 1 else None
+
+
 def _fact_spans(text: str) -> list[tuple[int, int]]:
     """Spans of seed lists, held-out n and run/arm/seed counts: facts audit.claims checks against the
     lock, so their numbers are labels here, not values to trace."""
-    from audit.claims import _COUNTS, _RESAMPLES, _SEED_LIST, _SEED_RANGE, n_facts
+    from audit.claims import _COUNTS, _RESAMPLES, _SEED_LIST, _SEED_RANGE, _STEPS, n_facts
 
     spans = [(m.start(1), m.end(1)) for m in _SEED_LIST.finditer(text)]
     spans += [(m.start(1), m.end(2)) for m in _SEED_RANGE.finditer(text)]
-    spans += [(m.start(), m.end()) for m in [*n_facts(text), *_COUNTS.finditer(text), *_RESAMPLES.finditer(text)]]
+    spans += [(m.start(), m.end()) for m in [*n_facts(text), *_COUNTS.finditer(text), *_RESAMPLES.finditer(text),
+                                             *_STEPS.finditer(text)]]
+    if _DATE_CUE.search(text):   # "30 Nov 2026", "On Tue, 1 Dec 2026 at 09:14": a date or a time names a moment
+        spans += [(m.start(), m.end()) for m in _DATE.finditer(text)]
     return spans
+
+
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_DATE = re.compile(rf"(?<![\d.])\d{{1,2}}\s+{_MONTH},?\s+\d{{4}}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|"
+                   r"(?<![\d.])\d{1,2}:\d{2}(?::\d{2})?(?![\d.])|(?<![\d.])\d{1,2}\s*(?:am|pm)\b", re.I)
+_DATE_CUE = re.compile(r"\d:\d|\d\s*[ap]m\b|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)", re.I)
 
 
 def _is_param(after: str) -> bool:
@@ -549,6 +604,7 @@ class _Walk:
     spread_end: int | None = None
     diff_pct: bool = False      # the sentence's last difference was in points
     lead_pct: bool = False      # a list item under a lead-in line that states percent
+    noun_metric: str | None = None   # the count metric a noun right after a number named in this sentence
     prev_end: int = 0
     prev: Reading | None = None
 
@@ -566,7 +622,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
         st = _Sentence(text[s_start:s_end], s_start, vocab)
         w.pair = _versus_subject(st.text, st.arms, w.subject, vocab) or _compared_first(st.text, vocab) \
             or _pair(st.arms, w.pair, vocab) or w.pair
-        w.prev_end, w.prev, w.diff_pct = s_start, None, False
+        w.prev_end, w.prev, w.diff_pct, w.noun_metric = s_start, None, False, None
         for start, end, m in located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]:
             out[id(m)] = _read_number(w, st, start, end, m)
         _respectively(st.text, s_start, located, out)
@@ -621,7 +677,7 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
         # (the last: "the bootstrap CI for GSPO vs GRPO is [0.050, 0.167]": a contrast's interval)
         r.pair, r.contrast = (_pair_after(text, end, w.vocab) or _arm_pair_after(text, end, w.vocab)
                               or _written_pair(text, max(st.start, start - 60), start, w.vocab)
-                              or _nearest_pair(w, st, start) or w.pair), True
+                              or _own_change(w, st, start) or _nearest_pair(w, st, start) or w.pair), True
         if role in _CONTRAST_ROLES:
             w.last_kind = "diff"
     else:
@@ -647,6 +703,21 @@ def _written_pair(text: str, lo: int, start: int, vocab: Vocabulary) -> tuple[st
         if a1 != a2 and _MINUS_GAP.fullmatch(window, p1, p2):
             return (a1, a2)
     return None
+
+
+def _own_change(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None:
+    """(arm, baseline) for a change written right after its arm ("The DAPO gain of 0.62 points ..., and
+    AERO's deficit of 1.02 points"): each against the baseline, not the sentence's two arms."""
+    base = w.vocab.baseline
+    k = bisect.bisect_left(st.arm_pos, start - st.start)
+    if not k or not base or st.arms[k - 1] == base:
+        return None
+    tail = st.text[st.arm_pos[k - 1]:start - st.start]
+    name = re.match(r"[A-Za-z0-9_.\- ]*?(?=\W*(?:'s|’s)?\s+(?:gain|deficit|loss|drop|improvement|advantage|lead|edge|"
+                    r"shortfall|difference|change)\b)", tail, re.I)
+    if name is None or len(name.group()) > 20 or not _OWN_CHANGE.match(tail[name.end():]):
+        return None
+    return (st.arms[k - 1], base)
 
 
 def _nearest_pair(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None:
@@ -706,6 +777,12 @@ _ADJ_AFTER = re.compile(r"\s*(?:after\s+(?:the\s+)?(?:BH|Benjamini|Holm|Bonferro
                         r"|(?:BH|Holm|Bonferroni|FDR)?[- ]?(?:adjusted|corrected)\b)", re.I)
 _LOSES = re.compile(r"\b(?:loses|sheds|drops|falls|trails|declines|lost|shed|dropped|fell|trailed|declined)\s+(?:by\s+)?(?:only\s+|about\s+|roughly\s+|"
                     r"another\s+|a\s+further\s+)?$", re.I)
+# "cannot tell a 1-point loss from nothing", "AERO's deficit of 1.02 points": a negative difference
+_LOSS_AFTER = re.compile(r"\s*-?\s*(?:pp|percentage[\s-]+points?|points?|pts)\s+(?:loss|deficit|shortfall|decline|decrease)\b", re.I)
+_LOSS_BEFORE = re.compile(r"\b(?:deficit|shortfall|loss)\s+(?:of\s+)?(?:only\s+|about\s+|roughly\s+)?$", re.I)
+# "The DAPO gain of 0.62 points", "AERO's deficit of 1.02": the arm named just before its own change
+_OWN_CHANGE = re.compile(r"^\W*(?:'s|’s)?\s+(?:gain|deficit|loss|drop|improvement|advantage|lead|edge|shortfall|"
+                         r"difference|change)\s+(?:of\s+)?(?:only\s+|about\s+|roughly\s+)?$", re.I)
 _AND_ARM = re.compile(r"\s*(?:,\s*and|,|and|while|but|whereas)\s+(?:for\s+)?(?:the\s+)?[^\d,;()]{1,24}", re.I)
 _PARALLEL = re.compile(r"\b(?:and|while|but|whereas)\b|;", re.I)
 
@@ -724,13 +801,19 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO", "GSPO gains 0.018 and DAPO 0.0035"
     if _ADJ_AFTER.match(after) and (role == "p" or (role is None and prev is not None and prev.role in ("p", "p_adjusted"))):
         role = "p_adjusted"   # "p = 0.081 → 0.163 after BH", "and 0.016 after the BH correction", "(0.40 adjusted)"
+    if role is None and m.text[:1] in "-−" and w.last_kind == "diff" and st.arms and m.role is None:
+        role = "diff"    # "the gain of 3.9 points clears that bar; AERO's −1.05 does not"
+        r.percent = r.percent or w.last_pct
+    if role is None and _LOSS_BEFORE.search(clause):
+        role = "diff"    # "AERO's deficit of 1.02 points"
     direction = diff_after(after) if role is None else None
     if direction is not None and (st.arms or _PP.match(after)):
         role = "diff"    # "10.7 points more than SFT"
         r.negate = direction in ("less", "fewer", "lower", "worse", "below")
     if role is None and _PP.match(after):
         role = "diff"    # "The gap is 1.78 pp": percentage points are a difference of percentages
-    if role == "diff" and m.text[:1] not in "+-−" and (_LOWER_BY.search(clause) or _LOSES.search(clause)):
+    if role == "diff" and m.text[:1] not in "+-−" and (_LOWER_BY.search(clause) or _LOSES.search(clause)
+                                                       or _LOSS_BEFORE.search(clause) or _LOSS_AFTER.match(after)):
         r.negate = True  # "AERO is lower than GRPO by 1.52 pp", "AERO loses 2.0": a difference of −1.52, −2.0
     if role == "diff" and not r.percent and m.role is None and _PARALLEL.search(clause) and (
             w.diff_pct or (prev is not None and prev.role == "diff" and prev.percent)):
@@ -752,10 +835,45 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     return role or "mean"
 
 
+_NOUN_AFTER = re.compile(r"\s*(?:more|fewer|additional|extra|less)?\s*([A-Za-z]{3,})\b", re.I)
+
+
+@functools.lru_cache(maxsize=64)
+def _count_nouns(counts: tuple[str, ...], metrics: frozenset[str]) -> dict[str, str]:
+    """The first word of a count metric's id ("groups" of ``groups_correct``), where no other metric's id
+    starts with it: what that count is counted in ("0.574 more groups"), singular or plural."""
+    first: dict[str, set[str]] = {}
+    for metric in metrics:
+        word = metric.split("_", 1)[0].lower()
+        if "_" in metric and len(word) > 2:
+            first.setdefault(word, set()).add(metric)
+    out = {}
+    for word, ms in first.items():
+        if len(ms) == 1 and next(iter(ms)) in counts:
+            out[word] = out[word.rstrip("s")] = out[word.rstrip("s") + "s"] = next(iter(ms))
+    return out
+
+
+def _count_noun_after(w: _Walk, end: int) -> str | None:
+    """The count metric named by the noun right after the number ("GRPO solves 0.574 more groups (of 4)"),
+    else None: only right after a number, so "zero-variance groups" elsewhere names nothing."""
+    if not w.vocab.counts:
+        return None
+    m = _NOUN_AFTER.match(w.text, end)
+    if m is None:
+        return None
+    return _count_nouns(w.vocab.counts, frozenset(w.vocab.metrics.values())).get(m.group(1).lower())
+
+
 def _metric_of(w: _Walk, st: _Sentence, r: Reading, start: int, end: int, m: Mention) -> None:
     """The metric named around the number, else the one carried from before (``r.carried``), else
     the one count metric for a count ("2.51 of 4"), else the primary; the paragraph's metric follows."""
-    named = st.metric_at(start, end)
+    noun = _count_noun_after(w, end)
+    if noun is not None:
+        w.noun_metric = noun   # "0.574 more groups (of 4) than the base model (p = 0.028)": the p is that count's too
+    elif w.noun_metric is not None and not any(st.start + q < start for q in st.metric_pos):
+        noun = w.noun_metric
+    named = noun or st.metric_at(start, end)
     r.carried = named is None and w.metric is not None
     w.metric = named or w.metric
     if m.scale == "count" and len(w.vocab.counts) == 1 and w.metric not in w.vocab.counts \
@@ -773,6 +891,9 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
     if c_arms and prev is not None and prev.arms == [c_arms[0]] and _arm_after(text, w.prev_end, vocab) == c_arms[0]:
         c_arms = c_arms[1:]   # "0.627 for GSPO against 0.608 for GRPO": GSPO is the first number's
     nxt = _arm_after(text, end, vocab)
+    if role in ("sd", "low", "high") and not c_arms and not nxt and prev is not None and prev.role == "mean" \
+            and len(prev.arms) == 1:
+        return list(prev.arms)   # "GRPO 46.7% (sd 4.4), DAPO 50.6% (sd 4.2)": the spread of the mean just before
     if set(c_arms) <= {pair and pair[0]} and not nxt and pair and role == "mean" \
             and _FROM_TO.match(text, end) and _FROM.search(clause):
         c_arms = [pair[1]]   # "DAPO ... drops from 0.416 to 0.221": GRPO's (the baseline's), then DAPO's

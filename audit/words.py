@@ -36,7 +36,12 @@ _ROLE_BEFORE = (
                        r"\bdetects\s+(?:an?\s+)?(?:paired\s+)?(?:difference|gain|effect|change)\s+(?:of|between)\s+$|"
                        r"smallest\s+(?:gain|difference|change|improvement)\s+we\s+(?:could|can)\s+(?:reliably\s+)?detect\b"
                        r"[^.;]{0,60}?\b(?:is|was)\s+(?:about\s+|roughly\s+|only\s+)?$|"
-                       r"detectable\s+effect|\bdetect\s+(?:only\s+)?(?:an?\s+(?:difference|gain|effect|change)\s+of\s+)?$",
+                       r"detectable\s+effect|\bdetect\s+(?:only\s+)?(?:an?\s+(?:difference|gain|effect|change)\s+of\s+)?$|"
+                       # "the smallest gain this design could detect (80% power) is 2.6 points for GSPO"
+                       r"\bsmallest\s+(?:[\w-]+\s+){0,2}?(?:difference|gain|effect|change|improvement)\b[^.;]{0,30}?\bdetect\b|"
+                       # "the design detects a paired difference between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
+                       r"\bdetect(?:s|ed)?\s+(?:only\s+)?(?:an?\s+)?(?:[\w-]+\s+)?(?:difference|gain|effect|change)s?\s+"
+                       r"(?:of\s+|between\s+|as\s+small\s+as\s+)(?:about\s+|roughly\s+)?$",
                        re.I)),
     ("alpha", re.compile(r"(?:\balpha|α|\\alpha)\s*=\s*\$?\s*$", re.I)),
     ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|of)?\s*$|\bp-?values?\b", re.I)),
