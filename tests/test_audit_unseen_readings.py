@@ -212,3 +212,14 @@ def test_mde_range_with_arms_in_parentheses_and_below_what(study, tmp_path):
     assert _findings(study, tmp_path / "clean", MDE_RANGE) == []
     found = _findings(study, tmp_path / "wrong", MDE_RANGE.replace("and 1.31 (DAPO)", "and 0.93 (DAPO)"))
     assert [f for f in found if "contrasts.dapo-grpo.mde" in f[1]], found
+
+
+SEEDS_IN_WORDS = "We trained five seeds per method on the same split. Next up: eight seeds for AERO.\n"
+
+
+def test_seed_count_in_words(study, tmp_path):
+    """"five seeds" is checked against the locked seeds like "5 seeds"; a plan ("Next up: eight seeds")
+    is not a claim about the study."""
+    assert _findings(study, tmp_path / "clean", SEEDS_IN_WORDS) == []
+    found = _findings(study, tmp_path / "wrong", SEEDS_IN_WORDS.replace("five seeds per", "six seeds per"))
+    assert [f for f in found if f[0] == "1" and "lock.seeds" in f[1]], found
