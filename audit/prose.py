@@ -767,7 +767,13 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
             or (_DF_BEFORE.search(text[max(0, start - 6):start]) and after.lstrip().startswith(")")) \
             or CLAIM_BEFORE.search(text[max(0, start - 30):start]):
         return True
+    if m.value == 0 and m.decimals == 0 and not m.exponent and _ZERO_REF.search(text[max(0, start - 24):start]):
+        return True   # "the interval is entirely above 0", "excludes 0": zero is the reference, no value reported
     return w.prev is not None and w.prev.metric in w.vocab.counts and _OF_MAX.search(clause) is not None
+
+
+_ZERO_REF = re.compile(r"\b(?:above|below|exclud(?:es|ing|e)|includ(?:es|ing|e)|contains?|cross(?:es|ing)?|over|under|"
+                       r"than)\s+$", re.I)
 
 
 # A lead-in line that states the unit of the list below it: "Held-out accuracy (%) on each seed:".

@@ -296,3 +296,15 @@ def test_rollouts_per_run_are_checked(tmp_path_factory):
     study = _study(tmp_path_factory, "email_thread")
     found = _card_findings(study, "# Runs\n\nEach adapter trained for 12 steps and 196 rollouts per run.\n")
     assert len(found) == 1 and "196 rollouts written, every run trained 192 rollouts" in found[0], found
+
+
+def test_zero_as_a_reference_is_a_label_under_strict(tmp_path_factory):
+    """'[0.029, 0.049], entirely above 0': zero is what the interval is compared with, no value reported
+    (it was value-only under --strict); the interval is still checked."""
+    study = _study(tmp_path_factory, "blog_arrows")
+    text = "# Notes\n\nThe bootstrap CI for GSPO vs GRPO is [0.029, 0.049], entirely above 0.\n"
+    (study / "report.md").write_text(text)
+    assert [f.message for f in check(study, only=["10"], strict=True).findings] == []
+    (study / "report.md").write_text(text.replace("0.049]", "0.059]"))
+    found = [f"{f.message} | {f.expected}" for f in check(study, only=["10"], strict=True).findings]
+    assert len(found) == 1 and "contrasts.gspo-grpo.ci95.high" in found[0], found
