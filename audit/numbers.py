@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 
 from audit.doc import Doc, Piece, Table
 from prereg.errors import UserError
 
+# The lookahead names the characters a number can start with, so that the scan skips the letters of a
+# sentence at the cost of one set test each (README failure 10); the groups are all named, in this order
+# (``m.groups()`` reads them in one call): sign, body, exp, pow, sup, tpow, tsup, mult, pct.
 _NUM = re.compile(
-    r"(?P<sign>[-−–+])?(?P<body>\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+|·\d+(?![\d⁰¹²³⁴⁵⁶⁷⁸⁹⁻^]))?|\.\d+)"
+    r"(?=[-−–+.\d])(?P<sign>[-−–+])?(?P<body>\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+|·\d+(?![\d⁰¹²³⁴⁵⁶⁷⁸⁹⁻^]))?|\.\d+)"
     r"(?:(?P<exp>[eE][-+−]?\d+)|\s{0,3}(?:×|x|·|⋅|\\times|\\cdot)\s{0,3}10\s?(?:\^\s?\{?\s?(?P<pow>[-−+]?\s?\d+)(?:\s?\})?"
     r"|(?P<sup>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
     r"|(?<=(?<![\d.,])10)(?:\^\s?\{?\s?(?P<tpow>[-−]\s?\d+)(?:\s?\})?|(?P<tsup>⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
@@ -137,6 +140,19 @@ class Mention:
         slack = 1e-9 * h
         return self.value - h - slack, self.value + h + slack
 
+    @classmethod
+    def _of(cls, values: dict) -> Mention:
+        """A mention from a dict of all its fields (it becomes the ``__dict__``), without the generated
+        ``__init__``: keyword arguments for 29 fields were a third of the cost of placing a number of a
+        5 MB report (README failure 10)."""
+        m = object.__new__(cls)
+        m.__dict__ = values
+        return m
+
+
+# Every field of a Mention with its default (None for the five without one), in declaration order.
+_MENTION_FIELDS = {f.name: None if f.default is MISSING else f.default for f in fields(Mention)}
+
 
 @dataclass
 class ParsedFile:
@@ -158,49 +174,62 @@ class ParsedFile:
 
 
 def _parse_literal(m: re.Match) -> tuple[float, int, int, bool] | None:
-    body = m.group("body").replace(",", "")
+    return _literal(m.groups())
+
+
+def _literal(g: tuple) -> tuple[float, int, int, bool] | None:
+    """(value, decimals, exponent, percent) of a number from its ``_NUM`` groups (None: not a number)."""
+    sign, body, exp, pw, sup, tpow, tsup, mult, pct = g
+    if "," in body:
+        body = body.replace(",", "")
     if "·" in body:
         body = body.replace("·", ".")   # "0·658": a middle dot as the decimal point (not "1.5·10⁻⁴")
-    sign = m.group("sign") or ""
-    neg = sign in ("-", "−", "–")
-    exp = m.group("exp")
-    e = int(exp[1:].replace("−", "-")) if exp else 0
-    if m.group("pow") or m.group("sup"):
-        e = int((m.group("pow") or m.group("sup").translate(_SUPERSCRIPT)).replace("−", "-").replace(" ", ""))
-    if m.group("tpow") or m.group("tsup"):   # a bare power of ten: 10 to that power, no mantissa
-        e = int((m.group("tpow") or m.group("tsup").translate(_SUPERSCRIPT)).replace("−", "-").replace(" ", ""))
-        body = "1"
-    if m.group("mult"):
-        e += _MULT[m.group("mult").strip()]
-    decimals = len(body.split(".", 1)[1]) if "." in body else 0
+    e = 0
+    if exp is not None or pw is not None or sup is not None or tpow is not None or tsup is not None \
+            or mult is not None:
+        if exp:
+            e = int(exp[1:].replace("−", "-"))
+        if pw or sup:
+            e = int((pw or sup.translate(_SUPERSCRIPT)).replace("−", "-").replace(" ", ""))
+        if tpow or tsup:   # a bare power of ten: 10 to that power, no mantissa
+            e = int((tpow or tsup.translate(_SUPERSCRIPT)).replace("−", "-").replace(" ", ""))
+            body = "1"
+        if mult:
+            e += _MULT[mult.strip()]
+    dot = body.find(".")
     try:
         v = float(body) * (10.0 ** e if e else 1.0)
     except ValueError:
         return None
-    return (-v if neg else v), decimals, e, bool(m.group("pct"))
+    return (-v if sign in _MINUS else v), (len(body) - dot - 1 if dot >= 0 else 0), e, pct is not None
 
 
-def _boundary_ok(text: str, m: re.Match) -> bool:
-    start = m.start("sign") if m.group("sign") else m.start("body")
+_MINUS = ("-", "−", "–")
+
+
+def _boundary_ok(text: str, m: re.Match, g: tuple | None = None) -> bool:
+    if g is None:
+        g = m.groups()
+    sign, body, pct = g[0], g[1], g[8]
+    start = m.start()
     prev = text[start - 1] if start > 0 else " "
     if prev == "@" and start > 1 and text[start - 2].isalpha():
         return True   # "pass@16", "maj@8": a label, kept so that it is counted as one
     if prev.isalnum() or prev in "_.#/\\@^":
         return False
-    if m.group("sign") == "-" or m.group("sign") == "–":
+    if sign == "-" or sign == "–":
         pass
     elif prev in "-–" and start > 1 and text[start - 2].isalnum():
         return False  # "arm-2", "2026-01": part of a word or a date
+    if pct:
+        return True
     end = m.end()
     nxt = text[end] if end < len(text) else " "
-    nxt2 = text[end + 1] if end + 1 < len(text) else " "
-    if m.group("pct"):
-        return True
     if nxt.isalpha() or nxt == "_":
         return False
-    if nxt == "/" and _OF_N.match(text, end) and not m.group("sign") and "." not in m.group("body"):
+    if nxt == "/" and _OF_N.match(text, end) and not sign and "." not in body:
         return True   # "28/50": a count k of n (the n after the slash is not read; a date 2026/01/01 is no count)
-    if nxt in ".-:/–" and nxt2.isdigit():
+    if nxt in ".-:/–" and (text[end + 1] if end + 1 < len(text) else " ").isdigit():
         return False
     return True
 
@@ -273,21 +302,28 @@ def numbers_in(text: str) -> list[tuple[re.Match, float, int, int, bool]]:
     """
     out = []
     ranges = dash_ranges(text)
-    lows = {r.start("a") for r in ranges}
-    highs = {r.start("b") for r in ranges}
-    signed_highs = {r.start("b") for r in ranges if r.group("bs")}
-    either = lows | highs   # once: a set built per number made a line of 20,000 interval ends take seconds
+    if ranges:
+        highs = {r.start("b") for r in ranges}
+        signed_highs = {r.start("b") for r in ranges if r.group("bs")}
+        either = {r.start("a") for r in ranges} | highs   # once: per number, 20,000 interval ends took seconds
+    else:
+        highs = signed_highs = either = _NONE
     for m in _NUM.finditer(text):
-        if m.start("body") in highs and m.group("sign") and m.start("body") not in signed_highs \
-                and m.start("sign") == m.start("body") - 1 and text[m.start("sign")] in "-–—":
-            m = _NUM.match(text, m.start("body"))   # "61.7" of "60.4–61.7": the dash is no sign
-        if m is None or not (m.start("body") in either or _boundary_ok(text, m)):
+        g = m.groups()
+        body_at = m.start(2)
+        if g[0] is not None and body_at in highs and body_at not in signed_highs and text[body_at - 1] in "-–—":
+            m = _NUM.match(text, body_at)   # "61.7" of "60.4–61.7": the dash is no sign
+            g = m.groups()
+        if not (body_at in either or _boundary_ok(text, m, g)):
             continue
-        lit = _parse_literal(m)
+        lit = _literal(g)
         if lit is None:
             continue
         out.append((m, *lit))
     return out
+
+
+_NONE: frozenset = frozenset()
 
 
 # ---- labels: numbers that name a thing rather than report a value --------------------------------
@@ -369,19 +405,6 @@ _IDENTITY_HEADER = re.compile(r"^\W*(arm|seed|run|comparison|contrast|method|alg
                               r"checkpoint|adapter)\b(?!\s*[#:=]?\s*\d)", re.I)
 
 
-def _window(blanked: str, start: int, end: int, clause: list[int]) -> str:
-    """The clause around a number (numbers blanked), at most 240 characters each side.
-
-    ``blanked`` is the piece's text with every number already blanked (one pass per piece). Runs of
-    blanks are cut to two spaces: the words are what the tracer reads, and a line of 30,000 numbers
-    then gives the same few windows instead of 30,000 different runs of spaces."""
-    k = bisect.bisect_right(clause, start)
-    lo = max(clause[k - 1] + 1 if k else 0, start - 240)
-    k2 = bisect.bisect_left(clause, end)
-    hi = min(clause[k2] if k2 < len(clause) else len(blanked), end + 240)
-    return _BLANKS.sub("  ", blanked[lo:hi])
-
-
 _BLANKS = re.compile(r"\s{3,}")
 
 
@@ -421,84 +444,121 @@ class _Builder:
 
     def piece(self, p: Piece, *, status: str | None = None, fact: str | None = None, **ctx) -> list:
         """Numbers of one piece; ``status`` forces a hint (a label cell), ``fact`` names the label fact
-        of a bare number in a label cell (a "Seed" column's "37" is ("seed", 37)).
+        of a bare number in a label cell (a "Seed" column's "37" is ("seed", 37)); ``ctx`` sets
+        Mention fields that come from where the piece stands (table row, column, ...)."""
+        return self.place(p, status, fact, ctx)
+
+    def place(self, p: Piece, status: str | None, fact: str | None, ctx: dict) -> list:
+        """:meth:`piece` with its context as one dict (a table cell's, built once per cell).
 
         A piece with no hint, pin or interval (a table cell, most often) gives numbers that depend on
         its text alone, save for where it stands: those are read once per distinct text (README
-        failure 10: a 5 MB table repeats its cell texts) and copied for each place they occur."""
+        failure 10: a 5 MB table repeats its cell texts; "s1" with no number is remembered too) and
+        copied for each place they occur."""
         text = p.text
-        if not _DIGIT.search(text):
+        if not text or _DIGIT.search(text) is None:
             return []
         key = (text, status, fact, p.kind) if not (p.hints or p.pins) else None
-        shapes = self._shapes.get(key) if key is not None else None
-        if shapes is None:
+        read = self._shapes.get(key) if key is not None else None
+        if read is None:
             found = numbers_in(text)
-            if not found:
-                return []
-            ends = self._intervals(text)
-            shapes = self._read(p, found, ends, status, fact)
+            ends = self._intervals(text) if found else {}
+            read = self._read(p, found, ends, status, fact) if found else _NOTHING
             if key is not None and not ends and _SHAPES_MAX:
                 if len(self._shapes) >= _SHAPES_MAX:
                     self._shapes.clear()   # bounded: a table of all-distinct cells gains nothing, loses nothing
-                self._shapes[key] = shapes
+                self._shapes[key] = read
+        shapes, shared = read
+        if not shapes:
+            return []
+        base = dict(_MENTION_FIELDS)
+        base["file"], base["macro"], base["scope"] = self.path, p.macro, p.scope
+        base["section"] = p.scope[-1] if p.scope else ""
+        base.update(ctx)
         made = []
-        lines, nlines = self.lines, len(self.lines)
-        for end, offset, fields, count_after in shapes:
-            line = p.line + offset
-            mention = Mention(file=self.path, line=line, line_text=lines[line - 1] if 0 < line <= nlines else "",
-                              macro=p.macro, scope=p.scope, section=p.scope[-1] if p.scope else "", **fields, **ctx)
-            if count_after and mention.scale is None:
-                mention.scale = "count"
-            made.append((end, mention))
-        _shared_percent(made)
-        _bind_pins(made, p.pins)
-        if p.kind == "macro" and p.pins:   # "% id: X" after a macro definition pins its whole body
-            for _, mn in made:
-                mn.pin = p.pins[0][1]
+        lines, nlines, first = self.lines, len(self.lines), p.line
+        for end, offset, values, count_after in shapes:
+            d = base.copy()
+            d.update(values)
+            d["line"] = line = first + offset
+            d["line_text"] = lines[line - 1] if 0 < line <= nlines else ""
+            if count_after and d["scale"] is None:
+                d["scale"] = "count"
+            made.append((end, Mention._of(d)))
+        if shared:
+            _shared_percent(made)
+        if p.pins:
+            _bind_pins(made, p.pins)
+            if p.kind == "macro":   # "% id: X" after a macro definition pins its whole body
+                for _, mn in made:
+                    mn.pin = p.pins[0][1]
         self.out.extend(mn for _, mn in made)
         return made
 
-    def _read(self, p: Piece, found: list, ends: dict, status: str | None, fact: str | None) -> list[tuple]:
-        """(end, line offset, fields, count word after) of each number of a piece: what its text says."""
+    def _read(self, p: Piece, found: list, ends: dict, status: str | None, fact: str | None) -> tuple[list, bool]:
+        """(end, line offset, fields, count word after) of each number of a piece: what its text says;
+        and whether a % sign after an interval's high end may be the low end's unit too.
+
+        Per piece, once: labels, line and clause and sentence starts, the text with numbers blanked,
+        whether any comparator or ``±`` can stand before a number. Per number: look-ups in those."""
         text = p.text
         labels = label_spans(text)
-        nl = _positions(_NEWLINE, text) if "\n" in text else []
+        nl = _positions(_NEWLINE, text) if "\n" in text else None
         clause = _positions(_CLAUSE, text)
+        nclause = len(clause)
         blanked = _BLANK_NUM.sub(_spaces, text)
-        sents = _positions(_SENTENCE, text, end=True) if len(text) > 12 else []
+        sents = _positions(_SENTENCE, text, end=True) if len(text) > 12 else None
         hints = sorted(p.hints)
+        nh = len(hints)
         base = status or _HINT_OF_KIND.get(p.kind)
-        out, h, sentence_of = [], 0, {}
+        cues = _CMP_CUE.search(text) is not None   # else no number has a comparator or ± before it
+        out, h, sentence_of, window_of, shared = [], 0, {}, {}, False
         for m, value, decimals, exp, pct in found:
-            start = m.start()
-            while h < len(hints) and hints[h][1] <= start:
+            start, end = m.span()
+            while h < nh and hints[h][1] <= start:
                 h += 1
-            hint = hints[h][2] if h < len(hints) and hints[h][0] <= start else base
-            role, iv = ends.get(start, (None, None))
-            if role is None and m.group("sign"):
-                role, iv = ends.get(m.start("body"), (None, None))
-            lab = labels.get(start, labels.get(m.start("body"), False))
+            hint = hints[h][2] if h < nh and hints[h][0] <= start else base
+            role, iv = ends.get(start, _NO_END) if ends else _NO_END
+            if role is None and ends and m.group(1):
+                role, iv = ends.get(m.start(2), _NO_END)
+            lab = labels.get(start, labels.get(m.start(2), False)) if labels else False
             if hint is None and lab is not False:
                 hint = "label"
             label_fact = lab or None
             if hint == "label" and label_fact is None and fact and not decimals and not pct:
                 label_fact = (fact, value)
-            before = text[max(0, start - 16):start]
-            cmp_m = _CMP.search(before)
-            if role is None and _PM.search(before):
-                role = "pm"
-            k = bisect.bisect_right(sents, start)
-            if k not in sentence_of:   # one string per sentence, shared by its numbers (linear)
-                sentence = text[sents[k - 1] if k else 0:sents[k] if k < len(sents) else len(text)].strip()
-                sentence_of[k] = sentence if len(sentence) <= 2000 else sentence[:2000]
-            fields = dict(text=m.group(0).strip(), value=value, decimals=decimals, exponent=exp, percent=pct,
-                          comparator=cmp_m.group(1) if cmp_m else None, role=role, interval=iv,
-                          window=_window(blanked, start, m.end(), clause), status_hint=hint or "value",
-                          label_fact=label_fact if hint == "label" else None, in_code=hint == "code",
-                          sentence=sentence_of[k])
-            count_after = not pct and _COUNT_AFTER.match(text, m.end()) is not None
-            out.append((m.end(), bisect.bisect_right(nl, start), fields, count_after))
-        return out
+            comparator = None
+            if cues:
+                before = text[max(0, start - 16):start]
+                cmp_m = _CMP.search(before)
+                comparator = cmp_m.group(1) if cmp_m else None
+                if role is None and _PM.search(before):
+                    role = "pm"
+            k = bisect.bisect_right(sents, start) if sents else 0
+            sentence = sentence_of.get(k)
+            if sentence is None:   # one string per sentence, shared by its numbers (linear)
+                sentence = text[sents[k - 1] if k else 0:sents[k] if sents and k < len(sents) else len(text)].strip()
+                sentence = sentence_of[k] = sentence if len(sentence) <= 2000 else sentence[:2000]
+            # the clause around the number (numbers blanked), at most 240 characters each side; numbers
+            # of one short clause share one window string
+            c = bisect.bisect_right(clause, start)
+            lo = max(clause[c - 1] + 1 if c else 0, start - 240)
+            c = bisect.bisect_left(clause, end, c - 1 if c else 0)
+            hi = min(clause[c] if c < nclause else len(blanked), end + 240)
+            window = window_of.get((lo, hi))
+            if window is None:
+                window = window_of[lo, hi] = _BLANKS.sub("  ", blanked[lo:hi])
+            if hint is None:
+                hint = "value"
+            out.append((end, bisect.bisect_right(nl, start) if nl else 0,
+                        {"text": m.group(0).strip(), "value": value, "decimals": decimals, "exponent": exp,
+                         "percent": pct, "comparator": comparator, "role": role, "interval": iv,
+                         "window": window, "status_hint": hint,
+                         "label_fact": label_fact if hint == "label" else None, "in_code": hint == "code",
+                         "sentence": sentence},
+                        not pct and _COUNT_AFTER.match(text, end) is not None))
+            shared = shared or (role == "high" and pct)
+        return out, shared
 
     def _intervals(self, text: str) -> dict[int, tuple[str, int]]:
         ends = {}
@@ -519,6 +579,10 @@ class _Builder:
 
 
 _NEWLINE = re.compile(r"\n")
+_NO_END = (None, None)
+_NOTHING: tuple[list, bool] = ([], False)
+# A character without which neither _CMP nor _PM can match before a number ("<", "≥", "\\leq", "±", "+/-").
+_CMP_CUE = re.compile(r"[<>≤≥\\±]|\+/-")
 _DIGIT = re.compile(r"\d")
 _SHAPES_MAX = 100_000   # distinct cell texts kept (0: none, each piece read afresh)
 
