@@ -330,24 +330,27 @@ _NONE: frozenset = frozenset()
 # Each pattern marks the numbers of its "v" groups as labels and, when it has a fact name, records
 # (name, value) so the tracer can check it (n=500 against the locked held-out n, a seed list
 # against the locked seeds). Every pattern is bounded, so scanning stays linear.
+# Each starts with a lookahead on the first letters it can match (case folded by the pattern's own flags,
+# so it matches exactly where the pattern may): the scan then skips other letters at one set test each
+# (README failure 10).
 _LABELS: tuple[tuple[re.Pattern, str | None], ...] = (
-    (re.compile(r"\bn\s*=\s*(?P<v>\d{1,3}(?:,\d{3})+|\d+)(?!\.?\d)", re.I), "n"),
+    (re.compile(r"(?=n)\bn\s*=\s*(?P<v>\d{1,3}(?:,\d{3})+|\d+)(?!\.?\d)", re.I), "n"),
     # "seed 1", "seeds 11, 23, 37" name runs; an "RNG seed" or "random seed" is a value of the plan
-    (re.compile(r"(?<!rng )(?<!random )(?<!bootstrap )\bseeds?\s*[#:=]?\s*\(?\s*"
+    (re.compile(r"(?=s)(?<!rng )(?<!random )(?<!bootstrap )\bseeds?\s*[#:=]?\s*\(?\s*"
                 r"(?P<list>\d+(?!\.?\d|%)(?![\d,]*\s+(?:bootstrap\s+)?(?:resamples|samples|draws|replicates)\b)"
                 r"(?:\s*,\s*\d+(?!\.?\d|%)){0,99})", re.I), "seed"),
-    (re.compile(r"\b(?P<w>pass|maj|avg|mean|best|cons)\s*@\s*(?P<v>\d+)", re.I), "@k"),
-    (re.compile(r"\blast\s+(?P<v>\d+)\s+(?:training\s+)?(?:steps?|epochs?|iterations?|updates?|evals?|evaluations?)\b",
+    (re.compile(r"(?=[pmabc])\b(?P<w>pass|maj|avg|mean|best|cons)\s*@\s*(?P<v>\d+)", re.I), "@k"),
+    (re.compile(r"(?=l)\blast\s+(?P<v>\d+)\s+(?:training\s+)?(?:steps?|epochs?|iterations?|updates?|evals?|evaluations?)\b",
                 re.I), "last_steps"),
     (re.compile(r"\(\s*(?P<lo>\d+)\s*[-–—]\s*(?P<v>\d+)\s*\)"), "range"),
-    (re.compile(r"\b(?:lora\s+)?rank\s*[=:]?\s*(?P<v>\d+)(?!\.?\d)", re.I), "rank"),
+    (re.compile(r"(?=[lr])\b(?:lora\s+)?rank\s*[=:]?\s*(?P<v>\d+)(?!\.?\d)", re.I), "rank"),
     (re.compile(r"(?P<v>\d+(?:\.\d+)?)\s*%\s*(?:[\w-]+\s+){0,2}?(?P<w>CI|confidence|credible|HDI|power|intervals?)\b",
                 re.I), "%"),
-    (re.compile(r"\bCI\s*(?P<v>\d+)\b(?![.,]\d)"), "ci_level"),
-    (re.compile(r"\btop[-\s]?(?P<v>\d+)\b", re.I), "top"),
-    (re.compile(r"\bk\s*=\s*(?P<v>\d+)(?!\.?\d)"), "k"),
-    (re.compile(r"\b(?:at\s+)?(?P<w>step|epoch|iteration|checkpoint)\s+(?P<v>\d+)(?!\.?\d)", re.I), "@w"),
-    (re.compile(r"\b(?:table|tab\.|figure|fig\.|section|sec\.|§|eq\.|equation|appendix|hypothesis|"
+    (re.compile(r"(?=C)\bCI\s*(?P<v>\d+)\b(?![.,]\d)"), "ci_level"),
+    (re.compile(r"(?=t)\btop[-\s]?(?P<v>\d+)\b", re.I), "top"),
+    (re.compile(r"(?=k)\bk\s*=\s*(?P<v>\d+)(?!\.?\d)"), "k"),
+    (re.compile(r"(?=[aseic])\b(?:at\s+)?(?P<w>step|epoch|iteration|checkpoint)\s+(?P<v>\d+)(?!\.?\d)", re.I), "@w"),
+    (re.compile(r"(?=[tfs§eahv])\b(?:table|tab\.|figure|fig\.|section|sec\.|§|eq\.|equation|appendix|hypothesis|"
                 r"version)\s*(?P<v>\d+(?:\.\d+)*)\b", re.I), None),
 )
 
@@ -378,7 +381,7 @@ def label_spans(text: str) -> dict[int, tuple[str, float] | None]:
         return out
     low = text.lower() if text.isascii() else None
     for (pat, name), cues in zip(_LABELS, _LABEL_CUES, strict=True):
-        if low is not None and not any(c in low for c in cues):
+        if low is not None and not any(map(low.__contains__, cues)):
             continue   # none of the words this pattern needs (an ASCII text: case folds as the pattern's)
         for m in pat.finditer(text):
             if name == "seed":
@@ -476,9 +479,9 @@ class _Builder:
         base["section"] = p.scope[-1] if p.scope else ""
         base.update(ctx)
         made = []
-        lines, nlines, first = self.lines, len(self.lines), p.line
+        lines, nlines, first, one = self.lines, len(self.lines), p.line, len(shapes) == 1
         for end, offset, values, count_after in shapes:
-            d = base.copy()
+            d = base if one else base.copy()
             d.update(values)
             d["line"] = line = first + offset
             d["line_text"] = lines[line - 1] if 0 < line <= nlines else ""
@@ -680,26 +683,28 @@ def _cells_table(b: _Builder, t: Table) -> None:
         col = header[ci % len(t.header)] if t.header else ""
         b.piece(hp, status="label", kind="heading", column=col, header=header_t, table_caption=t.caption)
     per_col: dict[int, tuple] = {}   # what a column header says, read once per table, not once per cell
+    caption, digit = t.caption, _DIGIT.search
     for _lineno, _raw, cells in rows:
-        plain = [c.plain() for c in cells]
+        plain = [c.plain() if c.hints else " ".join(c.text.split()) for c in cells]
         label = plain[0] if plain else ""
         identity = " ".join(_identity(header[i] if i < len(header) else "", plain[i])
                             for i in ident_cols if i < len(plain))
         row_t = Cells(plain)
         first_label = bool(plain) and any(ch.isalpha() for ch in plain[0])
         for ci, cell in enumerate(cells):
-            if cell.kind == "span":
-                continue   # a slot an HTML rowspan/colspan fills: context for its row, its numbers read once
+            if cell.kind == "span" or digit(cell.text) is None:
+                continue   # a slot an HTML rowspan/colspan fills (context for its row, its numbers read once),
+                # or a cell with no number
             if ci not in per_col:
                 col = header[ci] if ci < len(header) else ""
                 idm = _IDENTITY_HEADER.search(col)
                 per_col[ci] = (col, idm.group(1).lower() if idm else None, bool(_PCT_COLUMN.search(col)),
-                               None if ci in ident_cols else scale_word(col))
-            col, id_fact, pct_col, scale = per_col[ci]
-            is_label = ci in explicit or (ci == 0 and first_label) or bool(_UNIT_HEADER.fullmatch(col))
-            b.piece(cell, status="label" if is_label else None, fact=id_fact if is_label else None,
-                    kind="table", row=label, column=col, identity=identity, column_percent=pct_col,
-                    table_caption=t.caption, header=header_t, row_cells=row_t, scale=scale)
+                               None if ci in ident_cols else scale_word(col), bool(_UNIT_HEADER.fullmatch(col)))
+            col, id_fact, pct_col, scale, unit_col = per_col[ci]
+            is_label = ci in explicit or (ci == 0 and first_label) or unit_col
+            b.place(cell, "label" if is_label else None, id_fact if is_label else None,
+                    {"kind": "table", "row": label, "column": col, "identity": identity, "column_percent": pct_col,
+                     "table_caption": caption, "header": header_t, "row_cells": row_t, "scale": scale})
 
 
 def _build(rel: str, doc: Doc, lines: list[str]) -> ParsedFile:
