@@ -199,8 +199,8 @@ def _literal(g: tuple) -> tuple[float, int, int, bool] | None:
     dot = body.find(".")
     try:
         v = float(body) * (10.0 ** e if e else 1.0)
-    except ValueError:
-        return None
+    except (ValueError, OverflowError):
+        return None   # past a double's range ("1e400"): no record holds it (it stopped the audit with a traceback)
     return (-v if sign in _MINUS else v), (len(body) - dot - 1 if dot >= 0 else 0), e, pct is not None
 
 
@@ -388,6 +388,9 @@ def label_spans(text: str) -> dict[int, tuple[str, float] | None]:
                 for im in re.finditer(r"\d+", m.group("list")):
                     out[m.start("list") + im.start()] = ("seed", float(im.group(0)))
                 continue
+            if name is None:   # "Table 2", "Section 3.2.1", "version 1.2.3": a label stating no fact
+                out.setdefault(m.start("v"), None)
+                continue
             v = float(m.group("v").replace(",", ""))
             if name == "@k":
                 fact = (f"{m.group('w').lower()}@k", v)
@@ -396,7 +399,7 @@ def label_spans(text: str) -> dict[int, tuple[str, float] | None]:
             elif name == "@w":
                 fact = (m.group("w").lower(), v)
             else:
-                fact = (name, v) if name else None
+                fact = (name, v)
             out.setdefault(m.start("v"), fact)
             if name == "range":
                 out.setdefault(m.start("lo"), fact)

@@ -47,6 +47,16 @@ def test_identifiers_dates_versions_are_not_numbers_and_code_is_counted_as_code(
     assert code.text == "0.5" and code.in_code and code.status_hint == "code"
 
 
+def test_dotted_section_numbers_and_numbers_past_a_double_do_not_stop_the_parse():
+    # "Section 3.2.1" and "version 1.2.3" were read as one float and raised ValueError; "1e400"
+    # raised OverflowError: either stopped `audit check` with a traceback.
+    (acc,) = md("See Section 3.2.1 and version 1.2.3: accuracy 0.61.")   # dotted numbers are no values
+    assert acc.value == 0.61 and acc.status_hint == "value"
+    sec, acc = md("Section 3 gives 0.61.")
+    assert (sec.status_hint, sec.label_fact, acc.status_hint) == ("label", None, "value")
+    assert [m.value for m in md("GSPO 0.61, a bound of 1e400 and 1e-400")] == [0.61, 0.0]
+
+
 def test_interval_ends_percent_sign_and_plus_minus():
     ms = md("GSPO 61.3% [58.0%, 64.1%], 0.61 ± 0.02")
     assert [(m.text, m.percent, m.role) for m in ms] == [
