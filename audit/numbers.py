@@ -300,6 +300,11 @@ def numbers_in(text: str) -> list[tuple[re.Match, float, int, int, bool]]:
         >>> [v for _m, v, *_ in numbers_in("CI −0.03–0.01 and 0.2-0.4; -0.03 – -0.01")]
         [-0.03, 0.01, 0.2, 0.4, -0.03, -0.01]
     """
+    return _numbers(text)[0]
+
+
+def _numbers(text: str) -> tuple[list, list[re.Match]]:
+    """:func:`numbers_in` and the dash intervals it found on the way (read once per piece)."""
     out = []
     ranges = dash_ranges(text)
     if ranges:
@@ -320,7 +325,7 @@ def numbers_in(text: str) -> list[tuple[re.Match, float, int, int, bool]]:
         if lit is None:
             continue
         out.append((m, *lit))
-    return out
+    return out, ranges
 
 
 _NONE: frozenset = frozenset()
@@ -467,8 +472,8 @@ class _Builder:
         key = (text, status, fact, p.kind) if not (p.hints or p.pins) else None
         read = self._shapes.get(key) if key is not None else None
         if read is None:
-            found = numbers_in(text)
-            ends = self._intervals(text) if found else {}
+            found, ranges = _numbers(text)
+            ends = self._intervals(text, ranges) if found else {}
             read = self._read(p, found, ends, status, fact) if found else _NOTHING
             if key is not None and not ends and _SHAPES_MAX:
                 if len(self._shapes) >= _SHAPES_MAX:
@@ -566,14 +571,16 @@ class _Builder:
             shared = shared or (role == "high" and pct)
         return out, shared
 
-    def _intervals(self, text: str) -> dict[int, tuple[str, int]]:
+    def _intervals(self, text: str, dashed: list[re.Match]) -> dict[int, tuple[str, int]]:
+        """{start of an interval end: (low | high, interval id)}: bracketed, dashed (``dashed``, from
+        :func:`_numbers`) and worded intervals, ids numbered in that order."""
         ends = {}
         if "[" in text or "(" in text:
             for im in _INTERVAL.finditer(text):
                 self._interval += 1
                 ends[im.start("a")] = ("low", self._interval)
                 ends[im.start("b")] = ("high", self._interval)
-        for im in dash_ranges(text):
+        for im in dashed:
             self._interval += 1
             ends[im.start("a")] = ("low", self._interval)
             ends[im.start("b")] = ("high", self._interval)
