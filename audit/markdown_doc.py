@@ -24,6 +24,7 @@ Every step is linear in the size of the input: one markdown-it pass, one walk ov
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import lru_cache
 
@@ -147,7 +148,11 @@ def _inline_where_needed(state) -> None:
                     or "[^" in c or "^[" in c):
                 tok.meta["lazy"] = True
             elif _needs_inline(c, env):
-                md.inline.parse(c, md, env, tok.children)
+                spans = None if _NOT_CODE_ONLY.search(c) else _code_spans(c)
+                if spans is None:
+                    md.inline.parse(c, md, env, tok.children)
+                else:
+                    tok.meta["code"] = spans   # text with code spans only: read without the inline parser
             else:
                 tok.meta["plain"] = True   # one text token: its content, as is (no token made)
         elif t == "table_close":
@@ -170,6 +175,55 @@ def _needs_inline(content: str, env: dict) -> bool:
     if not _RULE_CHAR.search(content):
         return False
     return "references" in env or "](" in content or "![" in content or "[^" in content or "^[" in content
+
+
+# Any character but a backtick at which an inline rule (or a link, image or footnote) may start.
+_NOT_CODE_ONLY = re.compile(r"[\n\\*_\[\]!^<>&~]")
+_TICKS = re.compile(r"`+")
+
+
+def _code_spans(content: str) -> tuple[str, list[tuple[int, int, str]]] | None:
+    """The text a reader sees in inline content whose only markup is backticks, with its code spans
+    marked "code": what :func:`inline_piece` makes of markdown-it's tokens for it, without the inline
+    parser (README failure 10: a report of code spans spent most of its parse there).
+
+    CommonMark code spans (markdown-it-py's ``backticks`` rule): a run of N backticks opens a span
+    that the next run of exactly N closes; with no such run it is literal text and reading goes on
+    after it. A span's content keeps its text, less one space at each end when both ends have one
+    and it is not all spaces. Runs are indexed by length once, so unmatched runs stay linear. None
+    when there is no backtick.
+
+    Example:
+        >>> _code_spans("Run `acc = 0.5` with ``a`b`` and ` alone")
+        ('Run acc = 0.5 with a`b and ` alone', [(4, 13, 'code'), (19, 22, 'code')])
+    """
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(content)]
+    if not runs:
+        return None
+    by_len: dict[int, list[int]] = {}
+    for k, (a, b) in enumerate(runs):
+        by_len.setdefault(b - a, []).append(k)
+    parts, hints, pos, at, i = [], [], 0, 0, 0   # pos: length of the text so far; at: read up to here
+    while i < len(runs):
+        a, b = runs[i]
+        same = by_len[b - a]
+        k = bisect.bisect_right(same, i)
+        if k == len(same):
+            i += 1   # no closer: the run is text
+            continue
+        j = same[k]
+        code = content[b:runs[j][0]]
+        if code.startswith(" ") and code.endswith(" ") and code.strip():
+            code = code[1:-1]
+        parts.append(content[at:a])
+        pos += a - at
+        hints.append((pos, pos + len(code), "code"))
+        parts.append(code)
+        pos += len(code)
+        at = runs[j][1]
+        i = j + 1
+    parts.append(content[at:])
+    return "".join(parts), hints
 
 
 def _table_has_digit(toks, i: int) -> bool:
@@ -213,6 +267,9 @@ def inline_piece(tok, line: int, kind: str, scope: tuple[str, ...]) -> Piece:
     """The text a reader sees in one inline token, with code spans and comments marked."""
     if tok.meta.get("plain"):
         return Piece(tok.content, line, kind, scope, [], [], tok.content)
+    if "code" in tok.meta:
+        text, hints = tok.meta["code"]
+        return Piece(text, line, kind, scope, list(hints), [], tok.content)
     parts: list[str] = []
     hints: list[tuple[int, int, str]] = []
     pins: list[tuple[int, str]] = []
@@ -316,6 +373,8 @@ def _toggle(content: str, line: int, scope: list[tuple[int, str]], doc: Doc) -> 
 def _heading_text(tok) -> str:
     if tok.meta.get("plain"):
         return tok.content
+    if "code" in tok.meta:
+        return tok.meta["code"][0]
     return "".join(c.content for c in (tok.children or ()) if c.type in ("text", "code_inline", "text_special"))
 
 
