@@ -21,11 +21,14 @@ from audit.numbers import Mention, ParsedFile, is_bibliography
 from audit.words import (
     CLAIM_BEFORE,
     Reading,
+    TextNames,
     Vocabulary,
     diff_after,
+    folded,
     is_param,
     is_points,
     lora_role,
+    matches_from,
     names_lora,
     role_before,
     seed_in,
@@ -259,13 +262,14 @@ _TO = re.compile(r"\s*(?:%|pp\b)?\s*to\s*", re.I)
 _FROM_TO = re.compile(r"\s*(?:%|pp\b)?\s*to\s+[−+\-]?\d", re.I)
 
 
-def _pair_after(text: str, pos: int, vocab: Vocabulary):
-    """The contrast named right after a statistic ("0.0054 for AERO--GRPO", "for GSPO vs GRPO"), or None."""
+def _pair_after(text: str, pos: int, names: TextNames):
+    """The contrast named right after a statistic ("0.0054 for AERO--GRPO", "for GSPO vs GRPO"), or None.
+    ``names``: the names of ``text`` (its paragraph), found once."""
     m = _FOR.match(text, pos)
     if not m:
         return None
     rest = text[m.end():m.end() + 50]
-    hits = vocab.arms_in(rest)
+    hits = names.arms(m.end(), m.end() + 50)
     if len(hits) < 2 or hits[0][0] != 0 or hits[0][1] == hits[1][1]:
         return None
     gap = rest[:hits[1][0]]
@@ -278,30 +282,32 @@ _RANGE_POINTS = re.compile(r"\s*(?:\([^()]{1,30}\)\s*)?(?:(?:and|to|–|-)\s*[�
                            r"(?:points?|pp|pts?)\b", re.I)
 
 
-def _arm_pair_after(text: str, pos: int, vocab: Vocabulary) -> tuple[str, str] | None:
+def _arm_pair_after(text: str, pos: int, names: TextNames) -> tuple[str, str] | None:
     """A contrast statistic followed by one arm ("d_z = 3.18 for GSPO", "2.6 points for GSPO", "20.6 for
     DAPO", "between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"): that arm against the baseline, or None when
-    the arm named is the baseline or none is."""
+    the arm named is the baseline or none is. ``names``: the names of ``text`` (its paragraph)."""
     m = _FOR.match(text, pos)
-    arm = _arm_after(text, m.end(), vocab) if m and m.end() > pos else None   # "2.6 points for GSPO"
+    arm = _arm_after(text, m.end(), names) if m and m.end() > pos else None   # "2.6 points for GSPO"
     if arm is None and _PAREN_ARM.match(text, pos):
-        arm = _arm_after(text, pos, vocab)   # "between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
-    return (arm, vocab.baseline) if arm and vocab.baseline and arm != vocab.baseline else None
+        arm = _arm_after(text, pos, names)   # "between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
+    baseline = names.vocab.baseline
+    return (arm, baseline) if arm and baseline and arm != baseline else None
 
 
 
 
-def _arm_after(text: str, pos: int, vocab: Vocabulary) -> str | None:
+def _arm_after(text: str, pos: int, names: TextNames) -> str | None:
     """The arm named right after the number that ends at ``pos`` ("0.632 for GRPO")."""
     m = _AFTER_ARM.match(text, pos)
-    rest = text[m.end():m.end() + 30] if m else text[pos:pos + 30]
-    hits = vocab.arms_in(rest)
+    a = m.end() if m else pos
+    hits = names.arms(a, a + 30)
     if not hits or hits[0][0] != 0:
         return None
-    follow = re.match(r"[A-Za-z0-9_.\- ]*?[`*]*\s*[:=]", rest)   # "(GRPO: 0.448)" labels the next number
-    return None if follow and len(vocab.arms_in(rest[:follow.end()])) == 1 else hits[0][1]
+    follow = _FOLLOW.match(text, a, a + 30)   # "(GRPO: 0.448)" labels the next number
+    return None if follow and len(names.arms(a, follow.end())) == 1 else hits[0][1]
 
 
+_FOLLOW = re.compile(r"[A-Za-z0-9_.\- ]*?[`*]*\s*[:=]")
 _OVER = re.compile(r"\b(?:over|vs\.?|versus|against|than|compared\s+(?:to|with)|relative\s+to|equivalent\s+to|"
                    r"(?:different|indistinguishable)\s+from)\s+(?:the\s+)?\**`?$",
                    re.I)
@@ -427,15 +433,20 @@ def _marked_arm(first: str, line: int, rows: dict, vocab: Vocabulary) -> str | N
     return next(iter(arms)) if len(arms) == 1 else None
 
 
-def _fact_spans(text: str) -> list[tuple[int, int]]:
+def _fact_spans(text: str, names: TextNames) -> list[tuple[int, int]]:
     """Spans of seed lists, held-out n and run/arm/seed counts: facts audit.claims checks against the
-    lock, so their numbers are labels here, not values to trace."""
+    lock, so their numbers are labels here, not values to trace. A pattern runs only where its key
+    word is in the text (``names.may_hold``: each scan of a long paragraph costs ~50 ns a character)."""
     from audit.claims import _COUNTS, _RESAMPLES, _SEED_LIST, _SEED_RANGE, _STEPS, n_facts
 
-    spans = [(m.start(1), m.end(1)) for m in _SEED_LIST.finditer(text)]
-    spans += [(m.start(1), m.end(2)) for m in _SEED_RANGE.finditer(text)]
-    spans += [(m.start(), m.end()) for m in [*n_facts(text), *_COUNTS.finditer(text), *_RESAMPLES.finditer(text),
-                                             *_STEPS.finditer(text)]]
+    spans = [(m.start(1), m.end(1)) for m in matches_from(_SEED_LIST, text, names.low, "seed")]
+    spans += [(m.start(1), m.end(2)) for m in matches_from(_SEED_RANGE, text, names.low, "seeds")]
+    spans += [(m.start(), m.end()) for m in n_facts(text)]
+    if any(names.may_hold(w) for w in ("adapters", "runs", "checkpoints", "arms", "seeds")):
+        spans += [(m.start(), m.end()) for m in _COUNTS.finditer(text)]
+    if names.may_hold("resamples") or names.may_hold("bootstrap"):
+        spans += [(m.start(), m.end()) for m in _RESAMPLES.finditer(text)]
+    spans += [(m.start(), m.end()) for m in _STEPS.finditer(text)]
     if _DATE_CUE.search(text):   # "30 Nov 2026", "On Tue, 1 Dec 2026 at 09:14": a date or a time names a moment
         spans += [(m.start(), m.end()) for m in _DATE.finditer(text)]
     return spans
@@ -484,13 +495,39 @@ class _Covered:
         return k > 0 and self.reach[k - 1] > pos
 
 
+# "95% CI", "90 % confidence": the level's "%" and word, found by its literal "%" (a fast search); the
+# two digits before it are the level (:func:`_levels`).
+_PCT_CI = re.compile(r"%\s*(?:CI|confidence|credible)", re.I)
+
+
+def _levels(sent: str) -> tuple[list[int], list[str]]:
+    """(end, level) of each ``_LEVEL`` match of ``sent``, as ``_LEVEL.finditer`` finds them, found from
+    each "%" followed by a CI word (the digits and spaces before it decide the rest): ``_LEVEL`` opens
+    with ``\\d`` and was tried at every character of every sentence."""
+    ends, levels = [], []
+    for m in _PCT_CI.finditer(sent):
+        j = m.start()
+        while j and sent[j - 1].isspace():    # \s is str.isspace, \d str.isdecimal (every code point checked)
+            j -= 1
+        if j >= 2 and sent[j - 2].isdecimal() and sent[j - 1].isdecimal():
+            ends.append(m.end())
+            levels.append(sent[j - 2:j])
+    return ends, levels
+
+
 class _Sentence:
     """The names and CI levels of one sentence, found once; queried by position for each of its numbers
     (README failure 10: a sentence may hold 30,000 numbers, so no per-number rescans of it)."""
 
-    def __init__(self, sent: str, start: int, vocab: Vocabulary):
+    def __init__(self, sent: str, start: int, vocab: Vocabulary, names: TextNames | None = None):
         self.text, self.start = sent, start
-        arm_hits = vocab.arms_in(sent)
+        if names is None:
+            arm_hits, self.metrics = vocab.arms_in(sent), vocab.metrics_in(sent)
+        else:   # the paragraph's names, found once; audit.claims looks the sentence up again
+            arm_hits = names.arms(start, start + len(sent))
+            self.metrics = names.metrics(start, start + len(sent))
+            vocab.remember("arms", sent, arm_hits)
+            vocab.remember("metrics", sent, self.metrics)
         self.arms = [a for _, a in arm_hits]
         self.arm_pos = [p for p, _ in arm_hits]
         self.uniq = list(dict.fromkeys(self.arms))
@@ -499,15 +536,13 @@ class _Sentence:
         for arm in self.arms:
             seen.add(arm)
             self.n_uniq.append(len(seen))
-        self.metrics = vocab.metrics_in(sent)
         self.metric_pos = [p for p, _ in self.metrics]
-        levels = list(_LEVEL.finditer(sent))
-        self.level_end, self.levels = [lv.end() for lv in levels], [lv.group(1) for lv in levels]
-        self._seed: list = []
+        self.low = folded(sent) if names is None else names.low[start:start + len(sent)] if names.low else None
+        self.level_end, self.levels = _levels(sent)
         self._seed_ends: list[int] | None = None
         self._seeds: list[int] = []
         self._spread: bool | None = None
-        self.lora = names_lora(sent)   # "LoRA (r = 16, alpha = 32)": the adapter's locked settings
+        self.lora = (self.low is None or "lora" in self.low) and names_lora(sent)   # "LoRA (r = 16, alpha = 32)": the adapter's locked settings
 
     def arms_before(self, pos: int) -> list[str]:
         """Distinct arms named before ``pos`` (paragraph offset), in first-named order."""
@@ -530,18 +565,21 @@ class _Sentence:
         return self.levels[k - 1] if k else "95"
 
     def seed(self) -> int | None:
-        if not self._seed:
-            self._seed.append(seed_in(self.text))
-        return self._seed[0]
+        """The first seed the sentence names (``words.seed_in``), from the same one scan as :meth:`seed_before`."""
+        self._seed_index()
+        return self._seeds[0] if self._seeds else None
+
+    def _seed_index(self) -> None:
+        if self._seed_ends is None:
+            found = seed_mentions(self.text, self.low)
+            self._seed_ends = [e for e, _ in found]
+            self._seeds = [seed for _, seed in found]
 
     def seed_before(self, pos: int) -> int | None:
         """The seed named last before ``pos`` (paragraph offset): "seed 11 scored 0.632 and seed 23
         0.628" gives 23 before 0.628. The sentence's seed mentions are found once, not once per number
         (README failure 10: re-reading the sentence up to each number was quadratic)."""
-        if self._seed_ends is None:
-            found = seed_mentions(self.text)
-            self._seed_ends = [e for e, _ in found]
-            self._seeds = [seed for _, seed in found]
+        self._seed_index()
         k = bisect.bisect_right(self._seed_ends, pos - self.start)
         return self._seeds[k - 1] if k else None
 
@@ -553,12 +591,13 @@ class _Sentence:
         return self._spread
 
 
-def _respectively(sent: str, s_start: int, located, out: dict) -> None:
+def _respectively(sent: str, s_start: int, located, out: dict, low: str | None = None) -> None:
     """"GRPO solves 66.0%, 64.8% and 63.0% of the puzzles (seeds 0, 1 and 2)": as many values as
-    seeds in the list after them are the seeds' values, in the order written."""
+    seeds in the list after them are the seeds' values, in the order written. ``located``: the
+    sentence's numbers (the paragraph's would make a long paragraph quadratic); ``low``: ``folded(sent)``."""
     from audit.claims import _SEED_LIST
 
-    for sl in _SEED_LIST.finditer(sent):
+    for sl in matches_from(_SEED_LIST, sent, low, "seed"):
         seeds = [int(x) for x in re.findall(r"\d+", sl.group(1))]
         vals = [out[id(m)] for a, _, m in located if s_start <= a < s_start + sl.start() and id(m) in out
                 and not out[id(m)].param and out[id(m)].role == "mean" and out[id(m)].arms]
@@ -592,6 +631,7 @@ class _Walk:
 
     text: str
     vocab: Vocabulary
+    names: TextNames        # the names in any slice of ``text``, split once
     facts: _Covered
     legend: frozenset
     subject: str | None
@@ -616,17 +656,21 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
     ``legend``: the file's legend lines (:mod:`audit.markers`), whose p thresholds are labels;
     ``lead_pct``: a list item under a lead-in that states percent ("Held-out accuracy (%) on each seed:")."""
     text = para[1]
-    w = _Walk(text, vocab, _Covered(_fact_spans(text)), legend, parent, lead_pct=lead_pct)
+    names = TextNames(text, vocab)
+    w = _Walk(text, vocab, names, _Covered(_fact_spans(text, names)), legend, parent, lead_pct=lead_pct)
     starts = [x[0] for x in located]
     for s_start, s_end in sentences(text):
-        st = _Sentence(text[s_start:s_end], s_start, vocab)
+        st = _Sentence(text[s_start:s_end], s_start, vocab, w.names)
         w.pair = _versus_subject(st.text, st.arms, w.subject, vocab) or _compared_first(st.text, vocab) \
             or _pair(st.arms, w.pair, vocab) or w.pair
         w.prev_end, w.prev, w.diff_pct, w.noun_metric = s_start, None, False, None
-        for start, end, m in located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]:
+        mine = located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]
+        for start, end, m in mine:
             out[id(m)] = _read_number(w, st, start, end, m)
-        _respectively(st.text, s_start, located, out)
-        _respectively_arms(st, located, out)
+        if mine:   # the sentence's numbers only: a paragraph's would make one long paragraph quadratic
+            _respectively(st.text, s_start, mine, out, st.low)
+            if st.low is None or "respectively" in st.low:
+                _respectively_arms(st, mine, out)
         if st.arms:
             w.subject = st.arms[0]
             w.first_arm = w.first_arm or st.arms[0]
@@ -673,10 +717,10 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
         r.param = True   # the range of the per-seed values (see _SEED_SPREAD)
         return r
     if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff") or (
-            role in ("low", "high") and _written_pair(text, max(st.start, start - 60), start, w.vocab)):
+            role in ("low", "high") and _written_pair(text, max(st.start, start - 60), start, w.names)):
         # (the last: "the bootstrap CI for GSPO vs GRPO is [0.050, 0.167]": a contrast's interval)
-        r.pair, r.contrast = (_pair_after(text, end, w.vocab) or _arm_pair_after(text, end, w.vocab)
-                              or _written_pair(text, max(st.start, start - 60), start, w.vocab)
+        r.pair, r.contrast = (_pair_after(text, end, w.names) or _arm_pair_after(text, end, w.names)
+                              or _written_pair(text, max(st.start, start - 60), start, w.names)
                               or _own_change(w, st, start) or _nearest_pair(w, st, start) or w.pair), True
         if role in _CONTRAST_ROLES:
             w.last_kind = "diff"
@@ -693,12 +737,12 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
 _MINUS_GAP = re.compile(r"[\w.\s]+?\s*(?:[−–—-]|\bminus\b|\bvs\.?|\bversus\b)\s*")
 
 
-def _written_pair(text: str, lo: int, start: int, vocab: Vocabulary) -> tuple[str, str] | None:
+def _written_pair(text: str, lo: int, start: int, names: TextNames) -> tuple[str, str] | None:
     """The contrast written just before a statistic as "A − B" ("and GRPO − SFT is +0.074 ([−0.017,
     0.161]; p = 0.230)", "Base − SFT is −0.074"): its arms in the order written, the last such pair
     before the number (a sentence naming three arms otherwise reads the last arm against the baseline)."""
     window = text[lo:start]
-    hits = vocab.arms_in(window)
+    hits = names.arms(lo, start)
     for (p1, a1), (p2, a2) in reversed(list(zip(hits, hits[1:], strict=False))):
         if a1 != a2 and _MINUS_GAP.fullmatch(window, p1, p2):
             return (a1, a2)
@@ -803,7 +847,7 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     if role is None and m.text.startswith("+"):
         role = "diff"    # "+0.214" next to named arms, "Do not read the +0.148 as ...": a signed number is a difference
     if role is None and prev is not None and prev.role in _CONTRAST_ROLES and (_AND.fullmatch(clause) or (
-            m.role is None and _AND_ARM.fullmatch(clause) and len(w.vocab.arms_in(clause)) == 1)):
+            m.role is None and _AND_ARM.fullmatch(clause) and len(w.names.arms(w.prev_end, start)) == 1)):
         role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO", "GSPO gains 0.018 and DAPO 0.0035"
     if _ADJ_AFTER.match(after) and (role == "p" or (role is None and prev is not None and prev.role in ("p", "p_adjusted"))):
         role = "p_adjusted"   # "p = 0.081 → 0.163 after BH", "and 0.016 after the BH correction", "(0.40 adjusted)"
@@ -893,10 +937,10 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
     """The arm(s) a value belongs to: named in the clause before it, right after it ("0.632 for GRPO"),
     the baseline of a "from X to Y" change, earlier in the sentence, else the paragraph's subject."""
     text, vocab, pair, prev = w.text, w.vocab, w.pair, w.prev
-    c_arms = [a for _, a in vocab.arms_in(clause)]
-    if c_arms and prev is not None and prev.arms == [c_arms[0]] and _arm_after(text, w.prev_end, vocab) == c_arms[0]:
+    c_arms = [a for _, a in w.names.arms(w.prev_end, start)]   # the clause's
+    if c_arms and prev is not None and prev.arms == [c_arms[0]] and _arm_after(text, w.prev_end, w.names) == c_arms[0]:
         c_arms = c_arms[1:]   # "0.627 for GSPO against 0.608 for GRPO": GSPO is the first number's
-    nxt = _arm_after(text, end, vocab)
+    nxt = _arm_after(text, end, w.names)
     if role in ("sd", "low", "high") and not c_arms and not nxt and prev is not None and prev.role == "mean" \
             and len(prev.arms) == 1:
         return list(prev.arms)   # "GRPO 46.7% (sd 4.4), DAPO 50.6% (sd 4.2)": the spread of the mean just before

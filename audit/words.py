@@ -10,6 +10,7 @@ contrast written baseline first, the sign flip. ``audit.trace`` turns a reading 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass, field
@@ -105,19 +106,29 @@ class Vocabulary:
         """(position, metric) for every metric named in ``text`` (as :meth:`arms_in`)."""
         return self._lookup("metrics", text)
 
+    def _prefixes(self, which: str) -> frozenset[str]:
+        pre = self._memo.get(("prefixes", which))
+        if pre is None:
+            pre = self._memo[("prefixes", which)] = name_prefixes(self.arms if which == "arms" else self.metrics)
+        return pre
+
     def _lookup(self, which: str, text: str) -> list[tuple[int, str]]:
         memo = self._memo
         hit = memo.get((which, text))
         if hit is None:
             names = self.arms if which == "arms" else self.metrics
-            pre = memo.get(("prefixes", which))
-            if pre is None:
-                pre = memo[("prefixes", which)] = name_prefixes(names)
+            pre = self._prefixes(which)
             if len(memo) > _MEMO_TEXTS:     # bounded: keep the prefix tables, drop the texts
                 for k in [k for k in memo if k[0] != "prefixes"]:
                     del memo[k]
             hit = memo[(which, text)] = _names_in(text, names, pre)
         return list(hit)
+
+    def remember(self, which: str, text: str, hits: list[tuple[int, str]]) -> None:
+        """Keep ``hits`` (found by a :class:`TextNames`) as the answer for ``text``: audit.claims looks
+        the prose reader's sentences up again."""
+        if len(self._memo) <= _MEMO_TEXTS:
+            self._memo[(which, text)] = list(hits)
 
 
 # Texts the name memo keeps before it starts over: a sentence is looked up by the prose reader and again
@@ -143,6 +154,120 @@ def _names_in(text: str, names: dict[str, str], prefixes: frozenset[str] | None 
         return []
     ends = list(accumulate(map(len, parts)))   # ends[2 * i] is where word i starts
     return [(ends[2 * i], name) for i, _j, name in hits]
+
+
+# The only non-ASCII characters a case-insensitive pattern matches to an ASCII letter (İ ı ſ K, found by
+# matching [a-z] with re.I against every code point; tests/test_audit_fast_paths.py checks the list).
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+
+
+def folded(text: str) -> str | None:
+    """``text.lower()`` where a literal word in it is an exact pre-test for a case-insensitive pattern
+    that needs that word (no character of ``text`` folds to an ASCII letter, and the fold keeps every
+    offset); else None (then run the pattern).
+
+    Example:
+        >>> folded("LoRA (r = 16)"), folded("ſeed 3")
+        ('lora (r = 16)', None)
+    """
+    if text.isascii():
+        return text.lower()
+    if _FOLDS_TO_ASCII.search(text):
+        return None
+    low = text.lower()
+    return low if len(low) == len(text) else None
+
+
+class TextNames:
+    """The words of one text (a paragraph), split and folded once: the arms and metrics named in any
+    slice of it, as :meth:`Vocabulary.arms_in` of the slice would find them.
+
+    The prose reader asks for the names in the clause before each number, the 30 characters after it
+    and its sentence; splitting each of those slices anew cost ~15 us a number (README failure 10:
+    a 5 MB report holds 250,000 numbers). Here a slice is a range of the text's words found by
+    bisection, plus the cut-off head or tail of a word the slice cuts through, and only the words
+    that start some name (a few) are extended into names.
+
+    Example:
+        >>> v = Vocabulary({"drgrpo": "dr_grpo", "grpo": "grpo"}, {}, "", "")
+        >>> TextNames("Dr. GRPO beats GRPO", v).arms(4, 19)
+        [(0, 'grpo'), (11, 'grpo')]
+    """
+
+    def __init__(self, text: str, vocab: Vocabulary):
+        self.text, self.vocab = text, vocab
+        ascii_ = text.isascii()
+        self.low = folded(text)
+        parts = _WORD_SPLIT.split(text.lower() if ascii_ else text)   # [gap, word, gap, word, ..., gap]
+        cum = list(accumulate(map(len, parts)))
+        self.starts, self.ends = cum[0::2][:-1], cum[1::2]
+        self.words = parts[1::2] if ascii_ else [w.lower() for w in parts[1::2]]
+        self._cands: dict[str, tuple[frozenset[str], dict[str, str], int, list[int]]] = {}
+
+    def _table(self, which: str):
+        t = self._cands.get(which)
+        if t is None:
+            pre = self.vocab._prefixes(which)
+            names = self.vocab.arms if which == "arms" else self.vocab.metrics
+            t = self._cands[which] = (pre, names, max(map(len, names), default=0),
+                                      [i for i, w in enumerate(self.words) if w in pre])
+        return t
+
+    def may_hold(self, word: str, a: int = 0, b: int | None = None) -> bool:
+        """False only when ``text[a:b]`` surely holds no case-insensitive match of ``word`` (lower case
+        ASCII): the cheap pre-test before a pattern that needs that word (:func:`folded`)."""
+        return self.low is None or self.low.find(word, a, len(self.low) if b is None else b) >= 0
+
+    def arms(self, a: int, b: int) -> list[tuple[int, str]]:
+        """``vocab.arms_in(text[a:b])``."""
+        return self._names("arms", a, b)
+
+    def metrics(self, a: int, b: int) -> list[tuple[int, str]]:
+        """``vocab.metrics_in(text[a:b])``."""
+        return self._names("metrics", a, b)
+
+    def _names(self, which: str, a: int, b: int) -> list[tuple[int, str]]:
+        pre, names, longest, cands = self._table(which)
+        b = min(b, len(self.text))
+        if b <= a or not names:
+            return []
+        starts, ends, words = self.starts, self.ends, self.words
+        i0 = bisect.bisect_left(starts, a)       # words i0..i1-1 start inside the slice
+        i1 = bisect.bisect_left(starts, b)
+        head = self.text[a:min(ends[i0 - 1], b)].lower() if i0 and ends[i0 - 1] > a else ""
+        tail = ""
+        if i1 > i0 and ends[i1 - 1] > b:       # the slice ends inside its last word: that word's head
+            i1 -= 1
+            tail = self.text[starts[i1]:b].lower()
+        c0, c1 = bisect.bisect_left(cands, i0), bisect.bisect_left(cands, i1)
+        if c0 == c1 and head not in pre and tail not in pre:
+            return []   # no word of the slice starts a name (most slices)
+        # the slice's words are [head] + words[i0:i1] + [tail]; k indexes them
+        h = 1 if head else 0
+        m = h + i1 - i0 + (1 if tail else 0)
+
+        def word(k: int) -> str:
+            return head if k < h else words[k - h + i0] if k - h + i0 < i1 else tail
+
+        def offset(k: int) -> int:
+            return 0 if k < h else starts[k - h + i0] - a
+
+        firsts = ([0] if head in pre else []) + [k - i0 + h for k in cands[c0:c1]] + ([m - 1] if tail and tail in pre else [])
+        out, nxt = [], 0
+        for i in firsts:
+            if i < nxt:
+                continue   # inside the name just taken
+            cat, best = "", None
+            for j in range(i, m):
+                cat += word(j)
+                if len(cat) > longest or cat not in pre:
+                    break
+                if cat in names:
+                    best = (j + 1, names[cat])
+            if best is not None:
+                out.append((offset(i), best[1]))
+                nxt = best[0]
+        return out
 
 
 _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "test accuracy", "solved",
@@ -262,18 +387,47 @@ def is_points(after: str, decimals: int = 1) -> bool:
     return bool(_PP_AFTER.match(after)) or (decimals > 0 and bool(_PTS_AFTER.match(after)))
 
 
-def seed_mentions(text: str) -> list[tuple[int, int]]:
+def matches_from(rx: re.Pattern, text: str, low: str | None, word: str):
+    """``rx.finditer(text)`` for a pattern each match of which starts with ``word`` (lower-case ASCII,
+    matched case-insensitively): the pattern is tried only where ``low`` (``folded(text)``) holds the
+    word, found by ``str.find``, instead of at every character (a case-insensitive pattern that opens
+    with ``\\b`` or a look-behind costs ~50-100 ns a character; README failure 10). The same matches:
+    a match can only start where the word does, and each is searched from the end of the last.
+
+    Example:
+        >>> [m.group(1) for m in matches_from(re.compile(r"\\bseeds?\\s+(\\d+)", re.I), "Seed 3, seeds 4", "seed 3, seeds 4", "seed")]
+        ['3', '4']
+    """
+    if low is None:
+        yield from rx.finditer(text)
+        return
+    pos = 0
+    while True:
+        q = low.find(word, pos)
+        if q < 0:
+            return
+        m = rx.match(text, q)
+        if m is None:
+            pos = q + 1
+        else:
+            yield m
+            pos = max(m.end(), q + 1)
+
+
+def seed_mentions(text: str, low: str | None = None) -> list[tuple[int, int]]:
     """(end offset, seed) of every seed named in ``text``, in written order.
 
     Args:
         text: a sentence.
+        low: ``folded(text)`` when the caller has it (the scan then starts only at an "s").
     Returns:
         One pair per "seed 11", "seeds: 3", "seed (7)", "s37" mention.
     Example:
         >>> seed_mentions("GRPO seed 11 scored 0.632 and seed 23 0.628")
         [(12, 11), (37, 23)]
     """
-    return [(m.end(), int(next(g for g in m.groups() if g))) for m in _SEED_WORD.finditer(text)]
+    found = _SEED_WORD.finditer(text) if low is None else matches_from(_SEED_WORD, text, low, "s")
+    return [(m.end(), int(next(g for g in m.groups() if g))) for m in found]
 
 
 def seed_last(text: str) -> int | None:

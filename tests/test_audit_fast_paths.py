@@ -19,9 +19,18 @@ from budget import examples
 from audit.markdown_doc import _parser, walk
 from audit.names import longest_names
 from audit.numbers import _BLANKS, numbers_in, parse_markdown
-from audit.prose import _RIGHT_AFTER, _Covered, _positions, _prose_by_line, _Sentence, paragraphs
+from audit.prose import (
+    _LEVEL,
+    _RIGHT_AFTER,
+    _Covered,
+    _levels,
+    _positions,
+    _prose_by_line,
+    _Sentence,
+    paragraphs,
+)
 from audit.sources import _entity_from_text, entity_from_text
-from audit.words import Vocabulary, seed_in
+from audit.words import _SEED_WORD, TextNames, Vocabulary, folded, matches_from, seed_in, seed_mentions
 from prereg.declarations import normalise_label
 
 ARMS = {"grpo": "grpo", "drgrpo": "dr_grpo", "gspo": "gspo", "sftbaseline": "sft", "sft": "sft",
@@ -198,6 +207,45 @@ def test_sentence_indexes_answer_as_the_rescans_did():
             lv = re.findall(r"(\d{2})\s*%\s*(?:CI|confidence|credible)", sent[:start - s0], re.I)
             assert st.level_at(start) == (lv[-1] if lv else "95")
         assert st.seed() == seed_in(sent)
+
+
+def test_names_in_a_slice_of_the_paragraph_index_equal_the_slice_looked_up():
+    """TextNames answers for any slice what arms_in/metrics_in of the slice give, also where the slice
+    cuts a word ("xgrpo" from its second letter is "grpo"), a name spans the cut, or the text holds
+    characters that fold to ASCII letters."""
+    vocab = Vocabulary(ARMS, METRICS, "grpo", "heldout_accuracy")
+    toks = ["GRPO", "Dr.", "grpo", "lr", "100x", "100", "x", "1e", "5", "warmup", "_", "SFT", "baseline", "-", "é",
+            "Gspo", "1.5", "mean", "ZVF", "held-out", "accuracy", "İ", "xgrpo", "grpox", "sftbaseline", "(", "**"]
+    rng = random.Random(11)
+    for _ in range(3000):
+        text = rng.choice([" ", "", "-"]).join(rng.choice(toks) for _ in range(rng.randint(0, 14)))
+        tn = TextNames(text, vocab)
+        for _ in range(6):
+            a = rng.randint(0, len(text) + 2)
+            b = rng.randint(a - 2, len(text) + 3)
+            part = text[a:b] if b > a else ""
+            assert tn.arms(a, b) == vocab.arms_in(part), (text, a, b)
+            assert tn.metrics(a, b) == vocab.metrics_in(part), (text, a, b)
+
+
+def test_patterns_tried_only_where_their_word_is_find_what_finditer_finds():
+    """matches_from (a pattern tried where its first word is) and _levels (the "NN% CI" level found from
+    its "%") give finditer's matches; folded refuses texts whose characters fold to ASCII letters."""
+    from audit.claims import _SEED_LIST, _SEED_RANGE
+
+    folds = [hex(c) for c in range(128, 0x110000) if re.match("[a-z]", chr(c), re.I)]
+    assert folds == ["0x130", "0x131", "0x17f", "0x212a"]   # the list words._FOLDS_TO_ASCII holds
+    assert folded("ſeeds 1, 2") is None and folded("Seeds 1, 2 − 3") == "seeds 1, 2 − 3"
+    toks = ["seed", "Seeds", "SEED", "s", "s1", "(7)", "3", ",", "and", "1", "to", "4", "95", "%", "CI", "90 %",
+            "confidence", "x", "seeds:", "ſeed", "..."]
+    rng = random.Random(13)
+    for _ in range(3000):
+        text = rng.choice([" ", "", ", "]).join(rng.choice(toks) for _ in range(rng.randint(0, 16)))
+        for rx, word in ((_SEED_LIST, "seed"), (_SEED_RANGE, "seeds"), (_SEED_WORD, "s")):
+            want = [(m.span(), m.groups()) for m in rx.finditer(text)]
+            assert [(m.span(), m.groups()) for m in matches_from(rx, text, folded(text), word)] == want, text
+        assert seed_mentions(text, folded(text)) == seed_mentions(text)
+        assert _levels(text) == ([m.end() for m in _LEVEL.finditer(text)], [m.group(1) for m in _LEVEL.finditer(text)])
 
 
 def test_fact_spans_by_bisect_equal_the_scan():
