@@ -433,6 +433,10 @@ def _marked_arm(first: str, line: int, rows: dict, vocab: Vocabulary) -> str | N
     return next(iter(arms)) if len(arms) == 1 else None
 
 
+# What a held-out n needs (claims._N_FACT): "n =", "(of 1,319)", or a noun ("162 held-out puzzles")
+_N_FACT_WORDS = ("problem", "item", "question", "puzzle", "example", "board")
+
+
 def _fact_spans(text: str, names: TextNames) -> list[tuple[int, int]]:
     """Spans of seed lists, held-out n and run/arm/seed counts: facts audit.claims checks against the
     lock, so their numbers are labels here, not values to trace. A pattern runs only where its key
@@ -441,7 +445,8 @@ def _fact_spans(text: str, names: TextNames) -> list[tuple[int, int]]:
 
     spans = [(m.start(1), m.end(1)) for m in matches_from(_SEED_LIST, text, names.low, "seed")]
     spans += [(m.start(1), m.end(2)) for m in matches_from(_SEED_RANGE, text, names.low, "seeds")]
-    spans += [(m.start(), m.end()) for m in n_facts(text)]
+    if "=" in text or "(" in text or any(names.may_hold(w) for w in _N_FACT_WORDS):
+        spans += [(m.start(), m.end()) for m in n_facts(text)]
     if any(names.may_hold(w) for w in ("adapters", "runs", "checkpoints", "arms", "seeds")):
         spans += [(m.start(), m.end()) for m in _COUNTS.finditer(text)]
     if names.may_hold("resamples") or names.may_hold("bootstrap"):
@@ -464,7 +469,7 @@ def _is_param(after: str) -> bool:
     return is_param(after) or (pp is not None and is_param(after[pp.end():]))
 
 
-def _to_range(text: str, s_start: int, start: int, end: int, m: Mention, low_end):
+def _to_range(text: str, s_start: int, start: int, end: int, m: Mention, low_end, low: str | None = None):
     """("low" | "high", percent) for the ends of an interval written "A to B" after CI words
     ("95% CI 2.5 to 23.5 pp", "−0.18 to +0.05 pp"), else (None, False). ``low_end`` is
     (end, percent) of the low end just read, or None."""
@@ -472,6 +477,8 @@ def _to_range(text: str, s_start: int, start: int, end: int, m: Mention, low_end
         return None, False
     if low_end is not None and _TO_BEFORE.match(text[low_end[0]:start]):
         return "high", low_end[1] or m.percent
+    if low is not None and low.find("to", end, end + 60) < 0:
+        return None, False   # no "to" in reach: no "A to B" (``low``: the folded paragraph, or None)
     t = _TO_RANGE.match(text[end:end + 60])
     if t and _CI_WORDS.search(text[max(s_start, start - 40):start]):
         return "low", bool(t.group(1) or t.group(2)) or m.percent
@@ -587,7 +594,11 @@ class _Sentence:
         """Whether the sentence speaks of the spread of seeds and names no interval (``_SEED_SPREAD``),
         decided once per sentence."""
         if self._spread is None:
-            self._spread = not _CI_WORDS.search(self.text) and _SEED_SPREAD.search(self.text) is not None
+            low = self.low
+            ci = (low is None or any(w in low for w in ("ci", "interval", "confidence", "credible"))) \
+                and _CI_WORDS.search(self.text) is not None   # (the words tested first: a scan costs more)
+            self._spread = not ci \
+                and (low is None or "seeds" in low or "per" in low) and _SEED_SPREAD.search(self.text) is not None
         return self._spread
 
 
@@ -691,7 +702,7 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     a label, the same value restated, or a statistic with its role, metric, seed and arm(s) or pair."""
     text = w.text
     after = text[end:end + 40]
-    to_role, to_pct = _to_range(text, st.start, start, end, m, w.low_end)
+    to_role, to_pct = _to_range(text, st.start, start, end, m, w.low_end, w.names.low)
     w.low_end = (end, to_pct) if to_role == "low" else None
     r = Reading(percent=m.percent or is_points(after, m.decimals) or to_pct
                 or ((m.role in ("low", "high", "pm") or to_role in ("low", "high")) and w.last_pct)

@@ -72,7 +72,9 @@ _PP_AFTER = re.compile(r"\s*(?:pp\b|percentage points?\b|-?points?\b)", re.I)   
 _PTS_AFTER = re.compile(r"\s*pts?\b", re.I)
 _SEED_WORD = re.compile(r"\bseed\s*\(\s*(\d+)\s*\)|\bseeds?\s*[:=]?\s*(\d+)\b(?![.,]\d)|(?<![A-Za-z0-9])s(\d+)\b", re.I)
 # A sentence may start lowercase when it starts with a name ("... unadjusted). pass@16 barely moves").
-_SENTENCE_END = re.compile(r"(?<=[.!?;])(?:\*\*|\*|_)?\s+(?=[A-Z*_`(\[]|[a-z][\w-]*@\d)")
+# A sentence ends at a mark and the spaces after it (group 1: where the next sentence is looked for);
+# the mark is matched, not looked behind for, so that a fast search finds the marks (README failure 10).
+_SENTENCE_END = re.compile(r"[.!?;]((?:\*\*|\*|_)?\s+(?=[A-Z*_`(\[]|[a-z][\w-]*@\d))")
 
 
 @dataclass(frozen=True)
@@ -198,20 +200,16 @@ class TextNames:
         self.text, self.vocab = text, vocab
         ascii_ = text.isascii()
         self.low = folded(text)
-        parts = _WORD_SPLIT.split(text.lower() if ascii_ else text)   # [gap, word, gap, word, ..., gap]
+        parts = _WORD_SPLIT.split(self.low if ascii_ else text)   # [gap, word, gap, word, ..., gap]
         cum = list(accumulate(map(len, parts)))
         self.starts, self.ends = cum[0::2][:-1], cum[1::2]
         self.words = parts[1::2] if ascii_ else [w.lower() for w in parts[1::2]]
-        self._cands: dict[str, tuple[frozenset[str], dict[str, str], int, list[int]]] = {}
+        self._arms = self._metrics = None   # (prefixes, names, longest name, words that start one)
 
     def _table(self, which: str):
-        t = self._cands.get(which)
-        if t is None:
-            pre = self.vocab._prefixes(which)
-            names = self.vocab.arms if which == "arms" else self.vocab.metrics
-            t = self._cands[which] = (pre, names, max(map(len, names), default=0),
-                                      [i for i, w in enumerate(self.words) if w in pre])
-        return t
+        pre = self.vocab._prefixes(which)
+        names = self.vocab.arms if which == "arms" else self.vocab.metrics
+        return pre, names, max(map(len, names), default=0), [i for i, w in enumerate(self.words) if w in pre]
 
     def may_hold(self, word: str, a: int = 0, b: int | None = None) -> bool:
         """False only when ``text[a:b]`` surely holds no case-insensitive match of ``word`` (lower case
@@ -220,14 +218,18 @@ class TextNames:
 
     def arms(self, a: int, b: int) -> list[tuple[int, str]]:
         """``vocab.arms_in(text[a:b])``."""
-        return self._names("arms", a, b)
+        if self._arms is None:
+            self._arms = self._table("arms")
+        return self._names(self._arms, a, b)
 
     def metrics(self, a: int, b: int) -> list[tuple[int, str]]:
         """``vocab.metrics_in(text[a:b])``."""
-        return self._names("metrics", a, b)
+        if self._metrics is None:
+            self._metrics = self._table("metrics")
+        return self._names(self._metrics, a, b)
 
-    def _names(self, which: str, a: int, b: int) -> list[tuple[int, str]]:
-        pre, names, longest, cands = self._table(which)
+    def _names(self, table, a: int, b: int) -> list[tuple[int, str]]:
+        pre, names, longest, cands = table
         b = min(b, len(self.text))
         if b <= a or not names:
             return []
@@ -450,9 +452,9 @@ def sentences(paragraph: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence of a paragraph ("Dr. GRPO", "e.g.", "et al." end none)."""
     out, start = [], 0
     for m in _SENTENCE_END.finditer(paragraph):
-        if _ABBREV.search(paragraph[max(start, m.start() - 8):m.start()]):
+        if _ABBREV.search(paragraph[max(start, m.start(1) - 8):m.start(1)]):
             continue
-        out.append((start, m.start()))
+        out.append((start, m.start(1)))
         start = m.end()
     out.append((start, len(paragraph)))
     return out
