@@ -248,6 +248,20 @@ def test_patterns_tried_only_where_their_word_is_find_what_finditer_finds():
         assert _levels(text) == ([m.end() for m in _LEVEL.finditer(text)], [m.group(1) for m in _LEVEL.finditer(text)])
 
 
+def test_sentence_ends_found_from_their_marks_equal_the_look_behind():
+    """words._SENTENCE_END matches the mark a sentence ends with (a fast search); the ends are those
+    of the look-behind form it replaced, tried at every character."""
+    from audit.words import _SENTENCE_END
+
+    behind = re.compile(r"(?<=[.!?;])(?:\*\*|\*|_)?\s+(?=[A-Z*_`(\[]|[a-z][\w-]*@\d)")
+    toks = ["A", "a", "b@1", "x-y@2", ".", "!", "?", ";", " ", "  ", "**", "*", "_", "`", "(", "[", "\n", "Dr.", "1",
+            "é", "É", "\u2003"]
+    rng = random.Random(17)
+    for _ in range(5000):
+        text = "".join(rng.choice(toks) for _ in range(rng.randint(0, 20)))
+        assert [m.span(1) for m in _SENTENCE_END.finditer(text)] == [m.span() for m in behind.finditer(text)], text
+
+
 def test_fact_spans_by_bisect_equal_the_scan():
     rng = random.Random(9)
     for _ in range(300):
