@@ -727,11 +727,12 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     if _seed_spread(w, st, start, end, r.seed):
         r.param = True   # the range of the per-seed values (see _SEED_SPREAD)
         return r
-    if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff") or (
-            role in ("low", "high") and _written_pair(text, max(st.start, start - 60), start, w.names)):
+    written = _written_pair(text, max(st.start, start - 60), start, w.names) if role in ("low", "high") else None
+    if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff") or written:
         # (the last: "the bootstrap CI for GSPO vs GRPO is [0.050, 0.167]": a contrast's interval)
         r.pair, r.contrast = (_pair_after(text, end, w.names) or _arm_pair_after(text, end, w.names)
-                              or _written_pair(text, max(st.start, start - 60), start, w.names)
+                              or (written if role in ("low", "high") else
+                                  _written_pair(text, max(st.start, start - 60), start, w.names))
                               or _own_change(w, st, start) or _nearest_pair(w, st, start) or w.pair), True
         if role in _CONTRAST_ROLES:
             w.last_kind = "diff"
@@ -818,9 +819,14 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
     text = w.text
     if start in w.facts or (m.comparator and m.line in w.legend) or _relative(text, start, start + len(m.text), m):
         return True
-    if _is_param(after) or (m.comparator is None and _LEVEL.match(text[start:start + 12])) \
-            or (_DF_BEFORE.search(text[max(0, start - 6):start]) and after.lstrip().startswith(")")) \
-            or CLAIM_BEFORE.search(text[max(0, start - 30):start]):
+    # (each pattern tried only where the character or word it needs is: "%", "(", "within")
+    low = w.names.low
+    if _is_param(after) or (m.comparator is None and text.find("%", start, start + 12) >= 0
+                            and _LEVEL.match(text[start:start + 12])) \
+            or (text.find("(", max(0, start - 6), start) >= 0 and _DF_BEFORE.search(text[max(0, start - 6):start])
+                and after.lstrip().startswith(")")) \
+            or ((low is None or low.find("within", max(0, start - 30), start) >= 0)
+                and CLAIM_BEFORE.search(text[max(0, start - 30):start])):
         return True
     if m.value == 0 and m.decimals == 0 and not m.exponent and _ZERO_REF.search(text[max(0, start - 24):start]):
         return True   # "the interval is entirely above 0", "excludes 0": zero is the reference, no value reported
