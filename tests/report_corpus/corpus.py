@@ -95,6 +95,16 @@ def known_plants(folder: Path, name: str) -> list[KnownPlant]:
     return [KnownPlant(report=name, **row) for row in rows]
 
 
+def known_defect(folder: Path, name: str, what: str) -> str:
+    """The documented defect that keeps report ``name`` of a set from auditing clean, or ''.
+
+    A set folder's report may hold ``clean_xfail.txt`` / ``strict_xfail.txt`` (``what`` is ``clean``
+    or ``strict``): the tests mark that report's clean audit a strict xfail with this reason.
+    """
+    f = folder / name / f"{what}_xfail.txt"
+    return f.read_text().strip() if f.is_file() else ""
+
+
 def names() -> list[str]:
     """The corpus reports, in order (one folder each)."""
     return sorted(p.parent.name for p in HERE.glob("*/study.json"))
