@@ -22,52 +22,16 @@ from pathlib import Path
 
 import pytest
 
-from audit import check
-from tests.report_corpus import corpus
+from tests.report_corpus import corpus, set_tests
 from tests.report_corpus_review import review
 
 REPO = Path(__file__).resolve().parents[1]
 NAMES = review.names()
-ALL = [p for n in NAMES for p in review.plants(n)]
-FAST = corpus.fast_plants(ALL)  # the fast tier's subset; `pytest` (CI) runs every plant
+FAST = corpus.fast_plants([p for n in NAMES for p in review.plants(n)])  # the fast tier's subset; `pytest` (CI) runs every plant
 
 
-def _known(name: str, what: str) -> str:
-    """The documented defect that keeps report ``name`` from passing (``clean`` or ``strict``), or ''."""
-    f = review.HERE / name / f"{what}_xfail.txt"
-    return f.read_text().strip() if f.is_file() else ""
-
-
-def _param(value, reason: str, id_: str):
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(value, marks=marks, id=id_)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _recompute_once():
-    """Check 9 recomputes each study's analysis once for all its plants (``corpus.recompute_once``)."""
-    with corpus.recompute_once():
-        yield
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("review")
-    return {n: review.build(n, root / n) for n in NAMES}
-
-
-def _show(findings):
-    return [(f.check, Path(f.location).name, f.message, f.expected, f.found) for f in findings]
-
-
-@pytest.mark.parametrize("name", [_param(n, _known(n, "clean"), n) for n in NAMES])
-def test_clean_review_report_has_no_finding(built, name):
-    assert _show(check(built[name]).findings) == []
-
-
-@pytest.mark.parametrize("name", [_param(n, _known(n, "strict"), n) for n in NAMES])
-def test_clean_review_report_has_no_finding_strict(built, name):
-    assert _show(check(built[name], strict=True).findings) == []
+# test_clean_review_report_has_no_finding(_strict), test_review_plant_is_caught and their fixtures
+globals().update(set_tests.tests(review.SET, "review", FAST))
 
 
 def test_review_set_is_large_enough():
@@ -76,16 +40,6 @@ def test_review_set_is_large_enough():
     for n in NAMES:
         assert review.study(n) in corpus.names()
         assert len({p.kind for p in review.plants(n)}) >= 10
-
-
-@pytest.mark.parametrize("plant", [corpus.plant_param(p, FAST) for p in ALL])
-def test_review_plant_is_caught(built, tmp_path, plant):
-    clean = built[plant.report]
-    shutil.copytree(clean.parent, tmp_path / "study")
-    rep = tmp_path / "study" / clean.name
-    line = corpus.apply(rep, plant)
-    findings = check(rep).findings
-    assert corpus.caught(findings, plant, line), _show(findings)
 
 
 def _cli(report: Path, *flags: str) -> subprocess.CompletedProcess:

@@ -16,59 +16,17 @@ first two plants of each report; ``pytest`` (CI) audits every plant.
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
-import pytest
-
-from audit import check
-from tests.report_corpus import corpus
+from tests.report_corpus import corpus, set_tests
 from tests.report_corpus_fresh import fresh
-from tests.report_corpus_wild import wild
 
 NAMES = fresh.names()
-ALL = [p for n in NAMES for p in fresh.plants(n)]
 # The fast tier audits the first two plants expected caught of each report (every layout, caught at
 # least twice); its kinds of error are the wild set's, which the fast tier already covers one by one.
 # `pytest` (CI) audits every plant.
 FAST = [p for n in NAMES for p in [q for q in fresh.plants(n) if not q.xfail][:2]]
 
-
-def _param(value, reason: str, id_: str):
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(value, marks=marks, id=id_)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _recompute_once():
-    """Check 9 recomputes each study's analysis once for all its plants (``corpus.recompute_once``)."""
-    with corpus.recompute_once():
-        yield
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("fresh")
-    return {n: fresh.build(n, root / n) for n in NAMES}
-
-
-@pytest.fixture(scope="module")
-def clean_findings(built):
-    return {n: check(built[n]).findings for n in NAMES}
-
-
-def _show(findings):
-    return [(f.check, Path(f.location).name, f.message, f.expected, f.found) for f in findings]
-
-
-@pytest.mark.parametrize("name", [_param(n, fresh.known(n, "clean"), n) for n in NAMES])
-def test_clean_fresh_report_has_no_finding(clean_findings, name):
-    assert _show(clean_findings[name]) == []
-
-
-@pytest.mark.parametrize("name", [_param(n, fresh.known(n, "strict"), n) for n in NAMES])
-def test_clean_fresh_report_has_no_finding_strict(built, name):
-    assert _show(check(built[name], strict=True).findings) == []
+# test_clean_fresh_report_has_no_finding(_strict), test_fresh_plant_is_caught and their fixtures
+globals().update(set_tests.tests(fresh.SET, "fresh", FAST))
 
 
 def test_fresh_set_is_large_enough_and_over_its_own_studies():
@@ -84,13 +42,3 @@ def test_fresh_set_is_large_enough_and_over_its_own_studies():
         ids.add(spec["id"])
     corpus_ids = {json.loads((corpus.HERE / c / "study.json").read_text())["id"] for c in corpus.names()}
     assert len(ids) == len(NAMES) and not ids & corpus_ids
-
-
-@pytest.mark.parametrize("plant", [corpus.plant_param(p, FAST) for p in ALL])
-def test_fresh_plant_is_caught(built, clean_findings, tmp_path, plant):
-    clean = built[plant.report]
-    shutil.copytree(clean.parent, tmp_path / "study")
-    rep = tmp_path / "study" / clean.name
-    line = corpus.apply(rep, plant)
-    findings = check(rep).findings
-    assert wild.caught(findings, clean_findings[plant.report], plant, line), _show(findings)

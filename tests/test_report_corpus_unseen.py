@@ -16,58 +16,17 @@ with its message, by a finding the clean report does not have. What the audit do
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
-import pytest
-
-from audit import check
-from tests.report_corpus import corpus
+from tests.report_corpus import corpus, set_tests
 from tests.report_corpus_unseen import unseen
-from tests.report_corpus_wild import wild
 
 NAMES = unseen.names()
-ALL = [p for n in NAMES for p in unseen.plants(n)]
 # The fast tier audits the first plant expected caught of each report and the clean reports expected
 # clean (each audit costs about a second; the fast tier has a one-minute budget); `pytest` (CI) runs all.
 FAST = [p for n in NAMES for p in [q for q in unseen.plants(n) if not q.xfail][:1]]
 
-
-def _param(value, reason: str, id_: str):
-    marks = [pytest.mark.xfail(strict=True, reason=reason), pytest.mark.slow] if reason else []
-    return pytest.param(value, marks=marks, id=id_)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _recompute_once():
-    """Check 9 recomputes each study's analysis once for all its plants (``corpus.recompute_once``)."""
-    with corpus.recompute_once():
-        yield
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("unseen")
-    return {n: unseen.build(n, root / n) for n in NAMES}
-
-
-@pytest.fixture(scope="module")
-def clean_findings(built):
-    return {n: check(built[n]).findings for n in NAMES}
-
-
-def _show(findings):
-    return [(f.check, Path(f.location).name, f.message, f.expected, f.found) for f in findings]
-
-
-@pytest.mark.parametrize("name", [_param(n, unseen.known(n, "clean"), n) for n in NAMES])
-def test_clean_unseen_report_has_no_finding(clean_findings, name):
-    assert _show(clean_findings[name]) == []
-
-
-@pytest.mark.parametrize("name", [_param(n, unseen.known(n, "strict"), n) for n in NAMES])
-def test_clean_unseen_report_has_no_finding_strict(built, name):
-    assert _show(check(built[name], strict=True).findings) == []
+# test_clean_unseen_report_has_no_finding(_strict), test_unseen_plant_is_caught and their fixtures
+globals().update(set_tests.tests(unseen.SET, "unseen", FAST, slow_known=True))
 
 
 def test_unseen_set_is_large_enough_and_over_its_own_studies():
@@ -84,13 +43,3 @@ def test_unseen_set_is_large_enough_and_over_its_own_studies():
         others |= {json.loads(p.read_text())["id"] for p in folder.glob("*/study.json")}
     assert len(ids) >= 4 and not ids & others
     assert any(len(s.get("sessions", {})) >= 2 for s in specs.values())
-
-
-@pytest.mark.parametrize("plant", [corpus.plant_param(p, FAST) for p in ALL])
-def test_unseen_plant_is_caught(built, clean_findings, tmp_path, plant):
-    clean = built[plant.report]
-    shutil.copytree(clean.parent, tmp_path / "study")
-    rep = tmp_path / "study" / clean.name
-    line = corpus.apply(rep, plant)
-    findings = check(rep).findings
-    assert wild.caught(findings, clean_findings[plant.report], plant, line), _show(findings)

@@ -16,55 +16,14 @@ and every kind of error expected caught, at least once); ``pytest`` (CI) audits 
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
-import pytest
-
-from audit import check
-from tests.report_corpus import corpus
+from tests.report_corpus import corpus, set_tests
 from tests.report_corpus_wild import wild
 
 NAMES = wild.names()
-ALL = [p for n in NAMES for p in wild.plants(n)]
-FAST = corpus.fast_plants(ALL)  # the fast tier's subset; `pytest` (CI) runs every plant
+FAST = corpus.fast_plants([p for n in NAMES for p in wild.plants(n)])  # the fast tier's subset; `pytest` (CI) runs every plant
 
-
-def _param(value, reason: str, id_: str):
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(value, marks=marks, id=id_)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _recompute_once():
-    """Check 9 recomputes each study's analysis once for all its plants (``corpus.recompute_once``)."""
-    with corpus.recompute_once():
-        yield
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("wild")
-    return {n: wild.build(n, root / n) for n in NAMES}
-
-
-@pytest.fixture(scope="module")
-def clean_findings(built):
-    return {n: check(built[n]).findings for n in NAMES}
-
-
-def _show(findings):
-    return [(f.check, Path(f.location).name, f.message, f.expected, f.found) for f in findings]
-
-
-@pytest.mark.parametrize("name", [_param(n, wild.known(n, "clean"), n) for n in NAMES])
-def test_clean_wild_report_has_no_finding(clean_findings, name):
-    assert _show(clean_findings[name]) == []
-
-
-@pytest.mark.parametrize("name", [_param(n, wild.known(n, "strict"), n) for n in NAMES])
-def test_clean_wild_report_has_no_finding_strict(built, name):
-    assert _show(check(built[name], strict=True).findings) == []
+# test_clean_wild_report_has_no_finding(_strict), test_wild_plant_is_caught and their fixtures
+globals().update(set_tests.tests(wild.SET, "wild", FAST))
 
 
 def test_wild_set_is_large_enough():
@@ -87,13 +46,3 @@ def test_a_false_alarm_on_the_planted_line_is_no_catch():
     assert wild.caught([same], [old], plant, 7) == []
     assert wild.caught([same, new], [old], plant, 7) == [new]
     assert wild.caught([new], [], plant, 8) == []
-
-
-@pytest.mark.parametrize("plant", [corpus.plant_param(p, FAST) for p in ALL])
-def test_wild_plant_is_caught(built, clean_findings, tmp_path, plant):
-    clean = built[plant.report]
-    shutil.copytree(clean.parent, tmp_path / "study")
-    rep = tmp_path / "study" / clean.name
-    line = corpus.apply(rep, plant)
-    findings = check(rep).findings
-    assert wild.caught(findings, clean_findings[plant.report], plant, line), _show(findings)

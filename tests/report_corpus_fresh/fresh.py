@@ -26,65 +26,20 @@ First run, before any fix (see README.md in this folder for the figures and the 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-from tests.report_corpus import corpus
-from tests.report_corpus_wild import wild
+from tests.report_corpus import corpus, sets
 
 HERE = Path(__file__).resolve().parent
-
+SET = sets.ReportSet(HERE)  # the shared scaffold of every report set: build, plants, known defects, measuring
 Plant = corpus.KnownPlant
 
-
-def names() -> list[str]:
-    """The fresh reports, in order (one folder each, holding ``study.json``)."""
-    return sorted(p.parent.name for p in HERE.glob("*/study.json"))
-
-
-def _campaign(spec: dict, root: Path) -> Path:
-    """A runner-shaped campaign (sealed manifests, traces, telemetry) for ``spec``; its report folder
-    holds the analysis and no rendered report."""
-    from stats.analyze import analyze, write
-    from stats.synthetic import make_campaign, small_prereg
-    from tests.audit_defects import chdir
-
-    p = small_prereg(json.loads((corpus.REPO / "examples" / "e1.json").read_text()),
-                     heldout_n=spec["heldout_n"], steps=spec.get("steps", 12), seeds=spec["seeds"])
-    p["id"] = spec["id"]
-    p["arms"] = {k: v for k, v in p["arms"].items() if k in spec["arms"]}
-    p["hypotheses"] = [h for h in p["hypotheses"] if h["arm"] in p["arms"]]
-    p["analysis"]["multiplicity"]["family"] = [f"{a}-grpo" for a in spec["arms"] if a != "grpo"]
-    p["analysis"]["resamples"] = spec.get("resamples", 1000)
-    root.mkdir(parents=True, exist_ok=True)
-    with chdir(root):
-        make_campaign(".", p, effects=spec.get("effects"), base_accuracy=spec.get("base_accuracy", 0.5),
-                      rng_seed=spec.get("rng_seed", 0))
-        write(analyze(f"locks/{p['id']}.lock.json", "runs"), "report/analysis.json", overwrite=True)
-    return root / "report"
-
-
-def build(name: str, root: Path) -> Path:
-    """Build the study of fresh report ``name`` under ``root``, with its report in the report folder."""
-    spec = json.loads((HERE / name / "study.json").read_text())
-    if spec.get("generator") == "campaign":
-        return corpus.put_report(_campaign(spec, root), HERE / name)
-    return corpus.build(name, root, folder=HERE)
-
-
-def plants(name: str) -> list[Plant]:
-    """The planted errors of fresh report ``name``."""
-    return corpus.known_plants(HERE, name)
-
-
-def known(name: str, what: str) -> str:
-    """The documented defect that keeps report ``name`` from auditing clean (``clean`` or ``strict``), or ''."""
-    return corpus.known_defect(HERE, name, what)
+names, build, plants, known = SET.names, SET.build, SET.plants, SET.known
 
 
 def main() -> int:
-    return wild.run_set(sys.argv[1:], names(), build, plants)
+    return sets.run_set(sys.argv[1:], SET)
 
 
 if __name__ == "__main__":

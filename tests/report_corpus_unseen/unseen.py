@@ -24,52 +24,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.report_corpus import corpus
-from tests.report_corpus_fresh import fresh
-from tests.report_corpus_wild import wild
+from tests.report_corpus import corpus, sets
 
 HERE = Path(__file__).resolve().parent
-
+SET = sets.ReportSet(HERE)  # the shared scaffold of every report set: build, plants, known defects, measuring
 Plant = corpus.KnownPlant
-# Report files of formats the audit does not read (reStructuredText, org-mode) travel with the study
-# too, so that the audit sees what the author wrote.
-OTHER_SUFFIXES = (".rst", ".org")
 
-
-def names() -> list[str]:
-    """The unseen reports, in order (one folder each, holding ``study.json``)."""
-    return sorted(p.parent.name for p in HERE.glob("*/study.json"))
-
-
-def build(name: str, root: Path) -> Path:
-    """Build the study of unseen report ``name`` under ``root``, with its report in the report folder
-    (the fresh set's builders: an imported table, a study12 study or a runner-shaped campaign)."""
-    import json
-    import shutil
-
-    spec = json.loads((HERE / name / "study.json").read_text())
-    if spec.get("generator") == "campaign":
-        report = corpus.put_report(fresh._campaign(spec, root), HERE / name)
-    else:
-        report = corpus.build(name, root, folder=HERE)
-    for f in (HERE / name).iterdir():
-        if f.suffix in OTHER_SUFFIXES:
-            shutil.copyfile(f, report / f.name)
-    return report
-
-
-def plants(name: str) -> list[Plant]:
-    """The planted errors of unseen report ``name``."""
-    return corpus.known_plants(HERE, name)
-
-
-def known(name: str, what: str) -> str:
-    """The documented defect that keeps report ``name`` from auditing clean (``clean`` or ``strict``), or ''."""
-    return corpus.known_defect(HERE, name, what)
+names, build, plants, known = SET.names, SET.build, SET.plants, SET.known
 
 
 def main() -> int:
-    return wild.run_set(sys.argv[1:], names(), build, plants)
+    return sets.run_set(sys.argv[1:], SET)
 
 
 if __name__ == "__main__":
