@@ -283,6 +283,20 @@ _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "te
                  "reward_first5": ("reward first 5 steps", "first 5 steps")}
 
 
+# The id of a percent or fraction metric with its unit suffix dropped, and a word for a share after it:
+# "format rate", "format share" name ``format_pct`` ("the format rate of GRPO (91.4%)").
+_UNIT_SUFFIX = re.compile(r"_(?:pct|percent|frac|fraction|rate|share)$")
+_RATE_WORDS = ("rate", "share", "percentage", "fraction")
+
+
+def _rate_names(name: str, unit: str | None) -> tuple[str, ...]:
+    """"format rate", "format share", ... for a percent or fraction metric ``format_pct``; () for others."""
+    stem = _UNIT_SUFFIX.sub("", name)
+    if unit not in ("percent", "fraction") or stem == name or not stem:
+        return ()
+    return tuple(f"{stem} {w}" for w in _RATE_WORDS)
+
+
 def vocabulary(lock: LockView | dict) -> Vocabulary:
     """Arm and metric names of the lock (its :class:`audit.lockview.LockView`, or the
     preregistration), with their declared labels (and a few defaults)."""
@@ -299,7 +313,7 @@ def vocabulary(lock: LockView | dict) -> Vocabulary:
     for name in ("accuracy", "acc"):   # a bare "accuracy" is the primary metric's
         metrics[name] = primary
     for name, d in sorted(decls.items(), key=lambda kv: not kv[1].declared):
-        for text in (name, *d.labels, *_METRIC_WORDS.get(name, ())):
+        for text in (name, *d.labels, *_METRIC_WORDS.get(name, ()), *_rate_names(name, d.unit)):
             metrics.setdefault(normalise_label(text), name)
     return Vocabulary(arms, metrics, view.baseline, primary, tuple(n for n, d in decls.items() if d.unit == "count" and d.max))
 
