@@ -1,0 +1,164 @@
+"""The blind set: hand-written reports in layouts and wordings none of the five other sets has.
+
+The corpus, review, wild, fresh and unseen sets all reached their figures after the audit was tuned
+against them, so they no longer measure unseen material. This set was written, with its plants, without
+reading the audit's code and before the audit was first run on it; its first-run figures are recorded in
+README.md here: a Jupyter notebook exported to Markdown by nbconvert (pandas HTML tables with
+``<style scoped>``, outputs as indented code blocks); a Marp slide deck (``---`` separators, one claim
+per slide, speaker notes in comments); a LaTeX section with ``threeparttable``, siunitx ``S`` columns,
+``\\qty``/``\\numrange`` and a ``\\newcommand`` per number, seeds as rows and arms as columns; a
+leaderboard with a rank column and ties over a base model, an SFT checkpoint and three RL arms in two
+evaluation sessions, percentages with one decimal and "±" half-widths; a numbered social-media thread
+with the long tail of wordings ("roughly", "≈", "~", "n.s.", "p<.05", "3 of 4 seeds"). README failure 15.
+
+Each folder holds ``study.json`` (an imported table as in the corpus, ``"generator": "campaign"``: a
+runner-shaped campaign, or ``"generator": "items"``: a per-item table over reference and trained arms,
+built here), the clean report, ``plants.json`` (optional ``"xfail"``: the defect that keeps a plant from
+being caught; ``"strict": true``: the plant is audited with ``--strict``, e.g. a number in code) and
+``clean_xfail.txt`` / ``strict_xfail.txt``.
+
+``python -m tests.report_corpus_blind.blind [--strict] [NAME ...]`` prints, per report, the plants
+caught and the findings on the clean report, and lists every miss and false alarm (with ``--strict``
+the plants marked ``"strict"`` are measured too). The set is the shared scaffold
+(:class:`tests.report_corpus.sets.ReportSet`) with two additions: the ``items`` study generator and
+the ``"strict"`` plants.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.report_corpus import corpus, sets
+
+HERE = Path(__file__).resolve().parent
+
+Plant = corpus.KnownPlant
+
+
+def _items_prereg(spec: dict) -> dict:
+    """A per-item study over a base model and an SFT checkpoint (references, evaluated once per
+    session) and several trained arms over seeds: study12's plan with more trained arms."""
+    sys.path.insert(0, str(corpus.REPO / "tests"))
+    import study12
+
+    p = study12.prereg()
+    p["id"] = spec["id"]
+    p["title"] = spec.get("title", p["title"])
+    p["seeds"] = spec["seeds"]
+    p["dataset"]["heldout_n"] = spec["heldout_n"]
+    demo = json.loads((corpus.REPO / "examples" / "demo.json").read_text())["arms"]
+    e1 = json.loads((corpus.REPO / "examples" / "e1.json").read_text())["arms"]
+    for arm in spec["trained"]:
+        src = copy.deepcopy(demo.get(arm) or e1[arm])
+        src["labels"] = spec.get("labels", {}).get(arm, [])
+        p["arms"][arm] = src
+    p["arms"] = {a: p["arms"][a] for a in ["base", "sft", *spec["trained"]]}
+    pairs = [{"arm": a, "baseline": "base", "hypothesis": f"H{i + 1}"} for i, a in enumerate(spec["trained"])]
+    pairs += [{"arm": a, "baseline": "sft", "confirmatory": False} for a in spec["trained"]]
+    p["hypotheses"] = [{"id": f"H{i + 1}", "metric": "solve_rate", "arm": a, "baseline": "base",
+                        "direction": "two-sided"} for i, a in enumerate(spec["trained"])]
+    p["analysis"]["contrasts"]["pairs"] = pairs
+    p["analysis"]["multiplicity"]["family"] = [f"{a}-base" for a in spec["trained"]]
+    return p
+
+
+def _items_rows(spec: dict) -> list[dict]:
+    """Per-item rows: each session's arms, trained arms per seed, references once (seed empty)."""
+    import numpy as np
+
+    g = np.random.default_rng(spec.get("seed", 0))
+    n = spec["heldout_n"]
+    diff = g.normal(0, 1.2, n)
+    seed_fx = {s: g.normal(0, 0.15) for s in spec["seeds"]}
+    out = []
+    for sess, arms in spec["sessions"].items():
+        shift = g.normal(0, 0.1)
+        for arm in arms:
+            for seed in (spec["seeds"] if arm in spec["trained"] else [None]):
+                theta = spec["abilities"][arm] + shift + (seed_fx[seed] if seed is not None else 0.0)
+                p = 1.0 / (1.0 + np.exp(-(theta - diff)))
+                for i in range(n):
+                    out.append({"arm": arm, "seed": "" if seed is None else seed, "session": sess,
+                                "item": f"q{i:03d}", "solve_rate": int(g.random() < p[i]),
+                                "format_pct": 100 * int(g.random() < 0.92),
+                                "groups_correct": int(g.binomial(4, p[i])),
+                                "correct_of_32": int(g.binomial(32, 0.35 * p[i]))})
+    return out
+
+
+def _items(spec: dict, root: Path) -> Path:
+    from prereg.jsonio import write_json_atomic
+    from prereg.lock import build_lock
+    from stats.analyze import analyze, write
+
+    root.mkdir(parents=True, exist_ok=True)
+    prereg = _items_prereg(spec)
+    rows = _items_rows(spec)
+    with open(root / "results.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    lock_rel = f"locks/{prereg['id']}.lock.json"
+    write_json_atomic(root / lock_rel, build_lock(prereg, now=corpus.LOCKED_AT))
+    old = os.getcwd()
+    os.chdir(root)
+    try:
+        write(analyze(lock_rel, "results.csv"), "report/analysis.json", overwrite=True)
+    finally:
+        os.chdir(old)
+    return root / "report"
+
+
+def read_plants(name: str, strict: bool | None = None) -> list[Plant]:
+    """The planted errors of blind report ``name``: all of them (``strict=None``), or only those audited
+    with ``--strict`` (``strict=True``: a number in code) or without (``strict=False``)."""
+    out = []
+    for row in json.loads((HERE / name / "plants.json").read_text()):
+        row = dict(row)
+        if strict is None or strict == bool(row.pop("strict", False)):
+            row.pop("strict", None)
+            out.append(Plant(report=name, **row))
+    return out
+
+
+@dataclass(frozen=True)
+class BlindSet(sets.ReportSet):
+    """The shared report-set scaffold, plus the ``items`` generator and plants audited with ``--strict``
+    (``with_strict``: measure them too, as ``--strict`` does)."""
+
+    with_strict: bool = False
+
+    def build(self, name: str, root: Path) -> Path:
+        """Build the study of blind report ``name`` under ``root`` with its report in the report folder."""
+        spec = json.loads((self.folder / name / "study.json").read_text())
+        if spec.get("generator") == "items":
+            return corpus.put_report(_items(spec, root), self.folder / name)
+        return super().build(name, root)
+
+    def plants(self, name: str) -> list[Plant]:
+        """The plants of ``name`` measured in this mode (those marked ``"strict"`` only ``with_strict``)."""
+        return read_plants(name, strict=None if self.with_strict else False)
+
+
+SET = BlindSet(HERE)
+names, build, plants, known = SET.names, SET.build, SET.plants, SET.known
+
+
+def strict_plants(name: str) -> list[Plant]:
+    """The plants of ``name`` that only ``--strict`` can catch (a number in code)."""
+    return read_plants(name, strict=True)
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    return sets.run_set(argv, BlindSet(HERE, with_strict="--strict" in argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
