@@ -95,8 +95,31 @@ def _consistency(ctx, out, ap) -> None:
                             else "adjusted p differs from the declared correction")
 
 
+def grim_possible(v: float, n: int) -> bool:
+    """Whether ``v`` can be some k/n rounded to the decimals ``v`` is written with (GRIM, Brown & Heathers
+    2017). An imported table types a seed's accuracy to a few decimals (0.6013 for 451/750): the value
+    stands for its rounding interval, so a k/n inside it is possible; a value in e-notation or with 12
+    or more decimals is taken as exact.
+
+    Args:
+        v: the proportion as read from the table.
+        n: the locked held-out n.
+
+    Returns:
+        True when some k/n lies within half a unit of ``v``'s last decimal (or within 1e-9).
+
+    Example:
+        >>> grim_possible(0.6013, 750), grim_possible(0.6014, 750)
+        (True, False)
+    """
+    text = repr(float(v))
+    decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 12
+    half = 0.5 * 10.0 ** -decimals if decimals < 12 else 0.0
+    return any(abs(k / n - v) <= half + 1e-9 for k in (math.floor(v * n), math.ceil(v * n)))
+
+
 def _grim(ctx, out, ap) -> None:
-    """Imported per-seed proportions must be possible k/n at the locked held-out n (GRIM)."""
+    """Imported per-seed proportions must be possible k/n at the locked held-out n (GRIM), as rounded."""
     n, metric = ctx.lock_view.heldout_n, ctx.lock_view.primary_metric
     if not isinstance(n, int) or n <= 0 or metric != "heldout_accuracy":
         return
@@ -104,7 +127,7 @@ def _grim(ctx, out, ap) -> None:
         parts = vid.split(".")
         v = rec.get("value")
         if (len(parts) == 4 and parts[0] == "runs" and parts[3] == metric and isinstance(v, (int, float))
-                and not isinstance(v, bool) and abs(round(v * n) / n - v) > 1e-9):
+                and not isinstance(v, bool) and not grim_possible(v, n)):
             out.add(f"{ap}#$.values['{vid}'].value", f"a possible k/{n} (locked heldout_n)", repr(v),
                     f"proportion impossible with n = {n} (GRIM)")
 
