@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from audit.comparisons import WITHIN, arm_comparisons, number_comparisons, ratio_claims, within_claims
 from audit.lockview import LockView, lock_view
 from audit.numbers import ParsedFile, is_bibliography
-from audit.prose import _versus_subject, file_paragraphs
+from audit.prose import _OUT_OF_ITEMS, _versus_subject, file_paragraphs
 from audit.words import Vocabulary, sentences
 
 _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
@@ -37,7 +37,7 @@ _SEED_RANGE = re.compile(r"\bseeds\b(?:\s+|[^.;:\d]{0,20}?\{\s*)(\d+)\s*(?:to|th
                          r"\s*(\d+)\b(?![.,]\d)", re.I)
 _N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)(?:\s+(?:(?:held[- ]out|test|[A-Z][A-Za-z0-9]*)"
                      r"\s+){0,3}(?:problems|items|questions|puzzles|examples|boards)|\s*-\s*(?:problem|item|question|puzzle|"
-                     r"example)s?)\b", re.I)
+                     r"example)s?)\b|\bout\s+of\s+(\d[\d,]*)\b(?![.,]\d)", re.I)
 # "2,000 bootstrap resamples": the locked number of resamples.
 _RESAMPLES = re.compile(r"(?<![\d.,])(\d[\d,]*)\s+(?:bootstrap\s+)?(?:resamples|bootstrap\s+samples|"
                         r"bootstrap\s+replicates)\b", re.I)
@@ -474,6 +474,8 @@ def n_facts(text: str) -> list[re.Match]:
         near = text[max(0, m.start() - 60):m.end() + 60]
         if m.group(1) and (not _HELDOUT_WORDS.search(near) or re.search(r"\bseeds?\b", text[m.end():m.end() + 24], re.I)):
             continue   # "n=3 seeds", "at n=3 (bounded data)": not the held-out n
+        if m.group(4) and not _OUT_OF_ITEMS.search(near):
+            continue   # "2.5 groups out of 4": only a count of items is out of the held-out n
         out.append(m)
     return out
 
@@ -485,9 +487,9 @@ def _n_facts(text: str, facts: Facts, where, out: list[Claim]) -> None:
         return
     for m in n_facts(text):
         at = where(m.start()) if callable(where) else where
-        raw = m.group(1) or m.group(2) or m.group(3)
+        raw = m.group(1) or m.group(2) or m.group(3) or m.group(4)
         n = float(raw.replace(",", ""))
-        if m.group(2) and n in facts.count_max:
+        if (m.group(2) or m.group(4)) and n in facts.count_max:
             continue   # "Groups correct (of 4)": the count's maximum, not the held-out n
         if n != float(facts.heldout_n):
             out.append(Claim(at, f"{facts.heldout_n:g} (lock.dataset.heldout_n)", m.group(0).strip(),

@@ -398,7 +398,7 @@ def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None) -
     legend = legend_lines(file)   # "* p < 0.05" under a table says what a mark means (audit.markers)
     rows = marked_rows(file) if not tex else {}
     items: list[tuple[int, str | None]] = []    # (indent, arm) of the list items enclosing the paragraph
-    lead_pct = False   # the last paragraph before this list was a lead-in stating percent ("Accuracy (%) per seed:")
+    lead = None   # the last paragraph before this list was a lead-in stating percent ("Accuracy (%) per seed:") or counts
     for para in paras:
         first = "" if tex else file.lines[para[0][0] - 1]
         indent = len(first) - len(first.lstrip()) if _LIST_ITEM.match(first) else None
@@ -406,9 +406,10 @@ def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None) -
             items.pop()
         parent = next((a for _, a in reversed(items) if a), None) or _marked_arm(first, para[0][0], rows, vocab)
         subject = _read_paragraph(para, _positions(file, para, by), vocab, out, parent, legend,
-                                  lead_pct=lead_pct and indent is not None)
+                                  lead=lead if indent is not None else None)
         if indent is None:
-            lead_pct = not tex and para[1].rstrip().endswith(":") and bool(_LEAD_PCT.search(para[1]))
+            lead = None if tex or not para[1].rstrip().endswith(":") else "pct" if _LEAD_PCT.search(para[1]) \
+                else "count" if _LEAD_COUNT.search(para[1]) and _OUT_OF_ITEMS.search(para[1]) else None
         if indent is not None:
             items.append((indent, subject))
     if not tex and any(">" in ln[:8] for ln in file.lines):
@@ -655,20 +656,23 @@ class _Walk:
     spread_end: int | None = None
     diff_pct: bool = False      # the sentence's last difference was in points
     lead_pct: bool = False      # a list item under a lead-in line that states percent
+    lead_count: bool = False    # a list item under a lead-in line that states counts out of N
     noun_metric: str | None = None   # the count metric a noun right after a number named in this sentence
     prev_end: int = 0
     prev: Reading | None = None
 
 
 def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None,
-                    legend: frozenset = frozenset(), lead_pct: bool = False) -> str | None:
+                    legend: frozenset = frozenset(), lead: str | None = None) -> str | None:
     """Read one paragraph's numbers into ``out``; returns the arm it is about (its first named arm,
     else ``parent``: the arm of the list item a nested bullet sits under, "- **GRPO**" > "- seed 3: 70.00%").
     ``legend``: the file's legend lines (:mod:`audit.markers`), whose p thresholds are labels;
-    ``lead_pct``: a list item under a lead-in that states percent ("Held-out accuracy (%) on each seed:")."""
+    ``lead``: "pct" for a list item under a lead-in that states percent ("Held-out accuracy (%) on each seed:"),
+    "count" under one that states counts out of N ("Problems solved per run, out of 500:")."""
     text = para[1]
     names = TextNames(text, vocab)
-    w = _Walk(text, vocab, names, _Covered(_fact_spans(text, names)), legend, parent, lead_pct=lead_pct)
+    w = _Walk(text, vocab, names, _Covered(_fact_spans(text, names)), legend, parent, lead_pct=lead == "pct",
+              lead_count=lead == "count")
     starts = [x[0] for x in located]
     for s_start, s_end in sentences(text):
         st = _Sentence(text[s_start:s_end], s_start, vocab, w.names)
@@ -839,6 +843,11 @@ _ZERO_REF = re.compile(r"\b(?:above|below|exclud(?:es|ing|e)|includ(?:es|ing|e)|
 
 # A lead-in line that states the unit of the list below it: "Held-out accuracy (%) on each seed:".
 _LEAD_PCT = re.compile(r"\(\s*%\s*\)|\bin\s+(?:%|percent\b)|\bpercent(?:age)?s?\b", re.I)
+# A lead-in line that says the list below it holds counts of items out of N: "Problems solved per run, out of
+# 500:", "Item counts per seed, out of 60:" (items, not "groups ... out of 4": audit.claims._OUT_OF_ITEMS).
+_LEAD_COUNT = re.compile(r"\bout\s+of\s+\d[\d,]*\b(?![.,]\d)", re.I)
+# "Item counts per seed, out of 60", "(items correct out of 80)": items counted out of the held-out n
+_OUT_OF_ITEMS = re.compile(r"\b(?:items?|problems?|questions?|puzzles?|examples?|boards?)\b", re.I)
 # A p-value the words after it call adjusted: "0.163 after BH", "0.016 after the BH correction", "0.40 adjusted".
 _ADJ_AFTER = re.compile(r"\s*(?:after\s+(?:the\s+)?(?:BH|Benjamini|Holm|Bonferroni|FDR|correction|adjustment|multiplicity)"
                         r"|(?:BH|Holm|Bonferroni|FDR)?[- ]?(?:adjusted|corrected)\b)", re.I)
@@ -948,6 +957,8 @@ def _metric_of(w: _Walk, st: _Sentence, r: Reading, start: int, end: int, m: Men
         w.metric = w.vocab.counts[0]   # "2.51 of 4", "+0.43 groups": the one count metric, for the sentence
         r.carried = False
     r.metric = w.metric or w.vocab.primary
+    if w.lead_count and named is None and m.decimals == 0 and not m.percent and m.role is None and r.role == "mean":
+        r.metric, r.count, r.carried = "heldout_correct", True, False   # "- seed 22: GRPO 25" under "... out of 60:"
 
 
 def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: str) -> list[str]:

@@ -280,7 +280,7 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
     """The number decided against the values its words name (arm, seed, metric, statistic), or None
     when the words name none (or the number is a bare integer the words do not make a value)."""
     if reading is None or not (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
-                               or reading.role in LOCK_ROLES):
+                               or reading.role in LOCK_ROLES or reading.count):
         return None
     alpha = _locked_threshold(idx, m, reading)
     if alpha is not None:

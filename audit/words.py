@@ -333,6 +333,7 @@ class Reading:
     negate: bool = False          # "10.7 points less than SFT": the magnitude of a negative difference
     contrast: bool = False        # a contrast's statistic (or its interval end), even where no pair is named
     carried: bool = False         # the metric is an earlier sentence's: this sentence names none
+    count: bool = False           # a whole number the words make a count of items ("out of 60:" over a list)
 
 
 # "LoRA adapter (r = 16, alpha = 32)": the adapter's locked settings (lock.training.lora_r, lora_alpha,

@@ -72,3 +72,33 @@ RATE_NAMES = [
 
 def test_a_percent_metric_named_by_its_stem_and_rate(card12):
     _assert_pairs(_pairs(card12, RATE_NAMES), RATE_NAMES)
+
+
+@pytest.fixture(scope="module")
+def thread60(tmp_path_factory):
+    """Study "email_thread": a runner-shaped campaign, grpo (baseline), dapo, gspo × seeds 21-23, 60 held-out
+    items; items correct per run: grpo 30/25/29, dapo 28/30/33, gspo 33/32/39."""
+    return unseen.build("email_thread", tmp_path_factory.mktemp("thread60") / "s")
+
+
+# Whole numbers in a list under a lead-in that says they count items out of N ("Problems solved by each run,
+# out of 60 held-out items:"): each is its run's held-out correct count, and the N is the held-out n. Before,
+# an integer in prose was read only where its words named a count metric, so a wrong count passed.
+COUNT_LISTS = [
+    ("Problems solved by each run, out of 60 held-out items:\n\n"
+     "- GRPO: 30 (seed 21), 25 (seed 22) and 29 (seed 23)\n- GSPO: 33 (seed 21), 32 (seed 22) and 39 (seed 23)",
+     "Problems solved by each run, out of 60 held-out items:\n\n"
+     "- GRPO: 30 (seed 21), 27 (seed 22) and 29 (seed 23)\n- GSPO: 33 (seed 21), 32 (seed 22) and 39 (seed 23)",
+     "runs.grpo.s22.heldout_correct"),
+    ("Correct answers out of 60 problems, per seed:\n\n- seed 23 — DAPO 33, GSPO 39",
+     "Correct answers out of 60 problems, per seed:\n\n- seed 23 — DAPO 33, GSPO 33",
+     "runs.gspo.s23.heldout_correct"),
+    ("Items correct per run, out of 60:\n\n- seed 21: DAPO 28 and GRPO 30",
+     "Items correct per run, out of 80:\n\n- seed 21: DAPO 28 and GRPO 30",
+     "lock.dataset.heldout_n"),
+]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_counts_in_a_list_under_an_out_of_n_lead_in(thread60, strict):
+    _assert_pairs(_pairs(thread60, COUNT_LISTS, strict), COUNT_LISTS)
