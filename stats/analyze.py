@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -294,7 +294,7 @@ class _Pairs:
 
 
 def _contrast_values(V: Values, study: Study, data: Data, c: ContrastDecl, warnings: list[str],
-                     metric: str | None = None) -> dict:
+                     metric: str | None = None) -> designs.ContrastBlock:
     """The contrast block of one declared (arm, baseline) contrast on one metric.
 
     The primary metric keeps the ids ``contrasts.<id>.*``; any other metric gets
@@ -330,10 +330,10 @@ def _contrast_values(V: Values, study: Study, data: Data, c: ContrastDecl, warni
     if primary and plan.item_level != "none":
         _item_contrast(V, plan, P.pre, P.bp, P.ua, P.ub, metric, plan.item_level, plan.intervals, P.ins, warnings)
     mde_note = V.v[f"{P.pre}.mde"].get("note") if f"{P.pre}.mde" in V.v else None
-    return {"p": planned.p, "p_note": planned.note if planned.p is None else None, "mde_note": mde_note,
-            "intervals": ints, "mde": clean(mde), "tost_p": clean(tost), "margin": margin,
-            "published": _published(study, arm, base, metric), "n": P.n, "margin_note": margin_note,
-            "design": design, "session": sess, "noninferiority_p": ni, "diffs": P.d}
+    return designs.ContrastBlock(p=planned.p, p_note=planned.note if planned.p is None else None,
+                                 mde_note=mde_note, intervals=ints, mde=clean(mde), tost_p=clean(tost), margin=margin,
+                                 published=_published(study, arm, base, metric), n=P.n, margin_note=margin_note,
+                                 design=design, session=sess, noninferiority_p=ni, diffs=P.d)
 
 
 def _pair_seeds(plan: AnalysisPlan, c: ContrastDecl, data: Data, va, vb, metric, primary, mu, dp) -> _Pairs:
@@ -513,7 +513,7 @@ def _contrast_tost(V: Values, P: _Pairs, margin, margin_note) -> float | None:
 
 
 def _unit_contrast(V: Values, study: Study, c: ContrastDecl, metric: str, primary: bool, va: dict, vb: dict,
-                   design, dp: dict, warnings: list[str]) -> dict:
+                   design, dp: dict, warnings: list[str]) -> designs.ContrastBlock:
     """A contrast analysed at the item or crossed (seed x item) unit (stats.designs): the arm's
     and the baseline's per-item matrices, paired by seed when both have seeds, else the side
     evaluated once broadcast over the other's seeds."""
@@ -546,7 +546,7 @@ def _unit_contrast(V: Values, study: Study, c: ContrastDecl, metric: str, primar
     if x is not None:  # per-seed values only, unit seed: the reference's one value held fixed (stats.designs)
         facts = designs.fixed_reference_block(V, plan, pre, bp, x, ins, margin, margin_note,
                                               interval_tags(plan.intervals), warnings)
-        return {**facts, "published": _published(study, arm, base, metric), "session": dp}
+        return replace(facts, published=_published(study, arm, base, metric), session=dp)
     if not same_items:
         why = (f"{design.kind} at unit {design.unit!r} needs per-item data for both sides on the same items: give "
                "a per-item table (arm, seed, item, metric; the reference's seed empty) or run folders with held-out "
@@ -563,7 +563,7 @@ def _unit_contrast(V: Values, study: Study, c: ContrastDecl, metric: str, primar
             warnings.append(w)
     facts = designs.add_unit_block(V, plan, pre, bp, d, A, Bm, design, ins, margin, margin_note,
                                    interval_tags(plan.intervals))
-    facts.update({"published": _published(study, arm, base, metric), "design": design, "session": dp})
+    facts = replace(facts, published=_published(study, arm, base, metric), design=design, session=dp)
     if primary and plan.item_level != "none" and design.kind == "seed_paired":
         _item_contrast(V, plan, pre, bp, ua, ub, metric, plan.item_level, plan.intervals, ins, warnings)
     return facts
@@ -693,10 +693,10 @@ def _study_values(V: Values, study: Study, data: Data) -> None:
     V.add("study.n_deviations", len(data.deviations), "deviations from the plan", "count")
 
 
-def _adjust(V: Values, plan: AnalysisPlan, facts: dict, warnings: list[str]) -> None:
-    """Multiplicity over the declared family (README failure 9); sets each fact's ``reject``."""
+def _adjust(V: Values, plan: AnalysisPlan, facts: dict[str, designs.ContrastBlock], warnings: list[str]) -> None:
+    """Multiplicity over the declared family (README failure 9); sets each block's ``reject``."""
     mp = plan.multiplicity
-    adj = mult.apply_family({c: f["p"] for c, f in facts.items()}, list(mp.family), mp.method, mp.alpha)
+    adj = mult.apply_family({c: f.p for c, f in facts.items()}, list(mp.family), mp.method, mp.alpha)
     for fam_c in mp.family:
         if fam_c not in facts:
             warnings.append(f"multiplicity family member {fam_c!r} is not a contrast of this plan; counted with p = 1")
@@ -713,9 +713,9 @@ def _adjust(V: Values, plan: AnalysisPlan, facts: dict, warnings: list[str]) -> 
               note=note)
         V.add(f"contrasts.{c}.reject", a["reject"], f"{a['method']} adjusted p < alpha", "other", params=prm,
               inputs=ins, note=note)
-        f["reject"] = a["reject"]
-        if a["method"] != "none" and f.get("diffs") is not None:
-            _simultaneous(V, c, f["diffs"], a, ins)
+        facts[c] = replace(f, reject=a["reject"])
+        if a["method"] != "none" and f.diffs is not None:
+            _simultaneous(V, c, f.diffs, a, ins)
 
 
 def _simultaneous(V: Values, c: str, d, a: dict, ins) -> None:
@@ -736,12 +736,12 @@ def _simultaneous(V: Values, c: str, d, a: dict, ins) -> None:
               params=prm, inputs=ins, note="no paired seeds: undefined" if r is None else r.note)
 
 
-def _favours(f: dict, decl) -> dict | None:
+def _favours(f: designs.ContrastBlock, decl) -> dict | None:
     """Which side the first planned interval favours, by the metric's declared direction: the
     arm or the baseline when the interval excludes 0, else neither (for claims in words)."""
-    if decl is None or not f.get("intervals"):
+    if decl is None or not f.intervals:
         return None
-    level, (lo, hi) = next(iter(f["intervals"].items()))
+    level, (lo, hi) = next(iter(f.intervals.items()))
     if lo is None or hi is None:
         side = None
     elif lo > 0:
@@ -753,13 +753,13 @@ def _favours(f: dict, decl) -> dict | None:
     return {"side": side, "level": level, "higher_is_better": decl.higher_is_better}
 
 
-def _label(res: dict, c: ContrastDecl, f: dict, exploratory_study: bool, cross: dict[str, str], decl=None) -> dict:
+def _label(res: dict, c: ContrastDecl, f: designs.ContrastBlock, exploratory_study: bool, cross: dict[str, str], decl=None) -> dict:
     """Verdict entry with its design, its scope (exploratory study or contrast), any session
     deviation, and the side its interval favours under the metric's declared direction."""
     fav = _favours(f, decl)
     if fav is not None:
         res["favours"] = fav
-    d = f.get("design")
+    d = f.design
     if d is not None:
         res["design"] = {"kind": d.kind, "unit": d.unit, "planned_unit": d.planned_unit}
         if d.note:
@@ -826,25 +826,24 @@ def build(lock: Lock, data: Data, lock_path: str | Path, *, validate: bool = Tru
     for c in cds:
         if c.sign == "baseline_minus_arm":
             _reported(V, plan, c)
-    sec_facts: dict[tuple[str, str], dict] = {}
+    sec_facts: dict[tuple[str, str], designs.ContrastBlock] = {}
     for m in _secondary_metrics(study):  # same block, outside the confirmatory family (unadjusted p)
         for c in cds:
             f = _contrast_values(V, study, data, c, warnings, m)
-            f["reject"] = f["p"] is not None and f["p"] < plan.multiplicity.alpha
-            f["reject_basis"] = "unadjusted"
-            sec_facts[(c.id, m)] = f
+            sec_facts[(c.id, m)] = replace(f, reject=f.p is not None and f.p < plan.multiplicity.alpha,
+                                           reject_basis="unadjusted")
     by_id = {c.id: c for c in cds}
     verdicts: dict = {"contrasts": {}, "study": {}}
     for cid, f in facts.items():
-        res = _verdict(plan, _facts(f, plan))
-        res["estimable"] = f["n"] >= 2
+        res = _verdict(plan, f.facts(plan.multiplicity.alpha))
+        res["estimable"] = f.n >= 2
         verdicts["contrasts"][cid] = _label(res, by_id[cid], f, exploratory, cross,
                                             data.decls.get(plan.primary_metric))
     if sec_facts:
         verdicts["secondary"] = {}
         for (cid, m), f in sec_facts.items():
-            res = _verdict(plan, _facts(f, plan))
-            res.update({"contrast": cid, "metric": m, "estimable": f["n"] >= 2, "confirmatory": False,
+            res = _verdict(plan, f.facts(plan.multiplicity.alpha))
+            res.update({"contrast": cid, "metric": m, "estimable": f.n >= 2, "confirmatory": False,
                         "scope": SECONDARY_SCOPE})
             res = _label(res, by_id[cid], f, exploratory, cross, data.decls.get(m))
             res["confirmatory"] = False
@@ -929,23 +928,14 @@ def _document(lock, lock_path, data: Data, V, verdicts, warnings, facts, cds) ->
     return out
 
 
-def _design_doc(c: ContrastDecl, f: dict) -> dict:
-    d = f["design"]
+def _design_doc(c: ContrastDecl, f: designs.ContrastBlock) -> dict:
+    d = f.design
     doc = {"arm": c.arm, "baseline": c.baseline, "design": d.kind, "unit": d.unit, "planned_unit": d.planned_unit,
            "method": d.describe(), "confirmatory": c.confirmatory, "in_family": c.in_family, "sign": c.sign,
-           "hypothesis": c.hypothesis, **{k: v for k, v in f["session"].items() if k in ("session", "sessions")}}
+           "hypothesis": c.hypothesis, **{k: v for k, v in f.session.items() if k in ("session", "sessions")}}
     if d.note:
         doc["note"] = d.note
     return doc
-
-
-def _facts(f: dict, plan: AnalysisPlan):
-    from prereg.verdicts import ContrastFacts
-
-    return ContrastFacts(intervals=f["intervals"], p=f["p"], reject=f["reject"], mde=f["mde"], tost_p=f["tost_p"],
-                         margin=f["margin"], alpha=plan.multiplicity.alpha, published_effect=f["published"],
-                         mde_note=f.get("mde_note"), p_note=f.get("p_note"), reject_basis=f.get("reject_basis"),
-                         margin_note=f.get("margin_note"), noninferiority_p=f.get("noninferiority_p"))
 
 
 # first segments of the primary contrast ids: a secondary metric named like one would collide

@@ -52,8 +52,9 @@ def analyze(lock_path: str | Path, runs_path: str | Path, *, require_signature: 
         ('AS_PLANNED', 'LOWER')
         >>> shutil.rmtree(c.lock_path.parents[1])
     """
-    doc = _analyze_module.analyze(lock_path, runs_path, require_signature=require_signature, log_look=log_look)
-    return AnalysisResult.from_document(doc)
+    doc = _analyze_module.analyze(lock_path, runs_path, require_signature=require_signature, log_look=log_look,
+                                  validate=False)  # checked once, by from_document
+    return AnalysisResult.from_document(doc, source="analysis output")
 
 
 def render(analysis: AnalysisResult | str | Path, out_dir: str | Path = "report", *, overwrite: bool = False,

@@ -22,8 +22,9 @@ Every interval, test and the verdict of a contrast read the planned unit's block
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import stats as _st
@@ -50,6 +51,43 @@ class Design:
 
     def describe(self) -> str:
         return METHOD_TEXT[(self.kind, self.unit)]
+
+
+@dataclass(frozen=True)
+class ContrastBlock:
+    """What one contrast's value block hands on: to multiplicity (``p``), the verdict rules
+    (:meth:`facts`) and analysis.json's ``contrast_designs`` (``design``, ``session``).
+
+    The values themselves are in the analysis' value table; this is the part later steps decide
+    with, typed so that a step reads a named field (``block.p``) rather than a key. Multiplicity and
+    the sequential block replace fields with :func:`dataclasses.replace` (``reject``, ``p``,
+    ``intervals``)."""
+
+    p: float | None                     # the planned test's p (stage-wise p for a sequential contrast)
+    intervals: Mapping[float, tuple]    # level -> (low, high) of the first planned interval method at that level
+    n: int                              # pairs (seeds) or items analysed
+    p_note: str | None = None           # why p is undefined
+    mde: float | None = None
+    mde_note: str | None = None
+    tost_p: float | None = None
+    margin: float | None = None         # the equivalence margin in the metric's units
+    margin_note: str | None = None      # why no margin applies
+    noninferiority_p: float | None = None
+    published: float | None = None      # the plan's published effect of this contrast, if any
+    design: Design | None = None
+    session: Mapping[str, Any] = field(default_factory=dict)  # session fields of the contrast design
+    diffs: np.ndarray | None = None     # per-seed paired differences (seed unit only)
+    reject: bool | None = None          # set by multiplicity (or the unadjusted p of a secondary metric)
+    reject_basis: str | None = None     # "unadjusted": a secondary metric outside the family
+
+    def facts(self, alpha: float):
+        """What the plan's verdict rules look at (:class:`prereg.verdicts.ContrastFacts`)."""
+        from prereg.verdicts import ContrastFacts
+
+        return ContrastFacts(intervals=self.intervals, p=self.p, reject=self.reject, mde=self.mde,
+                             tost_p=self.tost_p, margin=self.margin, alpha=alpha, published_effect=self.published,
+                             mde_note=self.mde_note, p_note=self.p_note, reject_basis=self.reject_basis,
+                             margin_note=self.margin_note, noninferiority_p=self.noninferiority_p)
 
 
 METHOD_TEXT = {
@@ -296,7 +334,7 @@ def add_unit_block(V, plan: AnalysisPlan, pre: str, bp: dict, d: np.ndarray, a: 
         tags: value-id tags of the planned interval specs.
 
     Returns:
-        The facts dict ``stats.analyze`` turns into ``ContrastFacts``.
+        The contrast's :class:`ContrastBlock`.
 
     Example:
         ``add_unit_block(V, plan, "contrasts.grpo-sft", bp, d, a, b, design, seals, 0.01, None, ["ci95"])``
@@ -324,8 +362,8 @@ def add_unit_block(V, plan: AnalysisPlan, pre: str, bp: dict, d: np.ndarray, a: 
     elif margin is not None or margin_note:
         V.add(f"{pre}.tost_p", None, "TOST", "probability", params=bp, inputs=ins,
               note=margin_note or "TOST is not defined for the crossed (seed x item) design")
-    return {"p": r.p, "p_note": r.note if r.p is None else None, "mde_note": mde_note, "intervals": ints,
-            "mde": mde, "tost_p": tost, "margin": margin, "n": n, "margin_note": margin_note}
+    return ContrastBlock(p=r.p, p_note=r.note if r.p is None else None, mde_note=mde_note, intervals=ints, mde=mde,
+                         tost_p=tost, margin=margin, n=n, margin_note=margin_note)
 
 
 def _describe_unit_differences(V, pre: str, bp: dict, d: np.ndarray, unit: str, ins: list[str]) -> int:
@@ -371,16 +409,15 @@ def undefined_block(V, plan: AnalysisPlan, pre: str, bp: dict, ins: list[str], w
         margin, margin_note, published, design, sess: carried into the facts.
 
     Returns:
-        Facts with no intervals and no p (verdict rules on them are not met, saying why).
+        A :class:`ContrastBlock` with no intervals and no p (verdict rules on it are not met, saying why).
 
     Example:
         ``undefined_block(V, plan, "contrasts.grpo-sft", bp, seals, "needs per-item data", None, None, None, d, {})``
     """
     for vid, unit in (("n_pairs", "items"), ("diff_mean", "difference"), ("p", "probability")):
         V.add(f"{pre}.{vid}", None, f"{design.kind} at unit {design.unit}", unit, params=bp, inputs=ins, note=why)
-    return {"p": None, "p_note": why, "mde_note": why, "intervals": {}, "mde": None, "tost_p": None,
-            "margin": margin, "n": 0, "margin_note": margin_note, "published": published, "design": design,
-            "session": sess}
+    return ContrastBlock(p=None, p_note=why, mde_note=why, intervals={}, mde=None, tost_p=None, margin=margin, n=0,
+                         margin_note=margin_note, published=published, design=design, session=sess)
 
 
 FIXED_REFERENCE = Design("reference_once", "seed", "seed",
@@ -444,7 +481,7 @@ def fixed_reference_block(V, plan: AnalysisPlan, pre: str, bp: dict, x: np.ndarr
         warnings: the analysis warnings (the estimand caveat is added once per contrast).
 
     Returns:
-        The facts dict ``stats.analyze`` turns into ``ContrastFacts``.
+        The contrast's :class:`ContrastBlock`.
 
     Example:
         ``fixed_reference_block(V, plan, "contrasts.grpo-base", bp, x, seals, None, None, ["ci95"], warnings)``
@@ -484,6 +521,6 @@ def fixed_reference_block(V, plan: AnalysisPlan, pre: str, bp: dict, x: np.ndarr
          "table or run folders give the crossed analysis instead")
     if w not in warnings:
         warnings.append(w)
-    return {"p": res.p, "p_note": res.note if res.p is None else None, "mde_note": "MDE not computed for this design",
-            "intervals": ints, "mde": None, "tost_p": tost, "margin": margin, "n": n, "margin_note": margin_note,
-            "design": FIXED_REFERENCE}
+    return ContrastBlock(p=res.p, p_note=res.note if res.p is None else None,
+                         mde_note="MDE not computed for this design", intervals=ints, mde=None, tost_p=tost,
+                         margin=margin, n=n, margin_note=margin_note, design=FIXED_REFERENCE)

@@ -60,16 +60,6 @@ def paired_stat(x: np.ndarray, y: np.ndarray) -> PairedStat:
     return PairedStat(n, round(mean, 12), round(sd, 12), None if t is None else round(t, 12))
 
 
-def paired_t(x: np.ndarray, y: np.ndarray) -> dict:
-    """:func:`paired_stat` as the record fields the interim entry embeds (``n``, ``mean_diff``, ``sd_diff``, ``t``).
-
-    Example:
-        >>> paired_t(np.array([1.0, 2.0, 4.0]), np.array([0.0, 0.0, 1.0]))["t"]
-        3.464101615138
-    """
-    return asdict(paired_stat(x, y))
-
-
 def contrast_values(lock: Lock, data, contrast, seeds: list[int]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Primary-metric values of (arm, baseline) over ``seeds``; refuses a look whose runs are missing."""
     metric = lock.study.analysis.primary_metric

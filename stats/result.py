@@ -154,15 +154,18 @@ class Deviation:
 class AnalysisResult:
     """A locked analysis: the analysis.json document with typed views of its main results.
 
+    Built by :func:`stats.analyze` (in memory) or :func:`read_analysis` (a file), both through
+    :meth:`from_document`, which refuses a document the analysis schema does not accept.
+
     Example:
-        >>> doc = {"study_id": "demo", "lock": {"hash": "ab", "version": 1, "path": "l.json"},
-        ...        "arms": ["grpo", "gspo"], "baseline": "grpo", "contrasts": ["gspo-grpo"],
-        ...        "inputs": {"runs": [{"arm": "gspo", "seed": 1, "path": "demo/gspo/s1", "seal": "cd"}]},
-        ...        "values": {"contrasts.gspo-grpo.p": {"value": 0.04, "unit": "probability"}},
-        ...        "verdicts": {"contrasts": {"gspo-grpo": {"verdict": "HIGHER"}}, "study": {"verdict": "AS_PLANNED"}}}
-        >>> r = AnalysisResult.from_document(doc)
-        >>> r.contrasts["gspo-grpo"].p, r.contrasts["gspo-grpo"].verdict, r.runs[0].seed, r.lock_version
-        (0.04, 'HIGHER', 1, 1)
+        >>> import shutil, tempfile
+        >>> from stats import analyze
+        >>> from stats.synthetic import demo_campaign
+        >>> c = demo_campaign(tempfile.mkdtemp())
+        >>> r = analyze(c.lock_path, c.runs_dir)
+        >>> r.contrasts["high_lr-grpo"].verdict, r.runs[0].arm, r.lock_version, r.plan.primary_metric
+        ('LOWER', 'bnpo', 1, 'heldout_accuracy')
+        >>> shutil.rmtree(c.lock_path.parents[1])
     """
 
     study_id: str
@@ -255,30 +258,59 @@ class AnalysisResult:
         return write(dict(self.document), out, overwrite=overwrite)
 
     @classmethod
-    def from_document(cls, doc: Mapping[str, Any], digest: str | None = None) -> AnalysisResult:
-        """Typed views over an analysis document (from ``analyze``, or a file :func:`read_analysis` validated).
+    def from_document(cls, doc: Mapping[str, Any], digest: str | None = None, *,
+                      source: str = "analysis document") -> AnalysisResult:
+        """Typed views over an analysis document, checked first: the one way an :class:`AnalysisResult` is made.
 
-        Lenient by design: a partial document (a test's, a hand-built one) reads with None and empty
-        defaults; a file is checked against the schemas first, in :func:`read_analysis`."""
-        verdicts = doc.get("verdicts") or {}
-        lock = doc.get("lock") or {}
-        inputs = doc.get("inputs") or {}
-        runs = tuple(AnalysedRun(r.get("arm"), r.get("seed"), r.get("path"), r.get("seal"))
-                     for r in inputs.get("runs") or ())
-        deviations = tuple(Deviation(d.get("kind"), d.get("detail")) for d in doc.get("deviations") or ())
-        hyps = {h: (v or {}).get("verdict") for h, v in (verdicts.get("hypotheses") or {}).items()}
-        excluded = tuple(ExcludedRun(x.get("path"), x.get("reason")) for x in inputs.get("excluded") or ())
-        return cls(study_id=doc.get("study_id"), lock_hash=lock.get("hash"),
-                   arms=tuple(doc.get("arms") or ()), contrasts=_contrasts(doc), hypotheses=hyps,
-                   study_verdict=(verdicts.get("study") or {}).get("verdict"),
-                   warnings=tuple(doc.get("warnings") or ()), document=doc, lock_version=lock.get("version"),
-                   lock_path=lock.get("path"),
-                   baseline=doc.get("baseline"), runs=runs, deviations=deviations,
-                   study=Verdict.of(verdicts.get("study") or {}),
+        Why strict: every reader after it (render, the model cards, the hub folders, the boundary
+        plot) reads typed fields only, so a field the analysis schema requires
+        (``schemas/analysis.schema.json``: what those readers read) that is missing, renamed or of
+        the wrong type is one line naming ``source`` and the field here, never a None deep inside
+        a renderer; the ``plan`` is checked against the preregistration schema's ``analysis`` block.
+
+        Args:
+            doc: the analysis document (``stats.analyze.build``'s, or a file's JSON).
+            digest: sha256 of the file's bytes it was read from (None: built in memory).
+            source: what names the document in an error (:func:`read_analysis` gives the file).
+
+        Returns:
+            The typed result.
+
+        Raises:
+            UserError: ``<source>: <field>: <what is wrong>``, one line.
+
+        Example:
+            >>> try:
+            ...     AnalysisResult.from_document({"study_id": "demo", "arms": ["grpo"]}, source="hand-built")
+            ... except Exception as exc:
+            ...     print(exc)
+            hand-built: $: 'analysis_format' is a required property (+10 more)
+        """
+        from prereg.schema import require_valid
+
+        require_valid(doc, "analysis", source)
+        _require_valid_plan(doc["plan"], source)
+        return cls._of_valid(doc, digest)
+
+    @classmethod
+    def _of_valid(cls, doc: Mapping[str, Any], digest: str | None) -> AnalysisResult:
+        """The typed views of a document the schemas accepted (required fields read directly)."""
+        verdicts, lock, inputs = doc["verdicts"], doc["lock"], doc["inputs"]
+        runs = tuple(AnalysedRun(r["arm"], r["seed"], r.get("path"), r.get("seal")) for r in inputs["runs"])
+        deviations = tuple(Deviation(d["kind"], d["detail"]) for d in doc["deviations"])
+        hyps = {h: v.get("verdict") for h, v in (verdicts.get("hypotheses") or {}).items()}
+        excluded = tuple(ExcludedRun(x.get("path"), x["reason"]) for x in inputs["excluded"])
+        return cls(study_id=doc["study_id"], lock_hash=lock["hash"],
+                   arms=tuple(doc["arms"]), contrasts=_contrasts(doc), hypotheses=hyps,
+                   study_verdict=verdicts["study"]["verdict"],
+                   warnings=tuple(doc["warnings"]), document=doc, lock_version=lock["version"],
+                   lock_path=lock["path"],
+                   baseline=doc["baseline"], runs=runs, deviations=deviations,
+                   study=Verdict.of(verdicts["study"]),
                    contrast_verdicts=MappingProxyType(verdicts_of(doc, "contrasts")),
                    secondary_verdicts=MappingProxyType(verdicts_of(doc, "secondary")),
                    hypothesis_verdicts=MappingProxyType(verdicts_of(doc, "hypotheses")),
-                   source=doc.get("source"), runs_root=inputs.get("root"), excluded=excluded,
+                   source=doc["source"], runs_root=inputs.get("root"), excluded=excluded,
                    evidence_class=doc.get("evidence_class"), sessions=tuple(doc.get("sessions") or ()),
                    contrast_designs=MappingProxyType({c: ContrastDesign.of(x)
                                                       for c, x in (doc.get("contrast_designs") or {}).items()}),
@@ -330,14 +362,10 @@ def read_analysis(path: str | Path) -> AnalysisResult:
     """
     from prereg.canonical import sha256_bytes
     from prereg.jsonio import read_json
-    from prereg.schema import require_valid
 
     p = Path(path)
     doc = read_json(p, "analysis")  # names the file for every way it cannot be read
-    raw = p.read_bytes()
-    require_valid(doc, "analysis", str(p))
-    _require_valid_plan(doc["plan"], str(p))
-    return AnalysisResult.from_document(doc, sha256_bytes(raw))
+    return AnalysisResult.from_document(doc, sha256_bytes(p.read_bytes()), source=str(p))
 
 
 @cache

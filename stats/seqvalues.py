@@ -7,6 +7,8 @@ intervals are replaced by the stage-wise (or repeated) ones before multiplicity 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from stats import intervals as iv
 from stats import seqfinal as sf
 
@@ -17,7 +19,8 @@ def apply(V, lock, data, facts: dict, warnings: list[str]) -> None:
     Args:
         V: the analysis' value table.
         lock, data: the verified lock and loaded runs.
-        facts: contrast id -> facts dict (``p`` and ``intervals`` are replaced in place).
+        facts: contrast id -> :class:`stats.designs.ContrastBlock` (a monitored contrast's block is replaced
+            by one with the stage-wise ``p`` and ``intervals``).
     """
     from prereg import looks as lk
     from prereg.seqdesign import decide, design, plan_of
@@ -49,10 +52,11 @@ def apply(V, lock, data, facts: dict, warnings: list[str]) -> None:
             o = sf.observed(lock, data, d, decls[cid], j)
             V.add(f"contrasts.{cid}.sequential.path.look{j}.t", None if o is None else o.t * plan.direction,
                   f"paired t over the first {plan.looks[j - 1]} seeds (look {j})", "statistic", inputs=ins)
-        _values(V, d, cid, obs, decide(d, k, obs.t), facts[cid], dr, ins)
+        facts[cid] = _values(V, d, cid, obs, decide(d, k, obs.t), facts[cid], dr, ins)
 
 
-def _values(V, d, cid, obs, decision, f, dr, ins) -> None:
+def _values(V, d, cid, obs, decision, f, dr, ins):
+    """The sequential values of one contrast; returns its block with the stage-wise p and intervals."""
     p = d.plan
     pre = f"contrasts.{cid}.sequential"
     prm = {"looks": list(p.looks), "spending": p.spec.spending, "futility": p.spec.futility,
@@ -65,11 +69,11 @@ def _values(V, d, cid, obs, decision, f, dr, ins) -> None:
     ps = sf.stagewise_p(d, obs, dr)
     V.add(f"{pre}.p_stagewise", ps, "stage-wise ordering p-value (seeded simulation of the look t statistics)",
           "probability", params=prm, inputs=ins, random=True)
-    f["p"] = ps
     est = sf.median_unbiased(d, obs, dr)
     V.add(f"{pre}.estimate", None if est is None else est * p.direction,
           "median-unbiased estimate (stage-wise ordering; SD plug-in)", "difference", params=prm, inputs=ins, random=True)
-    for level in list(f["intervals"]):
+    ints = {}
+    for level in f.intervals:
         lo, hi = (sf.repeated_interval(d, obs, level) if p.inference == "repeated_ci"
                   else sf.stagewise_interval(d, obs, level, dr))
         if p.direction < 0:
@@ -79,7 +83,8 @@ def _values(V, d, cid, obs, decision, f, dr, ins) -> None:
         for end, val in (("lo", lo), ("hi", hi)):
             V.add(f"{pre}.{tag}.{end}", val, f"{how} ({end}); SD plug-in", "difference", params={**prm, "level": level}, inputs=ins,
                   random=p.inference != "repeated_ci")
-        f["intervals"][level] = (lo, hi)
+        ints[level] = (lo, hi)
+    return replace(f, p=ps, intervals=ints)
 
 
 def _bounds(V, d) -> None:

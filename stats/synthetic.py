@@ -11,13 +11,14 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from prereg.canonical import sha256_json, sha256_text
-from prereg.fields import merged_fields, resolved_path
+from prereg.fields import resolved_path
 from prereg.jsonio import write_atomic, write_json_atomic
 from prereg.lock import build_lock, lock_filename
 from prereg.records import (
@@ -28,7 +29,7 @@ from prereg.records import (
     unit_dir,
     write_manifest,
 )
-from prereg.study import study_of
+from prereg.study import Study, Training, study_of
 from prereg.summaries import compute_summaries
 
 _ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -42,8 +43,6 @@ class Campaign:
 
 
 def _jsonl(rows: list[dict]) -> str:
-    import json
-
     return "".join(json.dumps(r, sort_keys=True, allow_nan=False) + "\n" for r in rows)
 
 
@@ -51,10 +50,24 @@ def _fake_sha(*parts) -> str:
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()
 
 
-def resolved_config_for(prereg: dict, arm: str, seed: int) -> dict:
-    """A resolved config shaped like the runner's: locked fields placed by prereg.fields."""
+def resolved_config_for(prereg: dict | Study, arm: str, seed: int) -> dict:
+    """A resolved config shaped like the runner's: the arm's locked fields placed by prereg.fields.
+
+    Args:
+        prereg: the preregistration, or its typed :class:`prereg.study.Study`.
+        arm, seed: the unit.
+
+    Returns:
+        ``{"trainer": ..., "peft": ..., "runner": ...}`` as a manifest's ``resolved_config``.
+
+    Example:
+        >>> s = study_of(json.loads((Path(__file__).parents[1] / "examples" / "e1.json").read_text()))
+        >>> resolved_config_for(s, "gspo", 1)["trainer"]["num_iterations"]
+        2
+    """
+    study = prereg if isinstance(prereg, Study) else study_of(prereg)
     out = {"trainer": {"seed": seed, "output_dir": f"runs/{arm}/s{seed}"}, "peft": {}, "runner": {"seed": seed}}
-    for field, value in merged_fields(prereg, arm).items():
+    for field, value in study.arms[arm].training.fields.items():
         ns, name = resolved_path(field).split(".", 1)
         out[ns][name] = value
     return out
@@ -72,12 +85,12 @@ def fingerprint_components() -> dict:
     }
 
 
-def _training_records(prereg: dict, arm: str, seed: int, rng: np.random.Generator) -> tuple[list[dict], list[dict]]:
-    """Telemetry rows and training-trace rows of a run: 0/1 rewards whose success rate climbs over the steps."""
-    tr = prereg["training"]
-    steps = int(tr["max_steps"])
-    k = int(tr["num_generations"])
-    groups = int(tr.get("prompts_per_step", 2))
+def _training_records(tr: Training, arm: str, seed: int, rng: np.random.Generator) -> tuple[list[dict], list[dict]]:
+    """Telemetry rows and training-trace rows of a run (the arm's training settings ``tr``): 0/1 rewards
+    whose success rate climbs over the steps."""
+    steps = int(tr.max_steps)
+    k = int(tr.num_generations)
+    groups = int(tr.prompts_per_step if tr.prompts_per_step is not None else 2)
     telemetry, train = [], []
     rollouts = 0
     for step in range(1, steps + 1):
@@ -120,11 +133,12 @@ def _heldout_records(arm: str, seed: int, n: int, accuracy: float, difficulty: n
 def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, accuracy: float,
               difficulty: np.ndarray, rng: np.random.Generator, started_at: _dt.datetime,
               evidence_class: str = "confirmatory", lock_path: str = "locks/x.lock.json",
-              components: dict | None = None, tasks: list[str] | None = None) -> Path:
+              components: dict | None = None, tasks: list[str] | None = None, study: Study | None = None) -> Path:
     """Write one sealed synthetic run folder (telemetry, traces, adapter bytes, manifest) as the runner would.
 
     Args:
-        prereg, lock: the preregistration and its lock document.
+        prereg, lock: the preregistration and its lock document (``study``: the preregistration
+            already parsed, :func:`prereg.study.study_of`; parsed here when None).
         runs_dir: the runs root; the unit goes to ``runs_dir/<study>/<arm>/s<seed>``.
         arm, seed: the unit.
         accuracy: expected held-out accuracy; difficulty: per-item base rates shared across arms.
@@ -138,11 +152,12 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
     Example:
         ``write_run(p, lock, Path("runs"), "grpo", 1, accuracy=0.6, difficulty=d, rng=rng, started_at=t0)``
     """
-    spec = study_of(prereg).arms[arm]  # the arm as the runner reads it: algorithm, declared changes
-    run_dir = unit_dir(runs_dir, prereg["id"], arm, seed)
+    study = study or study_of(prereg)
+    spec = study.arms[arm]  # the arm as the runner reads it: algorithm, declared changes, training
+    run_dir = unit_dir(runs_dir, study.id, arm, seed)
     run_dir.mkdir(parents=True, exist_ok=True)
-    telemetry, train = _training_records(prereg, arm, seed, rng)
-    heldout = _heldout_records(arm, seed, int(prereg["dataset"]["heldout_n"]), accuracy, difficulty, rng, tasks)
+    telemetry, train = _training_records(spec.training, arm, seed, rng)
+    heldout = _heldout_records(arm, seed, int(study.evaluation.heldout_n), accuracy, difficulty, rng, tasks)
     write_atomic(run_dir / TELEMETRY, _jsonl(telemetry))
     write_atomic(run_dir / TRAIN_TRACE, _jsonl(train))
     write_atomic(run_dir / HELDOUT_TRACE, _jsonl(heldout))
@@ -150,7 +165,7 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
     comps = components if components is not None else fingerprint_components()
     manifest = {
         "manifest_format": 1,
-        "study_id": prereg["id"],
+        "study_id": study.id,
         "lock": {"hash": lock["lock_hash"], "version": lock["version"], "locked_at": lock["locked_at"],
                  "path": lock_path},
         "arm": arm,
@@ -160,9 +175,9 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
         "status": "complete",
         "started_at": started_at.strftime(_ISO),
         "ended_at": (started_at + _dt.timedelta(minutes=5)).strftime(_ISO),
-        "resolved_config": resolved_config_for(prereg, arm, seed),
+        "resolved_config": resolved_config_for(study, arm, seed),
         "declared_changes": copy.deepcopy(dict(spec.changes)),
-        "task": {"name": prereg["task"]["name"], "reward_bounds": [0.0, 1.0], "item_metrics": {}},  # 0/1 rewards
+        "task": {"name": study.task["name"], "reward_bounds": [0.0, 1.0], "item_metrics": {}},  # 0/1 rewards
         "fingerprint": {"components": comps, "hash": sha256_json(comps)},
         "summaries": compute_summaries(telemetry, heldout),
         "artifacts": artifact_digests(run_dir),
@@ -192,20 +207,20 @@ def make_campaign(root: str | Path, prereg: dict, *, effects: dict[str, float] |
         lock = build_lock(prereg, now=locked_at)
     else:
         locked_at = lock["locked_at"]
-    lock_path = root / "locks" / lock_filename(prereg["id"], lock["version"])
+    study = study_of(prereg)
+    lock_path = root / "locks" / lock_filename(study.id, lock["version"])
     write_json_atomic(lock_path, lock)
     runs_dir = root / "runs"
-    n = int(prereg["dataset"]["heldout_n"])
+    n = int(study.evaluation.heldout_n)
     difficulty = np.clip(rng.beta(2, 2, size=n), 0.0, 1.0)
     t0 = _dt.datetime.fromisoformat(locked_at.replace("Z", "+00:00")) + _dt.timedelta(days=1)
     effects = effects or {}
-    seed_noise = {s: rng.normal(0, seed_sd) for s in (seeds or prereg["seeds"])}
-    trained = [a.name for a in study_of(prereg).arms.values() if a.trained]
-    for a in arms or trained:  # reference arms are never run (README failure 16)
-        for j, s in enumerate(seeds or prereg["seeds"]):
+    seed_noise = {s: rng.normal(0, seed_sd) for s in (seeds or study.seeds)}
+    for a in arms or study.trained_arms:  # reference arms are never run (README failure 16)
+        for j, s in enumerate(seeds or study.seeds):
             acc = base_accuracy + effects.get(a, 0.0) + seed_noise[s] + rng.normal(0, seed_sd / 2)
             write_run(prereg, lock, runs_dir, a, s, accuracy=acc, difficulty=difficulty, rng=rng,
-                      started_at=t0 + _dt.timedelta(hours=j), lock_path=str(lock_path), tasks=tasks)
+                      started_at=t0 + _dt.timedelta(hours=j), lock_path=str(lock_path), tasks=tasks, study=study)
     return Campaign(lock_path=lock_path, runs_dir=runs_dir, lock=lock)
 
 
@@ -233,7 +248,6 @@ def demo_campaign(root: str | Path) -> Campaign:
         ('demo.lock.json', ['bnpo', 'dr_grpo', 'grpo', 'gspo', 'high_lr'])
         >>> shutil.rmtree(c.lock_path.parents[1])
     """
-    import json
     from importlib import resources
 
     study = json.loads(resources.files("prereg").joinpath("templates", "demo.json").read_bytes())

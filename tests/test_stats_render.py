@@ -226,18 +226,23 @@ def test_unreadable_analysis_is_one_line(rendered, tmp_path, capsys, monkeypatch
     assert capsys.readouterr().err == f"error: {apath}: cannot read (Permission denied)\n"
 
 
-def test_one_rule_says_which_contrasts_are_exploratory():
+def test_one_rule_says_which_contrasts_are_exploratory(rendered):
     """AnalysisResult.exploratory_contrast is the one rule the report's row labels and the LaTeX
     verdict macro names read: a contrast declared exploratory, or any contrast of an exploratory study."""
+    import copy
+
     from stats.render import _label_row, _verdict_tex_name
     from stats.result import AnalysisResult
 
-    def doc(evidence_class, confirmatory):
-        design = {"arm": "gspo", "baseline": "grpo", "design": "seed_paired", "unit": "seed", "method": "paired t"}
+    def doc(evidence_class, confirmatory):  # the rendered study's analysis with one contrast's design edited
+        d = copy.deepcopy(rendered[1])
+        d["evidence_class"] = evidence_class
+        design = d["contrast_designs"]["gspo-grpo"]
+        design.pop("confirmatory", None)
         if confirmatory is not None:
             design["confirmatory"] = confirmatory
-        return AnalysisResult.from_document({"evidence_class": evidence_class,
-                                             "contrast_designs": {"gspo-grpo": design}})
+        del d["contrast_designs"]["dapo-grpo"]
+        return AnalysisResult.from_document(d)
 
     for ec, conf, expl, label in [("confirmatory", None, False, "`gspo-grpo`"),
                                   ("confirmatory", False, True, "`gspo-grpo` (exploratory)"),

@@ -131,5 +131,25 @@ def test_markdown_and_latex_read_the_typed_result_only(campaign):
     r = read_analysis(apath)
     assert markdown(result, "d", [], []) == markdown(r, "d", [], [])
     assert latex(result, "d") == latex(r, "d")
-    partial = AnalysisResult.from_document({"arms": ["a"]})  # a hand-built document reads leniently
-    assert partial.values == {} and partial.value("x") is None and partial.unit("x", "fraction") == "fraction"
+    assert r.value("no.such.id") is None and r.unit("no.such.id", "fraction") == "fraction"
+
+
+@pytest.mark.parametrize("edit,field", [
+    (_drop("baseline"), "$: 'baseline' is a required property"),
+    (_drop("inputs", "runs"), "$.inputs: 'runs' is a required property"),
+    (_drop("verdicts", "study", "verdict"), "$.verdicts.study: 'verdict' is a required property"),
+    (_set("ten", "lock", "version"), "$.lock.version: 'ten' is not of type 'integer'"),
+    (_drop("plan", "rng_seed"), "$.plan: 'rng_seed' is a required property"),
+])
+def test_a_document_missing_what_the_readers_read_is_refused_in_memory_too(campaign, edit, field):
+    """AnalysisResult.from_document is strict (not only read_analysis): a hand-built or edited document
+    missing a field render or the audit reads is one line naming its source and the field."""
+    _, result, apath = campaign
+    doc = json.loads(apath.read_text())
+    assert AnalysisResult.from_document(doc).arms == result.arms  # the well-formed document reads
+    edit(doc)
+    with pytest.raises(UserError) as e:
+        AnalysisResult.from_document(doc, source="hand-built")
+    assert str(e.value).startswith(f"hand-built: {field}") and "\n" not in str(e.value)
+    with pytest.raises(UserError, match="^analysis document: "):  # named even when no source is given
+        AnalysisResult.from_document(doc)

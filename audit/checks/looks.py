@@ -82,7 +82,7 @@ def _decisions(ctx, out, at, e, d, k) -> None:
     import numpy as np
 
     from prereg.seqdesign import CONTINUE, decide
-    from stats.interim import paired_t
+    from stats.interim import paired_stat
 
     vals = _unit_values(ctx)
     go = False
@@ -96,11 +96,11 @@ def _decisions(ctx, out, at, e, d, k) -> None:
             out.add(f"{at}:{cid}", "runs of every seed of the look", "missing",
                     f"look {k} of {cid}: its runs are not all present to recompute the statistic")
             continue
-        st = paired_t(np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]))
-        if (st["t"] is None) != (c.get("t") is None) or (st["t"] is not None and abs(st["t"] - c["t"]) > 1e-6):
-            out.add(f"{at}:{cid}", f"t = {st['t']}", f"t = {c.get('t')}",
+        st = paired_stat(np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]))
+        if (st.t is None) != (c.get("t") is None) or (st.t is not None and abs(st.t - c["t"]) > 1e-6):
+            out.add(f"{at}:{cid}", f"t = {st.t}", f"t = {c.get('t')}",
                     f"look {k} of {cid}: the recorded statistic differs from its recomputation from the runs")
-        t = None if st["t"] is None else st["t"] * d.plan.direction
+        t = None if st.t is None else st.t * d.plan.direction
         want = decide(d, k, t)
         if c.get("decision") != want:
             out.add(f"{at}:{cid}", want, c.get("decision"),
