@@ -12,7 +12,11 @@ interim record says continue. Stdlib-only, so the runner's preflight stays cheap
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
 from prereg.canonical import canonical_bytes, sha256_json
 from prereg.errors import Refusal, UserError
@@ -22,6 +26,78 @@ LOOKS_DIR = "_looks"
 LOG = "looks.jsonl"
 LOG_FORMAT = 1
 CONTINUE = "continue"
+
+
+@dataclass(frozen=True)
+class LookContrast:
+    """One monitored contrast of an interim record (``contrasts.<id>``), as :mod:`stats.interim` wrote it.
+
+    Fields hold what the log says (an intact log has the annotated types; an edited one is audit
+    check 12's to report, so nothing is coerced here); ``raw`` is the record itself, which a later
+    look copies when it carries a stopped contrast forward."""
+
+    arm: str | None
+    baseline: str | None
+    t: float | None                # the paired t (arm - baseline) over the look's seeds
+    decision: str | None           # continue, stop_efficacy or stop_futility
+    look: int | None               # the look that decided it (a carried contrast keeps its own)
+    bound_efficacy: float | None   # the t-scale boundary the record applied
+    carried: bool                  # decided at an earlier look and copied forward
+    raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @classmethod
+    def of(cls, rec: Any) -> LookContrast:
+        """A contrast record of the log (anything that is not an object reads as an empty one)."""
+        r = rec if isinstance(rec, dict) else {}
+        return cls(r.get("arm"), r.get("baseline"), r.get("t"), r.get("decision"), r.get("look"),
+                   r.get("bound_efficacy"), bool(r.get("carried")), MappingProxyType(r))
+
+
+@dataclass(frozen=True)
+class LookEntry:
+    """One entry of the looks log: an ``interim`` record (a registered look and its decisions) or an
+    ``analysis`` of confirmatory data before the final look (README failure 19).
+
+    The one reading of an entry that the runner's gate, ``stats interim``, the sequential block of
+    ``stats analyze`` and audit check 12 share; the sealed dict stays in ``raw`` (the chain and the
+    seal are computed over it, :func:`chain_problems`). Fields hold what the log says, as in
+    :class:`LookContrast`.
+
+    Example:
+        >>> e = LookEntry.of({"kind": "interim", "look": 1, "decision": "continue",
+        ...                   "contrasts": {"gspo-grpo": {"arm": "gspo", "baseline": "grpo", "decision": "continue"}}})
+        >>> e.look, e.contrasts["gspo-grpo"].decision, e.continues("gspo"), e.continues("dapo")
+        (1, 'continue', True, True)
+    """
+
+    kind: str | None
+    study_id: str | None
+    lock_hash: str | None
+    look: int | None
+    n_seeds: int | None
+    seeds: list | None
+    decision: str | None                 # the study's: continue while any contrast continues, else stop
+    contrasts: Mapping[str, LookContrast]
+    seeds_per_arm: Mapping | None        # an ``analysis`` entry: seeds per arm it analysed
+    created_at: str | None
+    raw: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, e: Any) -> LookEntry:
+        """An entry of the log as :func:`read_log` returns it."""
+        r = e if isinstance(e, dict) else {}
+        cs = r.get("contrasts")
+        return cls(r.get("kind"), r.get("study_id"), r.get("lock_hash"), r.get("look"), r.get("n_seeds"),
+                   r.get("seeds"), r.get("decision"),
+                   MappingProxyType({c: LookContrast.of(v) for c, v in (cs.items() if isinstance(cs, dict) else ())}),
+                   r.get("seeds_per_arm"), r.get("created_at"), MappingProxyType(r))
+
+    def continues(self, arm: str) -> bool:
+        """Whether this interim record lets ``arm`` run more seeds: a contrast naming it continues,
+        or, for an arm in no monitored contrast, any contrast continues."""
+        cs = self.contrasts.values()
+        mine = [c for c in cs if arm in (c.arm, c.baseline)]
+        return any(c.decision == CONTINUE for c in (mine or cs))
 
 
 def looks_dir(runs: str | Path, study_id: str) -> Path:
@@ -90,12 +166,12 @@ def _line(e: dict) -> str:
     return canonical_bytes(e).decode("utf-8") + "\n"
 
 
-def interims(entries: list[dict], lock_hash: str) -> dict[int, dict]:
-    """Interim entries of this lock by look number (the first one of a look wins)."""
-    out: dict[int, dict] = {}
-    for e in entries:
-        if e.get("kind") == "interim" and e.get("lock_hash") == lock_hash:
-            out.setdefault(e.get("look"), e)
+def interims(entries: list[dict], lock_hash: str) -> dict[int, LookEntry]:
+    """Interim entries of this lock by look number (the first one of a look wins), typed."""
+    out: dict[int, LookEntry] = {}
+    for e in map(LookEntry.of, entries):
+        if e.kind == "interim" and e.lock_hash == lock_hash:
+            out.setdefault(e.look, e)
     return out
 
 
@@ -115,15 +191,7 @@ def look_of_seed(prereg: dict, seed: int) -> int:
     return next(j + 1 for j, n in enumerate(registered_looks(prereg)) if i < n)
 
 
-def arm_continues(record: dict, arm: str) -> bool:
-    """Whether an interim record lets ``arm`` run more seeds: a contrast naming it continues,
-    or, for an arm in no monitored contrast, any contrast continues."""
-    cs = record.get("contrasts") or {}
-    mine = [c for c in cs.values() if arm in (c.get("arm"), c.get("baseline"))]
-    return any(c.get("decision") == CONTINUE for c in (mine or cs.values()))
-
-
-def record_before(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, look: int) -> dict:
+def record_before(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, look: int) -> LookEntry:
     """The sealed interim record of look ``look - 1``, or a Refusal saying why there is none."""
     entries = read_log(runs, study_id)
     bad = chain_problems(entries)
@@ -153,9 +221,9 @@ def gate(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, arm: str
     if look == 1:
         return
     rec = record_before(prereg, lock_hash, runs, study_id, look)
-    if not arm_continues(rec, arm):
+    if not rec.continues(arm):
         raise Refusal(f"seed {seed} belongs to look {look}, but the interim record of look {look - 1} says "
-                      f"{rec.get('decision')!r} for arm {arm!r}: the design stops here")
+                      f"{rec.decision!r} for arm {arm!r}: the design stops here")
 
 
 def planned_seeds(prereg: dict, lock_hash: str, entries: list[dict]) -> dict[str, int]:
@@ -166,7 +234,7 @@ def planned_seeds(prereg: dict, lock_hash: str, entries: list[dict]) -> dict[str
     for arm in prereg["arms"]:
         out[arm] = looks[-1]
         for j in sorted(recs):
-            if not arm_continues(recs[j], arm):
+            if not recs[j].continues(arm):
                 out[arm] = looks[j - 1]
                 break
     return out
@@ -190,7 +258,7 @@ def look_units(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, lo
     going = list(arms) if arms is not None else list(prereg["arms"])
     if look > 1:
         rec = record_before(prereg, lock_hash, runs, study_id, look)
-        going = [a for a in going if arm_continues(rec, a)]
+        going = [a for a in going if rec.continues(a)]
         if not going:
             raise Refusal(f"--look {look}: the interim record of look {look - 1} stopped every selected arm")
     return going, chosen

@@ -75,8 +75,9 @@ def contrast_values(lock: Lock, data, contrast, seeds: list[int]) -> tuple[np.nd
     return np.array(xs), np.array(ys), seals
 
 
-def look_record(lock: Lock, data, d: Design, look: int, previous: dict | None) -> dict:
-    """The interim entry of ``look`` (unsealed): per contrast its statistic and decision."""
+def look_record(lock: Lock, data, d: Design, look: int, previous: lk.LookEntry | None) -> dict:
+    """The interim entry of ``look`` (unsealed): per contrast its statistic and decision; a contrast
+    the ``previous`` look's record stopped is carried forward as that record wrote it."""
 
     plan = d.plan
     seeds = list(lock.study.seeds[: plan.looks[look - 1]])
@@ -84,9 +85,9 @@ def look_record(lock: Lock, data, d: Design, look: int, previous: dict | None) -
     contrasts, inputs = {}, []
     for cid in plan.contrasts:
         c = by_id[cid]
-        before = (previous or {}).get("contrasts", {}).get(cid)
-        if before is not None and before["decision"] != CONTINUE:
-            contrasts[cid] = {**before, "carried": True}
+        before = previous.contrasts.get(cid) if previous is not None else None
+        if before is not None and before.decision != CONTINUE:
+            contrasts[cid] = {**before.raw, "carried": True}
             continue
         x, y, seals = contrast_values(lock, data, c, seeds)
         st = paired_stat(x, y)
@@ -134,7 +135,7 @@ def interim(lock_path: str | Path, runs: str | Path, look: int | None = None, *,
         raise UserError(f"--look {look}: the final look ({d.plan.looks[-1]} seeds) is analysed by `stats analyze`, "
                         f"not as an interim")
     prev = done.get(look - 1)
-    if prev is not None and prev["decision"] != CONTINUE:
+    if prev is not None and prev.decision != CONTINUE:
         raise UserError(f"--look {look}: the interim record of look {look - 1} stopped the study")
     rec = look_record(lock, load(lock, runs), d, look, prev)
     return lk.append(runs, lock.study_id, rec)

@@ -153,9 +153,9 @@ def stop_look(entries: list[dict], lock_hash: str, cid: str, k_max: int) -> int:
     from prereg import looks as lk
 
     for k, rec in sorted(lk.interims(entries, lock_hash).items()):
-        c = (rec.get("contrasts") or {}).get(cid)
-        if c is not None and c.get("decision") != lk.CONTINUE:
-            return c.get("look", k)
+        c = rec.contrasts.get(cid)
+        if c is not None and c.decision != lk.CONTINUE:
+            return c.look if c.look is not None else k
     return k_max
 
 

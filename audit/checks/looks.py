@@ -40,16 +40,16 @@ def run(ctx, out) -> None:
 def _entries(ctx, out, where, entries, d) -> None:
     looks, seen = d.plan.looks, {}
     stopped = None
-    for i, e in enumerate(entries):
+    for i, e in enumerate(map(lk.LookEntry.of, entries)):
         at = f"{where}#{i}"
-        if e.get("lock_hash") != ctx.lock.hash:
+        if e.lock_hash != ctx.lock.hash:
             out.notes.append(f"{at}: entry of another lock version (not audited here)")
             continue
-        if e.get("kind") == "analysis":
-            out.add(at, "analyses only at the registered looks", f"analysis with {e.get('seeds_per_arm')} seeds per arm",
+        if e.kind == "analysis":
+            out.add(at, "analyses only at the registered looks", f"analysis with {e.seeds_per_arm} seeds per arm",
                     "analysis of confirmatory data outside the registered looks (an unlogged peek made visible)")
             continue
-        k = e.get("look")
+        k = e.look
         if not isinstance(k, int) or not 1 <= k < len(looks) or k in seen or k != len(seen) + 1 or stopped:
             why = ("after the study stopped" if stopped else f"look {k!r} again" if k in seen
                    else f"look {k!r} where look {len(seen) + 1} was next (interim looks 1..{len(looks) - 1})")
@@ -58,11 +58,11 @@ def _entries(ctx, out, where, entries, d) -> None:
             continue
         seen[k] = e
         want = list(ctx.seeds[: looks[k - 1]])
-        if e.get("n_seeds") != looks[k - 1] or e.get("seeds") != want:
-            out.add(at, f"{looks[k - 1]} seeds per arm ({want})", f"{e.get('n_seeds')} ({e.get('seeds')})",
-                    f"look {k} taken at {e.get('n_seeds')} seeds, not at its registered {looks[k - 1]}")
+        if e.n_seeds != looks[k - 1] or e.seeds != want:
+            out.add(at, f"{looks[k - 1]} seeds per arm ({want})", f"{e.n_seeds} ({e.seeds})",
+                    f"look {k} taken at {e.n_seeds} seeds, not at its registered {looks[k - 1]}")
         _decisions(ctx, out, at, e, d, k)
-        if e.get("decision") != lk.CONTINUE:
+        if e.decision != lk.CONTINUE:
             stopped = k
 
 
@@ -77,7 +77,7 @@ def _unit_values(ctx) -> dict:
     return vals
 
 
-def _decisions(ctx, out, at, e, d, k) -> None:
+def _decisions(ctx, out, at, e: lk.LookEntry, d, k) -> None:
     """Recompute each contrast's t from the runs and re-take the registered decision."""
     import numpy as np
 
@@ -86,38 +86,38 @@ def _decisions(ctx, out, at, e, d, k) -> None:
 
     vals = _unit_values(ctx)
     go = False
-    for cid, c in (e.get("contrasts") or {}).items():
-        go |= c.get("decision") == CONTINUE
-        if c.get("carried"):
+    for cid, c in e.contrasts.items():
+        go |= c.decision == CONTINUE
+        if c.carried:
             continue
-        seeds = e.get("seeds") or []
-        pairs = [(vals.get((c.get("arm"), s)), vals.get((c.get("baseline"), s))) for s in seeds]
+        seeds = e.seeds or []
+        pairs = [(vals.get((c.arm, s)), vals.get((c.baseline, s))) for s in seeds]
         if any(x is None or y is None for x, y in pairs):
             out.add(f"{at}:{cid}", "runs of every seed of the look", "missing",
                     f"look {k} of {cid}: its runs are not all present to recompute the statistic")
             continue
         st = paired_stat(np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]))
-        if (st.t is None) != (c.get("t") is None) or (st.t is not None and abs(st.t - c["t"]) > 1e-6):
-            out.add(f"{at}:{cid}", f"t = {st.t}", f"t = {c.get('t')}",
+        if (st.t is None) != (c.t is None) or (st.t is not None and abs(st.t - c.t) > 1e-6):
+            out.add(f"{at}:{cid}", f"t = {st.t}", f"t = {c.t}",
                     f"look {k} of {cid}: the recorded statistic differs from its recomputation from the runs")
         t = None if st.t is None else st.t * d.plan.direction
         want = decide(d, k, t)
-        if c.get("decision") != want:
-            out.add(f"{at}:{cid}", want, c.get("decision"),
+        if c.decision != want:
+            out.add(f"{at}:{cid}", want, c.decision,
                     f"look {k} of {cid}: the decision contradicts the registered boundary "
                     f"(t bound {d.t_upper[k - 1]:.4g})")
-        rb = c.get("bound_efficacy")
+        rb = c.bound_efficacy
         if rb is None or abs(rb - d.t_upper[k - 1]) > _TOL * max(1.0, abs(rb)):
             out.add(f"{at}:{cid}", f"{d.t_upper[k - 1]:.6g}", rb,
                     f"look {k} of {cid}: the recorded boundary is not the one the lock gives")
-    if (e.get("decision") == CONTINUE) != go:
-        out.add(at, "continue while any contrast continues", e.get("decision"),
+    if (e.decision == CONTINUE) != go:
+        out.add(at, "continue while any contrast continues", e.decision,
                 f"look {k}: the study decision contradicts its contrasts' decisions")
 
 
 def _later_runs(ctx, out, entries, looks) -> None:
     """Every run of a seed in look j > 1 started after the interim record of look j - 1 allowed it."""
-    recs = lk.interims([e for e in entries if e.get("lock_hash") == ctx.lock.hash], ctx.lock.hash)
+    recs = lk.interims(entries, ctx.lock.hash)
     prereg = ctx.prereg
     for r in ctx.runs:
         m = r.manifest
@@ -129,15 +129,15 @@ def _later_runs(ctx, out, entries, looks) -> None:
             continue
         rec = recs.get(j - 1)
         where = ctx.rel(r.path)
-        if rec is None or not lk.arm_continues(rec, arm):
-            why = "no interim record" if rec is None else f"the record says {rec.get('decision')!r} for {arm}"
+        if rec is None or not rec.continues(arm):
+            why = "no interim record" if rec is None else f"the record says {rec.decision!r} for {arm}"
             out.add(where, f"look {j - 1} interim record saying continue", why,
                     f"run {arm}/s{seed} of look {j} without the interim record of look {j - 1} allowing it")
             continue
         try:
-            early = parse_time(m.get("started_at")) < parse_time(rec.get("created_at"))
+            early = parse_time(m.get("started_at")) < parse_time(rec.created_at)
         except (TypeError, ValueError):
             early = True
         if early:
-            out.add(where, f"started after {rec.get('created_at')}", m.get("started_at"),
+            out.add(where, f"started after {rec.created_at}", m.get("started_at"),
                     f"run {arm}/s{seed} of look {j} started before the interim record of look {j - 1}")
