@@ -384,11 +384,28 @@ def _grid_table(parsed: list[tuple[int, bool, list[Cell]]], line: int, scope: tu
     width = max((len(r) for r in head), default=0)
     columns = [_fold_names([r[k].cell.plain for r in head if k < len(r)]) for k in range(width)]
     header = [_header_piece(head, k, line, scope) for k in range(width)]
+    index = _index_name_row(head)
+    if index is not None:   # pandas: "arm" names the header's values, "seed" (a row of its own) the first column
+        columns[0] = head[index][0].cell.plain
+        header[0] = _header_piece([head[index]], 0, line, scope)
     rows = []
     for (off, _, _), slots in zip(parsed[n_head:], body, strict=True):
         cells = [_piece(s.cell, line, "cell" if s.own else "span", scope) for s in slots]
         rows.append((line + off, " | ".join(s.cell.plain for s in slots), cells))
     return Table(line, header, rows, scope, caption, columns if n_head else [])
+
+
+def _index_name_row(head: list[list[Slot]]) -> int | None:
+    """The header row that names only the first column, under a row naming the others: pandas writes a
+    DataFrame's index name in a row of its own (``<th>seed</th><th></th>...``) below the column labels,
+    whose first cell holds the columns' own name (``<th>arm</th><th>grpo</th>...``); the first column is
+    then the index's ("seed"), not "arm seed". None for any other header."""
+    if len(head) < 2:
+        return None
+    for i, r in enumerate(head):
+        if i and len(r) > 1 and r[0].own and r[0].cell.plain and not any(s.cell.plain for s in r[1:]):
+            return i
+    return None
 
 
 def _piece(c: Cell, line: int, kind: str, scope) -> Piece:

@@ -415,6 +415,7 @@ def walk(text: str, shortcuts: bool = True) -> Doc:
                 scope.pop()
             scope.append((level, _heading_text(inline).strip()))
             piece.scope = cur = tuple(s for _, s in scope)
+            prose.reset()   # a new section: the paragraph before the heading is no caption of a table below it
             doc.items.append(piece)
             i += 3
             continue
@@ -458,6 +459,9 @@ class _LastProse:
 
     def later(self, tok) -> None:
         self.pending.append(tok)
+
+    def reset(self) -> None:
+        self.last, self.pending = "", []
 
     def text(self) -> str:
         while self.pending:

@@ -48,3 +48,60 @@ def test_grim_on_an_imported_table_fires_on_an_impossible_value_only():
     broken = dict(clean, **{"runs.dapo.s3.heldout_accuracy": 0.4357})
     assert _grim_messages(1100, broken) == [
         "analysis.json#$.values['runs.dapo.s3.heldout_accuracy'].value proportion impossible with n = 1100 (GRIM)"]
+
+
+# ---- a pandas DataFrame exported as HTML: its index name in a header row of its own --------------------
+
+PIVOT = """## Accuracy by seed and method
+
+<div>
+<table border="1" class="dataframe">
+  <thead>
+    <tr style="text-align: right;">
+      <th>method</th>
+      <th>gspo</th>
+      <th>grpo</th>
+    </tr>
+    <tr>
+      <th>seed</th>
+      <th></th>
+      <th></th>
+    </tr>
+  </thead>
+  <tbody>
+    <tr>
+      <th>303</th>
+      <td>0.596</td>
+      <td>0.5893</td>
+    </tr>
+  </tbody>
+</table>
+</div>
+"""
+# the paragraph before the heading states percentages: it is no caption of the table under the heading
+PIVOT_AFTER_PERCENT = "Overall GSPO reached 58.6% and GRPO 58.1%.\n\n" + PIVOT
+
+
+@pytest.fixture(scope="module")
+def notebook_study(tmp_path_factory):
+    from tests.report_corpus_blind import blind
+
+    return blind.build("nb_export", tmp_path_factory.mktemp("nb"))
+
+
+def _findings(study, tmp_path, text):
+    from tests.report_corpus import corpus
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    res = corpus.audit_written(study, tmp_path, {"report.md": text})
+    return [(f.location.rsplit(":", 1)[-1], f.expected, f.found, f.message) for f in res.findings]
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize("text", [PIVOT, PIVOT_AFTER_PERCENT], ids=["pivot", "pivot-under-heading-after-percent"])
+def test_pandas_pivot_cells_are_their_seeds_runs(notebook_study, tmp_path, text):
+    """The first column is the index ("seed"), not "method seed": each cell is that seed's run of the
+    column's arm, and a percentage in the paragraph before the heading is no caption of the table."""
+    assert _findings(notebook_study, tmp_path, text) == []
+    wrong = _findings(notebook_study, tmp_path / "w", text.replace("<td>0.5893</td>", "<td>0.5839</td>"))
+    assert [f for f in wrong if "runs.grpo.s303.heldout_accuracy" in f[1]], wrong
