@@ -22,7 +22,14 @@ import functools
 import re
 from dataclasses import dataclass
 
-from audit.comparisons import WITHIN, arm_comparisons, number_comparisons, ratio_claims, within_claims
+from audit.comparisons import (
+    WITHIN,
+    arm_comparisons,
+    number_comparisons,
+    ratio_claims,
+    seed_win_claims,
+    within_claims,
+)
 from audit.lockview import LockView, lock_view
 from audit.numbers import ParsedFile, is_bibliography
 from audit.prose import _OUT_OF_ITEMS, _versus_subject, file_paragraphs
@@ -549,6 +556,8 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         said += ratios
         undecided += open_ratios
         tally.checked += n_ratios
+        wins, n_wins, open_wins = seed_win_claims(sent, named, metrics, subject, pair, metric, vocab.baseline, facts)
+        said, undecided, tally.checked = said + wins, undecided + open_wins, tally.checked + n_wins
         cid = _contrast_id(pair, facts)
         group = _group_significance(sent, named, facts, at, out, tally)
         if cid is not None:

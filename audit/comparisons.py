@@ -253,6 +253,60 @@ def within_claims(sent: str, cid: str, metrics: list[tuple[int, str]], carried: 
     return out, undecided
 
 
+# "GSPO wins on all four seeds", "DAPO won over GRPO on every seed", "comes out ahead in each of the 8 seeds":
+# the subject is better than the other arm on each seed (group "other": an arm named after "over"/"against").
+_SEED_WINS = re.compile(r"\b(?:wins?|won|comes?\s+out\s+ahead|came\s+out\s+ahead)\b(?P<other>\s+(?:over|against)\s+[^,;:.\d]{1,30}?)?"
+                        r"\s+(?:on|across|in|for)\s+(?:all|every|each)\b(?:\s+of)?(?:\s+the)?(?:\s+(?:\w+|\d+))?\s+seeds?\b",
+                        re.I)
+
+
+def seed_win_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[int, str]], subject: str | None,
+                    pair: tuple[str, str] | None, carried: str | None, baseline: str,
+                    facts) -> tuple[list[Said], int, list[tuple[int, str]]]:
+    """"X wins on all four seeds": X is better than the other arm (named after "over"/"against", else
+    the other arm of the paragraph's pair, else the baseline) on every locked seed, by the runs' values
+    where the analysis holds them for both arms on every seed, else at least on the mean (an arm behind
+    on average cannot win on every seed). A claim the values cannot decide is returned as undecided.
+
+    Returns:
+        (contradicted claims, how many were decided, (offset, words) of those it cannot decide).
+    """
+    out, decided, undecided = [], 0, []
+    low = sent.lower()
+    if "win" not in low and "won" not in low and "ahead" not in low:
+        return out, decided, undecided
+    for m in _SEED_WINS.finditer(sent):
+        before = [a for pos, a in arms if pos < m.start()]
+        x = before[-1] if before else subject
+        named = [a for pos, a in arms if m.start("other") <= pos < m.end("other")] if m.group("other") else []
+        y = named[0] if named else (pair[1] if pair and x == pair[0] else pair[0] if pair and x == pair[1]
+                                    else baseline if x != baseline else None)
+        metric = metric_at(metrics, m.start(), m.end(), carried, facts.primary)
+        if x is None or y is None or x == y:
+            undecided.append((m.start(), m.group(0)))
+            continue
+        sign = 1 if facts.higher.get(metric, True) else -1
+        per_seed = [tuple(facts.values.get(f"runs.{a}.s{s}.{metric}") for a in (x, y)) for s in facts.seeds]
+        if per_seed and all(isinstance(v, (int, float)) and not isinstance(v, bool) for p in per_seed for v in p):
+            lost = [(s, p) for s, p in zip(facts.seeds, per_seed, strict=True) if sign * (p[0] - p[1]) <= 0]
+            decided += 1
+            if lost:
+                s, (vx, vy) = lost[0]
+                out.append(Said(m.start(), m.group(0), f"{x} better than {y} on every seed (runs.{x}.s{s}.{metric})",
+                                f"'{x} {' '.join(m.group(0).split())}' contradicts the runs: on seed {s} {x} has "
+                                f"{vx:.4g} and {y} {vy:.4g} on {metric} (runs.{x}.s{s}.{metric}, runs.{y}.s{s}.{metric})"))
+            continue
+        d = difference(facts, x, y, metric)
+        if d is None or sign * d[0] > 0:
+            undecided.append((m.start(), m.group(0)))
+            continue
+        decided += 1
+        out.append(Said(m.start(), m.group(0), f"{x} better than {y} on {metric} ({d[1]})",
+                        f"'{x} {' '.join(m.group(0).split())}' contradicts the analysis: {x} is not better than {y} "
+                        f"on {metric} on average ({d[1]})"))
+    return out, decided, undecided
+
+
 RATIO = re.compile(r"\b(?:(roughly|about|nearly|almost|around|approximately|some|~)\s*)?(\d+(?:\.\d+)?)\s*(?:x|×|times|-?fold)"
                    r"\s+(fewer|less|lower|smaller|more|higher|larger|greater)\b", re.I)
 

@@ -15,6 +15,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from audit.code_data import code_readings
 from audit.markers import leading_mark, legend_lines, marked_rows
 from audit.names import longest_names
 from audit.numbers import Mention, ParsedFile, is_bibliography
@@ -416,6 +417,7 @@ def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None) -
         for n in _signature_lines(file.lines):   # "Ana Ruiz · Room 2.14 · +44 20 7946 0123": labels
             for m in by.get(n, ()) if lines is None or n in lines else ():
                 out[id(m)] = Reading(param=True)
+    out.update(code_readings(file, vocab, lines))   # "sft: 0.910" under "pass16:" in a ```yaml block
     # a legend line no paragraph holds ("\\* p < 0.05"): its thresholds are labels all the same
     for n in (legend if lines is None else [n for n in legend if n in lines]):
         for m in by.get(n, ()):

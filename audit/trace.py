@@ -251,8 +251,8 @@ def trace_mention(idx: SourceIndex, m: Mention, arms: list[str], reading: Readin
         >>> t.status, t.sources[0].id
         ('error', 'arms.gspo.heldout_accuracy.mean')
     """
-    if getattr(m, "in_code", False):
-        reading = None     # a number in code is never a label or a claim; by value alone at most
+    if getattr(m, "in_code", False) and not (reading is not None and reading.code_key):
+        reading = None     # a number in code is never a label or a claim; by value alone at most, or by its keys
     if is_label(m) or (reading is not None and reading.param):
         return Traced(m, "label")
     if abbreviated(m) and not m.pin:

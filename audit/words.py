@@ -334,6 +334,7 @@ class Reading:
     contrast: bool = False        # a contrast's statistic (or its interval end), even where no pair is named
     carried: bool = False         # the metric is an earlier sentence's: this sentence names none
     count: bool = False           # a whole number the words make a count of items ("out of 60:" over a list)
+    code_key: bool = False        # a number in a YAML/JSON code block, read by its keys (audit.code_data)
 
 
 # "LoRA adapter (r = 16, alpha = 32)": the adapter's locked settings (lock.training.lora_r, lora_alpha,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from audit import check
+from tests.report_corpus_fresh import fresh
 from tests.report_corpus_unseen import unseen
 
 # only the report differs from test to test: check 9 recomputes each study once (conftest)
@@ -102,3 +103,48 @@ COUNT_LISTS = [
 @pytest.mark.parametrize("strict", [False, True])
 def test_counts_in_a_list_under_an_out_of_n_lead_in(thread60, strict):
     _assert_pairs(_pairs(thread60, COUNT_LISTS, strict), COUNT_LISTS)
+
+
+# A YAML or JSON code block the author meant as data: by default its numbers stay "in code" (never an error),
+# under --strict each is checked against the value its keys name (arm, metric, mean or sd). Before, a wrong
+# value in code that happened to equal another value of the analysis passed even --strict.
+DATA_BLOCK = ("```json\n{\"pass@16\": {\"grpo\": 0.939, \"base\": 0.850}}\n```\n\n"
+              "~~~yml\ngrpo:\n  solve_rate: 0.623\n  format_pct: {mean: 88.5, sd: 2.6}\n  groups_correct:\n"
+              "    mean: 2.44\n~~~")
+DATA_WRONG = [("0.850}", "0.910}", "arms.base.pass16.mean"),          # SFT's pass@16 written for the base model
+              ("mean: 88.5,", "mean: 88.9,", "arms.grpo.format_pct.mean"),   # the base model's
+              ("mean: 2.44", "mean: 2.20", "arms.grpo.groups_correct.mean")]  # SFT's
+
+
+def test_a_data_block_is_read_by_its_keys_under_strict(card12):
+    assert _findings(card12, [DATA_BLOCK], strict=True) == {}
+    for find, replace, source in DATA_WRONG:
+        wrong = DATA_BLOCK.replace(find, replace)
+        assert _findings(card12, [wrong]) == {}   # by default a number in code is never a finding
+        got = _findings(card12, [wrong], strict=True).get(0, [])
+        assert len(got) == 1 and source in got[0] and "number in code" in got[0], (replace, got)
+
+
+# "X wins on all N seeds" (or "on every seed", "in each of the seeds"): X is better than the other arm of the
+# paragraph (or the one named after "over"/"against", else the baseline) on every locked seed, by the runs'
+# values. Before, "wins" was no comparison word, so an arm that loses on some seed passed.
+@pytest.fixture(scope="module")
+def discussion(tmp_path_factory):
+    """Study "gh_discussion" (fresh set): grpo (baseline), gspo, dr_grpo × seeds 5-8, 80 items; GSPO is above
+    GRPO on every seed, Dr. GRPO is below GRPO on seed 7."""
+    return fresh.build("gh_discussion", tmp_path_factory.mktemp("discussion") / "s")
+
+
+SEED_WINS = [
+    ("## GSPO against GRPO\n\nGSPO came out ahead in each of the four seeds.",
+     "## GSPO against GRPO\n\nGRPO came out ahead in each of the four seeds.",
+     "runs.grpo.s5.heldout_accuracy"),
+    ("GSPO won over GRPO on every seed.",
+     "Dr. GRPO won over GRPO on every seed.",
+     "runs.dr_grpo.s7.heldout_accuracy"),
+]
+
+
+def test_an_arm_that_wins_on_every_seed(discussion):
+    _assert_pairs(_pairs(discussion, SEED_WINS), SEED_WINS)
+
