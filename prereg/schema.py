@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from functools import cache
@@ -111,8 +112,13 @@ def schema_errors(doc: Any, name: str) -> list[str]:
     integers, ECMA ``$``), and for a preregistration the cross-field rules of
     :func:`prereg.crossfield.prereg_errors` (a baseline that is not an arm).
 
-    Not memoized: a caller that validates one file for several readers keeps the result itself
-    (the audit's :class:`prereg.runfiles.RunFiles` validates each of 1,000 manifests once).
+    A schema that :func:`_compile` cannot turn into a predicate (the preregistration's, ~5 ms in
+    jsonschema) has its result remembered by the document's exact content (:func:`_content_key`):
+    a study's lock is read by verify, lint, analyze, render and every audit check, and the same
+    bytes give the same answer; a document changed in any value, type or key order is a new key
+    and is validated afresh, so every tamper check still fires. Cheap schemas (manifests, rows)
+    are not remembered; a caller that validates one file for several readers keeps the result
+    itself (the audit's :class:`prereg.runfiles.RunFiles` validates each of 1,000 manifests once).
 
     Args:
         doc: the parsed JSON document.
@@ -333,7 +339,30 @@ def _records_valid(doc: Any, name: str):
     return reduced
 
 
+_MEMO: dict[tuple[str, bytes], tuple[str, ...]] = {}
+_MEMO_MAX = 256  # documents; cleared whole when full (a plain dict is safe across threads)
+
+
+def _content_key(doc: Any) -> bytes:
+    """SHA-256 of ``repr(doc)``: equal only for documents equal in every value, type (1 against
+    1.0 against True, a list against a tuple) and key order, which is all a validation reads."""
+    return hashlib.sha256(repr(doc).encode("utf-8", "surrogatepass")).digest()
+
+
 def _schema_errors(doc: Any, name: str) -> list[str]:
+    if _document_predicate(name) is not None:
+        return _validate(doc, name)
+    key = (name, _content_key(doc))
+    hit = _MEMO.get(key)
+    if hit is None:
+        hit = tuple(_validate(doc, name))
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = hit
+    return list(hit)
+
+
+def _validate(doc: Any, name: str) -> list[str]:
     errs = value_problems(doc)
     whole = _document_predicate(name)
     if whole is not None and whole(doc):  # jsonschema would find nothing (a 1,000-run audit reads 1,000 manifests)

@@ -111,6 +111,15 @@ def _cdf_rows(prev: _Grid, s: np.ndarray, theta: float, dt: float) -> np.ndarray
     return ndtr(z) @ prev.mass
 
 
+_SQRT_2PI = math.sqrt(2 * math.pi)
+
+
+def _norm_pdf(z: np.ndarray) -> np.ndarray:
+    """The standard normal density, scipy's own formula (``scipy.stats._continuous_distns._norm_pdf``:
+    the same bits) without ``norm.pdf``'s argument checks, which cost most of a boundary solve."""
+    return np.exp(-z**2 / 2.0) / _SQRT_2PI
+
+
 def _step(prev: _Grid, t_prev: float, t: float, a: float, b: float, sides: int, theta: float):
     """Exit probabilities at one look and the sub-density carried on.
 
@@ -119,8 +128,6 @@ def _step(prev: _Grid, t_prev: float, t: float, a: float, b: float, sides: int, 
         two-sided design (else 0), futility = P(Z_k in the futility region), each jointly with
         not having stopped before.
     """
-    from scipy.stats import norm
-
     dt, r = t - t_prev, math.sqrt(t)
     total = float(prev.mass.sum())
     hi = total - _cdf_rows(prev, np.array([b * r]), theta, dt)[0] if b < _B_MAX else 0.0
@@ -130,7 +137,7 @@ def _step(prev: _Grid, t_prev: float, t: float, a: float, b: float, sides: int, 
     nodes, mass = [], []
     for z_lo, z_hi in parts:
         x, w = _simpson(z_lo * r, z_hi * r)
-        dens = (norm.pdf((x[:, None] - prev.nodes[None, :] - theta * dt) / math.sqrt(dt)) @ prev.mass) / math.sqrt(dt)
+        dens = (_norm_pdf((x[:, None] - prev.nodes[None, :] - theta * dt) / math.sqrt(dt)) @ prev.mass) / math.sqrt(dt)
         nodes.append(x)
         mass.append(w * dens)
         inside += float(_cdf_rows(prev, np.array([z_hi * r]), theta, dt)[0]
