@@ -283,15 +283,16 @@ _RANGE_POINTS = re.compile(r"\s*(?:\([^()]{1,30}\)\s*)?(?:(?:and|to|–|-)\s*[�
                            r"(?:points?|pp|pts?)\b", re.I)
 
 
-def _arm_pair_after(text: str, pos: int, names: TextNames) -> tuple[str, str] | None:
+def _arm_pair_after(text: str, pos: int, names: TextNames, base: str | None = None) -> tuple[str, str] | None:
     """A contrast statistic followed by one arm ("d_z = 3.18 for GSPO", "2.6 points for GSPO", "20.6 for
-    DAPO", "between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"): that arm against the baseline, or None when
-    the arm named is the baseline or none is. ``names``: the names of ``text`` (its paragraph)."""
+    DAPO", "between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"): that arm against the baseline (``base``, a
+    heading's, else the study's), or None when the arm named is the baseline or none is. ``names``: the
+    names of ``text`` (its paragraph)."""
     m = _FOR.match(text, pos)
     arm = _arm_after(text, m.end(), names) if m and m.end() > pos else None   # "2.6 points for GSPO"
     if arm is None and _PAREN_ARM.match(text, pos):
         arm = _arm_after(text, pos, names)   # "between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
-    baseline = names.vocab.baseline
+    baseline = base or names.vocab.baseline
     return (arm, baseline) if arm and baseline and arm != baseline else None
 
 
@@ -662,6 +663,7 @@ class _Walk:
     noun_metric: str | None = None   # the count metric a noun right after a number named in this sentence
     prev_end: int = 0
     prev: Reading | None = None
+    base: str | None = None     # the baseline a heading names ("## Against the SFT checkpoint"), else None
 
 
 def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None,
@@ -675,6 +677,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
     names = TextNames(text, vocab)
     w = _Walk(text, vocab, names, _Covered(_fact_spans(text, names)), legend, parent, lead_pct=lead == "pct",
               lead_count=lead == "count")
+    w.base = _heading_baseline(located, vocab)
     starts = [x[0] for x in located]
     for s_start, s_end in sentences(text):
         st = _Sentence(text[s_start:s_end], s_start, vocab, w.names)
@@ -736,10 +739,10 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     written = _written_pair(text, max(st.start, start - 60), start, w.names) if role in ("low", "high") else None
     if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff") or written:
         # (the last: "the bootstrap CI for GSPO vs GRPO is [0.050, 0.167]": a contrast's interval)
-        r.pair, r.contrast = (_pair_after(text, end, w.names) or _arm_pair_after(text, end, w.names)
+        r.pair, r.contrast = (_pair_after(text, end, w.names) or _arm_pair_after(text, end, w.names, w.base)
                               or (written if role in ("low", "high") else
                                   _written_pair(text, max(st.start, start - 60), start, w.names))
-                              or _own_change(w, st, start) or _nearest_pair(w, st, start) or w.pair), True
+                              or _heading_pair(w, st, start) or _own_change(w, st, start) or _nearest_pair(w, st, start) or w.pair), True
         if role in _CONTRAST_ROLES:
             w.last_kind = "diff"
     else:
@@ -750,6 +753,33 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     if m.role is None:
         w.last_pct = r.percent
     return r
+
+
+# A heading that names what the section's arms are compared with: "Against the SFT checkpoint
+# (exploratory)", "vs. base model", "Relative to GRPO".
+_HEAD_AGAINST = re.compile(r"^\W*(?:\d+(?:\.\d+)*\.?\s+)?(?:(?:gains?|improvements?|differences?|changes?|contrasts?)\s+"
+                           r"(?:over|against|vs\.?|versus|relative\s+to|compared\s+(?:to|with))|against|vs\.?|versus|"
+                           r"relative\s+to|compared\s+(?:to|with))\s+(?:the\s+)?", re.I)
+
+
+def _heading_pair(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None:
+    """Under a heading naming what the arms are compared with, a contrast statistic is the last other arm
+    named before it in the sentence against that ("GRPO +5.8 points [...], DAPO +9.3 [...]")."""
+    if not w.base:
+        return None
+    recent = [a for a in st.arms_before(start) if a != w.base]
+    return (recent[-1], w.base) if recent else None
+
+
+def _heading_baseline(located, vocab: Vocabulary) -> str | None:
+    """The arm the innermost heading over a paragraph names as what its arms are compared with ("## Against
+    the SFT checkpoint", "## Gains over the base model"): a contrast statistic under it whose pair no
+    words name is the arm before it against the heading's ("GRPO +5.8 points [...], DAPO +9.3 [...]")."""
+    scope = getattr(located[0][2], "scope", ()) if located else ()
+    head = scope[-1] if scope else ""
+    m = _HEAD_AGAINST.match(head)
+    hits = vocab.arms_in(head[m.end():]) if m else []
+    return hits[0][1] if hits and hits[0][0] == 0 else None
 
 
 _MINUS_GAP = re.compile(r"[\w.\s]+?\s*(?:[−–—-]|\bminus\b|\bvs\.?|\bversus\b)\s*")
@@ -862,6 +892,8 @@ _LOSS_BEFORE = re.compile(r"\b(?:deficit|shortfall|loss)\s+(?:of\s+)?(?:only\s+|
 _OWN_CHANGE = re.compile(r"^\W*(?:'s|’s)?\s+(?:gain|deficit|loss|drop|improvement|advantage|lead|edge|shortfall|"
                          r"difference|change)\s+(?:of\s+)?(?:only\s+|about\s+|roughly\s+)?$", re.I)
 _AND_ARM = re.compile(r"\s*(?:,\s*and|,|and|while|but|whereas)\s+(?:for\s+)?(?:the\s+)?[^\d,;()]{1,24}", re.I)
+# The next item of a list of arms' values: "GRPO +5.8 points [−3.5, 15.5], DAPO +9.3"
+_LIST_NEXT = re.compile(r"\s*[\])]?\s*,\s*(?:and\s+)?[^\d,;()\[\]]{1,24}")
 _PARALLEL = re.compile(r"\b(?:and|while|but|whereas)\b|;", re.I)
 
 
@@ -893,7 +925,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     if role == "diff" and m.text[:1] not in "+-−" and (_LOWER_BY.search(clause) or _LOSES.search(clause)
                                                        or _LOSS_BEFORE.search(clause) or _LOSS_AFTER.match(after)):
         r.negate = True  # "AERO is lower than GRPO by 1.52 pp", "AERO loses 2.0": a difference of −1.52, −2.0
-    if role == "diff" and not r.percent and m.role is None and _PARALLEL.search(clause) and (
+    if role == "diff" and not r.percent and m.role is None and (_PARALLEL.search(clause) or (
+            _LIST_NEXT.fullmatch(clause) and len(w.names.arms(w.prev_end, start)) == 1)) and (
             w.diff_pct or (prev is not None and prev.role == "diff" and prev.percent)):
         r.percent = True  # "GSPO gains 1.8 points (p < 0.001) and AERO loses 2.0": the second in points too
     if role == "diff" and not r.percent and m.role is None and abs(m.value) > 1 and prev is not None \

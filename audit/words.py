@@ -27,10 +27,17 @@ _ROLE_BEFORE = (
                           r"\b(?:paired|welch'?s?|student'?s?)\s+t\s*=\s*\$?\s*$|(?:^|[\s(,;:])t\s*=\s*\$?\s*$", re.I)),
     ("dz", re.compile(r"(?:\bd\s*(?:[_~]|<sub>)?\s*\{?z\}?\s*(?:~|</sub>)?)\s*=\s*\$?\s*$", re.I)),
     ("tost_p", re.compile(r"\bTOST\b[^0-9=<]{0,30}?(?:\bp\b|p-?value)?\s*(?:=|<|≤|:)?\s*$", re.I)),
-    ("p", re.compile(r"\b(?:unadjusted|uncorrected|nominal|raw)\b(?:\s+p\b|\s+p-?value)?\s*(?:=|<|:|of)?\s*$", re.I)),
+    ("p", re.compile(r"\b(?:unadjusted|uncorrected|nominal|raw)\b(?:\s+p\b|\s+p-?values?)?\s*(?:=|<|:|of|are|is|were|was)?\s*$",
+                     re.I)),
     ("p_adjusted", re.compile(r"(?:BH|Holm|Bonferroni|FDR)[- ]?(?:adjusted|corrected)|adjusted\s+p|"
                               r"corrected\s+p|\badjusted\s*[:=]?\s*$|\bq\s*[=<]|\bp[_\s]*adj|\badj\.?\s*p\b|"
-                              r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)\b[\w\s–-]{0,60}?\bp\s*[=<]\s*$", re.I)),
+                              r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)\b[\w\s–-]{0,60}?\bp\s*[=<]\s*$|"
+                              # "After the BH correction across our two comparisons it is 0.14", "After Holm (0.156 ..."
+                              r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)\b[\w\s–-]{0,60}?\b(?:it|this|that)\s+"
+                              r"(?:is|was|becomes|became|rises\s+to|goes\s+to)\s+(?:only\s+|about\s+)?$|"
+                              r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)(?:\s+(?:correction|adjustment))?\s*\(\s*$|"
+                              # "Adjusted for the 2 contrasts (BH): p = .063"
+                              r"\badjusted\s+for\b[^.;]{0,60}?\bp\s*[=<]\s*$|\((?:BH|Holm|Bonferroni|FDR)\)\s*:\s*p\s*[=<]\s*$", re.I)),
     ("mde", re.compile(r"minimum\s+detectable\s+effect|\bMDE\b|smallest\s+(?:[\w–-]+\s+){0,4}?effect|"
                        # "the smallest gain we could detect at 80% power is", "... (80% power, exact t) is about"
                        # "the design detects a paired difference between" (a range of MDEs follows)

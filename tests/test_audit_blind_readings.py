@@ -105,3 +105,62 @@ def test_pandas_pivot_cells_are_their_seeds_runs(notebook_study, tmp_path, text)
     assert _findings(notebook_study, tmp_path, text) == []
     wrong = _findings(notebook_study, tmp_path / "w", text.replace("<td>0.5893</td>", "<td>0.5839</td>"))
     assert [f for f in wrong if "runs.grpo.s303.heldout_accuracy" in f[1]], wrong
+
+
+# ---- adjusted p in other words; contrasts under a heading that names what they are compared with ---------
+
+ADJ_IT_IS = "GSPO against GRPO: paired t p = 0.072; after the BH correction it is 0.145.\n"
+ADJ_FOR = "- Adjusted for both comparisons (BH): p = 0.145 for GSPO vs GRPO\n"
+ADJ_PAREN = "Neither holds after BH (0.145 for GSPO, 0.514 for Dr. GRPO).\n"
+UNADJ = "The unadjusted p-values are 0.072 (GSPO) and 0.514 (Dr. GRPO).\n"
+
+
+@pytest.fixture(scope="module")
+def thread_study(tmp_path_factory):
+    from tests.report_corpus_blind import blind
+
+    return blind.build("thread", tmp_path_factory.mktemp("thread"))
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("text", "find", "replace", "source"), [
+    (ADJ_IT_IS, "it is 0.145", "it is 0.072", "contrasts.gspo-grpo.p_adjusted"),
+    (ADJ_FOR, "p = 0.145", "p = 0.154", "contrasts.gspo-grpo.p_adjusted"),
+    (ADJ_PAREN, "(0.145 for GSPO", "(0.072 for GSPO", "contrasts.gspo-grpo.p_adjusted"),
+    (UNADJ, "0.072 (GSPO)", "0.145 (GSPO)", "contrasts.gspo-grpo.p"),
+], ids=["after-bh-it-is", "adjusted-for-bh-colon", "after-bh-parenthesis", "unadjusted-p-values-are"])
+def test_adjusted_p_in_other_words(thread_study, tmp_path, text, find, replace, source):
+    assert _findings(thread_study, tmp_path, text) == []
+    wrong = _findings(thread_study, tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
+
+
+@pytest.fixture(scope="module")
+def leaderboard_study(tmp_path_factory):
+    from tests.report_corpus_blind import blind
+
+    return blind.build("leaderboard", tmp_path_factory.mktemp("lb"))
+
+
+LEAD_HEADED = """## Versus the SFT checkpoint (exploratory)
+
+DAPO +9.3 points [0.2, 18.2], GRPO +5.8 [−3.5, 15.5].
+
+## Gains over the base model
+
+DAPO +18.8 points [10.0, 28.0], GSPO +18.3 [10.2, 26.7].
+"""
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("GRPO +5.8 [", "GRPO +8.5 [", "contrasts.grpo-sft.diff_mean"),
+    ("[0.2, 18.2]", "[0.2, 18.9]", "contrasts.dapo-sft.ci95.high"),
+    ("GSPO +18.3 [", "GSPO +13.8 [", "contrasts.gspo-base.diff_mean"),
+], ids=["second-arm-against-the-heading", "interval-against-the-heading", "study-baseline-without-such-heading"])
+def test_a_heading_names_the_baseline_of_the_contrasts_below_it(leaderboard_study, tmp_path, find, replace, source):
+    """Under "## Versus the SFT checkpoint" each arm's difference is against SFT, in points like the first;
+    under a heading that names no compared-with arm, the study's baseline (the base model) holds."""
+    assert _findings(leaderboard_study, tmp_path, LEAD_HEADED) == []
+    wrong = _findings(leaderboard_study, tmp_path / "w", LEAD_HEADED.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
