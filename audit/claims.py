@@ -42,7 +42,7 @@ _SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?[(\[]?\s*((?:\d+(?:,\s+|\s+an
 # "seeds 1 to 6", "seeds 100–500", "seeds ($s \\in \\{1, \\dots, 8\\}$)": the first and the last seed
 _SEED_RANGE = re.compile(r"\bseeds\b(?:\s+|[^.;:\d]{0,20}?\{\s*)(\d+)\s*(?:to|through|[–—-]|,\s*(?:\.\.\.|…|\\l?dots)?\s*,)"
                          r"\s*(\d+)\b(?![.,]\d)", re.I)
-_N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)(?:\s+(?:(?:held[- ]out|test|[A-Z][A-Za-z0-9]*)"
+_N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*(?:(?:fraction|share|proportion|percent(?:age)?|%)\s+)?of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)(?:\s+(?:(?:held[- ]out|test|[A-Z][A-Za-z0-9]*)"
                      r"\s+){0,3}(?:problems|items|questions|puzzles|examples|boards)|\s*-\s*(?:problem|item|question|puzzle|"
                      r"example)s?)\b|\bout\s+of\s+(\d[\d,]*)\b(?![.,]\d)", re.I)
 # "2,000 bootstrap resamples": the locked number of resamples.
@@ -759,6 +759,11 @@ _GROUP = re.compile(r"\b(both|all|neither|none)\b(?:\s+of)?(?:\s+the)?(?:\s+[\w.
                     r"(?:comparisons?|contrasts?|hypothes[ie]s)\b([^,;]*)", re.I)
 
 
+# "but Dr. GRPO's", "except for the AERO one", "other than DAPO's" right after the group's noun: the exception
+_EXCEPT = re.compile(r"\s(?:but|except(?:\s+for)?|other\s+than|apart\s+from|save\s+for)\s+(?:the\s+|that\s+of\s+)?"
+                     r"(?P<names>[^,;()]{1,40}?)(?:'s|’s|\s+one)?\s+(?:are|is|were|was|remain|stay)\b", re.I)
+
+
 def _group_significance(sent: str, named, facts: Facts, at, out: list[Claim], tally: Tally) -> bool:
     """Check "both/all/neither/none of the ... comparisons (are/is) (not) significant" against every
     contrast naming one of the arms the claim names (``named``: (position, arm) in ``sent``; every
@@ -768,6 +773,11 @@ def _group_significance(sent: str, named, facts: Facts, at, out: list[Claim], ta
     if sig is None:
         return False
     arms = {a for pos, a in named if g.start() <= pos < g.end()}   # the arms the claim itself names
+    but = _EXCEPT.search(g.group(2))
+    excepted = set()
+    if but is not None:   # "All four contrasts but Dr. GRPO's are significant": Dr. GRPO's is not, the others are
+        excepted = {a for pos, a in named if g.start(2) + but.start("names") <= pos < g.start(2) + but.end("names")}
+        arms = {a for pos, a in named if g.start() <= pos < g.start(2) + but.start()} - excepted
     cids = [c for c in facts.verdicts if not arms or any(a in c.split("-") for a in arms)]
     clause = g.group(0)
     adjusted = bool(_ADJUSTED.search(clause)) and not _UNADJUSTED.search(clause)
@@ -777,7 +787,7 @@ def _group_significance(sent: str, named, facts: Facts, at, out: list[Claim], ta
         return True
     tally.checked += 1
     want = not (g.group(1).lower() in ("neither", "none") or sig.group(1).lower().startswith(("not", "non", "insig", "no ")))
-    wrong = [(c, t, k) for c, t, k in truths if t != want]
+    wrong = [(c, t, k) for c, t, k in truths if t != (want != bool(excepted & set(c.split("-"))))]
     if wrong:
         c, t, k = wrong[0]
         said = "significant" if t else "not significant"

@@ -462,8 +462,12 @@ def _fact_spans(text: str, names: TextNames) -> list[tuple[int, int]]:
 
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_MONTH_DAY = r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)(?:[a-z]*\.?)"
 _DATE = re.compile(rf"(?<![\d.])\d{{1,2}}\s+{_MONTH},?\s+\d{{4}}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|"
-                   r"(?<![\d.])\d{1,2}:\d{2}(?::\d{2})?(?![\d.])|(?<![\d.])\d{1,2}\s*(?:am|pm)\b", re.I)
+                   r"(?<![\d.])\d{1,2}:\d{2}(?::\d{2})?(?![\d.])|(?<![\d.])\d{1,2}\s*(?:am|pm)\b|"
+                   # "last edited Nov 28", "on 3 Dec": a day of a capitalised month, no year ("May" is a word too)
+                   rf"(?-i:\b{_MONTH_DAY})\s+(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\b(?![.,]\d|\s*%)|"
+                   rf"(?<![\d.,])(?:[12]\d|3[01]|0?[1-9])\s+(?-i:{_MONTH_DAY})\b", re.I)
 _DATE_CUE = re.compile(r"\d:\d|\d\s*[ap]m\b|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)", re.I)
 
 
@@ -1004,6 +1008,10 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
     if c_arms and prev is not None and prev.arms == [c_arms[0]] and _arm_after(text, w.prev_end, w.names) == c_arms[0]:
         c_arms = c_arms[1:]   # "0.627 for GSPO against 0.608 for GRPO": GSPO is the first number's
     nxt = _arm_after(text, end, w.names)
+    if role == "mean" and not nxt and c_arms and _TO_NEW.search(clause):
+        mover = _changed_arm(st, start)
+        if mover is not None and mover not in c_arms:
+            return [mover]   # "GSPO increases accuracy by 0.018 over GRPO (a 2.8% relative increase, to 0.650)"
     if role in ("sd", "low", "high") and not c_arms and not nxt and prev is not None and prev.role == "mean" \
             and len(prev.arms) == 1:
         return list(prev.arms)   # "GRPO 46.7% (sd 4.4), DAPO 50.6% (sd 4.2)": the spread of the mean just before
@@ -1020,6 +1028,23 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
             and (_ARROW.match(text, end) or (_FROM.search(clause) and _FROM_OF_TO.match(text, end))):
         return [vocab.baseline]   # "GSPO: 61.9% → 65.8%", "AERO cuts them from 36.45 % of groups to 26.1 %"
     return arms if nxt else _against_pair(w, role, clause, end, arms, bool(c_arms))
+
+
+# "..., to 0.650" after a verb of change: the new value of the arm that changed (named before the verb), not of
+# the arm it changed against ("GSPO increases accuracy by 0.018 over GRPO (a 2.8% relative increase, to 0.650)")
+_TO_NEW = re.compile(r"(?:^|[,;(]\s*|\s)to\s*$", re.I)
+_CHANGE_VERB = re.compile(r"\b(?:increase[sd]?|rais(?:es|ed)|ris(?:es|en)|rose|improv(?:es|ed)|climb(?:s|ed)|lift(?:s|ed)|"
+                          r"boost(?:s|ed)|decrease[sd]?|drop(?:s|ped)|f[ae]ll|falls|declin(?:es|ed)|lower(?:s|ed)|cuts?)\b", re.I)
+
+
+def _changed_arm(st: _Sentence, start: int) -> str | None:
+    """The arm named last before the sentence's first verb of change ("GSPO increases ... over GRPO (a
+    relative increase, to"), or None: no such verb before ``start``, no arm before it, or a "from" after it."""
+    verb = _CHANGE_VERB.search(st.text, 0, start - st.start)
+    if verb is None or "from " in st.text[verb.end():start - st.start].lower():
+        return None
+    k = bisect.bisect_left(st.arm_pos, verb.start())
+    return st.arms[k - 1] if k else None
 
 
 # A change written as "x → y" or "from x of groups to y": x is the baseline's value, y the arm's.

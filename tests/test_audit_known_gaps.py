@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from audit import check
+from tests.report_corpus import corpus
 from tests.report_corpus_fresh import fresh
 from tests.report_corpus_unseen import unseen
 
@@ -147,4 +148,61 @@ SEED_WINS = [
 
 def test_an_arm_that_wins_on_every_seed(discussion):
     _assert_pairs(_pairs(discussion, SEED_WINS), SEED_WINS)
+
+
+@pytest.fixture(scope="module")
+def five_arms(tmp_path_factory):
+    """Study "prose_results" (corpus): grpo (baseline) 0.632, gspo 0.650, dapo 0.6355, dr_grpo 0.631, aero 0.612;
+    after BH, gspo-, dapo- and aero-grpo are significant, dr_grpo-grpo is not (p 0.28)."""
+    return corpus.build("prose_results", tmp_path_factory.mktemp("five") / "s")
+
+
+# "..., to Y" after a verb of change is the new value of the arm that changed (named before the verb), not of
+# the arm it changed against. Before, Y was checked against the arm named last (the baseline), so the
+# baseline's own value written as the arm's new value passed.
+CHANGED_TO = [
+    ("DAPO lifts accuracy by 0.0035 relative to GRPO, to 0.636.",
+     "DAPO lifts accuracy by 0.0035 relative to GRPO, to 0.632.",
+     "arms.dapo.heldout_accuracy.mean"),
+    ("AERO drops accuracy by 0.020 against GRPO, to 0.612.",
+     "AERO drops accuracy by 0.020 against GRPO, to 0.632.",
+     "arms.aero.heldout_accuracy.mean"),
+]
+
+
+def test_the_new_value_after_a_change_is_the_changed_arms(five_arms):
+    _assert_pairs(_pairs(five_arms, CHANGED_TO), CHANGED_TO)
+
+
+# "All ... comparisons but/except/other than/apart from X's are significant": X's contrast is not, the others
+# are. Before, the exception was read as a claim that X's contrast is significant (a false alarm).
+ALL_BUT = [
+    ("All of the contrasts with GRPO other than Dr. GRPO's are significant after the BH correction.",
+     "All of the contrasts with GRPO other than DAPO's are significant after the BH correction.",
+     "dapo-grpo is significant"),
+    ("All three comparisons apart from Dr. GRPO's remain significant after BH correction.",
+     "All three comparisons apart from AERO's remain significant after BH correction.",
+     "aero-grpo is significant"),
+]
+
+
+def test_all_comparisons_but_one_are_significant(five_arms):
+    _assert_pairs(_pairs(five_arms, ALL_BUT), ALL_BUT)
+
+
+# --strict: a day of a month with no year ("pulled Dec 3", "on 28 Nov") is a date, and "(fraction of N)" /
+# "(share of N)" states the held-out n. Before, both were whole numbers of prose equal to some source by
+# value alone, so --strict called a correct report wrong; the values next to them are still checked.
+STRICT_WHOLE = [
+    ("GSPO reaches 0.544 held-out accuracy (numbers pulled Dec 3 from the dashboard).",
+     "GSPO reaches 0.554 held-out accuracy (numbers pulled Dec 3 from the dashboard).",
+     "arms.gspo.heldout_accuracy.mean"),
+    ("Accuracy of each run (share of 80) is in the table below; the last sync was on 28 Nov.",
+     "Accuracy of each run (share of 60) is in the table below; the last sync was on 28 Nov.",
+     "lock.dataset.heldout_n"),
+]
+
+
+def test_dates_and_a_fraction_of_n_under_strict(discussion):
+    _assert_pairs(_pairs(discussion, STRICT_WHOLE, strict=True), STRICT_WHOLE)
 

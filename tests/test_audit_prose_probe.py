@@ -24,7 +24,8 @@ After the fixes: 0 of 80 correct sentences raise a finding; 4 of the 80 wrong va
 undecidable by design (the analysis holds neither the extremes of the seeds nor a GSPO − DAPO contrast:
 they are read as undecided, never as an error). The miss of the first run, a "respectively" list with
 two values swapped, is now two findings (``test_swapped_respectively_list_is_two_findings``; its row
-below now changes one value). One wrong variant still names the wrong arm: a strict xfail in ``XFAIL``.
+below now changes one value). The one wrong variant that named the wrong arm ("..., to 0.668" after "GSPO
+increases accuracy ... over GRPO") is read since ``tests/test_audit_known_gaps.py``: ``XFAIL`` is empty.
 
 Each report holds all the sentences as separate paragraphs (one ``check`` for the clean set and one for
 the wrong set); a finding's line says which sentence it is about.
@@ -219,10 +220,7 @@ PAIRS = [
 ]
 
 # Known weaknesses (strict: a fix turns these into passes and must then move them out of here).
-XFAIL = {
-    'GSPO increases accuracy by 0.018 over GRPO (a 2.8% relative increase, to 0.668).':
-        "'GSPO increases accuracy ... over GRPO (..., to 0.668)': the wrong 'to' value is checked against GRPO, not GSPO",
-}
+XFAIL: dict[str, str] = {}   # the last one ("..., to 0.668") is read since tests/test_audit_known_gaps.py
 
 
 def _findings(study, sentences: list[str]) -> dict[int, list[str]]:
@@ -299,7 +297,8 @@ def test_respectively_list_in_order_is_clean(five_arms):
 
 # Second round, written after the fixes above (first run on it: 5 of 25 correct sentences raised a false
 # alarm, 0 wrong variants passed; "the 63.2% baseline" and "Differences from GRPO: GSPO +0.018" fixed, two
-# classes left as strict xfails in ROUND2_XFAIL).
+# classes left as strict xfails in ROUND2_XFAIL; "All four contrasts but Dr. GRPO's" is read since
+# tests/test_audit_known_gaps.py, the secondary-metric change is still one).
 ROUND2 = [
     ('GSPO achieves the highest accuracy (65.0%), followed by DAPO (63.6%).',
      'GSPO achieves the highest accuracy (65.0%), followed by DAPO (64.6%).',
@@ -383,8 +382,6 @@ ROUND2_XFAIL = {
         "contrasts.<pair>.<metric> is absent. Refusing that fallback for a metric named in the sentence "
         "made 3 corpus plants pass and added false alarms (report_corpus 109/112, wild 2, fresh 14): some "
         "accuracy contrasts in those reports are read with metric zvf_mean and traced only through it",
-    17: "'All four contrasts but Dr. GRPO's are significant' reads the exception as a significance claim "
-        "about Dr. GRPO (audit.claims)",
 }
 
 
