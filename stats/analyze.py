@@ -703,33 +703,33 @@ def _adjust(V: Values, plan: AnalysisPlan, facts: dict[str, designs.ContrastBloc
     for c, f in facts.items():
         a = adj[c]
         ins = V.v[f"contrasts.{c}.p"]["inputs"]
-        prm = {"method": a["method"], "alpha": a["alpha"], "family": a["family"], "test": plan.test}
-        note = "contrast not in the declared family: unadjusted" if a["method"] == "none" and mp.method != "none" else None
-        if a["missing"]:
+        prm = {"method": a.method, "alpha": a.alpha, "family": list(a.family), "test": plan.test}
+        note = "contrast not in the declared family: unadjusted" if a.method == "none" and mp.method != "none" else None
+        if a.missing:
             note = "p undefined; counted with p = 1 in the family"
-        V.add(f"contrasts.{c}.p_adjusted", a["p_adjusted"] if not a["missing"] else None,
-              f"{a['method']} adjusted p-value over the declared family", "probability", params=prm,
-              inputs=[i for o in a["family"] if o in facts for i in V.v[f"contrasts.{o}.p"]["inputs"]] or ins,
+        V.add(f"contrasts.{c}.p_adjusted", a.p_adjusted if not a.missing else None,
+              f"{a.method} adjusted p-value over the declared family", "probability", params=prm,
+              inputs=[i for o in a.family if o in facts for i in V.v[f"contrasts.{o}.p"]["inputs"]] or ins,
               note=note)
-        V.add(f"contrasts.{c}.reject", a["reject"], f"{a['method']} adjusted p < alpha", "other", params=prm,
+        V.add(f"contrasts.{c}.reject", a.reject, f"{a.method} adjusted p < alpha", "other", params=prm,
               inputs=ins, note=note)
-        facts[c] = replace(f, reject=a["reject"])
-        if a["method"] != "none" and f.diffs is not None:
+        facts[c] = replace(f, reject=a.reject)
+        if a.method != "none" and f.diffs is not None:
             _simultaneous(V, c, f.diffs, a, ins)
 
 
-def _simultaneous(V: Values, c: str, d, a: dict, ins) -> None:
+def _simultaneous(V: Values, c: str, d, a: mult.Adjusted, ins) -> None:
     """Bonferroni simultaneous t interval (level 1 - alpha/m) of a family contrast, next to its adjusted p.
 
     Together the m intervals cover all family contrasts at 1 - alpha; reported beside Holm/BH/Bonferroni
     adjusted p-values so the verdict's unadjusted intervals are not read as family-wise statements.
     """
-    m = len(a["family"])
-    level = 1 - a["alpha"] / m
+    m = len(a.family)
+    level = 1 - a.alpha / m
     r = iv.compute(np.asarray(d, dtype=float), "mean", "t", [level], resamples=0, rng_seed=None,
                    stream=f"contrasts.{c}.ci_simultaneous")[level] if len(d) else None
-    prm = {"method": "bonferroni simultaneous t", "level": level, "family": a["family"], "alpha": a["alpha"],
-           "adjusted_p_method": a["method"]}
+    prm = {"method": "bonferroni simultaneous t", "level": level, "family": list(a.family), "alpha": a.alpha,
+           "adjusted_p_method": a.method}
     for end in ("low", "high"):
         V.add(f"contrasts.{c}.ci_simultaneous.{end}", None if r is None else getattr(r, end),
               f"simultaneous (Bonferroni, level 1 - alpha/{m}) t interval of the mean paired difference", "difference",

@@ -515,15 +515,15 @@ def load_table(lock: Lock, path: str | Path) -> Data:
     decls = metric_decls(study.raw)
     wanted = list(dict.fromkeys([*planned_metrics(study.raw), *DESCRIPTIVE, *decls]))
     t = tbl.read(path, study, decls, wanted)
-    seal = f"table:sha256:{t['sha256']}"
+    seal = f"table:sha256:{t.sha256}"
     tasks_planned = plan.tasks
     metric = plan.primary_metric
     all_units: list[Unit] = []
-    for (arm, seed, sess), entries in t["entries"].items():
+    for (arm, seed, sess), entries in t.entries.items():
         where = f"{path.name}#{arm}/{seed_tag(seed)}" + (f"@{sess}" if sess is not None else "")
         u = Unit(arm, seed, seal, where, {}, session=sess)
-        if t["per_item"]:
-            u.item_ids, u.items, tks = tbl.item_vectors(entries, list(dict.fromkeys(t["columns"].values())))
+        if t.per_item:
+            u.item_ids, u.items, tks = tbl.item_vectors(entries, list(dict.fromkeys(t.columns.values())))
             u.metrics.update({m: float(v.mean()) for m, v in u.items.items()})
             if tasks_planned:
                 u.item_tasks = tks
@@ -537,7 +537,7 @@ def load_table(lock: Lock, path: str | Path) -> Data:
         else:
             u.metrics.update(entries[0][2])
         all_units.append(u)
-    if t["per_item"]:
+    if t.per_item:
         ref = None
         for u in all_units:
             if ref is None:
@@ -546,8 +546,8 @@ def load_table(lock: Lock, path: str | Path) -> Data:
                 raise UserError(f"{path}: {u.arm}/{seed_tag(u.seed)} has a different item set than the first unit "
                                 "(per-item tables must list the same items for every unit)")
     data = Data("imported", {}, [], [], str(path),
-                table={"path": str(path), "sha256": t["sha256"], "kind": "per_item" if t["per_item"] else "per_seed",
-                       "rows": t["rows"], "columns": {c: m for c, m in sorted(t["columns"].items())}},
+                table={"path": str(path), "sha256": t.sha256, "kind": t.kind, "rows": t.rows,
+                       "columns": {c: m for c, m in sorted(t.columns.items())}},
                 decls=decls)
     data.add_units(all_units)
     _missing(data, study)

@@ -620,15 +620,15 @@ def _tex_arm_table(r: AnalysisResult, munit: str) -> list[str]:
     metric, summ = plan.primary_metric, plan.arm_summary
     s0 = summ.statistics[0]
     tag = r.arm_interval_tag
-    lines = ["", "\\begin{table}[t]", "\\centering",
-             f"\\caption{{{_tex_escape(metric)} by arm ({munit}); {summ.level * 100:g}\\% {_tex_escape(summ.interval)} intervals over seeds.}}",
-             "\\begin{tabular}{lrrr}", "\\hline",
-             f"Arm & Seeds & {_tex_escape(s0)} ({munit}) & {summ.level * 100:g}\\% CI ({munit}) \\\\", "\\hline"]
+    caption = (f"{_tex_escape(metric)} by arm ({munit}); {summ.level * 100:g}\\% {_tex_escape(summ.interval)} "
+               "intervals over seeds.")
+    header = f"Arm & Seeds & {_tex_escape(s0)} ({munit}) & {summ.level * 100:g}\\% CI ({munit}) \\\\"
+    rows = []
     for arm in r.arms:
         base = f"arms.{arm}.{metric}.{s0}"
-        lines.append(f"{_tex_escape(arm)} & {_tex_ref(r, f'arms.{arm}.n_seeds')} & {_tex_ref(r, base)} & "
-                     f"[{_tex_ref(r, base + '.' + tag + '.low')}, {_tex_ref(r, base + '.' + tag + '.high')}] \\\\")
-    return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
+        rows.append(f"{_tex_escape(arm)} & {_tex_ref(r, f'arms.{arm}.n_seeds')} & {_tex_ref(r, base)} & "
+                    f"[{_tex_ref(r, base + '.' + tag + '.low')}, {_tex_ref(r, base + '.' + tag + '.high')}] \\\\")
+    return [""] + _tex_table(caption, "lrrr", header, rows)
 
 
 def _tex_ci(r: AnalysisResult, pre: str, t0: str | None) -> str:
@@ -636,37 +636,39 @@ def _tex_ci(r: AnalysisResult, pre: str, t0: str | None) -> str:
     return f"[{_tex_ref(r, pre + '.' + t0 + '.low')}, {_tex_ref(r, pre + '.' + t0 + '.high')}]" if t0 else "--"
 
 
+def _tex_table(caption: str, spec: str, header: str, rows: list[str]) -> list[str]:
+    """A results table in the layout every table of results.tex shares (caption, rules, rows)."""
+    return (["\\begin{table}[t]", "\\centering", f"\\caption{{{caption}}}", f"\\begin{{tabular}}{{{spec}}}",
+             "\\hline", header, "\\hline"] + rows + ["\\hline", "\\end{tabular}", "\\end{table}", ""])
+
+
 def _tex_contrast_table(r: AnalysisResult, munit: str, ctags: list) -> list[str]:
     """The contrast table: difference, first planned interval, p, adjusted p and verdict, as macros."""
     t0 = ctags[0][0] if ctags else None
-    lines = ["\\begin{table}[t]", "\\centering",
-             f"\\caption{{Paired contrasts (arm $-$ baseline, difference in {munit}); p adjusted by "
-             f"{_tex_escape(r.plan.multiplicity.method)}.}}",
-             "\\begin{tabular}{lrrrrl}", "\\hline",
-             f"Contrast & $\\Delta$ ({munit}) & {ctags[0][1].level * 100:g}\\% CI & p & p adj. & Verdict \\\\"
-             if ctags else "Contrast & $\\Delta$ & CI & p & p adj. & Verdict \\\\", "\\hline"]
-    for c in r.contrasts:
-        pre = f"contrasts.{c}"
-        lines.append(f"{_tex_escape(c)} & {_tex_ref(r, pre + '.diff_mean')} & {_tex_ci(r, pre, t0)} & "
-                     f"{_tex_ref(r, pre + '.p')} & {_tex_ref(r, pre + '.p_adjusted')} & \\{_verdict_tex_name(r, c)} \\\\")
-    return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
+    caption = (f"Paired contrasts (arm $-$ baseline, difference in {munit}); p adjusted by "
+               f"{_tex_escape(r.plan.multiplicity.method)}.")
+    header = (f"Contrast & $\\Delta$ ({munit}) & {ctags[0][1].level * 100:g}\\% CI & p & p adj. & Verdict \\\\"
+              if ctags else "Contrast & $\\Delta$ & CI & p & p adj. & Verdict \\\\")
+    rows = [f"{_tex_escape(c)} & {_tex_ref(r, f'contrasts.{c}.diff_mean')} & {_tex_ci(r, f'contrasts.{c}', t0)} & "
+            f"{_tex_ref(r, f'contrasts.{c}.p')} & {_tex_ref(r, f'contrasts.{c}.p_adjusted')} & "
+            f"\\{_verdict_tex_name(r, c)} \\\\" for c in r.contrasts]
+    return _tex_table(caption, "lrrrrl", header, rows)
 
 
 def _tex_secondary_table(r: AnalysisResult, metric: str, items: list, ctags: list) -> list[str]:
     """One secondary metric's contrast table (unadjusted p), as macros."""
     t0 = ctags[0][0] if ctags else None
     mu = _secondary_unit(r, metric, items)
-    lines = ["\\begin{table}[t]", "\\centering",
-             f"\\caption{{Secondary metric {_tex_escape(metric)} (not in the confirmatory family): paired contrasts "
-             f"(arm $-$ baseline, difference in {mu}); p unadjusted.}}",
-             "\\begin{tabular}{lrrrl}", "\\hline",
-             f"Contrast & $\\Delta$ ({mu}) & {ctags[0][1].level * 100:g}\\% CI & p (unadj.) & Verdict \\\\"
-             if ctags else "Contrast & $\\Delta$ & CI & p (unadj.) & Verdict \\\\", "\\hline"]
+    caption = (f"Secondary metric {_tex_escape(metric)} (not in the confirmatory family): paired contrasts "
+               f"(arm $-$ baseline, difference in {mu}); p unadjusted.")
+    header = (f"Contrast & $\\Delta$ ({mu}) & {ctags[0][1].level * 100:g}\\% CI & p (unadj.) & Verdict \\\\"
+              if ctags else "Contrast & $\\Delta$ & CI & p (unadj.) & Verdict \\\\")
+    rows = []
     for c, key in items:
         pre = f"contrasts.{c}.{metric}"
-        lines.append(f"{_tex_escape(c)} & {_tex_ref(r, pre + '.diff_mean')} & {_tex_ci(r, pre, t0)} & "
-                     f"{_tex_ref(r, pre + '.p')} & \\{_verdict_tex_name(r, key, secondary=True)} \\\\")
-    return lines + ["\\hline", "\\end{tabular}", "\\end{table}", ""]
+        rows.append(f"{_tex_escape(c)} & {_tex_ref(r, pre + '.diff_mean')} & {_tex_ci(r, pre, t0)} & "
+                    f"{_tex_ref(r, pre + '.p')} & \\{_verdict_tex_name(r, key, secondary=True)} \\\\")
+    return _tex_table(caption, "lrrrl", header, rows)
 
 
 def render(analysis_path: str | Path, out_dir: str | Path = "report", *, runs_root: str | Path | None = None,

@@ -16,6 +16,7 @@ import csv
 import json
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,7 +158,23 @@ def _metric_columns(cols: set[str], decls: dict[str, MetricDecl], wanted: list[s
     return out
 
 
-def read(path: Path, study: Study, decls: dict[str, MetricDecl], wanted: list[str]) -> dict:
+@dataclass(frozen=True)
+class Table:
+    """An imported table, parsed and checked against the lock (:func:`read`)."""
+
+    entries: Mapping[tuple, list]   # (arm, seed or None, session or None) -> [(item, task, {metric: value})]
+    per_item: bool                  # rows are items (an ``item`` column), not one row per run
+    columns: Mapping[str, str]      # table column -> the metric it holds
+    sha256: str                     # of the file's bytes (the seal every imported unit carries)
+    rows: int
+
+    @property
+    def kind(self) -> str:
+        """``per_item`` or ``per_seed`` (analysis.json ``inputs.table.kind``)."""
+        return "per_item" if self.per_item else "per_seed"
+
+
+def read(path: Path, study: Study, decls: dict[str, MetricDecl], wanted: list[str]) -> Table:
     """Parse and check every row of an imported table against the lock.
 
     Args:
@@ -167,8 +184,8 @@ def read(path: Path, study: Study, decls: dict[str, MetricDecl], wanted: list[st
         wanted: the metrics to read, in order (planned, descriptive, declared).
 
     Returns:
-        ``{"entries", "per_item", "columns", "sha256", "rows"}``; ``entries`` maps
-        (arm, seed or None, session or None) to a list of (item, task, {metric: value}).
+        The :class:`Table`; ``entries`` maps (arm, seed or None, session or None) to a list of
+        (item, task, {metric: value}).
 
     Example:
         ``read(Path("items.csv"), lock.study, metric_decls(lock.prereg), ["solve_rate"])``
@@ -207,8 +224,7 @@ def read(path: Path, study: Study, decls: dict[str, MetricDecl], wanted: list[st
                             + (f" task {task}" if task else ""))
         seen.add(full)
         entries[key].append((item, task, _row_values(path, line, r, mcols, decls, per_item)))
-    return {"entries": dict(entries), "per_item": per_item, "columns": mcols, "sha256": sha256_file(path),
-            "rows": len(rs)}
+    return Table(dict(entries), per_item, mcols, sha256_file(path), len(rs))
 
 
 def _row_values(path: Path, line: int, r: dict, mcols: dict, decls: dict, per_item: bool) -> dict:

@@ -208,9 +208,9 @@ def test_multiplicity_null_p_counts_as_one_like_statsmodels():
     for method, sm in (("holm", "holm"), ("bh", "fdr_bh")):
         out = multiplicity.apply_family({"a-b": 0.01, "c-b": None, "d-b": 0.03}, ["a-b", "c-b", "d-b"], method, 0.05)
         rej, adj, *_ = multipletests([0.01, 1.0, 0.03], alpha=0.05, method=sm)
-        assert out["a-b"]["p_adjusted"] == pytest.approx(adj[0]) and out["d-b"]["p_adjusted"] == pytest.approx(adj[2])
-        assert out["c-b"]["missing"] is True and out["c-b"]["reject"] is False
-        assert out["a-b"]["reject"] == bool(rej[0])
+        assert out["a-b"].p_adjusted == pytest.approx(adj[0]) and out["d-b"].p_adjusted == pytest.approx(adj[2])
+        assert out["c-b"].missing is True and out["c-b"].reject is False
+        assert out["a-b"].reject == bool(rej[0])
 
 
 def test_verdict_conditions_with_null_inputs_fall_through():
@@ -299,12 +299,12 @@ def test_multiplicity_matches_statsmodels(method, sm, monkeypatch):
         assert multiplicity.adjust(p, method) == pytest.approx(adj.tolist(), rel=1e-12)
         fam = {f"a{i}-b": float(v) for i, v in enumerate(p)}
         out = multiplicity.apply_family(fam, list(fam), method, 0.05)
-        assert [out[c]["reject"] for c in fam] == rej.tolist()
+        assert [out[c].reject for c in fam] == rej.tolist()
 
 
 def test_missing_family_member_counts_as_p_one():
     out = multiplicity.apply_family({"a-b": 0.01, "c-b": None}, ["a-b", "c-b"], "bonferroni", 0.05)
-    assert out["a-b"]["p_adjusted"] == pytest.approx(0.02) and out["c-b"]["reject"] is False
+    assert out["a-b"].p_adjusted == pytest.approx(0.02) and out["c-b"].reject is False
 
 
 # ----------------------------------------------------------------------------- rliable
