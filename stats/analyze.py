@@ -250,7 +250,7 @@ def _margin(plan: AnalysisPlan, metric: str, mu: str, primary: bool, data: Data,
     return margin, None
 
 
-def _session_views(data: Data, arm: str, base: str) -> tuple[dict, dict, dict]:
+def _session_views(data: Data, arm: str, base: str) -> tuple[dict, dict, designs.SessionFacts]:
     """The (arm view, baseline view, session facts) a contrast is formed in: the first session
     both arms were evaluated in; without one, each arm's first session (a cross-session
     contrast, which is a deviation stated in its verdict)."""
@@ -259,17 +259,14 @@ def _session_views(data: Data, arm: str, base: str) -> tuple[dict, dict, dict]:
 
     shared = [s for s, view in data.sessions.items() if has(view, arm) and has(view, base)]
     if shared:
-        info = {} if shared[0] is None else {"session": shared[0]}
-        if len(shared) > 1:
-            info["other_shared_sessions"] = shared[1:]
-        return data.sessions[shared[0]], data.sessions[shared[0]], info
+        return data.sessions[shared[0]], data.sessions[shared[0]], designs.SessionFacts(shared[0], tuple(shared[1:]))
     sa, sb = data.sessions_of(arm), data.sessions_of(base)
     if not sa or not sb:
-        return data.units, data.units, {}
-    return data.sessions[sa[0]], data.sessions[sb[0]], {"sessions": [sa[0], sb[0]], "cross_session": True}
+        return data.units, data.units, designs.SessionFacts()
+    return data.sessions[sa[0]], data.sessions[sb[0]], designs.SessionFacts(cross=(sa[0], sb[0]))
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Pairs:
     """One seed-paired contrast's data and plan, shared by the steps of :func:`_contrast_values`."""
 
@@ -312,13 +309,13 @@ def _contrast_values(V: Values, study: Study, data: Data, c: ContrastDecl, warni
     mu = metric_unit(metric, data.decls)
     va, vb, sess = _session_views(data, arm, base)
     design = designs.choose(data.seeds_of(arm, va), data.seeds_of(base, vb), plan.unit)
-    dp = {"design": design.kind, "unit": design.unit, "planned_unit": plan.unit, **sess,
+    dp = {"design": design.kind, "unit": design.unit, "planned_unit": plan.unit, **sess.params(),
           **({} if c.sign == "arm_minus_baseline" else {"reported_sign": c.sign})}
     if design.unit != "seed":
         extra: dict = {}
         dp.update(metric_unit=mu, _margin=_margin(plan, metric, mu, primary, data, extra))
         dp.update(extra)
-        return _unit_contrast(V, study, c, metric, primary, va, vb, design, dp, warnings)
+        return _unit_contrast(V, study, c, metric, primary, va, vb, design, dp, sess, warnings)
     P = _pair_seeds(plan, c, data, va, vb, metric, primary, mu, dp)
     margin, margin_note = _margin(plan, metric, mu, primary, data, P.bp)
     sd = _describe_differences(V, P)
@@ -513,7 +510,7 @@ def _contrast_tost(V: Values, P: _Pairs, margin, margin_note) -> float | None:
 
 
 def _unit_contrast(V: Values, study: Study, c: ContrastDecl, metric: str, primary: bool, va: dict, vb: dict,
-                   design, dp: dict, warnings: list[str]) -> designs.ContrastBlock:
+                   design, dp: dict, sess: designs.SessionFacts, warnings: list[str]) -> designs.ContrastBlock:
     """A contrast analysed at the item or crossed (seed x item) unit (stats.designs): the arm's
     and the baseline's per-item matrices, paired by seed when both have seeds, else the side
     evaluated once broadcast over the other's seeds."""
@@ -546,7 +543,7 @@ def _unit_contrast(V: Values, study: Study, c: ContrastDecl, metric: str, primar
     if x is not None:  # per-seed values only, unit seed: the reference's one value held fixed (stats.designs)
         facts = designs.fixed_reference_block(V, plan, pre, bp, x, ins, margin, margin_note,
                                               interval_tags(plan.intervals), warnings)
-        return replace(facts, published=_published(study, arm, base, metric), session=dp)
+        return replace(facts, published=_published(study, arm, base, metric), session=sess)
     if not same_items:
         why = (f"{design.kind} at unit {design.unit!r} needs per-item data for both sides on the same items: give "
                "a per-item table (arm, seed, item, metric; the reference's seed empty) or run folders with held-out "
@@ -554,7 +551,7 @@ def _unit_contrast(V: Values, study: Study, c: ContrastDecl, metric: str, primar
                            "value held fixed (an estimand conditional on that evaluation)"
                            if design.kind == "reference_once" else "") + ": undefined")
         return designs.undefined_block(V, plan, pre, bp, ins, why, margin, margin_note,
-                                       _published(study, arm, base, metric), design, dp)
+                                       _published(study, arm, base, metric), design, sess)
     d = designs.difference_matrix(A, Bm)
     if design.kind == "reference_once" and d.shape[0] == 1:
         w = (f"contrasts.{cid}: one evaluation on each side ({arm} has one seed): the interval holds item sampling "
@@ -563,7 +560,7 @@ def _unit_contrast(V: Values, study: Study, c: ContrastDecl, metric: str, primar
             warnings.append(w)
     facts = designs.add_unit_block(V, plan, pre, bp, d, A, Bm, design, ins, margin, margin_note,
                                    interval_tags(plan.intervals))
-    facts = replace(facts, published=_published(study, arm, base, metric), design=design, session=dp)
+    facts = replace(facts, published=_published(study, arm, base, metric), design=design, session=sess)
     if primary and plan.item_level != "none" and design.kind == "seed_paired":
         _item_contrast(V, plan, pre, bp, ua, ub, metric, plan.item_level, plan.intervals, ins, warnings)
     return facts
@@ -671,8 +668,8 @@ def _cross_session(data: Data, cds: list[ContrastDecl]) -> dict[str, str]:
     out = {}
     for c in cds:
         _va, _vb, info = _session_views(data, c.arm, c.baseline)
-        if info.get("cross_session"):
-            sa, sb = info["sessions"]
+        if info.cross is not None:
+            sa, sb = info.cross
             out[c.id] = (f"contrast {c.id} compares {c.arm} evaluated in session {sa!r} with {c.baseline} evaluated "
                          f"in session {sb!r}: no session has both, so evaluation-batch differences are confounded "
                          "with the arm difference")
@@ -932,7 +929,7 @@ def _design_doc(c: ContrastDecl, f: designs.ContrastBlock) -> dict:
     d = f.design
     doc = {"arm": c.arm, "baseline": c.baseline, "design": d.kind, "unit": d.unit, "planned_unit": d.planned_unit,
            "method": d.describe(), "confirmatory": c.confirmatory, "in_family": c.in_family, "sign": c.sign,
-           "hypothesis": c.hypothesis, **{k: v for k, v in f.session.items() if k in ("session", "sessions")}}
+           "hypothesis": c.hypothesis, **{k: v for k, v in f.session.params().items() if k in ("session", "sessions")}}
     if d.note:
         doc["note"] = d.note
     return doc

@@ -23,8 +23,7 @@ Every interval, test and the verdict of a contrast read the planned unit's block
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as _st
@@ -54,6 +53,31 @@ class Design:
 
 
 @dataclass(frozen=True)
+class SessionFacts:
+    """The evaluation session(s) a contrast is formed in (README failure 16): the first session both
+    arms were evaluated in, or, when they share none, each arm's own (a cross-session contrast, a
+    deviation its verdict states)."""
+
+    session: str | None = None               # the shared session (None: the data name no session)
+    other_shared: tuple = ()                 # further sessions both arms were evaluated in
+    cross: tuple | None = None               # (arm's session, baseline's session) when they share none
+
+    def params(self) -> dict:
+        """The session fields as the contrast's value params and ``contrast_designs`` record them.
+
+        Example:
+            >>> SessionFacts(cross=("s1", "s2")).params()
+            {'sessions': ['s1', 's2'], 'cross_session': True}
+        """
+        if self.cross is not None:
+            return {"sessions": list(self.cross), "cross_session": True}
+        out = {} if self.session is None else {"session": self.session}
+        if self.other_shared:
+            out["other_shared_sessions"] = list(self.other_shared)
+        return out
+
+
+@dataclass(frozen=True)
 class ContrastBlock:
     """What one contrast's value block hands on: to multiplicity (``p``), the verdict rules
     (:meth:`facts`) and analysis.json's ``contrast_designs`` (``design``, ``session``).
@@ -75,7 +99,7 @@ class ContrastBlock:
     noninferiority_p: float | None = None
     published: float | None = None      # the plan's published effect of this contrast, if any
     design: Design | None = None
-    session: Mapping[str, Any] = field(default_factory=dict)  # session fields of the contrast design
+    session: SessionFacts = SessionFacts()  # the evaluation session(s) the contrast is formed in
     diffs: np.ndarray | None = None     # per-seed paired differences (seed unit only)
     reject: bool | None = None          # set by multiplicity (or the unadjusted p of a secondary metric)
     reject_basis: str | None = None     # "unadjusted": a secondary metric outside the family

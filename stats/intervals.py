@@ -20,7 +20,7 @@ BOOTSTRAP_METHODS = ("percentile", "paired_bootstrap", "bca", "bootstrap_t", "hi
 METHODS = BOOTSTRAP_METHODS + ("t",)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Interval:
     low: float | None
     high: float | None

@@ -512,7 +512,7 @@ def load_table(lock: Lock, path: str | Path) -> Data:
     path = Path(path)
     study = lock.study
     plan = study.analysis
-    decls = metric_decls(study.raw)
+    decls = dict(study.metrics)  # metric_decls of the lock's preregistration, parsed once (prereg.study)
     wanted = list(dict.fromkeys([*planned_metrics(study.raw), *DESCRIPTIVE, *decls]))
     t = tbl.read(path, study, decls, wanted)
     seal = f"table:sha256:{t.sha256}"

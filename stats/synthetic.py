@@ -35,7 +35,7 @@ from prereg.summaries import compute_summaries
 _ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Campaign:
     lock_path: Path
     runs_dir: Path

@@ -25,7 +25,7 @@ EQUAL_DIFFS = ("all paired differences equal and non-zero (SD 0): t statistic an
                "the exact sign-flip p (2/2^n two-sided) is defined")
 
 
-@dataclass
+@dataclass(frozen=True)
 class TestResult:
     p: float | None
     statistic: float | None
