@@ -13,24 +13,15 @@ import shutil
 
 import pytest
 
-from tests.report_corpus import corpus
+from tests.report_corpus import corpus, set_tests
 
 NAMES = corpus.names()
 PLANTS = [p for n in NAMES for p in corpus.plants(n)]
 FAST = corpus.fast_plants(PLANTS)  # the fast tier's subset; `pytest` (CI) runs every plant
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _recompute_once():
-    """Check 9 recomputes each study's analysis once for all its plants (``corpus.recompute_once``)."""
-    with corpus.recompute_once():
-        yield
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("corpus")
-    return {n: corpus.build(n, root / n) for n in NAMES}
+# the module fixtures every report set's tests share: built (report folders by name), _recompute_once
+globals().update(set_tests.fixtures(corpus, "corpus"))
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -41,9 +41,12 @@ def clean_param(name: str, reason: str, slow_known: bool = False):
     return pytest.param(name, marks=marks, id=name)
 
 
-def fixtures(report_set: sets.ReportSet, label: str) -> dict:
+def fixtures(report_set, label: str) -> dict:
     """The module fixtures of a set's tests: ``_recompute_once`` (autouse: check 9 recomputes each
-    study's analysis once for all its plants), ``built`` and ``clean_findings``."""
+    study's analysis once for all its plants), ``built`` and ``clean_findings``.
+
+    ``report_set`` is a :class:`sets.ReportSet` or anything with its ``names()`` and
+    ``build(name, root)`` (the corpus module itself, ``tests/test_report_corpus.py``)."""
     from audit import check
 
     @pytest.fixture(scope="module", autouse=True)
