@@ -168,10 +168,9 @@ def test_the_one_contrast_and_ahead_or_behind(quarto, clean, planted, message):
     assert any(message in m for m in _audit(quarto, planted))
 
 
-@pytest.mark.xfail(strict=True, reason="decimal commas (German/French number style: '64,11 %') are not read: "
-                   "'64,11' is read as the two numbers 64 and 11 (or a thousands group), so a wrong value written "
-                   "that way passes by default and is only 'untraced' under --strict")
 def test_a_wrong_value_with_a_decimal_comma_is_an_error(quarto):
+    """A decimal comma before a percent sign ("64,11 %", German/French style) is the decimal point: before,
+    '64,11' was read as the two numbers 64 and 11, so a wrong value written that way passed."""
     assert _audit(quarto, "DAPO erreicht im Mittel 64,11 % Genauigkeit.\n") == []
     assert any("arms.dapo.heldout_accuracy.mean" in m for m in _audit(quarto, "DAPO erreicht im Mittel 66,11 % Genauigkeit.\n"))
 

@@ -206,3 +206,21 @@ STRICT_WHOLE = [
 def test_dates_and_a_fraction_of_n_under_strict(discussion):
     _assert_pairs(_pairs(discussion, STRICT_WHOLE, strict=True), STRICT_WHOLE)
 
+
+# A decimal comma before a percent sign ("54,4 %", French/German style) is the decimal point; a thousands
+# group ("1,319") and a comma between two numbers ("[0,1]", "3,14" without a percent sign) stay as they were.
+def test_a_decimal_comma_before_a_percent_sign():
+    from audit.numbers import parse_markdown
+
+    got = [(m.text, m.value, m.percent) for m in parse_markdown("r.md", "in [0,1], 1,319 items, 12,5 % and 3,14", "r.md").mentions]
+    assert got == [("0", 0.0, False), ("1", 1.0, False), ("1,319", 1319.0, False), ("12,5 %", 12.5, True),
+                   ("3", 3.0, False), ("14", 14.0, False)]
+
+
+DECIMAL_COMMA = [("Le taux de réussite de GSPO est de 54,4 % en moyenne.",
+                  "Le taux de réussite de GSPO est de 55,4 % en moyenne.",
+                  "arms.gspo.heldout_accuracy.mean")]
+
+
+def test_a_value_with_a_decimal_comma_is_checked(discussion):
+    _assert_pairs(_pairs(discussion, DECIMAL_COMMA), DECIMAL_COMMA)
