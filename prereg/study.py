@@ -183,6 +183,40 @@ class Hypothesis:
 
 
 @dataclass(frozen=True)
+class ModelSpec:
+    """The base model (``model``): what the runner loads and the model cards name."""
+
+    name: str                      # HF model id, or ``tiny:<spec>``
+    revision: str | None
+    dtype: str | None              # None: the runner's default
+    quantization: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """The dataset (``dataset``): where training and held-out items come from."""
+
+    name: str
+    config: str | None
+    revision: str | None
+    train_split: str
+    heldout_split: str
+    heldout_n: int
+    train_n: int | None            # None: every training item
+    path: str | None               # a local data file used instead of the hub
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """The task (``task``): the registered task (or ``module:callable``) and its options."""
+
+    name: str
+    reward: str | None
+    parser: str | None
+    options: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class Study:
     """A preregistration as typed, read-only values; ``raw`` is the validated dict itself."""
 
@@ -197,9 +231,9 @@ class Study:
     metrics: Mapping[str, MetricDecl]
     contrasts: tuple[ContrastDecl, ...]
     hypotheses: tuple[Hypothesis, ...]
-    model: Mapping[str, Any]
-    dataset: Mapping[str, Any]
-    task: Mapping[str, Any]
+    model: ModelSpec
+    dataset: DatasetSpec
+    task: TaskSpec
     raw: Mapping[str, Any]
 
     @property
@@ -257,5 +291,18 @@ def study_of(prereg: dict) -> Study:
                  evaluation=evaluation, analysis=analysis_plan(prereg["analysis"]),
                  metrics=_frozen(metric_decls(prereg)), contrasts=tuple(contrast_decls(prereg)),
                  hypotheses=tuple(_hypothesis(h) for h in prereg.get("hypotheses") or ()),
-                 model=_frozen(prereg["model"]), dataset=_frozen(prereg["dataset"]), task=_frozen(prereg["task"]),
+                 model=_model(prereg["model"]), dataset=_dataset(prereg["dataset"]), task=_task(prereg["task"]),
                  raw=prereg)
+
+
+def _model(m: Mapping) -> ModelSpec:  # the schema requires name and revision (read leniently, as study_of reads)
+    return ModelSpec(m.get("name"), m.get("revision"), m.get("dtype"), _frozen(m.get("quantization")))
+
+
+def _dataset(d: Mapping) -> DatasetSpec:
+    return DatasetSpec(d.get("name"), d.get("config"), d.get("revision"), d.get("train_split"), d.get("heldout_split"),
+                       d["heldout_n"], d.get("train_n"), d.get("path"))
+
+
+def _task(t: Mapping) -> TaskSpec:
+    return TaskSpec(t.get("name"), t.get("reward"), t.get("parser"), _frozen(t.get("options")))

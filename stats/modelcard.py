@@ -149,12 +149,12 @@ def license_fields(base_model: str, license: str | None) -> dict:
 def _front_matter(result: AnalysisResult, study: Study, run: CardRun | None, tags: list[str],
                  license: str | None = None) -> dict:
     """The card's YAML metadata; a run card has a ``model-index`` of its held-out metrics."""
-    model, ds = study.model, study.dataset
-    meta = {"base_model": model["name"]}
-    if model.get("revision"):
-        meta["base_model_revision"] = model["revision"]
-    meta.update({"library_name": "peft", **license_fields(model["name"], license),
-                 "datasets": [ds["name"]], "tags": tags, "pipeline_tag": "text-generation"})
+    model = study.model
+    meta = {"base_model": model.name}
+    if model.revision:
+        meta["base_model_revision"] = model.revision
+    meta.update({"library_name": "peft", **license_fields(model.name, license),
+                 "datasets": [study.dataset.name], "tags": tags, "pipeline_tag": "text-generation"})
     block = {"study": result.study_id, "lock_hash": result.lock_hash, "lock_version": result.lock_version}
     if run is not None:
         block.update(arm=run.arm, seed=run.seed, seal=run.seal, evidence_class=run.evidence_class)
@@ -166,14 +166,14 @@ def _front_matter(result: AnalysisResult, study: Study, run: CardRun | None, tag
 def _model_index(result: AnalysisResult, study: Study, run: CardRun) -> dict:
     """The run's ``model-index`` entry: its held-out metrics on the locked dataset's held-out split."""
     ds = study.dataset
-    dataset = {"name": ds["name"], "type": ds["name"], "split": ds.get("heldout_split") or "heldout"}
-    dataset.update({k: ds[k] for k in ("config", "revision") if ds.get(k)})
+    dataset = {"name": ds.name, "type": ds.name, "split": ds.heldout_split or "heldout"}
+    dataset.update({k: v for k, v in (("config", ds.config), ("revision", ds.revision)) if v})
     metrics = [{"type": n, "name": f"{n} ({rec.unit})", "value": _index_value(rec)}
                for n, _, rec in _run_metrics(result, study.analysis.primary_metric, run.arm, run.seed,
                                             heldout_only=True)
                if isinstance(rec.value, (int, float)) and not isinstance(rec.value, bool)]
     return {"name": f"{result.study_id}-{run.name}", "results": [{
-        "task": {"type": "text-generation", "name": str(study.task["name"])},
+        "task": {"type": "text-generation", "name": str(study.task.name)},
         "dataset": dataset, "metrics": metrics}]}
 
 
@@ -312,11 +312,11 @@ def _limitations_section(result: AnalysisResult, run: CardRun) -> list[str]:
 def _load_section(study: Study) -> list[str]:
     """How to load the adapter on its locked base model (the code a Hub reader copies)."""
     model = study.model
-    rev = f', revision="{model["revision"]}"' if model.get("revision") else ""
+    rev = f', revision="{model.revision}"' if model.revision else ""
     return ["## How to load", "", "```python", "from peft import PeftModel",
             "from transformers import AutoModelForCausalLM, AutoTokenizer", "",
-            f'base = AutoModelForCausalLM.from_pretrained("{model["name"]}"{rev})',
-            f'tokenizer = AutoTokenizer.from_pretrained("{model["name"]}"{rev})',
+            f'base = AutoModelForCausalLM.from_pretrained("{model.name}"{rev})',
+            f'tokenizer = AutoTokenizer.from_pretrained("{model.name}"{rev})',
             'model = PeftModel.from_pretrained(base, "<namespace>/<this-repo>")  # or a local folder', "```", "",
             "The adapter files sit next to this card; `rlprereg/` holds the sealed manifest, the per-step "
             "telemetry and the completion traces (hashes; text only if the run stored it).", ""]
@@ -345,10 +345,10 @@ def run_card(result: AnalysisResult, digest: str, study: Study, run: CardRun, li
          f"run={run.arm}/s{run.seed} seal={run.seal} -->",
          f"# `{result.study_id}` · arm `{run.arm}` · `s{run.seed}`", "",
          "## What this run is", "",
-         f"A LoRA adapter for `{study.model['name']}`, trained with reinforcement learning "
+         f"A LoRA adapter for `{study.model.name}`, trained with reinforcement learning "
          f"(`{run.algorithm}`) as arm `{run.arm}` of the preregistered study `{result.study_id}` "
          f"({study.title}). Declared changes from the baseline arm `{result.baseline}`: {declared}. "
-         f"Task `{study.task['name']}` on `{study.dataset['name']}`. This card was rendered by "
+         f"Task `{study.task.name}` on `{study.dataset.name}`. This card was rendered by "
          "`stats render --model-cards` from the study's analysis.json; every number carries a pin the "
          "`audit check` verifies.", ""]
     L += _settings_section(study, run) + _results_section(result, study, run) + _arm_section(result, study, run.arm)
@@ -379,7 +379,7 @@ def study_card(result: AnalysisResult, digest: str, study: Study, runs: list[Car
     L = ["---", _yaml(meta).rstrip("\n"), "---",
          f"<!-- {HEADER} sha256={digest} study={result.study_id} lock={result.lock_hash} -->",
          f"# Study `{result.study_id}`: {study.title}", "",
-         f"LoRA adapters of `{study.model['name']}` trained under a locked preregistration; one model card "
+         f"LoRA adapters of `{study.model.name}` trained under a locked preregistration; one model card "
          "per run:", ""]
     L += [f"- `{r.name}` ({r.evidence_class})" for r in runs] + [""]
     return "\n".join(L + [ln.replace("# Results:", "## Results:", 1) if ln.startswith("# ") else ln for ln in body])

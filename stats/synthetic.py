@@ -177,7 +177,7 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
         "ended_at": (started_at + _dt.timedelta(minutes=5)).strftime(_ISO),
         "resolved_config": resolved_config_for(study, arm, seed),
         "declared_changes": copy.deepcopy(dict(spec.changes)),
-        "task": {"name": study.task["name"], "reward_bounds": [0.0, 1.0], "item_metrics": {}},  # 0/1 rewards
+        "task": {"name": study.task.name, "reward_bounds": [0.0, 1.0], "item_metrics": {}},  # 0/1 rewards
         "fingerprint": {"components": comps, "hash": sha256_json(comps)},
         "summaries": compute_summaries(telemetry, heldout),
         "artifacts": artifact_digests(run_dir),

@@ -42,6 +42,11 @@ def test_study_matches_the_preregistration(name):
     assert list(s.analysis.verdicts) == a["verdicts"]
     assert [(h.id, h.arm, h.baseline, h.metric, h.published_effect) for h in s.hypotheses] == \
         [(h["id"], h["arm"], h["baseline"], h["metric"], h.get("published_effect")) for h in p["hypotheses"]]
+    m, d, k = p["model"], p["dataset"], p["task"]  # model, dataset and task as typed values too
+    assert (s.model.name, s.model.revision, s.model.dtype) == (m["name"], m["revision"], m.get("dtype"))
+    assert (s.dataset.name, s.dataset.revision, s.dataset.heldout_split, s.dataset.heldout_n, s.dataset.train_n) == \
+        (d["name"], d["revision"], d["heldout_split"], d["heldout_n"], d.get("train_n"))
+    assert (s.task.name, dict(s.task.options)) == (k["name"], k.get("options", {}))
 
 
 def test_study_is_read_only_and_defaults_apply():
