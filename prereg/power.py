@@ -293,9 +293,14 @@ def _check_margin(margin: float) -> None:
         raise UserError(f"margin: must be a positive finite number, got {margin!r}")
 
 
+@functools.lru_cache(maxsize=4096, typed=True)
 def power_equivalence(margin: float, sd: float, n: float, alpha: float = 0.05, true_diff: float = 0.0, *,
                       rule: str = "tost", level: float | None = None, power_target: float = 0.80) -> float:
     """Exact probability that a paired equivalence verdict is reached (README failure 18).
+
+    A pure function of its arguments, hence cached (by value and type, so 8 and 8.0 are asked
+    apart): lint, ``prereg design`` and the analysis ask it again for the same study, and each
+    answer is a numerical integral over a thousand scipy evaluations.
 
     TOST at ``alpha`` (= the 1 - 2 alpha t interval inside (-margin, margin)) declares
     equivalence iff ``|m - 0| < margin - t_{1-alpha, n-1} s / sqrt(n)``. With the mean m
