@@ -9,11 +9,18 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 import pytest  # noqa: E402
 
-torch = pytest.importorskip("torch")
-
 from prereg.canonical import sha256_file  # noqa: E402
 from prereg.errors import UserError  # noqa: E402
 from runner import models  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def torch():
+    """torch, imported when a test here runs: collecting this file (every xdist worker collects
+    every file) does not load it where no test uses it."""
+    import torch
+
+    return torch
 
 
 @pytest.fixture(scope="session")
@@ -48,7 +55,7 @@ def test_tiny_info_and_architecture(tiny):
     assert cfg.vocab_size == len(tokenizer)
 
 
-def test_tiny_reload_from_path_gives_same_logits(tiny):
+def test_tiny_reload_from_path_gives_same_logits(tiny, torch):
     from transformers import AutoModelForCausalLM
 
     model, tokenizer, info = tiny
@@ -58,7 +65,7 @@ def test_tiny_reload_from_path_gives_same_logits(tiny):
         assert torch.equal(model(ids).logits, again(ids).logits)
 
 
-def test_tiny_generates(tiny):
+def test_tiny_generates(tiny, torch):
     model, tokenizer, _ = tiny
     enc = tokenizer(["1+2=", "7-3+1="], return_tensors="pt", padding=True)
     with torch.no_grad():
@@ -117,8 +124,9 @@ def test_bnb_config_plumbing():
         models.bnb_config_kwargs({"bits": 3})
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="the refusal is for machines without CUDA")
-def test_4bit_without_cuda_is_one_line_refusal():
+def test_4bit_without_cuda_is_one_line_refusal(torch):
+    if torch.cuda.is_available():
+        pytest.skip("the refusal is for machines without CUDA")
     with pytest.raises(UserError) as exc:
         models.load_model_and_tokenizer("tiny:qwen2", None, quantization={"load_in_4bit": True})
     assert str(exc.value) == "4-bit quantization needs a CUDA GPU and bitsandbytes; none found"
