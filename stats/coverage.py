@@ -11,6 +11,7 @@ and seeded, so the table is reproducible.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -189,27 +190,58 @@ def threshold(level: float) -> float:
     return round(level - 0.02, 6)
 
 
-def _row_key(r: dict) -> tuple:
-    return r.get("stat", "mean"), float(r.get("level", 0.95))
+@dataclass(frozen=True)
+class Cell:
+    """One row of a coverage table (``rows[]``): a method's actual coverage for one data shape, n,
+    statistic and nominal level."""
+
+    dist: str
+    n: int
+    stat: str           # mean or median (tables before medians were added: mean)
+    level: float        # nominal level (tables before 90% was added: 0.95)
+    method: str
+    coverage: float
+    mean_width: float | None
+
+    @classmethod
+    def of(cls, r: dict) -> Cell:
+        return cls(r["dist"], r["n"], r.get("stat", "mean"), float(r.get("level", 0.95)), r["method"],
+                   r["coverage"], r.get("mean_width"))
+
+    @property
+    def key(self) -> tuple[str, float]:
+        """(statistic, level): which of the table's sub-tables the row belongs to."""
+        return self.stat, self.level
+
+
+def cells(table: dict) -> list[Cell]:
+    """A coverage table's rows as :class:`Cell` values, in the table's order.
+
+    Example:
+        >>> cells({"rows": [{"dist": "normal", "n": 3, "method": "t", "coverage": 0.95}]})[0].key
+        ('mean', 0.95)
+    """
+    return [Cell.of(r) for r in table["rows"]]
 
 
 def to_markdown(table: dict) -> str:
     """Coverage tables (one per statistic and level), cells below the flag threshold in bold."""
     seeds = table["seeds"]
     out = []
-    keys = sorted({_row_key(r) for r in table["rows"]}, key=lambda k: (k[0] != "mean", -k[1]))
+    rows = cells(table)
+    keys = sorted({c.key for c in rows}, key=lambda k: (k[0] != "mean", -k[1]))
     for stat, lv in keys:
         head = "| data | method | " + " | ".join(f"n={n}" for n in seeds) + " |"
         out += [f"Actual coverage of nominal {lv * 100:g}% intervals for the {stat} "
                 f"({table['reps']} replications, {table['resamples']} resamples, MC s.e. ~{table['mc_se']}; "
                 f"**bold**: below {threshold(lv):g}):", "", head, "|" + "---|" * (len(seeds) + 2)]
-        by = {(r["dist"], r["method"], r["n"]): r["coverage"] for r in table["rows"] if _row_key(r) == (stat, lv)}
+        by = {(c.dist, c.method, c.n): c.coverage for c in rows if c.key == (stat, lv)}
         for dist in DISTRIBUTIONS:
             for m in (METHODS if stat == "mean" else MEDIAN_METHODS):
-                cells = [by.get((dist, m, n)) for n in seeds]
-                if all(c is None for c in cells):
+                covs = [by.get((dist, m, n)) for n in seeds]
+                if all(c is None for c in covs):
                     continue
-                txt = ["—" if c is None else (f"**{c:.3f}**" if c < threshold(lv) else f"{c:.3f}") for c in cells]
+                txt = ["—" if c is None else (f"**{c:.3f}**" if c < threshold(lv) else f"{c:.3f}") for c in covs]
                 out.append(f"| {dist} | {m} | " + " | ".join(txt) + " |")
         out.append("")
     return "\n".join(out)
@@ -253,17 +285,17 @@ def lookup(method: str, n: int, dist=None, table: dict | None = None, *, stat: s
         return None
     method = "percentile" if method == "paired_bootstrap" else method
     dists = (dist,) if isinstance(dist, str) else dist
-    ns = sorted({r["n"] for r in table["rows"]})
-    cands = [m for m in ns if m <= n]
+    every = cells(table)
+    cands = [m for m in sorted({c.n for c in every}) if m <= n]
     if not cands:
         return None
     tn = cands[-1]
-    rows = [r for r in table["rows"] if r["method"] == method and r["n"] == tn
-            and (dists is None or r["dist"] in dists) and _row_key(r) == (stat, float(level))]
+    rows = [c for c in every if c.method == method and c.n == tn
+            and (dists is None or c.dist in dists) and c.key == (stat, float(level))]
     if not rows:
         return None
-    worst = min(rows, key=lambda r: r["coverage"])
-    return worst["coverage"], tn, worst["dist"]
+    worst = min(rows, key=lambda c: c.coverage)
+    return worst.coverage, tn, worst.dist
 
 
 def warning_for(method: str, n: int, level: float, metric: str | None = None, *, contrast: bool = False,
@@ -274,7 +306,8 @@ def warning_for(method: str, n: int, level: float, metric: str | None = None, *,
     table = load_table()
     if table is None:
         return None
-    smallest = min(r["n"] for r in table["rows"])
+    every = cells(table)
+    smallest = min(c.n for c in every)
     if n < smallest:
         return (f"{method} interval at n={n} seeds: below the smallest tabulated n ({smallest}); "
                 "coverage is unknown and likely poor")
@@ -286,9 +319,9 @@ def warning_for(method: str, n: int, level: float, metric: str | None = None, *,
     if hit is None or hit[0] >= threshold(lv):
         return None
     cov, tn, dist = hit
-    best = max((r for r in table["rows"] if r["n"] == tn and r["dist"] == dist and _row_key(r) == (stat, lv)),
-               key=lambda r: r["coverage"])
+    best = max((c for c in every if c.n == tn and c.dist == dist and c.key == (stat, lv)),
+               key=lambda c: c.coverage)
     # coverage figures in code spans: they are the shipped table's, not this analysis's numbers
     return (f"planned {method} interval under-covers at n={n} seeds: a nominal {lv * 100:g}% interval for the "
             f"{stat} covered `{cov:.3f}` at `n={tn}` ({dist} data) in `stats coverage`; best there: "
-            f"{best['method']} (`{best['coverage']:.3f}`)")
+            f"{best.method} (`{best.coverage:.3f}`)")
