@@ -1108,8 +1108,14 @@ class _LabelWords:
     heading_pct: bool        # "## Accuracy (%)" over labels that state no unit, on a value column
 
 
+def heading_percent(heading: str) -> bool:
+    """Whether a heading states percent ("## Accuracy (%)"): what a table cell's reading takes from it
+    besides the metric it names (audit.trace keys its memo of cell decisions by these two)."""
+    return bool(_HEAD_PCT.search(heading))
+
+
 @functools.lru_cache(maxsize=16384)
-def _label_words(row: str, column: str, heading: str) -> _LabelWords:
+def _label_words(row: str, column: str, heading_pct: bool) -> _LabelWords:
     # the statistic is named by the column, or (metrics as rows, arms as columns) by the row label
     col = column
     if not any(rx.search(col) for _, rx in _COL_ROLE) and not _SD_WORD.search(col) and not _LEVEL.search(col):
@@ -1119,7 +1125,7 @@ def _label_words(row: str, column: str, heading: str) -> _LabelWords:
     lv = _LEVEL.findall(col)
     return _LabelWords(col, next((role for role, rx in _COL_ROLE if rx.search(col)), None),
                        bool(_SD_WORD.search(col)), lv[-1] if lv else "95",
-                       bool(_HEAD_PCT.search(heading)) and not _UNIT.search(f"{row} {column}")
+                       heading_pct and not _UNIT.search(f"{row} {column}")
                        and not _NOT_A_VALUE.search(col))
 
 
@@ -1176,7 +1182,7 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
         return None
     heading = m.scope[-1] if m.scope else ""
     names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "") or vocab.metrics_in(heading)
-    lw = _label_words(m.row or "", m.column or "", heading)
+    lw = _label_words(m.row or "", m.column or "", heading_percent(heading))
     if not names:
         if not (lw.col_role or lw.col_sd or m.role in ("low", "high") or _BARE_MEAN.fullmatch(lw.col)
                 or (ent[0] == "run" and _names_only(f"{m.row or ''} {m.column or ''}", vocab))):

@@ -26,7 +26,7 @@ from itertools import accumulate
 
 from audit.context import TracedReport
 from audit.numbers import EXPLORATORY_WORDS, Mention, parse_report
-from audit.prose import _CONTRAST_ROLES, read_file, table_reading
+from audit.prose import _CONTRAST_ROLES, heading_percent, read_file, table_reading
 from audit.sources import Source, SourceIndex, build_index, entity_from_text
 from audit.words import LOCK_ROLES, Reading, vocabulary
 
@@ -854,10 +854,10 @@ def trace_in_context(idx: SourceIndex, m: Mention, reading: Reading | None, voca
     """
     arms = idx.names
     if m.scope not in memo.scopes:
-        memo.scopes[m.scope] = _scope_entity(m, arms)
-    scope_ent = memo.scopes[m.scope]
+        memo.scopes[m.scope] = (_scope_entity(m, arms), _heading_reads(m.scope, vocab))
+    scope_ent, heading = memo.scopes[m.scope]
     if reading is None and m.kind == "table":
-        t = _trace_cell(idx, m, arms, scope_ent, vocab, memo.cells)
+        t = _trace_cell(idx, m, arms, scope_ent, vocab, memo.cells, heading)
     else:
         if reading is not None and m.kind == "prose" and m.status_hint == "value":
             _scoped_reading(reading, scope_ent, vocab)
@@ -868,13 +868,26 @@ def trace_in_context(idx: SourceIndex, m: Mention, reading: Reading | None, voca
     return quoted_context(idx, t)
 
 
-def _cell_key(m: Mention) -> tuple:
+def _cell_key(m: Mention, scope_ent, heading: tuple) -> tuple:
     """Everything about a table cell's number that its reading and its decision depend on (the
-    cell of its row that holds it, for "pp"; its line only where ``is_label`` reads it)."""
+    cell of its row that holds it, for "pp"; its line only where ``is_label`` reads it). Of its
+    headings, only what tracing reads from them: the arm or run they scope it to and what the
+    innermost says (:func:`_heading_reads`), so that the same table under "## Section 2: GSPO"
+    and "## Section 3: GSPO" is decided once (README failure 10)."""
     cell = _first_cell_with(m.row_cells, m.text)
     return (m.text, m.value, m.decimals, m.exponent, m.percent, m.column_percent, m.comparator, m.role, m.row,
-            m.column, m.identity, m.macro, m.pin, m.status_hint, m.label_fact, m.scale, m.in_code, m.scope, cell,
-            m.window, m.sentence, m.line_text if (m.row and m.text in m.row) else None)
+            m.column, m.identity, m.macro, m.pin, m.status_hint, m.label_fact, m.scale, m.in_code, scope_ent,
+            heading, cell, m.window, m.sentence, m.line_text if (m.row and m.text in m.row) else None)
+
+
+def _heading_reads(scope: tuple[str, ...], vocab) -> tuple:
+    """What a table cell's reading takes from its innermost heading (:func:`audit.prose.table_reading`):
+    the first metric it names and whether it states percent; once per distinct heading path."""
+    heading = scope[-1] if scope else ""
+    if vocab is None or not heading:
+        return (None, False)
+    names = vocab.metrics_in(heading)
+    return (names[0][1] if names else None, heading_percent(heading))
 
 
 def _first_cell_with(cells: tuple, text: str) -> str:
@@ -900,10 +913,10 @@ def _first_cell_with(cells: tuple, text: str) -> str:
 _WIDE_ROWS: dict[int, tuple] = {}
 
 
-def _trace_cell(idx: SourceIndex, m: Mention, arms, scope_ent, vocab, memo: dict) -> Traced:
+def _trace_cell(idx: SourceIndex, m: Mention, arms, scope_ent, vocab, memo: dict, heading: tuple) -> Traced:
     """A table cell's number read (:func:`audit.prose.table_reading`) and traced, or the decision of an
     earlier cell with the same :func:`_cell_key`, copied (the mention, and the unit its row gave it)."""
-    key = _cell_key(m)
+    key = _cell_key(m, scope_ent, heading)
     hit = memo.get(key)
     if hit is not None:
         t, column_percent = hit
