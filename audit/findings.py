@@ -62,9 +62,13 @@ class CheckResult:
     cpu_seconds: float = 0.0        # CPU time of the check (the fair figure on a shared machine)
 
     def add(self, location: str, expected, found, message: str = "", level: str = ERROR) -> None:
-        """Record a finding of this check (``expected`` and ``found`` are shown as text)."""
-        self.findings.append(Finding(self.check, self.name, str(location), str(expected), str(found),
-                                     message, level))
+        """Record a finding of this check (``expected`` and ``found`` are shown as text). The finding's
+        fields are set at once, not one by one through the frozen ``__init__`` (a 5 MB table of wrong
+        numbers records 470,000 findings: README failure 10)."""
+        f = object.__new__(Finding)
+        f.__dict__.update(check=self.check, name=self.name, location=str(location), expected=str(expected),
+                          found=str(found), message=message, level=level, cause="")
+        self.findings.append(f)
 
     def not_applicable(self, reason: str) -> None:
         """Mark the check n.a. (e.g. checks 2-8 on an imported study, which has no run folders)."""

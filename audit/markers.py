@@ -39,6 +39,7 @@ _MARK = r"\*{1,3}|[†‡§]{1,3}"
 # "^{*}", "$^\dagger$", "\textsuperscript{*}": a superscript mark is the mark
 _SUPERSCRIPT = re.compile(r"\$?\s*(?:\^|\\textsuperscript)\s*\{?\s*(\\ast|\\dagger|\\ddagger|\*{1,3}|[†‡§]{1,3})\s*\}?\s*\$?")
 _NAMED = {"\\ast": "*", "\\dagger": "†", "\\ddagger": "‡"}
+_MAY_HOLD_MARK = re.compile(r"[*†‡§\\]")   # what every mark (_MARK) or superscript (_SUPERSCRIPT) holds
 # A mark right after a number ("0.631*", "0.612 *", "63.2%†", "[0.62, 0.64]*"), not a product ("0.6 * 2").
 _CELL_MARK = re.compile(rf"\d[\d.,]*\s?%?\s?[\])]?\s?(?P<mark>{_MARK})(?![*†‡§])(?!\s*\d)")
 # A mark at the end of a row's label ("GSPO†", "DAPO (ours)*"): the row's arm is marked.
@@ -96,6 +97,8 @@ def marked_cells(f: ParsedFile) -> list[MarkedCell]:
         if m.kind != "table" or not m.row_cells or (m.line, m.row_cells) in seen:
             continue
         seen.add((m.line, m.row_cells))
+        if not _MAY_HOLD_MARK.search("".join(m.row_cells)):
+            continue   # every mark, shown or superscript, has one of these characters: a row of plain numbers has none
         for ci, cell in enumerate(m.row_cells):
             hit = (_CELL_MARK if ci else _LABEL_MARK).search(shown(cell))
             if hit:
