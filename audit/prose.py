@@ -407,8 +407,11 @@ def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None) -
         while items and (indent is None or items[-1][0] >= indent):
             items.pop()
         parent = next((a for _, a in reversed(items) if a), None) or _marked_arm(first, para[0][0], rows, vocab)
-        subject = _read_paragraph(para, _positions(file, para, by), vocab, out, parent, legend,
-                                  lead=lead if indent is not None else None)
+        located = _positions(file, para, by)
+        if all(m.in_code for _, _, m in located):   # no number a reading is used for (audit.trace reads code by value)
+            subject = _first_arm(para[1], vocab) or parent
+        else:
+            subject = _read_paragraph(para, located, vocab, out, parent, legend, lead=lead if indent is not None else None)
         if indent is None:
             lead = None if tex or not para[1].rstrip().endswith(":") else "pct" if _LEAD_PCT.search(para[1]) \
                 else "count" if _LEAD_COUNT.search(para[1]) and _OUT_OF_ITEMS.search(para[1]) else None
@@ -425,6 +428,18 @@ def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None) -
             if m.comparator and id(m) not in out:
                 out[id(m)] = Reading(param=True)
     return out
+
+
+def _first_arm(text: str, vocab: Vocabulary) -> str | None:
+    """The arm :func:`_read_paragraph` says a paragraph is about (the first arm its sentences name), for a
+    paragraph with no number to read: prose, or numbers all in code spans (README failure 10: a README's
+    command lines were read word by word for numbers nobody takes a reading of)."""
+    names = TextNames(text, vocab)
+    for s_start, s_end in sentences(text):
+        hits = names.arms(s_start, s_end)
+        if hits:
+            return hits[0][1]
+    return None
 
 
 def _marked_arm(first: str, line: int, rows: dict, vocab: Vocabulary) -> str | None:

@@ -149,7 +149,7 @@ def _candidates(idx: SourceIndex, ent, toks: set[str], m: Mention) -> list[Sourc
     if not toks or not pool:
         return []
     scored = []
-    for s in pool:
+    for s in idx.sharing(ent, toks):   # a source sharing no token scores 0 or less: never a candidate
         sc = len(toks & s.tokens)
         if m.role in ("low", "high") and m.role not in s.tokens:
             continue  # an interval end is only ever checked against an interval end
