@@ -471,7 +471,7 @@ def _fact_spans(text: str, names: TextNames) -> list[tuple[int, int]]:
     if names.may_hold("resamples") or names.may_hold("bootstrap"):
         spans += [(m.start(), m.end()) for m in _RESAMPLES.finditer(text)]
     spans += [(m.start(), m.end()) for m in _STEPS.finditer(text)]
-    if _DATE_CUE.search(text):   # "30 Nov 2026", "On Tue, 1 Dec 2026 at 09:14": a date or a time names a moment
+    if _may_date(text, names.low) and _DATE_CUE.search(text):   # "30 Nov 2026", "On Tue, 1 Dec 2026 at 09:14": a date or a time names a moment
         spans += [(m.start(), m.end()) for m in _DATE.finditer(text)]
     return spans
 
@@ -484,6 +484,15 @@ _DATE = re.compile(rf"(?<![\d.])\d{{1,2}}\s+{_MONTH},?\s+\d{{4}}\b|\b{_MONTH}\s+
                    rf"(?-i:\b{_MONTH_DAY})\s+(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\b(?![.,]\d|\s*%)|"
                    rf"(?<![\d.,])(?:[12]\d|3[01]|0?[1-9])\s+(?-i:{_MONTH_DAY})\b", re.I)
 _DATE_CUE = re.compile(r"\d:\d|\d\s*[ap]m\b|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)", re.I)
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def _may_date(text: str, low: str | None) -> bool:
+    """False only where ``_DATE_CUE`` surely finds nothing: no ":", "am", "pm" nor month (``low``:
+    ``folded(text)``, None when that pre-test cannot be trusted)."""
+    return low is None or ":" in text or "am" in low or "pm" in low or any(mo in low for mo in _MONTHS)
 
 
 def _is_param(after: str) -> bool:
@@ -824,11 +833,14 @@ def _own_change(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None:
     if not k or not base or st.arms[k - 1] == base:
         return None
     tail = st.text[st.arm_pos[k - 1]:start - st.start]
-    name = re.match(r"[A-Za-z0-9_.\- ]*?(?=\W*(?:'s|’s)?\s+(?:gain|deficit|loss|drop|improvement|advantage|lead|edge|"
-                    r"shortfall|difference|change)\b)", tail, re.I)
+    name = _OWN_NAME.match(tail)
     if name is None or len(name.group()) > 20 or not _OWN_CHANGE.match(tail[name.end():]):
         return None
     return (st.arms[k - 1], base)
+
+
+_OWN_NAME = re.compile(r"[A-Za-z0-9_.\- ]*?(?=\W*(?:'s|’s)?\s+(?:gain|deficit|loss|drop|improvement|advantage|lead|edge|"
+                       r"shortfall|difference|change)\b)", re.I)
 
 
 def _nearest_pair(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None:
