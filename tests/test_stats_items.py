@@ -92,6 +92,8 @@ def test_clustered_null_pooled_mcnemar_over_rejects_cluster_t_holds():
     assert rate[(0.0, "mcnemar_pooled")] <= 0.06  # ... but fine when seeds do not differ
 
 
+@pytest.mark.slow  # 150 studies x 400 resamples x 3 methods (~3 CPU-s); fast tier: the analytic null study
+# above (pooling over-rejects, the clustered test holds) and the crossed bootstrap's closed-form variance
 def test_clustered_null_pooled_bootstraps_over_reject_crossed_holds():
     t = ci.null_study(sigmas=(0.4,), reps=150, resamples=400,
                       methods=("item_bootstrap_pooled", "crossed_t", "crossed_bootstrap"))
