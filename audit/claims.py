@@ -39,8 +39,9 @@ _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstr
                        r"(?!\s*(?:,|and)\s*\d)", re.I)
 _SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+"
                         r"(?:\s*,?\s*(?:\.\.\.|…))?)", re.I)
-# "seeds 1 to 6", "seeds 100–500", "seeds ($s \\in \\{1, \\dots, 8\\}$)": the first and the last seed
-_SEED_RANGE = re.compile(r"\bseeds\b(?:\s+|[^.;:\d]{0,20}?\{\s*)(\d+)\s*(?:to|through|[–—-]|,\s*(?:\.\.\.|…|\\l?dots)?\s*,)"
+# "seeds 1 to 6", "seeds 100–500", "six seeds each (1 to 6)", "seeds ($s \\in \\{1, \\dots, 8\\}$)": the first
+# and the last seed
+_SEED_RANGE = re.compile(r"\bseeds\b(?:\s+|[^.;:\d]{0,20}?[{(\[]\s*)(\d+)\s*(?:to|through|[–—-]|,\s*(?:\.\.\.|…|\\l?dots)?\s*,)"
                          r"\s*(\d+)\b(?![.,]\d)", re.I)
 _N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*(?:(?:fraction|share|proportion|percent(?:age)?|%)\s+)?of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)(?:\s+(?:(?:held[- ]out|test|[A-Z][A-Za-z0-9]*)"
                      r"\s+){0,3}(?:problems|items|questions|puzzles|examples|boards)|\s*-\s*(?:problem|item|question|puzzle|"

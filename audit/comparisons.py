@@ -59,6 +59,7 @@ _OTHER_QUANTITY = re.compile(r"\b(?:reward|loss|entropy|length|tokens?|KL|time|c
 # "10.7 points more than SFT (48.8%)" compares a difference with a mean).
 _NUM_COMPARE = re.compile(r"\b(higher|lower|greater|smaller|larger|below|above)\s+(?:than\s+)?", re.I)
 _NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?(?![\w.]*\d)")
+_SEED_NAMED = re.compile(r"\bseeds?\s*[#:=]?\s*$", re.I)
 _DIGIT = re.compile(r"\d")
 WITHIN = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?(\d+(?:\.\d+)?|one|two|three|half\s+a)\s*"
                      r"(pp|percentage\s+points?|points?)\b", re.I)
@@ -217,6 +218,8 @@ def number_comparisons(sent: str, skip: set[int]) -> list[Said]:
         after = _NUMBER.search(sent, m.end())
         if not before or after is None or _CLAUSE_BREAK.search(sent, m.end(), after.start()):
             continue   # "below what four seeds resolve, and AERO's −1.05": no number is compared with
+        if _SEED_NAMED.search(sent, max(0, before[-1].start() - 8), before[-1].start()):
+            continue   # "Seed 5 is the only seed where the gap is below 2 points": a seed is named, not compared
         a = float(before[-1].group(0).replace("−", "-"))
         b = float(after.group(0).replace("−", "-"))
         word = m.group(1).lower()

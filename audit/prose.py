@@ -41,6 +41,8 @@ _CONTRAST_ROLES = {"diff", "p", "p_adjusted", "mde", "power", "tost_p", "t_stat"
 # Percentage points are the unit of a difference of two percentages: "+1.78 pp", "3.8 points".
 _PP = re.compile(r"\s*(?:pp\b|percentage[\s-]+points?\b|-?points?\b|pts\b)", re.I)
 # "[−0.27, +0.69] pp": the unit after an interval's closing bracket is both ends' unit
+# "the gap is below 2 points (1.00)": the number in parentheses right after a number of points is in points too
+_PP_THEN_PAREN = re.compile(r"\d\s*(?:pp|percentage[\s-]+points?|points?|pts?)\s*\(\s*$", re.I)
 _END_PP = re.compile(r"[^\]\)\n]{0,24}[\]\)]\s*(?:pp\b|percentage[\s-]+points?\b|points?\b|pts?\b)", re.I)
 # "95% CI 2.5 to 23.5 pp", "−0.18 to +0.05 pp": an interval written with "to" (unit after either end).
 _TO_RANGE = re.compile(r"\s*(%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s+[−+\-]?\d[\d,]*(?:\.\d+)?\s*"
@@ -743,7 +745,8 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     w.low_end = (end, to_pct) if to_role == "low" else None
     r = Reading(percent=m.percent or is_points(after, m.decimals) or to_pct
                 or ((m.role in ("low", "high", "pm") or to_role in ("low", "high")) and w.last_pct)
-                or (m.role in ("low", "high") and bool(_END_PP.match(after))))
+                or (m.role in ("low", "high") and bool(_END_PP.match(after)))
+                or (m.role is None and bool(_PP_THEN_PAREN.search(text, max(0, start - 24), start))))
     clause = text[w.prev_end:start]
     if _is_label_number(w, start, m, after, clause):
         r.param = True

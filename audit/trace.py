@@ -727,7 +727,21 @@ def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     srcs = [idx.by_id[f"{pre}.{x}"] for x in leaf if f"{pre}.{x}" in idx.by_id]
     if (flip != r.negate) and role in ("diff", "low", "high", "t_stat", "dz"):
         srcs = [dataclasses.replace(s, value=-s.value) for s in srcs]
+    if role == "diff" and r.seed is not None:
+        srcs += _seed_difference(idx, r)
     return srcs
+
+
+def _seed_difference(idx: SourceIndex, r: Reading) -> list[Source]:
+    """"Seed 5 is the only seed where the gap is below 2 points (1.00)": a difference in a sentence
+    naming one seed may be that seed's, the two runs' values subtracted in the order written; it is
+    offered after the contrast's mean difference, which stays the value an error names."""
+    a, b = r.pair
+    va, vb = (idx.by_id.get(f"runs.{x}.s{r.seed}.{r.metric}") for x in (a, b))
+    if va is None or vb is None:
+        return []
+    d = (va.value - vb.value) * (-1 if r.negate else 1)
+    return [dataclasses.replace(va, id=f"{va.id} - {vb.id}", value=d, unit="difference", entity=("contrast", a, b))]
 
 
 def _by_value(idx, m, want, other) -> Traced:
@@ -814,9 +828,49 @@ def _trace_report(ctx) -> TracedReport:
     vocab = _vocabulary(ctx)
     jobs = report_pool.jobs_for(files, ctx.jobs)
     if jobs > 1:
-        return report_pool.traced_in_parts(ctx, idx, files, vocab, jobs)
+        report = report_pool.traced_in_parts(ctx, idx, files, vocab, jobs)
+        percent_tables(idx, report.results, vocab)
+        return report
     results = _trace_files(idx, files, vocab)
+    percent_tables(idx, results, vocab)
     return TracedReport(results=results, index=idx, files=files, vocab=vocab)
+
+
+_PCT_MIXUP = "a percentage written where the unit is a fraction"
+
+
+def percent_tables(idx: SourceIndex, results: list[Traced], vocab) -> None:
+    """Re-trace in percent the cells of a table that states no unit and is written in percent
+    throughout ("| 1 | 54.25 | 57.75 |" under "Seed | GRPO | Dr. GRPO", the page's other table headed
+    "(%)"): two or more of its cells are a fraction's source × 100 and none is traced as a fraction.
+    One cell written as a percent in a table of fractions stays a unit mix-up (README failure 10).
+
+    Args:
+        idx: the source index. results: every number traced, in order (changed in place).
+        vocab: the study's names, or None.
+    Returns:
+        None.
+    Example:
+        >>> percent_tables(SourceIndex(["gspo"]), [], None)
+    """
+    tables: dict[tuple, list[int]] = {}
+    for i, t in enumerate(results):
+        m = t.mention
+        if m.kind == "table" and m.status_hint == "value" and not m.in_code and not m.pin:
+            tables.setdefault((m.file, m.header, m.table_caption, m.scope), []).append(i)
+    memo = None
+    for ids in tables.values():
+        ts = [results[i] for i in ids]
+        if sum(t.message.startswith(_PCT_MIXUP) for t in ts) < 2 or any(
+                t.status == "traced" and t.sources and t.sources[0].percentable and _in(t.mention, t.sources[0], 1)
+                for t in ts):
+            continue
+        memo = memo or TraceMemo(only=_only_contrast(idx))
+        for i in ids:
+            m = results[i].mention
+            if not m.percent and not m.column_percent:
+                m.column_percent = True
+                results[i] = trace_in_context(idx, m, None, vocab, memo)
 
 
 @dataclass

@@ -10,7 +10,8 @@ fires and a clean case, over the set's appendix study (5 arms × seeds 0-4, n = 
   "0.0097 after the BH correction" (an adjusted p), "63.1% (sd 0.8)" (an SD in points after a percent),
   per-seed bullets under a lead-in that states the unit ("Held-out accuracy (%) on each seed:"), and
   "zero-variance groups" as the ZVF metric;
-- a report file in a format the audit does not read (.rst) is a finding, never a silent pass;
+- a report file in a format the audit does not read (.org; .rst was, until audit/rst_doc.py) is a finding,
+  never a silent pass;
 - second round: a contrast statistic followed by one arm ("d_z = 3.05 for GSPO, and about −1.44 for
   AERO", "the smallest gain we could detect at 80% power is 1.16 points for GSPO (1.19 for AERO)"); a
   quoted e-mail thread ("> > " lines; "> " alone ends a paragraph; "the bootstrap CI for GSPO vs GRPO is
@@ -120,11 +121,12 @@ def test_wrong_cell_is_an_error_against_its_source(study, tmp_path, text, find, 
 
 
 def test_a_report_in_a_format_the_audit_does_not_read_is_a_finding(study, tmp_path):
-    """A folder holding only report.rst audited clean whatever its numbers said: now one finding names it."""
-    rst = "Results\n=======\n\nGSPO reaches 99.9% held-out accuracy (p = 0.5).\n"
-    res = corpus.audit_written(study, tmp_path, {"report.rst": rst})
+    """A folder holding only report.org audited clean whatever its numbers said: now one finding names it
+    (.rst is read since docutils: tests/test_audit_rst.py)."""
+    org = "* Results\n\nGSPO reaches 99.9% held-out accuracy (p = 0.5).\n"
+    res = corpus.audit_written(study, tmp_path, {"report.org": org})
     assert [(f.check, f.location.rsplit("/", 1)[-1], f.found) for f in res.findings] == [
-        ("10", "report.rst", "reStructuredText (.rst)")]
+        ("10", "report.org", "Org mode (.org)")]
     assert not res.passed
 
 

@@ -94,10 +94,14 @@ def run(ctx, out) -> None:
 
     results, idx, files = traced_report(ctx)
     if not files:
-        out.notes.append(f"no .md, .qmd, .Rmd or .tex files under {ctx.rel(ctx.report_dir)}")
+        out.notes.append(f"no .md, .qmd, .Rmd, .tex or .rst files under {ctx.rel(ctx.report_dir)}")
     for path, fmt in unread_reports(ctx.report_dir):   # never passed by saying nothing (README failure 15)
-        out.add(ctx.rel(path), "a report the audit reads (.md, .qmd, .Rmd, .tex)", f"{fmt} ({path.suffix})",
+        out.add(ctx.rel(path), "a report the audit reads (.md, .qmd, .Rmd, .tex, .rst)", f"{fmt} ({path.suffix})",
                 f"report file not read: the audit does not read {fmt}, so none of its numbers is checked")
+    for f in files:   # a block the reader could not read (README failure 10: no markup may hide numbers)
+        for line, msg in f.problems:
+            out.add(f"{f.path}:{line}" if line else f.path, "markup the audit can read", msg,
+                    "part of the report not read: none of its numbers is checked")
     rows = _number_findings(ctx, out, results)
     _check_verdicts(ctx, out, files)
     model_index.run(ctx, out, files)

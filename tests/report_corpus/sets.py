@@ -35,8 +35,8 @@ from pathlib import Path
 from tests.report_corpus import corpus
 
 CAMPAIGN = "campaign"
-# Report files of formats the audit does not read (reStructuredText, org-mode) travel with the study
-# too, so that the audit sees what the author wrote.
+# Report files in formats other than Markdown (reStructuredText, read by audit/rst_doc.py; org-mode,
+# which the audit does not read) travel with the study too, so that the audit sees what the author wrote.
 OTHER_SUFFIXES = (".rst", ".org")
 
 

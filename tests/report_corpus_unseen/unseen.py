@@ -8,8 +8,8 @@ with footnote markers; a blog post with bullet lists, "x% → y%" arrows, "62 %"
 "0·631", "6.3e-1", U+2212 minus signs, numbers in words and arm names in other cases; a Hugging
 Face card over a base model, an SFT checkpoint and two evaluation sessions whose results are also
 in a YAML code block; a reply in a quoted e-mail thread over a runner-shaped campaign; and a
-reStructuredText file (a format the audit does not read: it must say so, not pass it). README
-failure 15.
+reStructuredText page (unread by the audit when the set was written, so it had to say so; read by
+docutils since audit/rst_doc.py). README failure 15.
 
 Each folder is built as in the fresh set (``study.json``: an imported table, ``"generator":
 "study12"`` or ``"generator": "campaign"``), with ``plants.json`` (optional ``"xfail"``: the defect
