@@ -152,6 +152,8 @@ _SKIP = ("target", "pending", "decoration", "image", "colspec", "transition",
          "label", "meta")
 _TEXT_NODES = ("paragraph", "term", "attribution", "rubric", "caption", "line", "title", "subtitle",
                "math_block", "field_name", "classifier", "option_string")
+_HIDES = re.compile(r"\d|\b[A-Z][A-Z_]{3,}\b")   # what a dropped block may hide: a number or a verdict word
+_OPTION_LINE = re.compile(r"^\s*:[\w-]+:.*$", re.M)   # ":maxdepth: 2": a directive's setting
 _ONE_CHAR_RULE = re.compile(r"\s*([!-/:-@\[-`{-~])\1*\s*")
 _BIB_LANG = re.compile(r"\s*(?:bibtex|bib|biblatex)\b", re.I)
 
@@ -267,9 +269,11 @@ class _Walker:
     def problem(self, node) -> None:
         """A docutils error whose block it dropped (an unknown directive, a malformed table): its
         numbers are not read, so the audit says so. Errors that keep their text (an unknown role,
-        an unexpected indentation) and warnings are not problems."""
-        if node.get("level", 0) < _ERROR or not any(c.tagname == "literal_block" for c in node.children):
-            return
+        an unexpected indentation), a dropped block with no digit and no upper-case word (a verdict)
+        and warnings are not problems."""
+        dropped = _OPTION_LINE.sub("", " ".join(c.astext() for c in node.children if c.tagname == "literal_block"))
+        if node.get("level", 0) < _ERROR or not _HIDES.search(dropped):
+            return   # kept its text, or dropped none a number or verdict could be in (".. toctree::" of names)
         msg = " ".join(node.children[0].astext().split()) if node.children else "error"
         self.problems.append((node.get("line") or 0, msg[:200]))
         for c in node.children:
@@ -331,7 +335,9 @@ _MARKER = re.compile(r"^(\s*)(\.\.\s+(?:[\w:-]+::|\|[^|]+\|\s*[\w:-]+::|_[^:]*:|
 _DEFINITION = re.compile(r"\s*\.\.\s+(?:\|[^|]+\|\s*[\w:-]+::|_[^:]*:)")
 _OPTION = re.compile(r"\s+:[\w -]+:(?:\s|$)")
 _SUB = re.compile(r"\|(?![\s|])([^|]{1,100}?)(?<!\s)\|(?!_)")
-_EMPHASIS = re.compile(r"\*{1,2}(?=[^\s*])(.+?)(?<=[^\s*])\*{1,2}")
+# reST emphasis and strong: the start-string after a space or an opening mark, the end-string before a space,
+# a closing mark or the end ("0.631*, 0.640*" are two starred values, not emphasis)
+_EMPHASIS = re.compile(r"(?<![\w*\\])\*{1,2}(?=[^\s*])(.+?)(?<=[^\s*\\])\*{1,2}(?![\w*])")
 _ROLE = re.compile(r":[\w.+-]+:(?=`)")
 _FIELD = re.compile(r"^(\s*):(?=[^:\s])")
 _ENUM = re.compile(r"^(\s*)#\.(?=\s)")

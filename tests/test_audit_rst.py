@@ -290,3 +290,17 @@ def test_a_seed_range_in_parentheses_after_a_seed_count_is_checked(study, tmp_pa
     found = _findings(study, tmp_path, text.format("0 to 5"))
     assert [(ln, msg) for ln, _, msg in found] == [
         ("1", "seed range names 0, not registered (lock.seeds = [1, 2, 3, 4, 5, 6])")], found
+
+
+def test_a_dropped_block_that_can_hide_no_number_is_no_finding(study, tmp_path):
+    """A Sphinx ``toctree`` (unknown to docutils) lists page names: nothing a number or verdict could be in."""
+    toc = ".. toctree::\n   :maxdepth: 2\n\n   intro\n   results\n\n" + PARAGRAPH
+    assert _findings(study, tmp_path, toc) == []
+    tab = ".. tab:: Dr. GRPO\n\n   verdict SURVIVES\n\n" + PARAGRAPH
+    assert [msg for _, _, msg in _findings(study, tmp_path, tab)] == [
+        "part of the report not read: none of its numbers is checked"]
+
+
+def test_the_line_readers_see_rst_emphasis_dropped_and_starred_values_kept():
+    f = parse_rst("Dr. GRPO leads by **+2.21 points**; GSPO 0.631*, DAPO 0.640* and *em*.\n", "r.rst")
+    assert f.lines == ["Dr. GRPO leads by +2.21 points; GSPO 0.631*, DAPO 0.640* and em."]
