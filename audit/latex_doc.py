@@ -29,7 +29,8 @@ The grammar, line by line:
   ``\usepackage``, ``\documentclass``, ``\bibliography``, ``\bibliographystyle``, ``\url``, the URL
   of ``\href``, ``\vspace``, ``\hspace``, ``\setlength``, ``\graphicspath``, ``\begin``/``\end``
   with the environment name.
-- Numbers: ``\num{1.2e-3}`` and ``\SI{61.3}{\percent}`` / ``\qty{...}{...}`` are their number
+- Numbers: ``\num{1.2e-3}`` and ``\SI{61.3}{\percent}`` / ``\qty{...}{...}`` are their number;
+  ``\numrange{a}{b}``, ``\qtyrange{a}{b}{unit}`` and ``\SIrange{a}{b}{unit}`` the interval ``[a, b]``
   (``\percent`` and ``\%`` a percent sign), ``\pm`` is ±, ``\leq``/``\geq``/``\lt``/``\gt`` are
   comparators, ``{,}`` and ``\,`` between digits are a thousands separator; ``$`` and braces are
   spaces, every other command is dropped and its arguments read as text.
@@ -167,6 +168,15 @@ def clean(s: str) -> str:
             pp = re.search(r"\bpp\b|percentagepoints?", unit.replace("\\", " ").replace(" ", ""))
             out.append(" " + clean(num) + (" pp" if pp else "%" if "percent" in unit or "%" in unit else " ")
                        + " ")   # \SI{1.21}{pp}: percentage points
+        elif name in ("numrange", "qtyrange", "SIrange"):
+            lo, i = _arg(s, i, ends)
+            hi, i = _arg(s, i, ends)
+            unit = ""
+            if name != "numrange":
+                unit, i = _arg(s, i, ends)
+            pp = re.search(r"\bpp\b|percentagepoints?", unit.replace("\\", " ").replace(" ", ""))
+            out.append(" [" + clean(lo).strip() + ", " + clean(hi).strip() + "]"
+                       + (" pp " if pp else "% " if "percent" in unit or "%" in unit else " "))   # an interval
         elif name in ("si", "unit"):
             unit, i = _arg(s, i, ends)
             out.append("%" if "percent" in unit else " ")

@@ -311,6 +311,15 @@ def _arm_after(text: str, pos: int, names: TextNames) -> str | None:
     return None if follow and len(names.arms(a, follow.end())) == 1 else hits[0][1]
 
 
+_UNIT_AFTER = re.compile(r"\s*(?:pp|pts?|points?|percentage\s+points?)\b", re.I)
+
+
+def _arm_after_unit(text: str, pos: int, names: TextNames) -> str | None:
+    """The arm named right after a number and its unit ("0.96 pts for GRPO", "5.8 points for GRPO")."""
+    u = _UNIT_AFTER.match(text, pos)
+    return _arm_after(text, u.end(), names) if u else None
+
+
 _FOLLOW = re.compile(r"[A-Za-z0-9_.\- ]*?[`*]*\s*[:=]")
 _OVER = re.compile(r"\b(?:over|vs\.?|versus|against|than|compared\s+(?:to|with)|relative\s+to|equivalent\s+to|"
                    r"(?:different|indistinguishable)\s+from)\s+(?:the\s+)?\**`?$",
@@ -768,7 +777,9 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
         r.param = True   # the range of the per-seed values (see _SEED_SPREAD)
         return r
     written = _written_pair(text, max(st.start, start - 60), start, w.names) if role in ("low", "high") else None
-    if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff") or written:
+    arm_sd = role == "sd" and m.role is None and bool(_arm_after(text, end, w.names)
+                                                      or _arm_after_unit(text, end, w.names))   # "sd 0.96 pts for GRPO"
+    if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff" and not arm_sd) or written:
         # (the last: "the bootstrap CI for GSPO vs GRPO is [0.050, 0.167]": a contrast's interval)
         r.pair, r.contrast = (_pair_after(text, end, w.names) or _arm_pair_after(text, end, w.names, w.base)
                               or (written if role in ("low", "high") else
@@ -940,6 +951,9 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         or lora_role(w.text[max(st.start, start - 40):start], st.lora) or role_before(clause)
     if role is None and m.text.startswith("+"):
         role = "diff"    # "+0.214" next to named arms, "Do not read the +0.148 as ...": a signed number is a difference
+    if role is None and prev is not None and prev.role == "sd" and not prev.contrast and _AND.fullmatch(clause) \
+            and (_arm_after(w.text, start + len(m.text), w.names) or _arm_after_unit(w.text, start + len(m.text), w.names)):
+        role = "sd"   # "SD ... is 5.8 points for GRPO, 4.8 for DAPO and 2.0 for GSPO": each arm's SD
     if role is None and prev is not None and prev.role in _CONTRAST_ROLES and (_AND.fullmatch(clause) or (
             m.role is None and _AND_ARM.fullmatch(clause) and len(w.names.arms(w.prev_end, start)) == 1)):
         role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO", "GSPO gains 0.018 and DAPO 0.0035"
@@ -968,7 +982,7 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         r.percent = True  # "GSPO: 65.0% (+1.8 vs GRPO)": after a percent, a change above 1 is in points
     if role == "mde" and not r.percent and m.role is None and _RANGE_POINTS.match(w.text, start + len(m.text)):
         r.percent = True  # "detects a paired difference between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
-    if role in ("mde", "dz") and not r.percent and m.role is None and prev is not None and prev.role == role \
+    if role in ("mde", "dz", "sd") and not r.percent and m.role is None and prev is not None and prev.role == role \
             and prev.percent and _AND.fullmatch(clause):
         r.percent = True  # "2.6 points for GSPO and 2.7 for AERO", "19.1 points for GSPO (20.6 for DAPO)"
     if role in (None, "mean") and w.lead_pct and m.role is None:
@@ -1035,9 +1049,10 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
     the baseline of a "from X to Y" change, earlier in the sentence, else the paragraph's subject."""
     text, vocab, pair, prev = w.text, w.vocab, w.pair, w.prev
     c_arms = [a for _, a in w.names.arms(w.prev_end, start)]   # the clause's
-    if c_arms and prev is not None and prev.arms == [c_arms[0]] and _arm_after(text, w.prev_end, w.names) == c_arms[0]:
+    if c_arms and prev is not None and prev.arms == [c_arms[0]] and c_arms[0] in (
+            _arm_after(text, w.prev_end, w.names), _arm_after_unit(text, w.prev_end, w.names)):
         c_arms = c_arms[1:]   # "0.627 for GSPO against 0.608 for GRPO": GSPO is the first number's
-    nxt = _arm_after(text, end, w.names)
+    nxt = _arm_after(text, end, w.names) or (_arm_after_unit(text, end, w.names) if role == "sd" else None)
     if role == "mean" and not nxt and c_arms and _TO_NEW.search(clause):
         mover = _changed_arm(st, start)
         if mover is not None and mover not in c_arms:

@@ -327,11 +327,17 @@ def _by_context(idx: SourceIndex, m: Mention, arms, scope_ent, want: int, other:
 
 
 def _row_count(m: Mention, cands) -> Traced | None:
-    """A table cell in a row that counts ("Items correct", "Groups correct (0-4)"), decided as a
-    count, or None when the row counts nothing or no count fits."""
-    if m.kind == "table" and _ROW_COUNT.search(m.row or "") and not m.column_percent:
+    """A table cell in a row that counts ("Items correct", "Groups correct (0-4)"), or a cell written as
+    a count k of n ("20/48"), decided as a count, or None when the row counts nothing or no count fits."""
+    if m.kind == "table" and not m.column_percent and (_ROW_COUNT.search(m.row or "") or _k_of_n_cell(m)):
         return _decide_count(m, cands)
     return None
+
+
+def _k_of_n_cell(m: Mention) -> bool:
+    """Whether the number is the k of a cell that holds only "k/n" ("| 5 | 20/48 | 25/48 |")."""
+    cell = next((c for c in m.row_cells if m.text in c), "")
+    return "/" in cell and re.fullmatch(r"[\s*_]*" + re.escape(m.text) + r"\s*/\s*\d[\d,]*[\s*_]*", cell) is not None
 
 
 def _by_value_alone(idx: SourceIndex, m: Mention, arms, want: int, other: int) -> Traced:

@@ -24,7 +24,8 @@ from prereg.declarations import normalise_label
 _ROLE_BEFORE = (
     # the test statistic and the paired effect size of a contrast: "t(5) = 7.72", "Cohen's d_z = 3.15"
     ("t_stat", re.compile(r"\bt\s*\(\s*(?:\d+(?:\.\d+)?)?\s*\)\s*=\s*\$?\s*$|\bt[- ]statistic\s*(?:=|of|is)?\s*$|"
-                          r"\b(?:paired|welch'?s?|student'?s?)\s+t\s*=\s*\$?\s*$|(?:^|[\s(,;:])t\s*=\s*\$?\s*$", re.I)),
+                          r"\b(?:paired|welch'?s?|student'?s?)\s+t\s*=\s*\$?\s*$|(?:^|[\s(,;:])t\s*=\s*\$?\s*$|"
+                          r"(?:^|[\s(,;:$])t_\{?\d+\}?\s*=\s*\$?\s*$", re.I)),   # "$t_4 = 16.4$": df as a subscript
     ("dz", re.compile(r"(?:\bd\s*(?:[_~]|<sub>)?\s*\{?z\}?\s*(?:~|</sub>)?)\s*=\s*\$?\s*$", re.I)),
     ("tost_p", re.compile(r"\bTOST\b[^0-9=<]{0,30}?(?:\bp\b|p-?value)?\s*(?:=|<|≤|:)?\s*$", re.I)),
     ("p", re.compile(r"\b(?:unadjusted|uncorrected|nominal|raw)\b(?:\s+p\b|\s+p-?values?)?\s*(?:=|<|:|of|are|is|were|was)?\s*$",
@@ -54,7 +55,9 @@ _ROLE_BEFORE = (
     ("alpha", re.compile(r"(?:\balpha|α|\\alpha)\s*=\s*\$?\s*$", re.I)),
     ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|of)?\s*$|\bp-?values?\b", re.I)),
     ("power", re.compile(r"achieved\s+power|power\s+(?:was|is|of)\b", re.I)),
-    ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of|is|was|:)?\s*$|standard deviation", re.I)),
+    ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of|is|was|:)?\s*$|standard deviation|"
+                      # "The seed-to-seed SD of the solve rate is 5.8 points for GRPO"
+                      r"\bSDs?\b[^.;:=()\d]{0,60}?\b(?:is|are|was|were)\s+(?:about\s+|roughly\s+|only\s+)?$", re.I)),
     ("diff", re.compile(r"(?:Δ|\bdelta|\bdifference|\bgain|\bgap|\bimprovement|\bdrop|\bchange)\s*(?:of|is|was|=|:)?\s*"
                         r"(?:only\s+|about\s+|roughly\s+)?$|\bby\s*(?:only\s+|about\s+)?$|"
                         r"(?:\s[−–-]\s|−|\bminus\b)\s*[A-Za-z.,() ]+?\s*(?:[:=]|\bwas\b|\bis\b)\s*$|"

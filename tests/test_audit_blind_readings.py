@@ -164,3 +164,91 @@ def test_a_heading_names_the_baseline_of_the_contrasts_below_it(leaderboard_stud
     assert _findings(leaderboard_study, tmp_path, LEAD_HEADED) == []
     wrong = _findings(leaderboard_study, tmp_path / "w", LEAD_HEADED.replace(find, replace))
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- a cell written as a count k of n; siunitx ranges; t with its df as a subscript ------------------------
+
+COUNTS = """| seed | DAPO | GRPO |
+|---|---|---|
+| 6 | 18/48 | 26/48 |
+| 7 | 21/48 | 25/48 |
+"""
+
+
+@pytest.fixture(scope="module")
+def campaign_study(tmp_path_factory):
+    from tests.report_corpus_blind import blind
+
+    return blind.build("slide_deck", tmp_path_factory.mktemp("slides"))
+
+
+@pytest.mark.usefixtures("shared_recompute")
+def test_a_cell_written_k_of_n_is_the_runs_count(campaign_study, tmp_path):
+    """"18/48" in a seed × arm table is that run's count of correct items out of 48, not a fraction
+    quoted as a count; a wrong k is an error against the run's value times n."""
+    assert _findings(campaign_study, tmp_path, COUNTS) == []
+    wrong = _findings(campaign_study, tmp_path / "w", COUNTS.replace("| 21/48 |", "| 23/48 |"))
+    assert [f for f in wrong if f[0] == "4" and "runs.dapo.s7.heldout_accuracy" in f[1] and f[2].startswith("23")], wrong
+
+
+SIUNITX = r"""\documentclass{article}
+\usepackage{siunitx}
+\DeclareSIUnit{\pp}{pp}
+\begin{document}
+AERO trails GRPO by \qty{0.68}{\pp} (95\% CI \qtyrange{-0.94}{-0.47}{\pp}; $t_4 = -4.84$).
+
+\begin{tabular}{l c}
+Contrast & 95\% CI (pp) \\
+DAPO $-$ GRPO & \numrange{-0.19}{0.55} \\
+\end{tabular}
+\end{document}
+"""
+
+
+@pytest.fixture(scope="module")
+def siunitx_study(tmp_path_factory):
+    from tests.report_corpus_blind import blind
+
+    return blind.build("tex_siunitx", tmp_path_factory.mktemp("tex"))
+
+
+def _tex_findings(study, tmp_path, text):
+    from tests.report_corpus import corpus
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    res = corpus.audit_written(study, tmp_path, {"paper.tex": text})
+    return [(f.location.rsplit(":", 1)[-1], f.expected, f.found, f.message) for f in res.findings]
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("find", "replace", "line", "source"), [
+    ("{-0.94}{-0.47}", "{-0.47}{-0.94}", "5", "swapped"),
+    ("$t_4 = -4.84$", "$t_4 = -4.48$", "5", "contrasts.aero-grpo.tests.paired_t.statistic"),
+    ("\\numrange{-0.19}{0.55}", "\\numrange{-0.19}{0.65}", "9", "contrasts.dapo-grpo.ci95.high"),
+], ids=["qtyrange-ends", "t-with-subscript-df", "numrange-cell"])
+def test_siunitx_ranges_and_a_subscript_df(siunitx_study, tmp_path, find, replace, line, source):
+    """\\qtyrange{a}{b}{\\pp} and \\numrange{a}{b} are the interval [a, b] (in points, signs kept), and
+    "$t_4 = ...$" is the t statistic."""
+    assert _tex_findings(siunitx_study, tmp_path, SIUNITX) == []
+    wrong = _tex_findings(siunitx_study, tmp_path / "w", SIUNITX.replace(find, replace))
+    assert [f for f in wrong if f[0] == line and (source in f[1] or source in f[3])], wrong
+
+
+# ---- each arm's SD in a list, the arm after its value ---------------------------------------------------------
+
+SD_LIST = "Across seeds the SD of held-out accuracy is 0.96 points for GRPO, 0.91 for GSPO and 0.70 for Dr. GRPO.\n"
+SD_PTS = "Spread over the four seeds (sd 0.96 pts for GRPO, 0.91 for GSPO, 0.70 for Dr. GRPO).\n"
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("text", "find", "replace", "source"), [
+    (SD_LIST, "0.91 for GSPO", "0.96 for GSPO", "arms.gspo.heldout_accuracy.sd"),
+    (SD_LIST, "0.70 for Dr. GRPO", "0.79 for Dr. GRPO", "arms.dr_grpo.heldout_accuracy.sd"),
+    (SD_PTS, "(sd 0.96 pts for GRPO", "(sd 0.69 pts for GRPO", "arms.grpo.heldout_accuracy.sd"),
+], ids=["sd-of-metric-is-list", "sd-list-last", "sd-pts-for-arm"])
+def test_each_arms_sd_in_a_list(thread_study, tmp_path, text, find, replace, source):
+    """"The SD of held-out accuracy is 0.96 points for GRPO, 0.91 for GSPO and 0.70 for Dr. GRPO": each
+    value is the SD (in points) of the arm named after it, not the previous arm's or a contrast's."""
+    assert _findings(thread_study, tmp_path, text) == []
+    wrong = _findings(thread_study, tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
