@@ -4,7 +4,8 @@ Registered into ``prereg.lint.RULES`` when :mod:`prereg.lint` is imported, so
 ``prereg lint`` warns about a plan that would mislead *before* a GPU-hour is spent:
 
 - ``interval-coverage``: a planned interval that the shipped Monte-Carlo coverage table
-  (``stats/coverage_table.json``, read as data) shows under-covering at the registered
+  (``stats/coverage_table.json``, read as data through ``prereg.coverage_table.lookup``, the
+  reader ``stats analyze``'s warning uses too) shows under-covering at the registered
   number of seeds (percentile / BCa / two-level bootstrap at 3-8 seeds, a median at 3).
 - ``item-level-pooled``: an item-level test that pools (seed, item) pairs.
 - ``verdict-asymmetric`` / ``verdict-dead-rule``: the verdict rules are evaluated on a
@@ -22,51 +23,20 @@ pure Python, and the power math is ``prereg.power`` (scipy).
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-from pathlib import Path
-
+from prereg import coverage_table as coverage
 from prereg.lint import Finding, rule
 
 EQUIVALENCE_CHECKS = ("interval_within_margin", "tost_equivalent", "mde_at_most_margin")
 FRACTION_METRICS = ("heldout_accuracy", "heldout_reward_mean", "zvf_mean", "gu_mean", "accuracy")
 
 
-@lru_cache(maxsize=1)
 def coverage_table() -> dict | None:
     """The shipped coverage table (JSON data of the ``stats`` package), or None when absent."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("stats")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(list(spec.submodule_search_locations)[0]) / "coverage_table.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
+    return coverage.shipped()
 
 
 def _n_seeds(p: dict) -> int:
     return len(set(p["seeds"]))
-
-
-def _coverage(method: str, n: int, stat: str, level: float, shapes: tuple[str, ...]) -> tuple[float, int, str] | None:
-    """(worst coverage, tabulated n, shape) at the largest tabulated n <= n, as stats.coverage.lookup."""
-    tab = coverage_table()
-    if tab is None:
-        return None
-    method = "percentile" if method == "paired_bootstrap" else method
-    lv = 0.9 if abs(level - 0.9) < 1e-9 else 0.95
-    ns = sorted({r["n"] for r in tab["rows"]})
-    below = [m for m in ns if m <= n]
-    tn = below[-1] if below else ns[0]
-    rows = [r for r in tab["rows"] if r["n"] == tn and r["method"] == method and r["dist"] in shapes
-            and r.get("stat", "mean") == stat and float(r.get("level", 0.95)) == lv]
-    if not rows:
-        return None
-    w = min(rows, key=lambda r: r["coverage"])
-    return w["coverage"], tn, w["dist"]
 
 
 def _shapes(metric: str, contrast: bool) -> tuple[str, ...]:
@@ -88,11 +58,11 @@ def interval_coverage(p: dict) -> list[Finding]:
     out = []
     for path, method, stat, level, contrast in planned:
         shapes = ("normal", "lognormal") if stat == "median" else _shapes(metric, contrast)  # median: continuous data
-        hit = _coverage(method, n, stat, level, shapes)
+        hit = coverage.lookup(method, n, shapes, stat=stat, level=level)
         if hit is None or hit[0] >= round(level - 0.02, 6):
             continue
         cov, tn, shape = hit
-        best = _coverage("t", n, stat, level, (shape,))
+        best = coverage.lookup("t", n, shape, stat=stat, level=level)
         alt = f"; the t interval covered {best[0]:.3f} there" if best and method != "t" else ""
         out.append(Finding("interval-coverage", path,
                            f"a nominal {level:g} {method} interval for the {stat}"

@@ -5,19 +5,21 @@ module measures by how much, for the mean of normal, skewed (lognormal) and boun
 accuracy-like (Beta-Binomial: seed accuracy ~ Beta(6, 4), 100 binary items per seed)
 data, and the analysis warns when the planned method under-covers at the study's n,
 using the table shipped as ``stats/coverage_table.json`` (regenerate it with
-``stats coverage --write-table``; ``prereg lint`` reads the same file). Everything is vectorized over Monte-Carlo replications
+``stats coverage --write-table``; ``prereg lint`` reads the same file, both through
+``prereg.coverage_table.lookup``). Everything is vectorized over Monte-Carlo replications
 and seeded, so the table is reproducible.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from scipy import stats as _st
 from scipy.special import ndtr, ndtri
 
+from prereg import coverage_table
+from prereg.coverage_table import Cell, cells, lookup, table_level  # noqa: F401  (Cell, cells: this module's API too)
 from stats import resample as rs
 
 DISTRIBUTIONS = ("normal", "lognormal", "bounded", "paired_bounded")
@@ -190,40 +192,6 @@ def threshold(level: float) -> float:
     return round(level - 0.02, 6)
 
 
-@dataclass(frozen=True)
-class Cell:
-    """One row of a coverage table (``rows[]``): a method's actual coverage for one data shape, n,
-    statistic and nominal level."""
-
-    dist: str
-    n: int
-    stat: str           # mean or median (tables before medians were added: mean)
-    level: float        # nominal level (tables before 90% was added: 0.95)
-    method: str
-    coverage: float
-    mean_width: float | None
-
-    @classmethod
-    def of(cls, r: dict) -> Cell:
-        return cls(r["dist"], r["n"], r.get("stat", "mean"), float(r.get("level", 0.95)), r["method"],
-                   r["coverage"], r.get("mean_width"))
-
-    @property
-    def key(self) -> tuple[str, float]:
-        """(statistic, level): which of the table's sub-tables the row belongs to."""
-        return self.stat, self.level
-
-
-def cells(table: dict) -> list[Cell]:
-    """A coverage table's rows as :class:`Cell` values, in the table's order.
-
-    Example:
-        >>> cells({"rows": [{"dist": "normal", "n": 3, "method": "t", "coverage": 0.95}]})[0].key
-        ('mean', 0.95)
-    """
-    return [Cell.of(r) for r in table["rows"]]
-
-
 def to_markdown(table: dict) -> str:
     """Coverage tables (one per statistic and level), cells below the flag threshold in bold."""
     seeds = table["seeds"]
@@ -249,13 +217,7 @@ def to_markdown(table: dict) -> str:
 
 def load_table(path: Path | None = None) -> dict | None:
     """The shipped coverage table (``stats/coverage_table.json``), or None when absent."""
-    import json
-
-    p = path or TABLE_PATH
-    try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
+    return coverage_table.read(path or TABLE_PATH)
 
 
 def shapes_for(metric_unit: str | None, contrast: bool) -> tuple[str, ...] | None:
@@ -263,39 +225,6 @@ def shapes_for(metric_unit: str | None, contrast: bool) -> tuple[str, ...] | Non
     if metric_unit == "fraction":
         return ("paired_bounded",) if contrast else ("bounded",)
     return None
-
-
-def lookup(method: str, n: int, dist=None, table: dict | None = None, *, stat: str = "mean",
-           level: float = 0.95) -> tuple[float, int, str] | None:
-    """(worst coverage, table n, distribution) for ``method`` at the largest tabulated n <= ``n``.
-
-    Args:
-        method: interval method (``paired_bootstrap`` is the percentile interval).
-        n: seeds.
-        dist: a distribution name, a tuple of names, or None for all.
-        table: the table (default: the shipped one).
-        stat, level: which statistic and nominal level.
-
-    Returns:
-        The worst coverage over the selected shapes, the n it was read at and its shape; None
-        when the table has no such cell.
-    """
-    table = table or load_table()
-    if table is None:
-        return None
-    method = "percentile" if method == "paired_bootstrap" else method
-    dists = (dist,) if isinstance(dist, str) else dist
-    every = cells(table)
-    cands = [m for m in sorted({c.n for c in every}) if m <= n]
-    if not cands:
-        return None
-    tn = cands[-1]
-    rows = [c for c in every if c.method == method and c.n == tn
-            and (dists is None or c.dist in dists) and c.key == (stat, float(level))]
-    if not rows:
-        return None
-    worst = min(rows, key=lambda c: c.coverage)
-    return worst.coverage, tn, worst.dist
 
 
 def warning_for(method: str, n: int, level: float, metric: str | None = None, *, contrast: bool = False,
@@ -314,7 +243,7 @@ def warning_for(method: str, n: int, level: float, metric: str | None = None, *,
     from stats.load import metric_unit
 
     shapes = shapes_for(metric_unit(metric) if metric is not None else None, contrast)
-    lv = 0.9 if abs(level - 0.9) < 1e-9 else 0.95
+    lv = table_level(level)
     hit = lookup(method, n, shapes, table, stat=stat, level=lv)
     if hit is None or hit[0] >= threshold(lv):
         return None

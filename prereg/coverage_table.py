@@ -1,0 +1,175 @@
+"""The shipped Monte-Carlo coverage table, and the one rule that reads a method's coverage from it.
+
+``stats coverage --write-table`` measures how well every interval method holds its nominal
+rate at 3, 5, 8 and 20 seeds and writes ``stats/coverage_table.json`` (package data of
+``stats``). Two readers quote it: ``prereg lint`` (rule ``interval-coverage``, before any run)
+and ``stats analyze`` (``stats.coverage.warning_for``, in the analysis' warnings; README failures
+10 and 17). Both read a coverage through :func:`lookup` here, so the tabulated n, level and
+data shape they quote are decided once. This module lives in ``prereg`` (the bottom layer,
+which must not import ``stats`` or its numpy/scipy stack): it finds the JSON file through the
+import system without importing ``stats``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+FILE_NAME = "coverage_table.json"
+
+
+def shipped_path() -> Path | None:
+    """Where the shipped table lies (inside the installed ``stats`` package), None without ``stats``.
+
+    Example:
+        >>> shipped_path().name
+        'coverage_table.json'
+    """
+    spec = importlib.util.find_spec("stats")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0]) / FILE_NAME
+
+
+def read(path: Path | str) -> dict | None:
+    """A coverage table read from ``path`` (re-read each call), or None when the file is absent.
+
+    Args:
+        path: a coverage table JSON file.
+
+    Returns:
+        The table (``{"rows": [...], "seeds": [...], ...}``) or None.
+
+    Example:
+        >>> read("/nonexistent/coverage_table.json") is None
+        True
+    """
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+@lru_cache(maxsize=1)
+def shipped() -> dict | None:
+    """The shipped table, read once per process (lint reads it for every plan); None when absent.
+
+    Example:
+        >>> 3 in shipped()["seeds"]
+        True
+    """
+    path = shipped_path()
+    return None if path is None else read(path)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One row of a coverage table (``rows[]``): a method's actual coverage for one data shape, n,
+    statistic and nominal level."""
+
+    dist: str
+    n: int
+    stat: str           # mean or median (tables before medians were added: mean)
+    level: float        # nominal level (tables before 90% was added: 0.95)
+    method: str
+    coverage: float
+    mean_width: float | None
+
+    @classmethod
+    def of(cls, r: dict) -> Cell:
+        return cls(r["dist"], r["n"], r.get("stat", "mean"), float(r.get("level", 0.95)), r["method"],
+                   r["coverage"], r.get("mean_width"))
+
+    @property
+    def key(self) -> tuple[str, float]:
+        """(statistic, level): which of the table's sub-tables the row belongs to."""
+        return self.stat, self.level
+
+
+def cells(table: dict) -> list[Cell]:
+    """A coverage table's rows as :class:`Cell` values, in the table's order.
+
+    Example:
+        >>> cells({"rows": [{"dist": "normal", "n": 3, "method": "t", "coverage": 0.95}]})[0].key
+        ('mean', 0.95)
+    """
+    return [Cell.of(r) for r in table["rows"]]
+
+
+def table_level(level: float) -> float:
+    """The tabulated nominal level a planned ``level`` is read at: 0.9 for 90%, else 0.95.
+
+    Example:
+        >>> table_level(0.9000000001), table_level(0.95)
+        (0.9, 0.95)
+    """
+    return 0.9 if abs(level - 0.9) < 1e-9 else 0.95
+
+
+def table_n(ns, n: int) -> int:
+    """The tabulated seed count a study with ``n`` seeds is read at.
+
+    The largest tabulated n at or below the study's; below the smallest tabulated n, the smallest.
+    Why this fallback (and not "no answer", which ``stats.coverage.lookup`` gave while lint used
+    this one): the preregistration schema allows 1 or 2 seeds, where a poor interval matters
+    most, and "no answer" made every caller silent there. For the intervals that get flagged
+    (percentile, BCa, bootstrap-t, two-level bootstrap of the mean) the table's coverage rises with
+    n, so the smallest n's figure is at best what fewer seeds get: a shortfall there holds a
+    fortiori. The n read is returned with the coverage, so callers quote it ("at n=3") and never
+    pass it off as the study's n; a pass at the smallest n is no guarantee, which is why
+    ``stats.coverage.warning_for`` says "below the smallest tabulated n" before it looks anything up.
+
+    Args:
+        ns: the tabulated seed counts (any order).
+        n: the study's number of seeds.
+
+    Returns:
+        One of ``ns``.
+
+    Example:
+        >>> [table_n([3, 5, 8, 20], n) for n in (1, 3, 4, 7, 8, 30)]
+        [3, 3, 3, 5, 8, 20]
+    """
+    ordered = sorted(set(ns))
+    below = [m for m in ordered if m <= n]
+    return below[-1] if below else ordered[0]
+
+
+def lookup(method: str, n: int, dist=None, table: dict | None = None, *, stat: str = "mean",
+           level: float = 0.95) -> tuple[float, int, str] | None:
+    """(worst coverage, table n, distribution) for ``method`` at the tabulated n that stands for ``n``.
+
+    Args:
+        method: interval method (``paired_bootstrap`` is the percentile interval).
+        n: seeds; read at :func:`table_n` (the largest tabulated n <= ``n``, else the smallest).
+        dist: a distribution name, a tuple of names, or None for all.
+        table: the table (default: the shipped one).
+        stat: which statistic (mean or median).
+        level: the planned nominal level, read at :func:`table_level`.
+
+    Returns:
+        The worst coverage over the selected shapes, the n it was read at and its shape; None
+        when there is no table or it has no such cell.
+
+    Example:
+        >>> cov, tn, shape = lookup("percentile", 4, ("bounded",))
+        >>> tn, shape, cov < 0.93
+        (3, 'bounded', True)
+    """
+    table = table or shipped()
+    if table is None or not table.get("rows"):
+        return None
+    method = "percentile" if method == "paired_bootstrap" else method
+    dists = (dist,) if isinstance(dist, str) else dist
+    every = cells(table)
+    tn = table_n((c.n for c in every), n)
+    key = (stat, table_level(level))
+    rows = [c for c in every if c.method == method and c.n == tn and (dists is None or c.dist in dists)
+            and c.key == key]
+    if not rows:
+        return None
+    worst = min(rows, key=lambda c: c.coverage)
+    return worst.coverage, tn, worst.dist
