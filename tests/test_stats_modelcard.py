@@ -37,7 +37,7 @@ def study(tmp_path_factory):
     a = analyze(c.lock_path, c.runs_dir)
     apath = write(a, root / "report" / "analysis.json")
     rc = stats_main(["render", str(apath), "-o", str(root / "report"), "--model-cards", "--hub-dir",
-                     str(root / "hub")])
+                     str(root / "hub"), "--no-figures"])  # cards hold no figures; test_stats_render draws them
     assert rc == 0
     return {"root": root, "report": root / "report", "hub": root / "hub", "a": a, "runs": c.runs_dir}
 
