@@ -29,6 +29,7 @@ import inspect
 from typing import Any
 
 from prereg.errors import Refusal, UserError
+from prereg.study import ModelSpec
 
 
 def cuda_available() -> bool:
@@ -50,14 +51,14 @@ def require_module(module: str, what: str, extra: str) -> None:
         raise UserError(f"{what}: needs {module}, which is not installed (pip install 'rlprereg[{extra}]' on a GPU host)")
 
 
-def check_gpu_requirements(training: dict, model_spec: dict, device: str) -> list[str]:
+def check_gpu_requirements(training: dict, model: ModelSpec, device: str) -> list[str]:
     """Refuse, before anything is written, an arm whose GPU paths cannot run here.
 
     ``training`` is the arm's locked view (shared settings + its changes); returns the GPU
     paths it uses (``vllm``, ``qlora-4bit``) so the caller can record them.
     """
     paths = []
-    quant = model_spec.get("quantization") or {}
+    quant = model.quantization
     if training.get("use_vllm"):
         paths.append("vllm")
         if device != "cuda":
@@ -148,14 +149,14 @@ def seeded_vllm_engine(run_seed: int, record: list | None = None):
 
 # -- 4-bit QLoRA -----------------------------------------------------------------------------------
 
-def qlora_settings(model_spec: dict) -> dict[str, Any] | None:
+def qlora_settings(model: ModelSpec) -> dict[str, Any] | None:
     """The BitsAndBytes keyword arguments the lock's ``model.quantization`` means (None = no 4-bit).
 
     Plain data (the compute dtype as its name), so it is recorded and tested without a GPU.
     """
     from runner.models import bnb_config_kwargs
 
-    quant = model_spec.get("quantization") or {}
+    quant = model.quantization
     if not quant or not quant.get("load_in_4bit", True):
         return None
     kwargs = bnb_config_kwargs(quant)
@@ -165,12 +166,12 @@ def qlora_settings(model_spec: dict) -> dict[str, Any] | None:
     return kwargs
 
 
-def bnb_config(model_spec: dict):
+def bnb_config(model: ModelSpec):
     """``transformers.BitsAndBytesConfig`` for the lock (buildable without bitsandbytes installed)."""
     import torch
     from transformers import BitsAndBytesConfig
 
-    kwargs = qlora_settings(model_spec)
+    kwargs = qlora_settings(model)
     if kwargs is None:
         return None
     kwargs = dict(kwargs, bnb_4bit_compute_dtype=getattr(torch, kwargs["bnb_4bit_compute_dtype"]))

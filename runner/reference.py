@@ -29,6 +29,7 @@ from prereg.errors import Refusal, UserError
 from prereg.jsonio import write_atomic
 from prereg.lock import Lock, utc_now, verify_lock
 from prereg.records import HELDOUT_TRACE, artifact_digests, unit_dir, write_manifest
+from prereg.study import ModelSpec
 
 EVALUATION_SEED_ONCE = 0  # sampling seed of a reference evaluated once (recorded; greedy ignores it)
 
@@ -44,33 +45,33 @@ class Checkpoint:
     adapter: Path | None = None
 
 
-def resolve_checkpoint(checkpoint: str | None, model: dict) -> Checkpoint:
+def resolve_checkpoint(checkpoint: str | None, model: ModelSpec) -> Checkpoint:
     """The model (and adapter) a reference arm's ``checkpoint`` names; refuses a missing folder.
 
     Args:
         checkpoint: the arm's ``checkpoint`` (None, ``base``, a folder, ``tiny:<spec>``, ``id@rev``).
-        model: the lock's ``model`` block (the base model).
+        model: the lock's ``model`` block (the base model; ``lock.study.model``).
 
     Returns:
         A ``Checkpoint``.
 
     Example:
-        >>> resolve_checkpoint("base", {"name": "tiny:qwen2", "revision": None}).kind
+        >>> resolve_checkpoint("base", ModelSpec("tiny:qwen2", None, None, {})).kind
         'base'
     """
-    base = Checkpoint("base", model["name"], model.get("revision"))
+    base = Checkpoint("base", model.name, model.revision)
     if checkpoint in (None, "base"):
         return base
     folder = Path(checkpoint)
     if folder.is_dir():
         if (folder / "adapter_config.json").is_file():
-            return Checkpoint("adapter", model["name"], model.get("revision"), folder.resolve())
+            return Checkpoint("adapter", model.name, model.revision, folder.resolve())
         if (folder / "config.json").is_file():
             return Checkpoint("model", str(folder.resolve()), None)
         raise UserError(f"arms.*.checkpoint: {checkpoint} holds neither a PEFT adapter (adapter_config.json) "
                         "nor a model (config.json)")
     name, _, rev = checkpoint.partition("@")
-    if name == model["name"] and (not rev or rev == model.get("revision")):
+    if name == model.name and (not rev or rev == model.revision):
         return base
     if name.startswith("tiny:") or (name.count("/") == 1 and not name.startswith((".", "/"))):
         return Checkpoint("model", name, rev or None)  # a tiny model or a hub id (loaded offline from the cache)
@@ -134,8 +135,8 @@ def _preflight(lock_path, arm, seed, *, device, require_signature, trusted_keys,
     task = get_task(lock.prereg["task"], lock.prereg["dataset"])
     if hasattr(task, "preflight"):
         task.preflight()
-    task.heldout_items(lock.prereg["dataset"]["heldout_n"])
-    ckpt = resolve_checkpoint(lock.prereg["arms"][arm].get("checkpoint"), lock.prereg["model"])
+    task.heldout_items(lock.study.dataset.heldout_n)
+    ckpt = resolve_checkpoint(lock.prereg["arms"][arm].get("checkpoint"), lock.study.model)
     return lock, evaluated, env, ckpt
 
 
@@ -211,12 +212,11 @@ def _base_manifest(lock: Lock, arm: str, seed, evaluated: str, ckpt: Checkpoint,
     return m
 
 
-def _load(ckpt: Checkpoint, model_block: dict, device: str):
+def _load(ckpt: Checkpoint, model: ModelSpec, device: str):
     """(model, tokenizer, fingerprint model info) for a resolved checkpoint."""
     from runner.models import load_model_and_tokenizer
 
-    kw = {"dtype": model_block.get("dtype", "float32"), "device": device,
-          "quantization": model_block.get("quantization")}
+    kw = {"dtype": model.dtype or "float32", "device": device, "quantization": dict(model.quantization) or None}
     model, tokenizer, info = load_model_and_tokenizer(ckpt.name, ckpt.revision, **kw)
     if ckpt.kind == "adapter":
         from peft import PeftModel
@@ -245,7 +245,7 @@ def _evaluate(lock: Lock, manifest: dict, ckpt: Checkpoint, run_dir: Path, *, de
         _set_seeds(eval_seed)
         task = get_task(prereg["task"], prereg["dataset"])
         manifest["task"] = task.manifest_record()
-        model, tokenizer, info = _load(ckpt, prereg["model"], device)
+        model, tokenizer, info = _load(ckpt, lock.study.model, device)
         if ckpt.kind == "adapter":
             manifest["reference"]["loaded"]["adapter_sha256"] = _folder_hashes(ckpt.adapter)
         elif ckpt.kind == "model":
@@ -255,7 +255,7 @@ def _evaluate(lock: Lock, manifest: dict, ckpt: Checkpoint, run_dir: Path, *, de
                                                     extra={"runner_sources": runner_source_hashes()})
         write_manifest(run_dir, manifest, key)
         tmp = Path(tempfile.mkdtemp(prefix="rlprereg-ref-"))
-        rows = evaluate_heldout(model, tokenizer, task, prereg["evaluation"], prereg["dataset"]["heldout_n"],
+        rows = evaluate_heldout(model, tokenizer, task, prereg["evaluation"], lock.study.dataset.heldout_n,
                                 run_seed=eval_seed, work_dir=tmp / "merged")
         write_atomic(run_dir / HELDOUT_TRACE, "".join(json.dumps(r, allow_nan=False) + "\n" for r in rows),
                      overwrite=False)

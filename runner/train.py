@@ -143,7 +143,7 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
     check_backend(prereg["evaluation"], device)
     from runner.gpu import check_gpu_requirements
 
-    check_gpu_requirements(arm_view(prereg, arm, exploratory=exploratory)[1], prereg["model"], device)
+    check_gpu_requirements(arm_view(prereg, arm, exploratory=exploratory)[1], lock.study.model, device)
     from runner.tasks import get_task
 
     task = get_task(prereg["task"], prereg["dataset"])
@@ -314,10 +314,9 @@ def _load_stack(lock: Lock, cfg: ResolvedConfig, manifest: dict, point):
     _set_seeds(cfg.seed)
     task = get_task(prereg["task"], prereg["dataset"])
     manifest["task"] = task.manifest_record()  # reward bounds and item metrics, read by the audit
-    m = prereg["model"]
+    m = lock.study.model
     model, tokenizer, info = load_model_and_tokenizer(
-        m["name"], m.get("revision"), dtype=m.get("dtype", "float32"), device=cfg.device,
-        quantization=m.get("quantization"))
+        m.name, m.revision, dtype=m.dtype or "float32", device=cfg.device, quantization=dict(m.quantization) or None)
     manifest["fingerprint"] = stack_fingerprint(
         task=task, model_info=info, dataset_fingerprint=task.dataset_fingerprint(),
         extra={"runner_sources": runner_source_hashes()})

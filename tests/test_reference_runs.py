@@ -215,9 +215,10 @@ def test_adapter_checkpoint_is_evaluated_as_trained(study, tmp_path):
 
 def test_checkpoint_resolution():
     from prereg.errors import UserError
+    from prereg.study import ModelSpec
     from runner.reference import resolve_checkpoint
 
-    model = {"name": "tiny:qwen2", "revision": None}
+    model = ModelSpec("tiny:qwen2", None, None, {})
     assert resolve_checkpoint(None, model).kind == "base" and resolve_checkpoint("tiny:qwen2", model).kind == "base"
     hub = resolve_checkpoint("Qwen/Qwen2.5-7B-Instruct@a09a3545", model)
     assert (hub.kind, hub.name, hub.revision) == ("model", "Qwen/Qwen2.5-7B-Instruct", "a09a3545")

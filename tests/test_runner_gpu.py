@@ -10,11 +10,17 @@ from pathlib import Path
 import pytest
 
 from prereg.errors import UserError
+from prereg.study import ModelSpec
 from runner import gpu
 
 ROOT = Path(__file__).resolve().parent.parent
 # a string condition is evaluated when the test runs, so collecting this file does not import torch
 needs_no_cuda = pytest.mark.skipif("gpu.cuda_available()", reason="checks the no-GPU refusal")
+
+
+def model(quantization: dict | None = None) -> ModelSpec:
+    """The lock's typed ``model`` block (``lock.study.model``) with this ``quantization``."""
+    return ModelSpec("m", "r", None, quantization or {})
 
 
 def test_vllm_engine_seed_comes_from_the_run_seed():
@@ -59,33 +65,32 @@ def test_seeded_engine_without_vllm_refuses_in_one_line():
 
 
 def test_bnb_settings_come_from_the_lock():
-    spec = {"name": "m", "revision": "r", "quantization": {"load_in_4bit": True, "quant_type": "nf4",
-                                                           "double_quant": True, "compute_dtype": "bfloat16"}}
+    spec = model({"load_in_4bit": True, "quant_type": "nf4", "double_quant": True, "compute_dtype": "bfloat16"})
     assert gpu.qlora_settings(spec) == {"load_in_4bit": True, "bnb_4bit_quant_type": "nf4",
                                         "bnb_4bit_use_double_quant": True, "bnb_4bit_compute_dtype": "bfloat16"}
     cfg = gpu.bnb_config(spec).to_dict()  # transformers builds the config object without bitsandbytes
     assert cfg["load_in_4bit"] and cfg["bnb_4bit_quant_type"] == "nf4" and cfg["bnb_4bit_use_double_quant"]
     assert cfg["bnb_4bit_compute_dtype"] == "bfloat16"
-    other = {"quantization": {"quant_type": "fp4", "double_quant": False, "compute_dtype": "float16"}}
+    other = model({"quant_type": "fp4", "double_quant": False, "compute_dtype": "float16"})
     cfg = gpu.bnb_config(other).to_dict()
     assert cfg["bnb_4bit_quant_type"] == "fp4" and not cfg["bnb_4bit_use_double_quant"]
     assert cfg["bnb_4bit_compute_dtype"] == "float16"
-    assert gpu.qlora_settings({"name": "m"}) is None
-    assert gpu.qlora_settings({"quantization": {"load_in_4bit": False}}) is None
+    assert gpu.qlora_settings(model()) is None
+    assert gpu.qlora_settings(model({"load_in_4bit": False})) is None
     with pytest.raises(UserError, match="model.quantization"):
-        gpu.qlora_settings({"quantization": {"bits": 3}})
+        gpu.qlora_settings(model({"bits": 3}))
 
 
 @needs_no_cuda
 def test_gpu_paths_refuse_without_cuda_naming_the_field():
-    assert gpu.check_gpu_requirements({"use_vllm": False}, {"name": "m"}, "cpu") == []
-    assert gpu.check_gpu_requirements({}, {"quantization": {"load_in_4bit": False}}, "cpu") == []
+    assert gpu.check_gpu_requirements({"use_vllm": False}, model(), "cpu") == []
+    assert gpu.check_gpu_requirements({}, model({"load_in_4bit": False}), "cpu") == []
     with pytest.raises(UserError, match="training.use_vllm: .*CUDA"):
-        gpu.check_gpu_requirements({"use_vllm": True}, {"name": "m"}, "cpu")
+        gpu.check_gpu_requirements({"use_vllm": True}, model(), "cpu")
     with pytest.raises(UserError, match="training.use_vllm: .*CUDA"):
-        gpu.check_gpu_requirements({"use_vllm": True}, {"name": "m"}, "cuda")
+        gpu.check_gpu_requirements({"use_vllm": True}, model(), "cuda")
     with pytest.raises(UserError, match="model.quantization: .*CUDA"):
-        gpu.check_gpu_requirements({}, {"quantization": {"load_in_4bit": True}}, "cuda")
+        gpu.check_gpu_requirements({}, model({"load_in_4bit": True}), "cuda")
     with pytest.raises(UserError, match="needs a CUDA GPU"):
         gpu.prepare_qlora(object())
 
