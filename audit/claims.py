@@ -602,8 +602,10 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
 
 
 _OPEN_TASK = re.compile(r"^\W{0,4}\[ \]\s")
-# Seeds a plan names, not the study's: "and queue seeds 24–26", "next we add seeds 9-12".
-_PLAN_BEFORE = re.compile(r"\b(?:queue|add|launch|schedule|next)\s+(?:\w+\s+){0,2}$", re.I)
+# Seeds a plan names, not the study's: "and queue seeds 24–26", "next we add seeds 9-12", "Re-run with
+# seeds 8–13", "Next up: 8 seeds for GSPO".
+_PLAN_BEFORE = re.compile(r"\b(?:queue|add|launch|schedule|next|re-?run\s+with|repeat\s+with)[\s:]+(?:[\w-]+[\s:]+){0,2}$",
+                          re.I)
 
 
 def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
@@ -629,7 +631,8 @@ def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
             out.append(Claim(at(m.start()), f"one of the registered seeds {list(facts.seeds)}", m.group(0),
                              f"seed {seed} is not a registered seed (lock.seeds = {list(facts.seeds)})"))
     for m in _COUNTS.finditer(sent) if low is None or any(w in low for w in _COUNTED) else ():
-        _count_fact(m, facts, at(m.start()), out)
+        if not _PLAN_BEFORE.search(sent[max(0, m.start() - 30):m.start()]):   # "Next up: 8 seeds" is a plan
+            _count_fact(m, facts, at(m.start()), out)
     if low is None or "samples" in low or "replicates" in low:
         _resample_facts(sent, facts, at, out)
     _n_facts(sent, facts, at, out)

@@ -252,3 +252,21 @@ def test_each_arms_sd_in_a_list(thread_study, tmp_path, text, find, replace, sou
     assert _findings(thread_study, tmp_path, text) == []
     wrong = _findings(thread_study, tmp_path / "w", text.replace(find, replace))
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- seeds a plan names ------------------------------------------------------------------------------------
+
+PLANS = "All results use seeds 1–4. Next up: 12 seeds for each arm. Before anyone cites this, rerun with seeds 31–36.\n"
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("find", "replace", "found"), [
+    ("use seeds 1–4", "use seeds 1–5", "seeds 1–5"),
+    ("Next up: 12 seeds", "So far: 12 seeds", "12 seeds"),
+], ids=["study-seed-range", "seed-count-not-a-plan"])
+def test_seeds_a_plan_names_are_not_the_studys(thread_study, tmp_path, find, replace, found):
+    """"Next up: 12 seeds" and "rerun with seeds 31–36" are plans; the study's own seeds and seed count
+    are still checked against the lock."""
+    assert _findings(thread_study, tmp_path, PLANS) == []
+    wrong = _findings(thread_study, tmp_path / "w", PLANS.replace(find, replace))
+    assert [f for f in wrong if f[2] == found], wrong
