@@ -83,15 +83,16 @@ def chdir(path: Path):
         os.chdir(old)
 
 
-def build_clean(root: Path, *, prereg: dict | None = None) -> Campaign:
-    """Lock + 3 arms x 3 seeds x 50 items, analysed and rendered, with relative paths."""
+def build_clean(root: Path, *, prereg: dict | None = None, figures: bool = True) -> Campaign:
+    """Lock + 3 arms x 3 seeds x 50 items, analysed and rendered (with its figures unless
+    ``figures=False``: a caller that replaces the rendered report), with relative paths."""
     from stats.synthetic import make_campaign
 
     root.mkdir(parents=True, exist_ok=True)
     with chdir(root):
         make_campaign(".", prereg or study_prereg(), effects={"dapo": 0.03, "gspo": 0.06}, rng_seed=1)
     camp = Campaign(root)
-    reanalyze(camp, render=True, figures=True)
+    reanalyze(camp, render=True, figures=figures)
     return camp
 
 
