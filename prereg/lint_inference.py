@@ -196,6 +196,13 @@ def equivalence_power(p: dict) -> list[Finding]:
                         "seeds can show equivalence; 'no effect' from a non-significant test is not evidence "
                         "(README failure 18)")]
     n, sd, target = _n_seeds(p), spec["pilot_sd"], spec["target"]
+    if n < 2:  # the schema allows 1 seed; TOST's paired t needs 2 (a finding, not a crash)
+        how, alpha, _, _ = _applied(p, eq[0][1])
+        need = pw.n_required_equivalence(margin, sd, alpha, target)
+        return [Finding("equivalence-power", "$.seeds",
+                        f"{n} seed cannot support a t test: the {eq[0][1]['verdict']} verdict has no equivalence "
+                        f"power (a paired t / TOST needs at least 2 seeds); the {target:g} target needs {need} "
+                        f"seeds with TOST (pilot SD {sd:g}, margin {margin:g})")]
     out = []
     for i, v in eq:
         how, alpha, level, desc = _applied(p, v)

@@ -161,3 +161,33 @@ def test_lint_stays_torch_free_and_fast():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert float(r.stdout.strip()) < 5.0  # CPU seconds for all rules (scan + exact power), not wall time
+
+
+@pytest.mark.parametrize("seeds", [[1], [4, 4]])
+def test_one_seed_plan_is_a_finding_naming_seeds_not_a_crash(seeds, tmp_path, capsys):
+    """The schema allows 1 seed (minItems 1): the equivalence-power rule reports that one (distinct)
+    seed cannot support TOST's paired t, at $.seeds, where it used to raise "n: needs at least 2"
+    (exit 2 from `prereg lint`, naming no field)."""
+    from prereg.cli import main
+
+    one = doc(E1, (("seeds",), seeds))
+    [f] = [f for f in lint(one, ["equivalence-power"])]
+    assert f.path == "$.seeds" and f.message.startswith("1 seed cannot support a t test")
+    assert f"needs {pw.n_required_equivalence(0.01, 0.01)} seeds with TOST" in f.message
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(one))
+    assert main(["lint", str(path)]) == 0  # findings are warnings
+    out, err = capsys.readouterr()
+    assert "warning: $.seeds: 1 seed cannot support a t test" in out and "Traceback" not in out + err
+    assert main(["lint", "--strict", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert "error: $.seeds: 1 seed cannot support a t test" in out and "Traceback" not in out + err
+
+
+def test_three_seed_plan_lints_as_before():
+    """Clean side: with 3 seeds the rule reports the power of the applied verdict, at the verdict."""
+    three = doc(E1, (("seeds",), [1, 2, 3]))
+    [f] = lint(three, ["equivalence-power"])
+    applied = pw.power_equivalence(0.01, 0.01, 3, 0.05, rule="interval_and_mde", level=0.9)
+    assert f.path == "$.analysis.verdicts[1]" and f.message.startswith("3 seeds give the DISAPPEARS verdict")
+    assert f"power {applied:.2f}" in f.message and "cannot support" not in f.message
