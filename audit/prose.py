@@ -911,7 +911,23 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
         return True
     if m.value == 0 and m.decimals == 0 and not m.exponent and _ZERO_REF.search(text[max(0, start - 24):start]):
         return True   # "the interval is entirely above 0", "excludes 0": zero is the reference, no value reported
+    if m.text == "+1" and _agrees(w, start):
+        return True   # "+1 to Ana.", "... wrote: +1, ship it": a reply that agrees, opening its words
     return w.prev is not None and w.prev.metric in w.vocab.counts and _OF_MAX.search(clause) is not None
+
+
+# After a "+1" that opens a reply: agreement ("+1 to Ana", "+1, ...", "+1!"), not a number of the study.
+_AGREE = re.compile(r"\s*(?:to\s+[A-Z@]|[,.!:;]|$)")
+
+
+def _agrees(w: _Walk, start: int) -> bool:
+    """Whether the "+1" at ``start`` opens its words (the paragraph, or after "... wrote:") and agrees: "+1 to
+    Ana", "+1," (never "+1 to GRPO": a name after "to" that is an arm makes it a difference)."""
+    before = w.text[:start].rstrip(" >*-")
+    agree = _AGREE.match(w.text, start + 2)
+    if agree is None or (before and not before.endswith(":")):
+        return False
+    return not any(p == 0 for p, _ in w.names.arms(agree.end() - 1, agree.end() + 24))   # (offsets from the slice)
 
 
 _ZERO_REF = re.compile(r"\b(?:above|below|exclud(?:es|ing|e)|includ(?:es|ing|e)|contains?|cross(?:es|ing)?|over|under|"

@@ -224,3 +224,20 @@ DECIMAL_COMMA = [("Le taux de réussite de GSPO est de 54,4 % en moyenne.",
 
 def test_a_value_with_a_decimal_comma_is_checked(discussion):
     _assert_pairs(_pairs(discussion, DECIMAL_COMMA), DECIMAL_COMMA)
+
+
+# --strict: a "+1" that opens a reply ("+1 to Sam.", "... wrote: +1, ...") agrees; it is no number of the study.
+# A "+1" with an arm after "to", or inside a sentence, is still read (a difference).
+PLUS_ONE = [
+    ("> Sam wrote: +1 to Sam, and GSPO sits at 57.8% on held-out items.",
+     "> Sam wrote: +1 to Sam, and GSPO sits at 58.7% on held-out items.",
+     "arms.gspo.heldout_accuracy.mean"),
+    ("+1. GSPO beats GRPO by 11.1 points.",
+     "+1. GSPO beats GRPO by 1 point.",
+     "contrasts.gspo-grpo.diff_mean"),
+]
+
+
+def test_a_plus_one_that_agrees_under_strict(thread60):
+    _assert_pairs(_pairs(thread60, PLUS_ONE, strict=True), PLUS_ONE)
+    assert _findings(thread60, ["GSPO gains +1 point on GRPO."], strict=True) != {}   # a difference, still read
