@@ -26,7 +26,7 @@ _ROLE_BEFORE = (
     ("t_stat", re.compile(r"\bt\s*\(\s*(?:\d+(?:\.\d+)?)?\s*\)\s*=\s*\$?\s*$|\bt[- ]statistic\s*(?:=|of|is)?\s*$|"
                           r"\b(?:paired|welch'?s?|student'?s?)\s+t\s*=\s*\$?\s*$|(?:^|[\s(,;:])t\s*=\s*\$?\s*$|"
                           r"(?:^|[\s(,;:$])t_\{?\d+\}?\s*=\s*\$?\s*$", re.I)),   # "$t_4 = 16.4$": df as a subscript
-    ("dz", re.compile(r"(?:\bd\s*(?:[_~]|<sub>)?\s*\{?z\}?\s*(?:~|</sub>)?)\s*=\s*\$?\s*$", re.I)),
+    ("dz", re.compile(r"(?:\bd\s*(?:[_~]|<sub>)?\s*\{?z\}?\s*(?:~|</sub>)?)\s*[=≈]\s*\$?\s*$", re.I)),   # "d_z ≈ 1.36"
     ("tost_p", re.compile(r"\bTOST\b[^0-9=<]{0,30}?(?:\bp\b|p-?value)?\s*(?:=|<|≤|:)?\s*$", re.I)),
     ("p", re.compile(r"\b(?:unadjusted|uncorrected|nominal|raw)\b(?:\s+p\b|\s+p-?values?)?\s*(?:=|<|:|of|are|is|were|was)?\s*$",
                      re.I)),

@@ -270,3 +270,16 @@ def test_seeds_a_plan_names_are_not_the_studys(thread_study, tmp_path, find, rep
     assert _findings(thread_study, tmp_path, PLANS) == []
     wrong = _findings(thread_study, tmp_path / "w", PLANS.replace(find, replace))
     assert [f for f in wrong if f[2] == found], wrong
+
+
+# ---- "≈" as the relation of an effect size -------------------------------------------------------------------
+
+APPROX_DZ = "GSPO against GRPO: a large standardised effect, d_z ≈ 1.36, from only four seeds.\n"
+
+
+@pytest.mark.usefixtures("shared_recompute")
+def test_effect_size_written_with_approx(thread_study, tmp_path):
+    """"d_z ≈ 1.36" is the contrast's paired effect size, as "d_z = 1.36" is."""
+    assert _findings(thread_study, tmp_path, APPROX_DZ) == []
+    wrong = _findings(thread_study, tmp_path / "w", APPROX_DZ.replace("≈ 1.36", "≈ 1.63"))
+    assert [f for f in wrong if "contrasts.gspo-grpo.effect_size_dz" in f[1]], wrong
