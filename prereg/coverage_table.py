@@ -99,14 +99,63 @@ def cells(table: dict) -> list[Cell]:
     return [Cell.of(r) for r in table["rows"]]
 
 
-def table_level(level: float) -> float:
-    """The tabulated nominal level a planned ``level`` is read at: 0.9 for 90%, else 0.95.
+def levels(table: dict | None = None) -> tuple[float, ...]:
+    """The nominal levels ``table`` (default: the shipped one) has rows for, highest first; () without one.
 
     Example:
-        >>> table_level(0.9000000001), table_level(0.95)
-        (0.9, 0.95)
+        >>> levels()
+        (0.95, 0.9)
     """
-    return 0.9 if abs(level - 0.9) < 1e-9 else 0.95
+    table = table or shipped()
+    if table is None or not table.get("rows"):
+        return ()
+    return tuple(sorted({c.level for c in cells(table)}, reverse=True))
+
+
+def table_level(level: float, table: dict | None = None) -> float | None:
+    """The tabulated nominal level a planned ``level`` is read at: its own, or None when not tabulated.
+
+    Why None and not the nearest level: a 99% interval compared with the 95% row (and its 0.93
+    flag threshold) reads another interval's coverage as this one's (a false or a missed warning);
+    callers say "not tabulated" instead (:func:`untabulated`).
+
+    Args:
+        level: the planned nominal level (e.g. 0.95).
+        table: the table (default: the shipped one).
+
+    Returns:
+        The tabulated level equal to ``level`` (within 1e-9), or None.
+
+    Example:
+        >>> table_level(0.9000000001), table_level(0.95), table_level(0.99)
+        (0.9, 0.95, None)
+    """
+    return next((lv for lv in levels(table) if abs(level - lv) < 1e-9), None)
+
+
+def untabulated(level: float, table: dict | None = None) -> str | None:
+    """What ``prereg lint`` and ``stats analyze`` both say when ``level`` has no rows in the table
+    (None when it has, or when there is no table). Levels are in code spans: they are the table's
+    and the plan's, not figures of an analysis (the audit traces report numbers).
+
+    Args:
+        level: the planned nominal level.
+        table: the table (default: the shipped one).
+
+    Returns:
+        One sentence, or None.
+
+    Example:
+        >>> untabulated(0.99)
+        'coverage at `99%` not tabulated (`stats coverage` tabulates `95%`, `90%`): how well it holds its level is unknown'
+        >>> untabulated(0.95) is None
+        True
+    """
+    have = levels(table)
+    if not have or table_level(level, table) is not None:
+        return None
+    return (f"coverage at `{level * 100:g}%` not tabulated (`stats coverage` tabulates "
+            + ", ".join(f"`{lv * 100:g}%`" for lv in have) + "): how well it holds its level is unknown")
 
 
 def table_n(ns, n: int) -> int:
@@ -148,11 +197,11 @@ def lookup(method: str, n: int, dist=None, table: dict | None = None, *, stat: s
         dist: a distribution name, a tuple of names, or None for all.
         table: the table (default: the shipped one).
         stat: which statistic (mean or median).
-        level: the planned nominal level, read at :func:`table_level`.
+        level: the planned nominal level, read at :func:`table_level` (its own rows only).
 
     Returns:
         The worst coverage over the selected shapes, the n it was read at and its shape; None
-        when there is no table or it has no such cell.
+        when there is no table, the level is not tabulated or it has no such cell.
 
     Example:
         >>> cov, tn, shape = lookup("percentile", 4, ("bounded",))
@@ -165,8 +214,11 @@ def lookup(method: str, n: int, dist=None, table: dict | None = None, *, stat: s
     method = "percentile" if method == "paired_bootstrap" else method
     dists = (dist,) if isinstance(dist, str) else dist
     every = cells(table)
+    lv = table_level(level, table)
+    if lv is None:
+        return None  # never another level's figures (untabulated says so)
     tn = table_n((c.n for c in every), n)
-    key = (stat, table_level(level))
+    key = (stat, lv)
     rows = [c for c in every if c.method == method and c.n == tn and (dists is None or c.dist in dists)
             and c.key == key]
     if not rows:

@@ -58,6 +58,11 @@ def interval_coverage(p: dict) -> list[Finding]:
     out = []
     for path, method, stat, level, contrast in planned:
         shapes = ("normal", "lognormal") if stat == "median" else _shapes(metric, contrast)  # median: continuous data
+        note = coverage.untabulated(level)
+        if note:
+            out.append(Finding("interval-coverage", path, f"a nominal {level:g} {method} interval for the {stat}"
+                               f"{' of the paired difference' if contrast else ''} at {n} seeds: {note}"))
+            continue
         hit = coverage.lookup(method, n, shapes, stat=stat, level=level)
         if hit is None or hit[0] >= round(level - 0.02, 6):
             continue

@@ -19,7 +19,7 @@ from scipy import stats as _st
 from scipy.special import ndtr, ndtri
 
 from prereg import coverage_table
-from prereg.coverage_table import Cell, cells, lookup, table_level  # noqa: F401  (Cell, cells: this module's API too)
+from prereg.coverage_table import Cell, cells, lookup, table_level, untabulated  # noqa: F401  (Cell, cells: this module's API too)
 from stats import resample as rs
 
 DISTRIBUTIONS = ("normal", "lognormal", "bounded", "paired_bounded")
@@ -229,12 +229,16 @@ def shapes_for(metric_unit: str | None, contrast: bool) -> tuple[str, ...] | Non
 
 def warning_for(method: str, n: int, level: float, metric: str | None = None, *, contrast: bool = False,
                 stat: str = "mean") -> str | None:
-    """A one-line warning when ``method`` under-covers at ``n`` seeds (worst of the tabulated data shapes)."""
+    """A one-line warning when ``method`` under-covers at ``n`` seeds (worst of the tabulated data shapes),
+    or when ``level`` is not tabulated (``prereg.coverage_table.untabulated``, the sentence lint gives too)."""
     if n < 2:
         return None
     table = load_table()
     if table is None:
         return None
+    note = untabulated(level, table)
+    if note:
+        return f"planned {method} interval at n={n} seeds: {note}"
     every = cells(table)
     smallest = min(c.n for c in every)
     if n < smallest:
@@ -243,7 +247,7 @@ def warning_for(method: str, n: int, level: float, metric: str | None = None, *,
     from stats.load import metric_unit
 
     shapes = shapes_for(metric_unit(metric) if metric is not None else None, contrast)
-    lv = table_level(level)
+    lv = table_level(level, table)
     hit = lookup(method, n, shapes, table, stat=stat, level=lv)
     if hit is None or hit[0] >= threshold(lv):
         return None

@@ -92,3 +92,39 @@ def test_lookup_without_a_cell_or_table():
     assert ct.lookup("t", 5, table={"rows": []}) is None
     assert ct.read(ROOT / "no-such-table.json") is None
     assert ct.shipped() == coverage.load_table()  # one file, read by both
+
+
+UNTABULATED = re.compile(r"coverage at `(\d+)%` not tabulated \(`stats coverage` tabulates `95%`, `90%`\)")
+
+
+@pytest.mark.parametrize("level", [0.99, 0.8])
+@pytest.mark.parametrize("method", METHODS)
+def test_an_untabulated_level_is_said_so_never_read_at_another_level(method, level):
+    """A 99% (or 80%) interval used to be read at the 95% row (flag threshold 0.93): lint and
+    ``stats analyze`` now both say the level is not tabulated and quote no coverage figure."""
+    assert ct.table_level(level) is None
+    for n in (2, 3, 5, 8, 20):
+        assert ct.lookup(method, n, ("paired_bounded",), level=level) is None
+        [f] = interval_coverage(plan(n, contrast=method, level=level))
+        warn = coverage.warning_for("percentile" if method == "paired_bootstrap" else method, n, level,
+                                    "heldout_accuracy", contrast=True)
+        for text in (f.message, warn):
+            assert UNTABULATED.search(text).group(1) == f"{level * 100:g}" and "covered" not in text
+        assert f.path == "$.analysis.contrasts.intervals[0]" and f"at {n} seeds" in f.message
+        assert f"at n={n} seeds" in warn
+
+
+def test_a_99_percent_percentile_interval_no_longer_borrows_the_95_row():
+    """Firing before the fix: at 3 seeds the 95% percentile row (0.767 < 0.93) was quoted for a 99%
+    interval. Clean side: the 95% and 90% plans still quote their own rows."""
+    [f99] = interval_coverage(plan(3, contrast="percentile", level=0.99))
+    assert "0.767" not in f99.message and "not tabulated" in f99.message
+    [f95] = interval_coverage(plan(3, contrast="percentile", level=0.95))
+    [f90] = interval_coverage(plan(3, contrast="percentile", level=0.9))
+    c95 = ct.lookup("percentile", 3, ("paired_bounded",), level=0.95)[0]
+    c90 = ct.lookup("percentile", 3, ("paired_bounded",), level=0.9)[0]
+    assert c95 != c90
+    assert f"covered only {c95:.3f}" in f95.message and f"covered only {c90:.3f}" in f90.message
+    assert ct.untabulated(0.95) is None and ct.untabulated(0.9) is None
+    assert ct.levels() == (0.95, 0.9) and ct.levels({"rows": []}) == ()
+    assert ct.untabulated(0.99, table={"rows": []}) is None  # no table: nothing to say
