@@ -456,6 +456,11 @@ class _Builder:
         self._interval = 0
         self._shapes: dict[tuple, list[tuple]] = {}
 
+    @property
+    def interval_count(self) -> int:
+        """Intervals numbered so far (their ids are 1 to this)."""
+        return self._interval
+
     def piece(self, p: Piece, *, status: str | None = None, fact: str | None = None, **ctx) -> list:
         """Numbers of one piece; ``status`` forces a hint (a label cell), ``fact`` names the label fact
         of a bare number in a label cell (a "Seed" column's "37" is ("seed", 37)); ``ctx`` sets
@@ -720,23 +725,37 @@ def _cells_table(b: _Builder, t: Table) -> None:
                      "table_caption": caption, "header": header_t, "row_cells": row_t, "scale": scale})
 
 
-def _build(rel: str, doc: Doc, lines: list[str]) -> ParsedFile:
+def _placed(rel: str, items: list, lines: list[str]) -> _Builder:
+    """The numbers of ``items`` placed in their contexts (a builder: ``out``, ``interval_count``)."""
     b = _Builder(rel, lines)
-    scopes: list[tuple[int, tuple[str, ...]]] = []
-    for item in doc.items:
+    for item in items:
         if isinstance(item, Table):
             _cells_table(b, item)
         elif item.kind == "heading":
-            scopes.append((item.line, tuple(item.scope)))
             b.piece(item, kind="heading")
         elif item.kind == "macro":
             b.piece(item, kind="macro")
         else:
             b.piece(item, kind="prose")
-    return ParsedFile(rel, b.out, lines, doc.front_matter, scopes)
+    return b
 
 
-def parse_markdown(path: str | Path, text: str, rel: str, shortcuts: bool = True) -> ParsedFile:
+def _build(rel: str, doc: Doc, lines: list[str], jobs: int = 1, size: int = 0) -> ParsedFile:
+    """A parsed file's numbers; a file of ``size`` bytes large enough is placed in two processes
+    (:mod:`audit.parse_pool`, the same result)."""
+    from audit import parse_pool
+
+    scopes = [(item.line, tuple(item.scope)) for item in doc.items
+              if not isinstance(item, Table) and item.kind == "heading"]
+    k = parse_pool.split_at(doc.items, size, jobs)
+    if k is None:
+        out = _placed(rel, doc.items, lines).out
+    else:
+        out = parse_pool.placed_in_two(_placed, Mention._of, rel, doc.items, k, lines, tuple(_MENTION_FIELDS))
+    return ParsedFile(rel, out, lines, doc.front_matter, scopes)
+
+
+def parse_markdown(path: str | Path, text: str, rel: str, shortcuts: bool = True, jobs: int = 1) -> ParsedFile:
     """Every number of a Markdown file (CommonMark via markdown-it-py; see :mod:`audit.markdown_doc`).
 
     Args:
@@ -744,6 +763,7 @@ def parse_markdown(path: str | Path, text: str, rel: str, shortcuts: bool = True
         text: its content.
         rel: the name findings use for it.
         shortcuts: skip the inline parsing that cannot change a number (False: the plain parser).
+        jobs: processes to place a large file's numbers in (:mod:`audit.parse_pool`; the same result).
     Returns:
         A :class:`ParsedFile` with every number, its context and status hint.
     Example:
@@ -756,16 +776,17 @@ def parse_markdown(path: str | Path, text: str, rel: str, shortcuts: bool = True
         from audit.pandoc import pipe_tables
 
         text = pipe_tables(text)
-    return _build(rel, walk(text, shortcuts), text.splitlines())
+    return _build(rel, walk(text, shortcuts), text.splitlines(), jobs, len(text))
 
 
-def parse_latex(path: str | Path, text: str, rel: str) -> ParsedFile:
+def parse_latex(path: str | Path, text: str, rel: str, jobs: int = 1) -> ParsedFile:
     """Every number of a LaTeX file (the grammar of :mod:`audit.latex_doc`).
 
     Args:
         path: the file (unused; kept for callers that pass it).
         text: its content.
         rel: the name findings use for it.
+        jobs: processes to place a large file's numbers in (:mod:`audit.parse_pool`; the same result).
     Returns:
         A :class:`ParsedFile` with every number, its context and status hint.
     Example:
@@ -774,7 +795,7 @@ def parse_latex(path: str | Path, text: str, rel: str) -> ParsedFile:
     """
     from audit.latex_doc import walk
 
-    return _build(rel, walk(text), text.splitlines())
+    return _build(rel, walk(text), text.splitlines(), jobs, len(text))
 
 
 def parse_rst(text: str, rel: str) -> ParsedFile:
@@ -861,13 +882,15 @@ def is_bibliography(path) -> bool:
     return str(path).endswith(BIBLIOGRAPHY_SUFFIXES)
 
 
-def parse_report(report_dir: Path, rel_of) -> list[ParsedFile]:
+def parse_report(report_dir: Path, rel_of, jobs: int = 1) -> list[ParsedFile]:
     """Parse every Markdown (``.md``, ``.qmd``, ``.Rmd``), ``.tex``, ``.rst``, ``.bib`` and ``.bbl`` file under
     ``report_dir`` (sorted, recursively).
 
     Args:
         report_dir: the report folder.
         rel_of: how findings name a file (``ctx.rel``).
+        jobs: the audit's worker processes: a large file's numbers are placed in two
+            (:mod:`audit.parse_pool`); the result is the same for any number.
     Returns:
         One :class:`ParsedFile` per file.
     Example:
@@ -882,7 +905,7 @@ def parse_report(report_dir: Path, rel_of) -> list[ParsedFile]:
         except OSError as exc:
             raise UserError(f"{p}: cannot read ({exc.strerror})") from None
         rel = rel_of(p)
-        files.append(parse_markdown(p, text, rel) if p.suffix in MARKDOWN_SUFFIXES else parse_bib(text, rel)
+        files.append(parse_markdown(p, text, rel, jobs=jobs) if p.suffix in MARKDOWN_SUFFIXES else parse_bib(text, rel)
                      if p.suffix in BIBLIOGRAPHY_SUFFIXES else parse_rst(text, rel) if p.suffix in RST_SUFFIXES
-                     else parse_latex(p, text, rel))
+                     else parse_latex(p, text, rel, jobs=jobs))
     return files

@@ -830,7 +830,7 @@ def _trace_report(ctx) -> TracedReport:
     from audit import report_pool
 
     idx = build_index(ctx)
-    files = parse_report(ctx.report_dir, ctx.rel)
+    files = parse_report(ctx.report_dir, ctx.rel, ctx.jobs)
     vocab = _vocabulary(ctx)
     jobs = report_pool.jobs_for(files, ctx.jobs)
     if jobs > 1:

@@ -28,7 +28,10 @@ quadratic):
 
 For each it prints the median CPU time (and min-max over ``--repeats``) of the parse alone and of the
 whole ``audit check`` (every check; check 9 recomputes the analysis; its CPU counts the worker
-processes ``--jobs`` lets it fork for a large report, its wall is what a user waits), the numbers seen, and the
+processes ``--jobs`` lets it fork for a large report, its wall is what a user waits), the numbers seen, the
+parse's wall with the audit's jobs (a file of 1 MB or more has its numbers placed in two processes:
+audit/parse_pool.py) over the one-process parse run just before it (both with the collector paused, as
+in the audit), and the
 audit's ratio to two baselines measured in the same process on the same text: markdown-it-py's plain
 CommonMark parse of it (the cost of a real parser reading those bytes) and the 7 KB baseline report's
 audit. CPU time is the fair measure on a shared machine; wall time is shown too. ``--check`` exits 1
@@ -38,6 +41,8 @@ if any shape's median audit CPU time is over ``--budget`` seconds.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import os
 import shutil
 import statistics
@@ -169,6 +174,7 @@ def measure(report: Path, files: dict[str, str], repeats: int, parse_only: bool 
 
     from audit.engine import run_audit
     from audit.numbers import parse_report
+    from audit.pool import default_jobs
 
     for p in report.iterdir():
         if p.suffix in (".md", ".tex"):
@@ -177,11 +183,35 @@ def measure(report: Path, files: dict[str, str], repeats: int, parse_only: bool 
         (report / name).write_text(text, encoding="utf-8")
     plain = MarkdownIt("commonmark").enable("table")
     mw, mc = _timed(lambda: [plain.parse(t) for t in files.values()], repeats)[:2]
-    pw, pc, parsed = _timed(lambda: parse_report(report, lambda p: p.name), repeats)
+    with _gc_paused():   # as the audit parses (audit.engine pauses the collector for the whole audit)
+        sw, sc, parsed = _timed(lambda: parse_report(report, lambda p: p.name, 1), repeats)
+        pw, pc = _timed(lambda: parse_report(report, lambda p: p.name, jobs or default_jobs()), repeats)[:2]
     nan = [float("nan")]
     aw, ac = (nan, nan) if parse_only else _timed(lambda: run_audit(report, jobs=jobs), repeats)[:2]
     return {"bytes": sum(len(t.encode()) for t in files.values()), "numbers": sum(len(f.mentions) for f in parsed),
-            "mdit_cpu": mc, "parse_cpu": pc, "audit_wall": aw, "audit_cpu": ac}
+            "mdit_cpu": mc, "serial_parse_wall": sw, "serial_parse_cpu": sc, "parse_wall": pw, "parse_cpu": pc,
+            "audit_wall": aw, "audit_cpu": ac}
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _ratio(xs: list[float], base: list[float]) -> str:
+    """Median and range of the paired ratios xs[i] / base[i] ("0.62 (0.58-0.66)" on one line: no range
+    for one repeat)."""
+    rs = [x / b for x, b in zip(xs, base, strict=True) if b > 0]
+    if not rs:
+        return "-"
+    med = statistics.median(rs)
+    return f"{med:.2f}" if len(rs) == 1 else f"{med:.2f} ({min(rs):.2f}-{max(rs):.2f})"
 
 
 def _fmt(xs: list[float]) -> str:
@@ -217,19 +247,23 @@ def main(argv=None) -> int:
         base = measure(report, {"report.md": report_text(work / "c", "scale10")}, args.repeats, args.parse_only,
                        args.jobs)
         ba = statistics.median(base["audit_cpu"])
-        print(f"{'shape':19} {'bytes':>9} {'numbers':>8}  {'parse cpu s':>19}  {'audit cpu s':>19}  "
-              f"{'audit wall s':>19}  {'x mdit':>6}  {'x base':>6}  under {args.budget:g} s", flush=True)
+        print(f"{'shape':19} {'bytes':>9} {'numbers':>8}  {'parse cpu s':>19}  {'parse wall s':>19}  {'x 1 job':>17}  "
+              f"{'audit cpu s':>19}  {'audit wall s':>19}  {'x mdit':>6}  {'x base':>6}  under {args.budget:g} s",
+              flush=True)
         for name in only:
             r = base if name == "baseline" else measure(report, all_shapes[name], args.repeats, args.parse_only, args.jobs)
             cpu = statistics.median(r["parse_cpu" if args.parse_only else "audit_cpu"])
             ok = cpu < args.budget
             if not ok:
                 over.append(name)
-            print(f"{name:19} {r['bytes']:9d} {r['numbers']:8d}  {_fmt(r['parse_cpu']):>19}  {_fmt(r['audit_cpu']):>19}  "
+            print(f"{name:19} {r['bytes']:9d} {r['numbers']:8d}  {_fmt(r['parse_cpu']):>19}  {_fmt(r['parse_wall']):>19}  "
+                  f"{_ratio(r['parse_wall'], r['serial_parse_wall']):>17}  {_fmt(r['audit_cpu']):>19}  "
                   f"{_fmt(r['audit_wall']):>19}  {cpu / statistics.median(r['mdit_cpu']):6.1f}  {cpu / ba:6.1f}  "
                   f"{'yes' if ok else 'NO'}", flush=True)
-        print(f"times: median (min-max) over {args.repeats} repeats; x mdit: audit CPU over markdown-it's plain parse "
-              "of the same text; x base: over the 7 KB baseline report's audit (same process)")
+        print(f"times: median (min-max) over {args.repeats} repeats; parse: with the audit's --jobs (CPU counts the "
+              "worker); x 1 job: its wall over the one-process parse of the same files, run just before it (median "
+              "ratio, min-max over the repeats); x mdit: audit CPU over markdown-it's plain parse of the same text; "
+              "x base: over the 7 KB baseline report's audit (same process)")
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
