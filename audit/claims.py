@@ -33,7 +33,7 @@ from audit.comparisons import (
 from audit.lockview import LockView, lock_view
 from audit.numbers import ParsedFile, is_bibliography
 from audit.prose import _OUT_OF_ITEMS, _versus_subject, file_paragraphs
-from audit.words import Vocabulary, folded, sentences
+from audit.words import Vocabulary, folded, matches_from, sentences
 
 _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
                        r"(?!\s*(?:,|and)\s*\d)", re.I)
@@ -617,15 +617,15 @@ def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
         return     # every other fact is written with digits
     low = folded(sent)   # a pattern below runs only where the word its every match needs is (README failure 10)
     seeds = "seed" in sent.lower()
-    for m in _SEED_LIST.finditer(sent) if seeds else ():
+    for m in matches_from(_SEED_LIST, sent, low, "seed") if seeds else ():
         _seed_list(m, facts, at(m.start(1)), out)
-    for m in _SEED_RANGE.finditer(sent) if seeds else ():
+    for m in matches_from(_SEED_RANGE, sent, low, "seeds") if seeds else ():
         bad = [int(x) for x in m.group(1, 2) if not _registered(facts, int(x))]
         if bad and not _PLAN_BEFORE.search(sent[max(0, m.start() - 30):m.start()]):   # "seeds 1 to 6", "seeds 100–500": both ends are registered seeds
             out.append(Claim(at(m.start(1)), f"seeds from lock.seeds = {list(facts.seeds)}", m.group(0),
                              f"seed range names {', '.join(map(str, bad))}, not registered (lock.seeds = "
                              f"{list(facts.seeds)})"))
-    for m in _SEED_ONE.finditer(sent) if seeds else ():
+    for m in matches_from(_SEED_ONE, sent, low, "seed") if seeds else ():
         seed = int(m.group(1))
         if not _registered(facts, seed):
             out.append(Claim(at(m.start()), f"one of the registered seeds {list(facts.seeds)}", m.group(0),

@@ -481,7 +481,8 @@ def _fact_spans(text: str, names: TextNames) -> list[tuple[int, int]]:
         spans += [(m.start(), m.end()) for m in _COUNTS.finditer(text)]
     if names.may_hold("resamples") or names.may_hold("bootstrap"):
         spans += [(m.start(), m.end()) for m in _RESAMPLES.finditer(text)]
-    spans += [(m.start(), m.end()) for m in _STEPS.finditer(text)]
+    if names.may_hold("steps") or names.may_hold("rollouts"):
+        spans += [(m.start(), m.end()) for m in _STEPS.finditer(text)]
     if _may_date(text, names.low) and _DATE_CUE.search(text):   # "30 Nov 2026", "On Tue, 1 Dec 2026 at 09:14": a date or a time names a moment
         spans += [(m.start(), m.end()) for m in _DATE.finditer(text)]
     return spans
