@@ -53,6 +53,8 @@ _OF_MAX = re.compile(r"^\s*(?:out\s+)?of\s*$", re.I)
 _CI_WORDS = re.compile(r"\bCI\b|\binterval\b|\bconfidence\b|\bcredible\b", re.I)
 _AFTER_ARM = re.compile(r"\s*(?:\)|,)?\s*(?:for|of|with|by|from)?\s*\(?\s*\**`?")
 _LEVEL = re.compile(r"(\d{2})\s*%\s*(?:CI|confidence|credible)", re.I)
+# "95% bootstrap CI", "90% percentile interval": a level with the interval's method between, a parameter
+_LEVEL_WORDS = re.compile(r"\d{2}\s*%\s*(?:[A-Za-z-]+\s+){1,2}(?:CI|confidence|credible|intervals?)\b", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _PLAIN_LINE = re.compile(r"^\s*(?:#|\||```|~~~|<!--|---\s*$|\\)")
 
@@ -904,7 +906,7 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
     # (each pattern tried only where the character or word it needs is: "%", "(", "within")
     low = w.names.low
     if _is_param(after) or (m.comparator is None and text.find("%", start, start + 12) >= 0
-                            and _LEVEL.match(text[start:start + 12])) \
+                            and (_LEVEL.match(text[start:start + 12]) or _LEVEL_WORDS.match(text, start, start + 40))) \
             or (text.find("(", max(0, start - 6), start) >= 0 and _DF_BEFORE.search(text[max(0, start - 6):start])
                 and after.lstrip().startswith(")")) \
             or ((low is None or low.find("within", max(0, start - 30), start) >= 0)

@@ -304,3 +304,13 @@ def test_a_dropped_block_that_can_hide_no_number_is_no_finding(study, tmp_path):
 def test_the_line_readers_see_rst_emphasis_dropped_and_starred_values_kept():
     f = parse_rst("Dr. GRPO leads by **+2.21 points**; GSPO 0.631*, DAPO 0.640* and *em*.\n", "r.rst")
     assert f.lines == ["Dr. GRPO leads by +2.21 points; GSPO 0.631*, DAPO 0.640* and em."]
+
+
+def test_a_ci_level_with_the_method_between_is_a_parameter_in_markdown_too(study, tmp_path):
+    """"95% bootstrap CI" after a bold difference: the level is no value, so the interval stays the
+    difference's (it was read as Dr. GRPO's mean CI in Markdown, where the line readers see the `**`)."""
+    md = "Dr. GRPO leads by **+2.21 points** (95% percentile interval {} to 3.04).\n"
+    assert corpus.audit_written(study, tmp_path / "a", {"r.md": md.format("1.33")}).findings == []
+    bad = corpus.audit_written(study, tmp_path / "b", {"r.md": md.format("1.53")}).findings
+    assert [(f.location.rsplit(":", 1)[-1], f.expected) for f in bad] == [
+        ("1", "1.33% (contrasts.dr_grpo-grpo.ci95.low = 0.0133333333333)")], [f.message for f in bad]
