@@ -799,6 +799,16 @@ def _hypothesis_verdicts(study: Study, cds: list[ContrastDecl], verdicts: dict) 
     return out
 
 
+def one_seed_warning(study: Study) -> list[str]:
+    """The analysis' warning for a plan with one registered seed at unit 'seed' (the schema allows it):
+    every seed-level SD, interval and t test is null, which the values' notes say one by one; this
+    says it once, at ``seeds``, as ``prereg lint``'s contrast-plan finding does before the runs."""
+    if study.analysis.unit != "seed" or len(set(study.seeds)) >= 2:
+        return []
+    return ["seeds: 1 registered seed with analysis.unit 'seed': no seed-level SD, interval or t test is defined "
+            "(those values are null), so no verdict rule on them can hold"]
+
+
 def build(lock: Lock, data: Data, lock_path: str | Path, *, validate: bool = True) -> dict:
     """Every value, verdict and deviation of the locked plan over the loaded data; checked
     against the analysis schema unless ``validate`` is False (the audit's recomputation, which
@@ -806,7 +816,7 @@ def build(lock: Lock, data: Data, lock_path: str | Path, *, validate: bool = Tru
     study = lock.study
     plan = study.analysis
     V = Values(plan.rng_seed)
-    warnings: list[str] = []
+    warnings: list[str] = one_seed_warning(study)
     arms = list(study.arms)
     cds = list(study.contrasts)
     exploratory = study.evidence_class == "exploratory"

@@ -464,3 +464,25 @@ def test_multi_task_from_run_folders(tmp_path):
     assert _v(a, "rliable.gspo-grpo.prob_improvement") > 0.8
     rec = a["values"]["rliable.gspo.iqm.ci95.low"]
     assert rec["rng_seed"] == pre["analysis"]["rng_seed"] and len(rec["inputs"]) == 5
+
+
+@pytest.mark.parametrize("seeds,unit,says", [([11], "seed", True), ([11, 11], "seed", True),
+                                             ([11, 23, 37], "seed", False), ([11], "item", False)])
+def test_one_registered_seed_is_one_warning_naming_seeds(tmp_path, capsys, seeds, unit, says):
+    """The schema allows 1 seed: `stats analyze` runs (no traceback, exit 0), its seed-level values are
+    null, and at unit 'seed' one warning at ``seeds`` says so (as lint's contrast-plan finding does);
+    3 seeds, or unit 'item' (items are the unit), give no such warning."""
+    pre = _prereg(unit=unit)
+    pre["seeds"] = seeds
+    lock = _lock_only(tmp_path, pre)
+    rows = ["arm,seed,heldout_accuracy"] + [f"{a},{s},{0.5 + 0.01 * i}" for a in pre["arms"]
+                                            for i, s in enumerate(sorted(set(seeds)))]
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    out = tmp_path / "out" / "analysis.json"
+    assert main(["analyze", str(lock), str(tmp_path / "t.csv"), "-o", str(out)]) == 0
+    assert "Traceback" not in "".join(capsys.readouterr())
+    a = read_json(out)
+    ours = [w for w in a["warnings"] if w.startswith("seeds: 1 registered seed")]
+    assert len(ours) == (1 if says else 0)
+    if unit == "seed":
+        assert (a["values"]["contrasts.gspo-grpo.ci95.low"]["value"] is None) == says
