@@ -52,17 +52,6 @@ class Table:
     columns: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class TableRows:
-    """Body rows ``start:stop`` of a table, placed apart from the rest (a table that is most of a large
-    file is cut in two for :mod:`audit.parse_pool`); the header is read from the whole table, and its
-    cells are numbers of the part that starts at row 0 only."""
-
-    table: Table
-    start: int
-    stop: int | None
-
-
 @dataclass
 class Doc:
     """A parsed file: pieces and tables in document order, and the front matter's text."""

@@ -21,7 +21,7 @@ import re
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 
-from audit.doc import Doc, Piece, Table, TableRows
+from audit.doc import Doc, Piece, Table
 from prereg.errors import UserError
 
 # The lookahead names the characters a number can start with, so that the scan skips the letters of a
@@ -686,10 +686,9 @@ def _second_header(t: Table, header: list[str]) -> list[str] | None:
     return out
 
 
-def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None) -> None:
+def _cells_table(b: _Builder, t: Table) -> None:
     """Numbers of a table: header cells and row-label cells are labels; value cells carry the row,
-    the column, every header cell and every cell of their row. ``start``/``stop``: only those body
-    rows (:class:`audit.doc.TableRows`), and the header cells only with the part at row 0."""
+    the column, every header cell and every cell of their row."""
     header = list(t.columns) or [c.plain() for c in t.header]
     rows, heads = t.rows, t.header
     joined = _second_header(t, header)
@@ -698,12 +697,12 @@ def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None)
     header_t = Cells(header)
     explicit = [i for i, h in enumerate(header) if _IDENTITY_HEADER.search(h)]
     ident_cols = explicit or [0]
-    for ci, hp in enumerate(heads if start == 0 else ()):
+    for ci, hp in enumerate(heads):
         col = header[ci % len(t.header)] if t.header else ""
         b.piece(hp, status="label", kind="heading", column=col, header=header_t, table_caption=t.caption)
     per_col: dict[int, tuple] = {}   # what a column header says, read once per table, not once per cell
     caption, digit = t.caption, _DIGIT.search
-    for _lineno, _raw, cells in (rows if start == 0 and stop is None else rows[start:stop]):
+    for _lineno, _raw, cells in rows:
         plain = [c.plain() if c.hints else " ".join(c.text.split()) for c in cells]
         label = plain[0] if plain else ""
         identity = " ".join(_identity(header[i] if i < len(header) else "", plain[i])
@@ -732,8 +731,6 @@ def _placed(rel: str, items: list, lines: list[str]) -> _Builder:
     for item in items:
         if isinstance(item, Table):
             _cells_table(b, item)
-        elif isinstance(item, TableRows):
-            _cells_table(b, item.table, item.start, item.stop)
         elif item.kind == "heading":
             b.piece(item, kind="heading")
         elif item.kind == "macro":
@@ -750,12 +747,11 @@ def _build(rel: str, doc: Doc, lines: list[str], jobs: int = 1, size: int = 0) -
 
     scopes = [(item.line, tuple(item.scope)) for item in doc.items
               if not isinstance(item, Table) and item.kind == "heading"]
-    items = parse_pool.big_table_cut(doc.items, size, jobs)
-    k = parse_pool.split_at(items, size, jobs)
+    k = parse_pool.split_at(doc.items, size, jobs)
     if k is None:
         out = _placed(rel, doc.items, lines).out
     else:
-        out = parse_pool.placed_in_two(_placed, Mention._of, rel, items, k, lines, tuple(_MENTION_FIELDS))
+        out = parse_pool.placed_in_two(_placed, Mention._of, rel, doc.items, k, lines, tuple(_MENTION_FIELDS))
     return ParsedFile(rel, out, lines, doc.front_matter, scopes)
 
 

@@ -11,8 +11,7 @@ interval id shared by an interval's two ends, is shifted by the count of the ear
 result is the one-process result field for field (tests/test_audit_parse_pool.py).
 
 Used only where it pays: a file of :data:`MIN_BYTES` or more, more than one job, ``fork``
-available (:func:`audit.pool.can_fork`), and at least two items to share; a table that is most of
-the file is cut into two runs of rows (:func:`big_table_cut`).
+available (:func:`audit.pool.can_fork`), and at least two items to share.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from __future__ import annotations
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
-from audit.doc import Table, TableRows
+from audit.doc import Table
 from audit.pool import can_fork
 
 MIN_BYTES = 1_000_000    # smaller files are placed in one process (the fork and the transfer cost more)
@@ -48,31 +47,11 @@ def split_at(items: list, text_bytes: int, jobs: int) -> int | None:
     for k, s in enumerate(sizes):
         run += s
         if run >= half:
-            return min(k + 1, len(items) - 1)   # each part holds at least one item
+            return k + 1 if 0 < k + 1 < len(items) else None
     return None
 
 
-def big_table_cut(items: list, text_bytes: int, jobs: int) -> list:
-    """``items`` with a table that holds most of the file's text (a 5 MB results table) cut into two
-    runs of body rows (:class:`audit.doc.TableRows`), so that it too is placed in two processes.
-
-    Example:
-        >>> big_table_cut([], 10, 2)
-        []
-    """
-    if jobs < 2 or text_bytes < MIN_BYTES or not can_fork():
-        return items
-    sizes = [_size(i) for i in items]
-    k = max(range(len(items)), key=sizes.__getitem__, default=None)
-    if k is None or not isinstance(items[k], Table) or len(items[k].rows) < 4 or 2 * sizes[k] < sum(sizes):
-        return items
-    t, mid = items[k], len(items[k].rows) // 2
-    return [*items[:k], TableRows(t, 0, mid), TableRows(t, mid, None), *items[k + 1:]]
-
-
 def _size(item) -> int:
-    if isinstance(item, TableRows):
-        return sum(len(c.text) for _, _, cells in item.table.rows[item.start:item.stop] for c in cells) + 1
     if isinstance(item, Table):
         return sum(len(c.text) for _, _, cells in item.rows for c in cells) + 1
     return len(item.text) + 1

@@ -143,20 +143,3 @@ def test_small_files_and_one_job_are_never_cut(tmp_path: Path, monkeypatch):
     (tmp_path / "report.md").write_text(MARKDOWN)
     (files,) = parse_report(tmp_path, lambda p: p.name, jobs=2)
     assert [m.text for m in files.mentions] == [m.text for m in parse_markdown("r.md", MARKDOWN, "r.md").mentions]
-
-
-TABLE = ("# Results\n\nMeans over seeds (n=500)\n\n| Arm | Seed | Held-out accuracy (%) | 95% CI | p |\n|---|---|---|---|---|\n"
-         + "".join(f"| {a} | s{k % 2 + 1} | 6{k % 10}.{k % 7} | [0.5{k % 9}, 0.6{k % 8}] | 0.0{k % 9 + 1} |\n"
-                   for k, a in enumerate(["grpo", "dapo", "gspo", "dr_grpo"] * 5)))
-SECOND_HEADER = ("| Method | Held-out accuracy (%) | | |\n|---|---|---|---|\n| | *s = 0* | *s = 1* | *mean (std)* |\n"
-                 + "".join(f"| {a} | 61.{k} | 62.{k} | 61.5 (0.{k}) |\n" for k, a in enumerate(["GRPO", "GSPO"] * 4)))
-
-
-@pytest.mark.parametrize("text", [TABLE, SECOND_HEADER], ids=["table", "second-header-row"])
-def test_a_table_that_is_the_whole_file_is_cut_by_rows(always_cut, text):
-    one = parse_markdown("r.md", text, "r.md")
-    two = parse_markdown("r.md", text, "r.md", jobs=2)
-    assert always_cut
-    assert _fields(two) == _fields(one)
-    assert sum(m.status_hint == "label" and m.kind == "heading" for m in two.mentions) \
-        == sum(m.status_hint == "label" and m.kind == "heading" for m in one.mentions)   # header read once
