@@ -41,8 +41,6 @@ if any shape's median audit CPU time is over ``--budget`` seconds.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import gc
 import os
 import shutil
 import statistics
@@ -172,7 +170,7 @@ def measure(report: Path, files: dict[str, str], repeats: int, parse_only: bool 
     """Times of markdown-it alone, the parse and the whole audit of ``files`` in ``report``."""
     from markdown_it import MarkdownIt
 
-    from audit.engine import run_audit
+    from audit.engine import collector_paused, run_audit
     from audit.numbers import parse_report
     from audit.pool import default_jobs
 
@@ -183,7 +181,7 @@ def measure(report: Path, files: dict[str, str], repeats: int, parse_only: bool 
         (report / name).write_text(text, encoding="utf-8")
     plain = MarkdownIt("commonmark").enable("table")
     mw, mc = _timed(lambda: [plain.parse(t) for t in files.values()], repeats)[:2]
-    with _gc_paused():   # as the audit parses (audit.engine pauses the collector for the whole audit)
+    with collector_paused():   # as the audit parses: the audit's own pause of the collector
         sw, sc, parsed = _timed(lambda: parse_report(report, lambda p: p.name, 1), repeats)
         pw, pc = _timed(lambda: parse_report(report, lambda p: p.name, jobs or default_jobs()), repeats)[:2]
     nan = [float("nan")]
@@ -191,17 +189,6 @@ def measure(report: Path, files: dict[str, str], repeats: int, parse_only: bool 
     return {"bytes": sum(len(t.encode()) for t in files.values()), "numbers": sum(len(f.mentions) for f in parsed),
             "mdit_cpu": mc, "serial_parse_wall": sw, "serial_parse_cpu": sc, "parse_wall": pw, "parse_cpu": pc,
             "audit_wall": aw, "audit_cpu": ac}
-
-
-@contextlib.contextmanager
-def _gc_paused():
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _ratio(xs: list[float], base: list[float]) -> str:
