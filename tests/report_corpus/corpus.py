@@ -165,20 +165,13 @@ def _study12(spec: dict, table: Path) -> dict:
     return p
 
 
-def build(name: str, root: Path, folder: Path = HERE) -> Path:
-    """Lock, import and analyse study ``name`` (``folder/name/study.json``, by default a corpus study)
-    under ``root``; returns the report folder, holding the study's report files."""
+def lock_and_analyze(prereg: dict, root: Path) -> Path:
+    """Lock ``prereg`` under ``root/locks`` and analyse ``root/results.csv`` into ``root/report``
+    (the tail every set's study builder shares); returns the report folder."""
     from prereg.jsonio import write_json_atomic
     from prereg.lock import build_lock
     from stats.analyze import analyze, write
 
-    spec = json.loads((folder / name / "study.json").read_text())
-    root.mkdir(parents=True, exist_ok=True)
-    if spec.get("generator") == "study12":
-        prereg = _study12(spec, root / "results.csv")
-    else:
-        prereg = study_prereg(spec)
-        (root / "results.csv").write_text(_table(spec))
     lock_rel = f"locks/{prereg['id']}.lock.json"
     write_json_atomic(root / lock_rel, build_lock(prereg, now=LOCKED_AT))
     old = os.getcwd()
@@ -187,7 +180,20 @@ def build(name: str, root: Path, folder: Path = HERE) -> Path:
         write(analyze(lock_rel, "results.csv"), "report/analysis.json", overwrite=True)
     finally:
         os.chdir(old)
-    report = root / "report"
+    return root / "report"
+
+
+def build(name: str, root: Path, folder: Path = HERE) -> Path:
+    """Lock, import and analyse study ``name`` (``folder/name/study.json``, by default a corpus study)
+    under ``root``; returns the report folder, holding the study's report files."""
+    spec = json.loads((folder / name / "study.json").read_text())
+    root.mkdir(parents=True, exist_ok=True)
+    if spec.get("generator") == "study12":
+        prereg = _study12(spec, root / "results.csv")
+    else:
+        prereg = study_prereg(spec)
+        (root / "results.csv").write_text(_table(spec))
+    report = lock_and_analyze(prereg, root)
     for f in (folder / name).iterdir():
         if f.suffix in REPORT_SUFFIXES:
             shutil.copyfile(f, report / f.name)

@@ -29,7 +29,6 @@ from __future__ import annotations
 import copy
 import csv
 import json
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,10 +92,6 @@ def _items_rows(spec: dict) -> list[dict]:
 
 
 def _items(spec: dict, root: Path) -> Path:
-    from prereg.jsonio import write_json_atomic
-    from prereg.lock import build_lock
-    from stats.analyze import analyze, write
-
     root.mkdir(parents=True, exist_ok=True)
     prereg = _items_prereg(spec)
     rows = _items_rows(spec)
@@ -104,15 +99,7 @@ def _items(spec: dict, root: Path) -> Path:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    lock_rel = f"locks/{prereg['id']}.lock.json"
-    write_json_atomic(root / lock_rel, build_lock(prereg, now=corpus.LOCKED_AT))
-    old = os.getcwd()
-    os.chdir(root)
-    try:
-        write(analyze(lock_rel, "results.csv"), "report/analysis.json", overwrite=True)
-    finally:
-        os.chdir(old)
-    return root / "report"
+    return corpus.lock_and_analyze(prereg, root)
 
 
 def read_plants(name: str, strict: bool | None = None) -> list[Plant]:
