@@ -102,11 +102,12 @@ def _items(spec: dict, root: Path) -> Path:
     return corpus.lock_and_analyze(prereg, root)
 
 
-def read_plants(name: str, strict: bool | None = None) -> list[Plant]:
-    """The planted errors of blind report ``name``: all of them (``strict=None``), or only those audited
-    with ``--strict`` (``strict=True``: a number in code) or without (``strict=False``)."""
+def read_plants(name: str, strict: bool | None = None, folder: Path = HERE) -> list[Plant]:
+    """The planted errors of report ``name`` of the set in ``folder`` (by default the blind set): all of
+    them (``strict=None``), or only those audited with ``--strict`` (``strict=True``: a number in code)
+    or without (``strict=False``)."""
     out = []
-    for row in json.loads((HERE / name / "plants.json").read_text()):
+    for row in json.loads((folder / name / "plants.json").read_text()):
         row = dict(row)
         if strict is None or strict == bool(row.pop("strict", False)):
             row.pop("strict", None)
@@ -130,7 +131,7 @@ class BlindSet(sets.ReportSet):
 
     def plants(self, name: str) -> list[Plant]:
         """The plants of ``name`` measured in this mode (those marked ``"strict"`` only ``with_strict``)."""
-        return read_plants(name, strict=None if self.with_strict else False)
+        return read_plants(name, strict=None if self.with_strict else False, folder=self.folder)
 
 
 SET = BlindSet(HERE)

@@ -1,0 +1,53 @@
+"""The cold set: a seventh set of hand-written reports, written without reading the audit's code.
+
+Every set before it (corpus, review, wild, fresh, unseen, blind) reached its figures after the audit
+was tuned against it, so none of them still measures material the audit has never seen. This set was
+written, with its plants, without reading anything under ``audit/`` and proof-read against each
+study's ``analysis.json`` before the audit first ran on it; the first-run figures are recorded in
+README.md here. Its layouts: a Hugging Face card whose ``model-index`` front matter and results table
+are both checked (a plant makes them disagree); a Google-Docs / Notion Markdown export (escaped
+``\\_``/``\\*``, bold cells, non-breaking and thin spaces); a paper appendix with significance stars,
+superscript footnote markers, U+2212 minus, en-dash intervals and powers of ten in several spellings;
+a GitHub pull-request comment whose table has arms as columns and evaluation sessions as rows over a
+base model, an SFT checkpoint and three RL baselines; a Sphinx results page in reStructuredText over a
+runner-shaped campaign. README failure 15.
+
+The set is the blind set's scaffold (:class:`tests.report_corpus_blind.blind.BlindSet`: ``study.json``
+with the ``items`` and ``campaign`` generators, ``plants.json`` with ``"xfail"`` and ``"strict"``,
+``clean_xfail.txt`` / ``strict_xfail.txt``) over this folder.
+
+``python -m tests.report_corpus_cold.cold [--strict] [NAME ...]`` prints, per report, every plant
+missed and every finding on the clean report, then the table of figures.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tests.report_corpus import sets
+from tests.report_corpus_blind.blind import BlindSet, read_plants
+
+HERE = Path(__file__).resolve().parent
+
+SET = BlindSet(HERE)
+names, build, plants, known = SET.names, SET.build, SET.plants, SET.known
+
+
+def all_plants(name: str) -> list:
+    """Every plant of cold report ``name``, those audited with ``--strict`` included."""
+    return read_plants(name, folder=HERE)
+
+
+def strict_plants(name: str) -> list:
+    """The plants of ``name`` that only ``--strict`` can catch."""
+    return read_plants(name, strict=True, folder=HERE)
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    return sets.run_set(argv, BlindSet(HERE, with_strict="--strict" in argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
