@@ -26,6 +26,10 @@ quadratic):
 - ``mixed`` (MB): Markdown of mixed shapes (headings, prose with statistics, pipe tables, code
   blocks and spans, HTML comments, footnotes) plus a LaTeX section.
 
+The MB shapes draw their values (2 to 4 decimals) and wordings from a generator seeded per shape, so the
+text is the same on every run but no block, sentence or cell repeats another as it would not in a real
+report (they used to cycle through a few dozen values: a memo of repeated text looked faster than it is).
+
 For each it prints the median CPU time (and min-max over ``--repeats``) of the parse alone and of the
 whole ``audit check`` (every check; check 9 recomputes the analysis; its CPU counts the worker
 processes ``--jobs`` lets it fork for a large report, its wall is what a user waits), the numbers seen, the
@@ -42,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -86,69 +91,129 @@ def _fill(block, mb: float) -> str:
     return "".join(out)
 
 
-def _sentence(i: int) -> str:
-    a, b = ARMS[i % 5], ARMS[(i + 2) % 5]
-    return (f"{a.upper()} reached a held-out accuracy of 0.{600 + i % 97} (95% CI [0.{580 + i % 89}, "
-            f"0.{640 + i % 53}]) over 2 seeds, against 0.{590 + i % 83} for {b}; the difference of "
-            f"+0.0{i % 9} was not significant (paired t p = 0.{i % 97 + 1:02d}, BH-adjusted 0.{i % 89 + 1:02d}). ")
+# The MB shapes draw their numbers and words from a seeded generator (one per shape: byte-identical
+# text on every run), so that no block repeats another and nothing can go faster because the same
+# text, sentence or cell value comes round again: a value has 2 to 4 decimals as reports write them,
+# the words around it vary (verbs, metric names, wordings of the test), and a table's cells are
+# as distinct as a real results table's (README failure 10).
+_VERBS = ("reached", "scored", "came to", "achieved", "had", "ended at", "improved to", "got")
+_METRICS = ("held-out accuracy", "mean reward", "format rate", "held-out pass rate", "ZVF", "GU",
+            "accuracy on the test split", "reward over the last 10 steps")
+_TESTS = ("paired t", "Welch t", "paired t-test", "Wilcoxon signed-rank")
 
 
-def _mixed_block(i: int) -> str:
-    return (f"## Section {i}: GSPO against GRPO\n\n"
-            f"GSPO reached 61.{i % 10}% [58.0%, 64.1%] on held-out accuracy (n=500, test split); paired t "
-            f"p = 0.0{i % 9 + 1} (BH-adjusted 0.084), Δ = +0.005, SFT − GRPO: +0.296 [0.191, 0.407].[^{i}]\n\n"
-            "| Metric | seed 0 | seed 1 | mean ± sd |\n|---|---|---|---|\n"
-            + "".join(f"| Held-out accuracy (%) row {k} | 61.{k} | 62.{k} | 61.5 ± 0.{k} |\n" for k in range(8))
-            + f"\n```python\nacc = 0.{i:04d}\nprint(acc * 100)\n```\n\nSee `lr = 1e-6` and <!-- draft {i}.5 -->.\n\n"
-            f"[^{i}]: measured over 1,078 puzzles at step {i}.\n\n")
+def _v(rng, lo: float = 0.0, hi: float = 1.0, places: int | None = None) -> str:
+    """A value in [lo, hi) written with ``places`` (else 2 to 4) decimals."""
+    return f"{rng.uniform(lo, hi):.{places or rng.choice((2, 3, 3, 4))}f}"
 
 
-def _latex_block(i: int) -> str:
-    return (f"\\subsection{{Run {i}}}\\label{{sec:{i}}} GSPO mean held-out accuracy was 0.{i:04d}.\n"
-            f"\\newcommand{{\\Acc{chr(65 + i % 26)}}}{{0.61}} % id: x\n"
+def _sentence(rng) -> str:
+    a, b = rng.sample(ARMS, 2)
+    lo, hi = sorted((rng.uniform(0.45, 0.75), rng.uniform(0.45, 0.75)))
+    p = rng.random()
+    places, metric = rng.choice((3, 4)), rng.choice(_METRICS)
+    return (f"{a.upper() if rng.random() < 0.5 else a} {rng.choice(_VERBS)} {'an' if metric[0] in 'aeiou' else 'a'} "
+            f"{metric} of "
+            f"{_v(rng, 0.45, 0.75, places)} (95% CI [{lo:.{places}f}, {hi:.{places}f}]) over {rng.randint(2, 8)} seeds, "
+            f"against {_v(rng, 0.45, 0.75, places)} for {b}; the difference of {rng.uniform(-0.05, 0.05):+.{places}f} was "
+            f"{'not ' if p > 0.05 else ''}significant ({rng.choice(_TESTS)} p = {p:.3f}, BH-adjusted "
+            f"{min(1.0, p * rng.uniform(1, 4)):.3f}). ")
+
+
+def _mixed_block(rng, i: int) -> str:
+    lo = rng.uniform(50, 60)
+    rows = "".join(f"| {rng.choice(_METRICS).capitalize()} (%) {rng.choice(ARMS)} | {_v(rng, 50, 70, 1)} | "
+                   f"{_v(rng, 50, 70, 1)} | {_v(rng, 50, 70, 1)} ± {_v(rng, 0, 2, 1)} |\n" for _ in range(8))
+    return (f"## Section {i}: {rng.choice(ARMS).upper()} against {rng.choice(ARMS).upper()}\n\n"
+            f"{rng.choice(ARMS).upper()} {rng.choice(_VERBS)} {_v(rng, 50, 70, 1)}% [{lo:.1f}%, {lo + rng.uniform(2, 8):.1f}%] "
+            f"on {rng.choice(_METRICS)} (n={rng.choice((300, 500, 1000))}, test split); {rng.choice(_TESTS)} "
+            f"p = {rng.random():.3f} (BH-adjusted {rng.random():.3f}), Δ = {rng.uniform(-0.05, 0.05):+.3f}, "
+            f"SFT − GRPO: {rng.uniform(0.1, 0.4):+.3f} [{_v(rng, 0, 0.2, 3)}, {_v(rng, 0.3, 0.5, 3)}].[^{i}]\n\n"
+            f"| Metric | seed {rng.randint(0, 9)} | seed {rng.randint(10, 19)} | mean ± sd |\n|---|---|---|---|\n"
+            + rows + f"\n```python\nacc = {_v(rng)}\nprint(acc * {rng.choice((100, 10, 1000))})\n```\n\n"
+            f"See `lr = {rng.choice((1, 2, 5))}e-{rng.randint(5, 7)}` and <!-- draft {_v(rng, 0, 10, 1)} -->.\n\n"
+            f"[^{i}]: measured over {rng.randint(300, 3000):,} puzzles at step {rng.randint(1, 5000)}.\n\n")
+
+
+def _latex_block(rng, i: int) -> str:
+    return (f"\\subsection{{Run {i}}}\\label{{sec:{i}}} {rng.choice(ARMS).upper()} mean held-out accuracy was "
+            f"{_v(rng, 0.4, 0.8, 4)}.\n"
+            f"\\newcommand{{\\Acc{chr(65 + i % 26)}{chr(65 + i // 26 % 26)}}}{{{_v(rng, 0.4, 0.8)}}} % id: x\n"
             "\\begin{tabular}{lrr}\n\\toprule\nArm & mean (\\%) & sd \\\\\n\\midrule\n"
-            f"GSPO & \\SI{{61.{i % 10}}}{{\\percent}} & $0.61 \\pm 0.02$ \\\\\n\\bottomrule\n\\end{{tabular}}\n\n")
+            f"{rng.choice(ARMS).upper()} & \\SI{{{_v(rng, 50, 70, 1)}}}{{\\percent}} & ${_v(rng, 0.4, 0.8, 2)} \\pm "
+            f"{_v(rng, 0, 0.05, 2)}$ \\\\\n\\bottomrule\n\\end{{tabular}}\n\n")
 
 
-def _paper_block(i: int) -> str:
-    return (f"\\section{{Results {i}}}\n{_sentence(i)}\n{_sentence(i + 1)}\n\n"
-            f"\\newcommand{{\\gspoAcc{chr(65 + i % 26)}}}{{0.{600 + i % 97}}}\n"
+def _paper_block(rng, i: int) -> str:
+    return (f"\\section{{Results {i}}}\n{_sentence(rng)}\n{_sentence(rng)}\n\n"
+            f"\\newcommand{{\\gspoAcc{chr(65 + i % 26)}{chr(65 + i // 26 % 26)}}}{{{_v(rng, 0.4, 0.8, 3)}}}\n"
             "\\begin{tabular}{lrrr}\n\\toprule\nArm & Seed & Accuracy (\\%) & ZVF \\\\\n\\midrule\n"
-            + "".join(f"{ARMS[k]} & {k % 2 + 1} & \\SI{{6{k}.{i % 10}}}{{\\percent}} & $0.4{k} \\pm 0.0{k}$ \\\\\n"
-                      for k in range(5))
+            + "".join(f"{ARMS[k]} & {rng.randint(1, 8)} & \\SI{{{_v(rng, 50, 70, rng.choice((1, 2)))}}}{{\\percent}} & "
+                      f"${_v(rng, 0.3, 0.6, 2)} \\pm {_v(rng, 0, 0.1, 2)}$ \\\\\n" for k in range(5))
             + "\\bottomrule\n\\end{tabular}\n\n")
 
 
-def shapes(mb: float) -> dict[str, dict[str, str]]:
-    """{shape: {file name: text}} (see the module docstring)."""
+def _dense_row(rng, i: int) -> str:
+    return (f"| {rng.choice(ARMS)} | s{rng.randint(1, 8)} | {_v(rng, 40, 80, rng.choice((1, 2)))} | {_v(rng, 0.2, 0.6)} "
+            f"| {_v(rng, 0.5, 0.9)} | {_v(rng, 0.3, 0.8)} | {rng.random():.{rng.choice((2, 3))}f} |\n")
+
+
+def _comment_line(rng, i: int) -> str:
+    return (f"{rng.choice(ARMS).upper()} {rng.choice(_VERBS)} {_v(rng, 0.4, 0.8)}<!-- id: arms.gspo.heldout_accuracy.mean --> "
+            f"and <!-- draft: was {_v(rng, 0.4, 0.8)} --> {rng.choice(ARMS).upper()} {_v(rng, 0.4, 0.8)}. "
+            f"<!-- {rng.randint(0, 9)} {rng.randint(0, 99)} {rng.randint(0, 999)} {i} -->\n\n")
+
+
+def _nested_item(rng, i: int) -> str:
+    lo = rng.uniform(0.4, 0.7)
+    return "> " * 12 + (f"- {rng.choice(ARMS)}: {_v(rng, 0.4, 0.8)} (95% CI [{lo:.2f}, {lo + rng.uniform(0.02, 0.1):.2f}])\n")
+
+
+def _code_block(rng, i: int) -> str:
+    return (f"```python\nacc = [{_v(rng, 0.4, 0.8)}, {_v(rng, 0.4, 0.8)}, {rng.randint(0, 10 ** 6)}]\n"
+            f"print(sum(acc) / {rng.randint(2, 9)})\n```\n\n"
+            f"Run `acc = {_v(rng, 0, 1)}` with `lr = {rng.choice((1, 2, 5))}e-{rng.randint(5, 7)}`.\n\n")
+
+
+def _drawn(shape: str, block):
+    """``block(rng, i)`` as ``_fill``'s ``block(i)``, drawing from the shape's own seeded generator."""
+    rng = random.Random(f"audit_parse_scale:{shape}")
+    return lambda i: block(rng, i)
+
+
+SHAPES = ("comment-line", "numbers-line", "numbers-words-line", "latex-commands", "wide-row", "dense-table", "prose",
+          "giant-line", "comments", "nesting", "code", "latex", "mixed")
+
+
+def shapes(mb: float, only: list[str] | None = None) -> dict[str, dict[str, str]]:
+    """{shape: {file name: text}} (see the module docstring); ``only``: build just these."""
     table_head = "# Results\n\n| Arm | Seed | Held-out accuracy (%) | ZVF | GU | Reward (last 10 steps) | p |\n" \
                  "|---|---|---|---|---|---|---|\n"
-    return {
-        "comment-line": {"report.md": "# Report\n\nx " + "<!--" * 50_000 + " 0.5\n"},
-        "numbers-line": {"report.md": "# Report\n\n" + " ".join(f"{k % 997}.{k % 10}" for k in range(30_000)) + "\n"},
-        "numbers-words-line": {"report.md": "# Report\n\n" + "".join(
+    build = {
+        "comment-line": lambda: {"report.md": "# Report\n\nx " + "<!--" * 50_000 + " 0.5\n"},
+        "numbers-line": lambda: {"report.md": "# Report\n\n" + " ".join(f"{k % 997}.{k % 10}" for k in range(30_000))
+                                 + "\n"},
+        "numbers-words-line": lambda: {"report.md": "# Report\n\n" + "".join(
             f"{ARMS[k % 5]} 0.{k % 997:03d}, {'accuracy' if k % 3 else 'ZVF'} then " for k in range(30_000)) + "\n"},
-        "latex-commands": {"paper.tex": ("\\label{\\cite{ 0.5 " * 12_000) + "\n"},
-        "wide-row": {"report.md": "# Results\n\n| Arm | " + " | ".join(f"{ARMS[k % 5]} acc" for k in range(20_000))
-                     + " |\n|---|" + "---|" * 20_000 + "\n" + "".join(
-                         f"| {ARMS[r]} s1 | " + " | ".join(f"0.{(k * 7 + r) % 1000:03d}" for k in range(20_000)) + " |\n"
-                         for r in range(2))},
-        "dense-table": {"report.md": table_head + _fill(
-            lambda i: f"| {ARMS[i % 5]} | s{i % 2 + 1} | {60 + i % 37}.{i % 10} | 0.{400 + i % 97} | 0.{700 + i % 89} "
-                      f"| 0.{500 + i % 83} | 0.{i % 97 + 1:02d} |\n", mb)},
-        "prose": {"report.md": "# Results\n\n" + _fill(lambda i: f"{_sentence(i)}{_sentence(i + 7)}\n\n", mb)},
-        "giant-line": {"report.md": "# Results\n\n" + _fill(_sentence, mb) + "\n"},
-        "comments": {"report.md": "# Results\n\n" + _fill(
-            lambda i: f"GSPO reached 0.{600 + i % 97}<!-- id: arms.gspo.heldout_accuracy.mean --> and "
-                      f"<!-- draft: was 0.{500 + i % 89} --> GRPO 0.{590 + i % 83}. <!-- 1 2 3 {i} -->\n\n", mb)},
-        "nesting": {"report.md": "# Results\n\n" + _fill(
-            lambda i: "> " * 12 + f"- {ARMS[i % 5]}: 0.{600 + i % 97} (95% CI [0.58, 0.64])\n", mb)},
-        "code": {"report.md": "# Results\n\n" + _fill(
-            lambda i: f"```python\nacc = [0.{600 + i % 97}, 0.{590 + i % 83}, {i}]\nprint(sum(acc) / 3)\n```\n\n"
-                      f"Run `acc = 0.{i % 997}` with `lr = 1e-6`.\n\n", mb)},
-        "latex": {"paper.tex": _fill(_paper_block, mb)},
-        "mixed": {"report.md": _fill(_mixed_block, 0.9 * mb), "paper.tex": _fill(_latex_block, 0.1 * mb)},
+        "latex-commands": lambda: {"paper.tex": ("\\label{\\cite{ 0.5 " * 12_000) + "\n"},
+        "wide-row": lambda: {"report.md": "# Results\n\n| Arm | " + " | ".join(f"{ARMS[k % 5]} acc" for k in range(20_000))
+                             + " |\n|---|" + "---|" * 20_000 + "\n" + "".join(
+                                 f"| {ARMS[r]} s1 | " + " | ".join(f"0.{(k * 7 + r) % 1000:03d}" for k in range(20_000))
+                                 + " |\n" for r in range(2))},
+        "dense-table": lambda: {"report.md": table_head + _fill(_drawn("dense-table", _dense_row), mb)},
+        "prose": lambda: {"report.md": "# Results\n\n" + _fill(
+            _drawn("prose", lambda rng, i: f"{_sentence(rng)}{_sentence(rng)}\n\n"), mb)},
+        "giant-line": lambda: {"report.md": "# Results\n\n" + _fill(_drawn("giant-line", lambda rng, i: _sentence(rng)),
+                                                                      mb) + "\n"},
+        "comments": lambda: {"report.md": "# Results\n\n" + _fill(_drawn("comments", _comment_line), mb)},
+        "nesting": lambda: {"report.md": "# Results\n\n" + _fill(_drawn("nesting", _nested_item), mb)},
+        "code": lambda: {"report.md": "# Results\n\n" + _fill(_drawn("code", _code_block), mb)},
+        "latex": lambda: {"paper.tex": _fill(_drawn("latex", _paper_block), mb)},
+        "mixed": lambda: {"report.md": _fill(_drawn("mixed", _mixed_block), 0.9 * mb),
+                          "paper.tex": _fill(_drawn("mixed-tex", _latex_block), 0.1 * mb)},
     }
+    assert tuple(build) == SHAPES
+    return {name: make() for name, make in build.items() if only is None or name in only}
 
 
 def _timed(fn, repeats: int) -> tuple[list[float], list[float], object]:
@@ -219,11 +284,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from audit_scale import report_text
 
-    all_shapes = shapes(args.mb)
-    only = args.only.split(",") if args.only else ["baseline", *all_shapes]
-    unknown = [s for s in only if s != "baseline" and s not in all_shapes]
+    only = args.only.split(",") if args.only else ["baseline", *SHAPES]
+    unknown = [s for s in only if s != "baseline" and s not in SHAPES]
     if unknown:
-        ap.error(f"--only: unknown shape {unknown[0]!r} (shapes: baseline, {', '.join(all_shapes)})")
+        ap.error(f"--only: unknown shape {unknown[0]!r} (shapes: baseline, {', '.join(SHAPES)})")
+    all_shapes = shapes(args.mb, only)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="audit_parse_scale_"))
     over = []
     try:
