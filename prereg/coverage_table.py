@@ -5,7 +5,9 @@ rate at 3, 5, 8 and 20 seeds and writes ``stats/coverage_table.json`` (package d
 ``stats``). Two readers quote it: ``prereg lint`` (rule ``interval-coverage``, before any run)
 and ``stats analyze`` (``stats.coverage.warning_for``, in the analysis' warnings; README failures
 10 and 17). Both read a coverage through :func:`lookup` here, so the tabulated n, level and
-data shape they quote are decided once. This module lives in ``prereg`` (the bottom layer,
+data shape they quote are decided once, and which data shape stands for a metric and below
+which coverage a plan is warned about are decided once too (:func:`shapes`, :func:`threshold`,
+:func:`short`). This module lives in ``prereg`` (the bottom layer,
 which must not import ``stats`` or its numpy/scipy stack): it finds the JSON file through the
 import system without importing ``stats``.
 """
@@ -19,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 FILE_NAME = "coverage_table.json"
+BOUNDED_UNITS = ("fraction", "percent")  # units read at the bounded shapes (:func:`shapes`)
 
 
 def shipped_path() -> Path | None:
@@ -96,7 +99,16 @@ def cells(table: dict) -> list[Cell]:
         >>> cells({"rows": [{"dist": "normal", "n": 3, "method": "t", "coverage": 0.95}]})[0].key
         ('mean', 0.95)
     """
-    return [Cell.of(r) for r in table["rows"]]
+    rows = table["rows"]
+    memo = _LAST_CELLS
+    if memo and memo[0] is rows and memo[1] == len(rows):
+        return list(memo[2])
+    out = [Cell.of(r) for r in rows]
+    _LAST_CELLS[:] = [rows, len(rows), tuple(out)]  # lint and analyze ask the one shipped table again and again
+    return out
+
+
+_LAST_CELLS: list = []  # [rows list, its length, its cells]: the last table's cells (held, so its id stays its own)
 
 
 def levels(table: dict | None = None) -> tuple[float, ...]:
@@ -225,3 +237,77 @@ def lookup(method: str, n: int, dist=None, table: dict | None = None, *, stat: s
         return None
     worst = min(rows, key=lambda c: c.coverage)
     return worst.coverage, tn, worst.dist
+
+
+def threshold(level: float) -> float:
+    """Coverage below which a nominal ``level`` interval is flagged (0.93 for 95%, 0.88 for 90%).
+
+    The one flag line of ``prereg lint`` and ``stats analyze`` (and the bold cells of
+    ``stats coverage``): two points of coverage below nominal, a shortfall well outside the
+    table's Monte-Carlo error.
+
+    Example:
+        >>> threshold(0.95), threshold(0.9)
+        (0.93, 0.88)
+    """
+    return round(level - 0.02, 6)
+
+
+def shapes(unit: str | None, *, contrast: bool, stat: str = "mean") -> tuple[str, ...] | None:
+    """The table's data shapes that stand for a metric of ``unit`` (None: every shape, the worst case).
+
+    The one rule of both readers (lint before the runs, ``stats analyze`` after them): a metric
+    whose unit is ``fraction`` or ``percent`` (declared by the plan, else its task default,
+    :func:`prereg.declarations.unit_of`) is bounded, accuracy-like data (``bounded`` for one arm,
+    ``paired_bounded`` for a paired difference; a percent is the same data times 100, and coverage
+    does not change with scale); a count, a real value or an unknown unit is read at the worst of
+    every tabulated shape, because nothing says which shape its values take (lint used to read
+    such a metric as ``normal`` data while ``stats analyze`` took the worst: the plan and the
+    analysis disagreed). A median's rows exist only for continuous shapes (a fraction's median is
+    a point), so a median is always read at the worst of them.
+
+    Args:
+        unit: the metric's unit (``fraction``, ``percent``, ``count``, ``real``), None when unknown.
+        contrast: True for an interval of a paired difference.
+        stat: the summarised statistic (mean or median).
+
+    Returns:
+        Shape names for :func:`lookup`, or None for all.
+
+    Example:
+        >>> shapes("fraction", contrast=True), shapes("real", contrast=False), shapes("fraction", contrast=False, stat="median")
+        (('paired_bounded',), None, None)
+    """
+    if unit not in BOUNDED_UNITS or stat != "mean":
+        return None
+    return ("paired_bounded",) if contrast else ("bounded",)
+
+
+def short(method: str, n: int, unit: str | None, *, contrast: bool, stat: str = "mean", level: float = 0.95,
+          table: dict | None = None) -> tuple[float, int, str] | None:
+    """(coverage, table n, shape) when a planned interval under-covers, else None: the one decision
+    behind lint's ``interval-coverage`` finding and ``stats analyze``'s coverage warning.
+
+    Args:
+        method: interval method (``paired_bootstrap`` is the percentile interval).
+        n: registered (or analysed) seeds.
+        unit: the metric's unit (:func:`prereg.declarations.unit_of`), None when unknown.
+        contrast: True for an interval of a paired difference.
+        stat: mean or median.
+        level: the nominal level (an untabulated level is never short: :func:`untabulated` says so).
+        table: the table (default: the shipped one).
+
+    Returns:
+        The worst coverage over :func:`shapes`, the tabulated n it was read at and its shape, when
+        that coverage is below :func:`threshold`; None otherwise.
+
+    Example:
+        >>> short("percentile", 3, "fraction", contrast=True)
+        (0.7675, 3, 'paired_bounded')
+        >>> short("t", 3, "fraction", contrast=True) is None
+        True
+    """
+    hit = lookup(method, n, shapes(unit, contrast=contrast, stat=stat), table, stat=stat, level=level)
+    if hit is None or hit[0] >= threshold(level):
+        return None
+    return hit

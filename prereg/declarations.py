@@ -101,8 +101,10 @@ class ContrastDecl:
         return 1 if self.sign == "arm_minus_baseline" else -1
 
 
-# Run-folder metrics: what the runner writes, with the unit the task gives them.
-_RUN_METRICS = {
+# Run-folder metrics: what the runner writes, with the unit the task gives them. The one name
+# list: a unit here is only the default for a study that declares none (``metrics``), read through
+# task_default / unit_of by lint, stats (``stats.load.UNITS``) and the coverage rule.
+RUN_METRICS = {
     "heldout_accuracy": ("fraction", True, ("held-out accuracy", "accuracy")),
     "heldout_reward_mean": ("real", True, ("held-out reward", "mean held-out reward")),
     "zvf_mean": ("fraction", False, ("ZVF", "zero-variance fraction")),
@@ -167,9 +169,9 @@ def task_default(name: str, reward_range: tuple[float, float] | None = None) -> 
         >>> task_default("heldout_accuracy").unit
         'fraction'
     """
-    if name not in _RUN_METRICS:
+    if name not in RUN_METRICS:
         return None
-    unit, better, labels = _RUN_METRICS[name]
+    unit, better, labels = RUN_METRICS[name]
     rng = _default_range(unit, None)
     if unit == "real" and name.startswith(("heldout_reward", "reward_")) and reward_range is not None:
         rng = (float(reward_range[0]), float(reward_range[1]))
@@ -224,12 +226,36 @@ def metric_decls(prereg: dict, *, reward_range: tuple[float, float] | None = Non
     for name, d in (task_metrics or {}).items():
         if name not in out and isinstance(d, dict) and d.get("unit") in UNITS:
             out[name] = MetricDecl(**{**vars(_metric_from(name, d)), "declared": False})
-    for name in [*planned_metrics(prereg), *_RUN_METRICS]:
+    for name in [*planned_metrics(prereg), *RUN_METRICS]:
         if name not in out:
             dflt = task_default(name, reward_range)
             if dflt is not None:
                 out[name] = dflt
     return out
+
+
+def unit_of(metric: str, decls: dict[str, MetricDecl] | None = None) -> str | None:
+    """A metric's unit: its declaration's (the plan's ``metrics``, or a task's), else the task default
+    of a run-folder metric (:func:`task_default`, the one name list), else None (unknown).
+
+    The one answer ``prereg lint`` and ``stats analyze`` use to pick a metric's data shape in the
+    coverage table (:func:`prereg.coverage_table.shapes`): a study's declared unit wins over any
+    name, and a name decides only where the study declares nothing.
+
+    Args:
+        metric: the metric's name.
+        decls: the result of :func:`metric_decls` (None: no declarations, task defaults only).
+
+    Returns:
+        ``fraction``, ``percent``, ``count``, ``real``, or None.
+
+    Example:
+        >>> p = {"analysis": {"primary_metric": "pass_rate"}, "metrics": {"pass_rate": {"unit": "percent"}}}
+        >>> unit_of("heldout_accuracy"), unit_of("pass_rate"), unit_of("pass_rate", metric_decls(p))
+        ('fraction', None, 'percent')
+    """
+    d = (decls or {}).get(metric) or task_default(metric)
+    return None if d is None else d.unit
 
 
 def arm_decls(prereg: dict) -> dict[str, ArmDecl]:

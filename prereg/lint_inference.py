@@ -24,10 +24,10 @@ pure Python, and the power math is ``prereg.power`` (scipy).
 from __future__ import annotations
 
 from prereg import coverage_table as coverage
+from prereg.declarations import metric_decls, unit_of
 from prereg.lint import Finding, rule
 
 EQUIVALENCE_CHECKS = ("interval_within_margin", "tost_equivalent", "mde_at_most_margin")
-FRACTION_METRICS = ("heldout_accuracy", "heldout_reward_mean", "zvf_mean", "gu_mean", "accuracy")
 
 
 def coverage_table() -> dict | None:
@@ -39,32 +39,25 @@ def _n_seeds(p: dict) -> int:
     return len(set(p["seeds"]))
 
 
-def _shapes(metric: str, contrast: bool) -> tuple[str, ...]:
-    if metric in FRACTION_METRICS:
-        return ("paired_bounded",) if contrast else ("bounded",)
-    return ("normal",)
-
-
 # ----------------------------------------------------------------------------- coverage
 @rule("interval-coverage")
 def interval_coverage(p: dict) -> list[Finding]:
     a = p["analysis"]
     n = _n_seeds(p)
-    metric = a["primary_metric"]
+    unit = unit_of(a["primary_metric"], metric_decls(p))  # the declared unit (README failure 16)
     planned = [("$.analysis.arm_summary.interval", a["arm_summary"]["interval"], stat, a["arm_summary"]["level"],
                 False) for stat in a["arm_summary"]["statistics"] if stat in ("mean", "median")]
     planned += [(f"$.analysis.contrasts.intervals[{i}]", s["method"], "mean", s["level"], True)
                 for i, s in enumerate(a["contrasts"].get("intervals", []))]
     out = []
     for path, method, stat, level, contrast in planned:
-        shapes = ("normal", "lognormal") if stat == "median" else _shapes(metric, contrast)  # median: continuous data
         note = coverage.untabulated(level)
         if note:
             out.append(Finding("interval-coverage", path, f"a nominal {level:g} {method} interval for the {stat}"
                                f"{' of the paired difference' if contrast else ''} at {n} seeds: {note}"))
             continue
-        hit = coverage.lookup(method, n, shapes, stat=stat, level=level)
-        if hit is None or hit[0] >= round(level - 0.02, 6):
+        hit = coverage.short(method, n, unit, contrast=contrast, stat=stat, level=level)
+        if hit is None:
             continue
         cov, tn, shape = hit
         best = coverage.lookup("t", n, shape, stat=stat, level=level)

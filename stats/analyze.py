@@ -179,7 +179,7 @@ def _arm_metric_values(V: Values, plan: AnalysisPlan, data: Data, arm: str, metr
     if items is not None:
         _arm_item_interval(V, plan, arm, metric, mu, items, ins, have)
     if metric == plan.primary_metric:
-        w = coverage.warning_for(method, x.size, level, metric)
+        w = coverage.warning_for(method, x.size, level, metric, decls=data.decls)
         if w and f"arms.*.{metric}: {w}" not in warnings:
             warnings.append(f"arms.*.{metric}: {w}")
 
@@ -284,6 +284,7 @@ class _Pairs:
     d: np.ndarray            # per-seed paired differences, arm - baseline
     bp: dict                 # params every value of the block records
     ins: list                # input ids
+    decls: dict              # the metric declarations (the unit picks the coverage row)
 
     @property
     def n(self) -> int:
@@ -351,7 +352,7 @@ def _pair_seeds(plan: AnalysisPlan, c: ContrastDecl, data: Data, va, vb, metric,
     bp = {"metric": metric, "arm": arm, "baseline": base, "seeds": seeds, "metric_unit": mu, **dp}
     return _Pairs(plan, f"contrasts.{cid}" if primary else f"contrasts.{cid}.{metric}", metric, primary,
                   plan.alternative, plan.resamples, plan.rng_seed,
-                  ua, ub, a, b, d, bp, [u.input_id for u in ua + ub])
+                  ua, ub, a, b, d, bp, [u.input_id for u in ua + ub], data.decls)
 
 
 def _describe_differences(V: Values, P: _Pairs) -> float | None:
@@ -396,7 +397,8 @@ def _contrast_intervals(V: Values, P: _Pairs, specs: Sequence[IntervalSpec], war
                   random=m != "t" and r.low is not None, note=r.note)
         if lv not in ints:
             ints[lv] = (clean(r.low), clean(r.high))
-        w = coverage.warning_for("percentile" if m == "paired_bootstrap" else m, n, lv, metric, contrast=True)
+        w = coverage.warning_for("percentile" if m == "paired_bootstrap" else m, n, lv, metric, contrast=True,
+                                 decls=P.decls)
         if w and f"{wkey}: {w}" not in warnings:
             warnings.append(f"{wkey}: {w}")
     return ints

@@ -19,7 +19,17 @@ from scipy import stats as _st
 from scipy.special import ndtr, ndtri
 
 from prereg import coverage_table
-from prereg.coverage_table import Cell, cells, lookup, table_level, untabulated  # noqa: F401  (Cell, cells: this module's API too)
+from prereg.coverage_table import (  # noqa: F401  (Cell, cells, lookup, shapes, threshold: this module's API too)
+    Cell,
+    cells,
+    lookup,
+    shapes,
+    short,
+    table_level,
+    threshold,
+    untabulated,
+)
+from prereg.declarations import unit_of
 from stats import resample as rs
 
 DISTRIBUTIONS = ("normal", "lognormal", "bounded", "paired_bounded")
@@ -187,11 +197,6 @@ def study(seeds=(3, 5, 8, 20), reps: int = 2000, resamples: int = 1000, rng_seed
             "mc_se": round(float(np.sqrt(_LEVEL * (1 - _LEVEL) / reps)), 4)}
 
 
-def threshold(level: float) -> float:
-    """Coverage below which a nominal ``level`` interval is flagged (0.93 for 95%, 0.88 for 90%)."""
-    return round(level - 0.02, 6)
-
-
 def to_markdown(table: dict) -> str:
     """Coverage tables (one per statistic and level), cells below the flag threshold in bold."""
     seeds = table["seeds"]
@@ -220,20 +225,34 @@ def load_table(path: Path | None = None) -> dict | None:
     return coverage_table.read(path or TABLE_PATH)
 
 
-def shapes_for(metric_unit: str | None, contrast: bool) -> tuple[str, ...] | None:
-    """Data shapes of the table that stand for a metric (None: all, the worst case)."""
-    if metric_unit == "fraction":
-        return ("paired_bounded",) if contrast else ("bounded",)
-    return None
-
-
 def warning_for(method: str, n: int, level: float, metric: str | None = None, *, contrast: bool = False,
-                stat: str = "mean") -> str | None:
-    """A one-line warning when ``method`` under-covers at ``n`` seeds (worst of the tabulated data shapes),
-    or when ``level`` is not tabulated (``prereg.coverage_table.untabulated``, the sentence lint gives too)."""
+                stat: str = "mean", decls: dict | None = None) -> str | None:
+    """A one-line warning when ``method`` under-covers at ``n`` seeds, or when ``level`` is not tabulated.
+
+    Whether it under-covers is :func:`prereg.coverage_table.short`, the rule ``prereg lint`` applies
+    too: the metric's unit (declared in ``decls``, else its task default:
+    :func:`prereg.declarations.unit_of`) picks the data shape, an unknown unit the worst shape.
+    An untabulated level gets ``prereg.coverage_table.untabulated``'s sentence, lint's too.
+
+    Args:
+        method: the planned interval method.
+        n: seeds analysed.
+        level: the nominal level.
+        metric: the metric the interval is of (None: unknown unit).
+        contrast: True for an interval of a paired difference.
+        stat: mean or median.
+        decls: the analysis' metric declarations (:func:`prereg.declarations.metric_decls`).
+
+    Returns:
+        One sentence, or None.
+
+    Example:
+        >>> warning_for("t", 5, 0.95, "heldout_accuracy", contrast=True) is None
+        True
+    """
     if n < 2:
         return None
-    table = load_table()
+    table = coverage_table.shipped()  # the table lint reads, read once per process
     if table is None:
         return None
     note = untabulated(level, table)
@@ -244,12 +263,10 @@ def warning_for(method: str, n: int, level: float, metric: str | None = None, *,
     if n < smallest:
         return (f"{method} interval at n={n} seeds: below the smallest tabulated n ({smallest}); "
                 "coverage is unknown and likely poor")
-    from stats.load import metric_unit
-
-    shapes = shapes_for(metric_unit(metric) if metric is not None else None, contrast)
     lv = table_level(level, table)
-    hit = lookup(method, n, shapes, table, stat=stat, level=lv)
-    if hit is None or hit[0] >= threshold(lv):
+    unit = None if metric is None else unit_of(metric, decls)
+    hit = short(method, n, unit, contrast=contrast, stat=stat, level=lv, table=table)
+    if hit is None:
         return None
     cov, tn, dist = hit
     best = max((c for c in every if c.n == tn and c.dist == dist and c.key == (stat, lv)),

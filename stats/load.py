@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from prereg.declarations import MetricDecl, metric_decls, planned_metrics, unregistered_reason
+from prereg.declarations import RUN_METRICS, MetricDecl, metric_decls, planned_metrics, unregistered_reason
 from prereg.errors import UserError
 from prereg.jsonio import read_jsonl
 from prereg.lock import Lock, parse_time
@@ -32,9 +32,10 @@ ITEM_FIELD = {"heldout_accuracy": "correct", "heldout_reward_mean": "reward"}
 DESCRIPTIVE = ("zvf_mean", "gu_mean", "reward_first5", "reward_last10", "rollouts", "steps")
 # Per-run counts reported per run (so a quoted count is traceable to one manifest).
 RUN_COUNTS = ("heldout_n", "heldout_correct")
-UNITS = {"heldout_accuracy": "fraction", "zvf_mean": "fraction", "gu_mean": "fraction",
-         "heldout_reward_mean": "reward", "reward_first5": "reward", "reward_last10": "reward",
-         "rollouts": "count", "steps": "count", "heldout_correct": "count", "heldout_n": "items"}
+# analysis.json units of the run-folder metrics: their task-default units (the one name list,
+# prereg.declarations.RUN_METRICS), a real-valued one written "reward" (each is a reward mean), and
+# the held-out item count.
+UNITS = {**{m: "reward" if unit == "real" else unit for m, (unit, _, _) in RUN_METRICS.items()}, "heldout_n": "items"}
 
 
 # Declared metric unit -> the unit of its values in analysis.json.
