@@ -17,7 +17,7 @@ from pathlib import Path
 from prereg.declarations import contrast_decls
 from prereg.errors import UserError
 from prereg.fields import merged_fields
-from prereg.rules import off_policy
+from prereg.rules import needs_off_policy, off_policy
 from prereg.schema import require_valid
 
 
@@ -92,8 +92,7 @@ def gspo_on_policy(p: dict) -> list[Finding]:
     out = []
     for arm, spec in _arms(p).items():
         v = _view(p, arm)
-        seq = v.get("importance_sampling_level") in ("sequence", "sequence_token")
-        if not (spec["algorithm"] == "gspo" or seq):
+        if not needs_off_policy(spec["algorithm"], v):
             continue
         if not off_policy(v):
             out.append(Finding(

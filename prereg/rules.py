@@ -6,7 +6,8 @@ per generation and 1 iteration is on-policy. Everything in this module is plain 
 torch), so ``prereg``, ``stats`` and ``audit`` can use it.
 
 - :func:`off_policy`: whether one generation batch serves more than one optimizer update
-  (README failure 8: a GSPO arm run fully on-policy is GRPO under another name).
+  (README failure 8: a GSPO arm run fully on-policy is GRPO under another name), and
+  :func:`needs_off_policy`: which arms that matters for (lint warns, the runner refuses).
 - :data:`ZERO_VARIANCE_TOL` and :func:`all_equal`: when a group's rewards count as all equal,
   for ZVF/GU and for dynamic sampling (README failure 6).
 - :func:`manifest_paths` and :func:`lock_files`: the one way to find run folders below a
@@ -59,6 +60,37 @@ def off_policy(fields: Mapping, prefix: str = "") -> bool:
     gas = fields.get(prefix + "gradient_accumulation_steps") or 1
     spg = fields.get(prefix + "steps_per_generation") or gas
     return (fields.get(prefix + "num_iterations") or 1) > 1 or spg > gas
+
+
+OFF_POLICY_ALGORITHMS = ("gspo",)                 # algorithms whose point is a sequence-level ratio
+SEQUENCE_LEVELS = ("sequence", "sequence_token")   # importance-sampling levels that are not per token
+
+
+def needs_off_policy(algorithm: str | None, fields: Mapping, prefix: str = "") -> bool:
+    """Whether an arm's objective differs from token-level GRPO's only under off-policy updates.
+
+    A sequence-level importance ratio is 1 on every fully on-policy update, so such an arm is the
+    token-level objective under another name (README failure 8). That holds for the GSPO algorithm
+    and for any arm that sets a sequence-level ``importance_sampling_level`` itself (a Dr. GRPO arm
+    with ``sequence`` is as much GSPO-like): ``prereg lint`` (rule ``gspo-on-policy``) warns about
+    exactly these arms and ``runner run`` refuses exactly these when confirmatory and on-policy.
+
+    Args:
+        algorithm: the arm's ``algorithm`` (None for a reference arm).
+        fields: the arm's settings (a preregistration arm's merged training view, or the runner's
+            resolved trainer fields).
+        prefix: prepended to each field name (``"trainer."`` for a flattened manifest config).
+
+    Returns:
+        True when the arm must have some off-policy updates to mean anything.
+
+    Example:
+        >>> needs_off_policy("gspo", {}), needs_off_policy("dr_grpo", {"importance_sampling_level": "sequence"})
+        (True, True)
+        >>> needs_off_policy("grpo", {"importance_sampling_level": "token"})
+        False
+    """
+    return algorithm in OFF_POLICY_ALGORITHMS or fields.get(prefix + "importance_sampling_level") in SEQUENCE_LEVELS
 
 
 # ---------------------------------------------------------------- zero variance

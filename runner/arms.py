@@ -33,7 +33,9 @@ class ArmPreset:
     extensions: frozenset = frozenset()
     trainer_hook: TrainerHook | None = None
     # A preset whose objective equals another one's when training is fully on-policy
-    # (README failure 8): confirmatory runs of it must be off-policy.
+    # (README failure 8): confirmatory runs of it must be off-policy. The built-in rule is
+    # prereg.rules.needs_off_policy (GSPO, or any sequence-level importance ratio), which lint
+    # applies too; this flag lets a third-party preset ask for it as well.
     needs_off_policy: bool = False
     # (trainer fields, runner fields) -> None; refuses a lock the preset cannot run, while the
     # config is resolved (before anything is written).
@@ -76,7 +78,6 @@ register(ArmPreset(
     description="GSPO: sequence-level importance ratio (equals GRPO when fully on-policy).",
     implies={"importance_sampling_level": "sequence"},
     fills={"loss_type": "grpo", "scale_rewards": "group"},
-    needs_off_policy=True,
 ))
 register(ArmPreset(
     name="bnpo",

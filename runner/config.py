@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from prereg.errors import Refusal
 from prereg.fields import merged_fields, resolved_path
-from prereg.rules import off_policy
+from prereg.rules import OFF_POLICY_ALGORITHMS, needs_off_policy, off_policy
 from runner.arms import COMMON_EXTENSIONS, ArmPreset, check_preset, get_preset
 
 # Trainer fields the runner owns; a lock that sets one is refused (they are not science).
@@ -261,13 +261,18 @@ def _batch_geometry(d: _Draft) -> None:
 
 
 def _on_policy_rule(d: _Draft, arm: str, preset: ArmPreset, exploratory: bool) -> None:
-    """An algorithm that needs off-policy updates (GSPO) run fully on-policy (prereg.rules.off_policy)."""
-    if preset.needs_off_policy and not off_policy(d.trainer):
-        msg = (f"arms.{arm}: {preset.name} with num_iterations=1 and steps_per_generation=gradient_accumulation_steps "
-               f"is fully on-policy, where its objective equals GRPO's")
-        if not exploratory:
-            raise Refusal(msg + "; lock num_iterations>1 or steps_per_generation>gradient_accumulation_steps")
-        d.notes.append(msg)
+    """An arm that needs off-policy updates run fully on-policy: the one rule of lint and the runner
+    (:func:`prereg.rules.needs_off_policy`, :func:`prereg.rules.off_policy`; README failure 8).
+    A registered preset may also ask for it (``ArmPreset.needs_off_policy``)."""
+    if not (preset.needs_off_policy or needs_off_policy(preset.name, d.trainer)) or off_policy(d.trainer):
+        return
+    level = d.trainer.get("importance_sampling_level")
+    msg = (f"arms.{arm}: {preset.name} with num_iterations=1 and steps_per_generation=gradient_accumulation_steps "
+           f"is fully on-policy, where its objective equals "
+           + ("GRPO's" if preset.name in OFF_POLICY_ALGORITHMS else f"the token-level one's ({level} ratios are 1)"))
+    if not exploratory:
+        raise Refusal(msg + "; lock num_iterations>1 or steps_per_generation>gradient_accumulation_steps")
+    d.notes.append(msg)
 
 
 def _runner_settings(d: _Draft, prereg: dict, arm: str, seed: int, device: str, output_dir: str) -> None:

@@ -64,6 +64,52 @@ def test_the_case_the_copies_disagreed_on_is_on_policy_for_all_three():
     assert off_policy({"gradient_accumulation_steps": 4, "steps_per_generation": 8}) is True
 
 
+@pytest.mark.parametrize("level", [None, "token", "sequence", "sequence_token"])
+@pytest.mark.parametrize("arm", ["dr_grpo", "bnpo", "gspo"])
+def test_runner_and_lint_agree_on_which_arms_need_off_policy(arm, level):
+    """Which arms must be off-policy is one rule (prereg.rules.needs_off_policy). Firing before the
+    fix: a Dr. GRPO arm with sequence-level importance sampling, run fully on-policy, was warned about
+    by lint (its own condition) and run confirmatory by the runner (only the GSPO preset counted)."""
+    from prereg.errors import Refusal
+    from runner.config import resolve
+
+    p = prereg()
+    changes = p["arms"][arm]["changes"]
+    for k in ("steps_per_generation", "num_iterations", "importance_sampling_level"):
+        changes.pop(k, None)  # fully on-policy
+    if level is not None:
+        changes["importance_sampling_level"] = level
+    try:
+        resolve(p, arm, 1, device="cpu", output_dir="/tmp/unused")
+        refused = False
+    except Refusal as e:
+        if "fully on-policy" not in str(e):
+            return  # a preset that fixes another level (gspo implies sequence): nothing to compare
+        refused = True
+    warned = [f.path for f in lint(p, ["gspo-on-policy"])] == [f"$.arms.{arm}"]
+    expect = arm == "gspo" or level in ("sequence", "sequence_token")
+    assert refused == warned == expect, (arm, level, refused, warned)
+    changes["num_iterations"] = 2  # off-policy: neither complains
+    resolve(p, arm, 1, device="cpu", output_dir="/tmp/unused")
+    assert lint(p, ["gspo-on-policy"]) == []
+
+
+def test_breaking_needs_off_policy_moves_lint_and_the_runner(monkeypatch):
+    """The rule is read where it is decided: widen it there (prereg.rules) and both lint and the
+    runner follow."""
+    import prereg.rules as rules
+    from prereg.errors import Refusal
+    from runner.config import resolve
+
+    p = prereg()
+    assert "$.arms.bnpo" not in [f.path for f in lint(p, ["gspo-on-policy"])]
+    resolve(p, "bnpo", 1, device="cpu", output_dir="/tmp/unused")  # token-level, on-policy: fine
+    monkeypatch.setattr(rules, "OFF_POLICY_ALGORITHMS", ("gspo", "bnpo"))
+    assert "$.arms.bnpo" in [f.path for f in lint(p, ["gspo-on-policy"])]
+    with pytest.raises(Refusal, match="fully on-policy"):
+        resolve(p, "bnpo", 1, device="cpu", output_dir="/tmp/unused")
+
+
 def test_zero_variance_tolerance_is_one_number_used_by_telemetry_and_dynamic_sampling():
     from runner.dapo import zvf
     from runner.telemetry import group_stats
