@@ -35,9 +35,21 @@ NON_ARTIFACTS = (".unit.lock", "checkpoints/")
 ONCE = "once"  # folder of a reference arm evaluated once (no seed; README failure 16)
 
 
+def seed_tag(seed: int | None) -> str:
+    """``s7`` for seed 7, ``once`` for a reference arm evaluated once (no seed): the one name of a run
+    in its folder, in analysis.json value ids (``runs.<arm>.<tag>.*``), in imported tables and in
+    the rendered run columns.
+
+    Example:
+        >>> seed_tag(7), seed_tag(None)
+        ('s7', 'once')
+    """
+    return ONCE if seed is None else f"s{seed}"
+
+
 def unit_dir(out: str | Path, study_id: str, arm: str, seed: int | None) -> Path:
     """``out/<study>/<arm>/s<seed>``; ``.../<arm>/once`` for a reference evaluated once (seed None)."""
-    return Path(out) / study_id / arm / (ONCE if seed is None else f"s{seed}")
+    return Path(out) / study_id / arm / seed_tag(seed)
 
 
 def check_session(session: str | None) -> str | None:

@@ -19,7 +19,7 @@ from prereg.declarations import RUN_METRICS, MetricDecl, metric_decls, planned_m
 from prereg.errors import UserError
 from prereg.jsonio import read_jsonl
 from prereg.lock import Lock, parse_time
-from prereg.records import HELDOUT_TRACE, TELEMETRY, task_record
+from prereg.records import HELDOUT_TRACE, TELEMETRY, seed_tag, task_record  # noqa: F401  (seed_tag: stats.load API too)
 from prereg.rules import manifest_paths
 from prereg.runfiles import RunFiles
 from prereg.study import AnalysisPlan, Study
@@ -49,11 +49,6 @@ def metric_unit(metric: str, decls: dict[str, MetricDecl] | None = None) -> str:
     if d is not None and d.declared:
         return _DECLARED_UNIT[d.unit]
     return UNITS.get(metric, "other")
-
-
-def seed_tag(seed: int | None) -> str:
-    """``s7`` for seed 7; ``once`` for a reference arm evaluated once (no seed)."""
-    return "once" if seed is None else f"s{seed}"
 
 
 @dataclass

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from prereg.errors import UserError
 from prereg.jsonio import make_dirs, write_atomic
+from prereg.records import ONCE, seed_tag
 from stats.figures import draw_figures, runs_folder
 from stats.result import NO_VERDICT, AnalysisResult, Value, Verdict, read_analysis
 
@@ -391,8 +392,8 @@ def _param(r: AnalysisResult, vid: str, key: str, default=None):
 def _seed_tags(r: AnalysisResult) -> list[str]:
     """Run columns: ``once`` (a reference evaluated once) first, then seeds in numeric order."""
     tags = {k.split(".")[2] for k in r.values if k.startswith("runs.")}
-    tags |= {"once" if run.seed is None else f"s{run.seed}" for run in r.runs}
-    return sorted(tags, key=lambda t: -1 if t == "once" else int(t[1:]))
+    tags |= {seed_tag(run.seed) for run in r.runs}
+    return sorted(tags, key=lambda t: -1 if t == ONCE else int(t[1:]))
 
 
 def _other_metric_arms(r: AnalysisResult, d: _Doc, tag: str, lvl: str) -> list[str]:

@@ -26,6 +26,7 @@ from prereg.canonical import sha256_file
 from prereg.declarations import ArmDecl, MetricDecl
 from prereg.errors import UserError
 from prereg.jsonio import RecordError, read_text, unique_pairs
+from prereg.records import seed_tag
 from prereg.study import Study
 from stats import passk
 
@@ -220,7 +221,7 @@ def read(path: Path, study: Study, decls: dict[str, MetricDecl], wanted: list[st
         if full in seen:
             what = f"item {item!r} of " if per_item else ""
             sess = f" session {key[2]!r}" if key[2] is not None else ""
-            raise UserError(f"{path}: line {line}: duplicate row for {what}{key[0]}/{_seed_txt(key[1])}{sess}"
+            raise UserError(f"{path}: line {line}: duplicate row for {what}{key[0]}/{seed_tag(key[1])}{sess}"
                             + (f" task {task}" if task else ""))
         seen.add(full)
         entries[key].append((item, task, _row_values(path, line, r, mcols, decls, per_item)))
@@ -241,10 +242,6 @@ def _row_values(path: Path, line: int, r: dict, mcols: dict, decls: dict, per_it
             raise cell.fail(f"{r[col]!r} is not 0/1 (accuracy items)")
         vals[m] = v
     return vals
-
-
-def _seed_txt(seed) -> str:
-    return "once" if seed is None else f"s{seed}"
 
 
 def _identity(path, line, r, arms, study: Study, per_item, has_task):

@@ -139,3 +139,16 @@ def test_lock_and_manifest_discovery(tmp_path):
         "s/arm/s1", "s/arm/s2", "t/x/s1"]
     with pytest.raises(UserError, match="runs folder not found"):
         manifest_paths(tmp_path / "nope")
+
+
+def test_a_run_has_one_name_in_its_folder_the_analysis_tables_and_the_report():
+    """``s<seed>`` / ``once`` was spelt in five places (unit_dir, stats.load, stats.table, stats.render,
+    the sweep's superseded folders); now each reads prereg.records.seed_tag."""
+    import importlib
+
+    from prereg import records
+
+    for name in ("stats.load", "stats.table", "stats.render", "runner.sweep.child"):
+        assert importlib.import_module(name).seed_tag is records.seed_tag, name
+    assert records.unit_dir("runs", "e1", "base", None).name == records.seed_tag(None) == records.ONCE
+    assert records.unit_dir("runs", "e1", "grpo", 7).as_posix() == "runs/e1/grpo/s7"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from prereg.jsonio import make_dirs
 from prereg.lock import utc_now
+from prereg.records import seed_tag
 from runner.status import unit_status
 from runner.sweep.log import append_event, attempts_of
 
@@ -59,7 +60,7 @@ def unit_command(spec: dict, ppid: int) -> list[str]:
 
 def _supersede(spec: dict, run_dir: Path, state: str) -> Path:
     stamp = utc_now().replace(":", "").replace("-", "").replace(".", "")
-    dest = Path(spec["study_root"]) / SUPERSEDED / spec["arm"] / f"s{spec['seed']}" / f"{stamp}-{state}"
+    dest = Path(spec["study_root"]) / SUPERSEDED / spec["arm"] / seed_tag(spec["seed"]) / f"{stamp}-{state}"
     dest.parent.mkdir(parents=True, exist_ok=True)
     os.rename(run_dir, dest)
     return dest
