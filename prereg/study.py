@@ -205,6 +205,19 @@ class DatasetSpec:
     train_n: int | None            # None: every training item
     path: str | None               # a local data file used instead of the hub
 
+    @classmethod
+    def of(cls, d: Mapping | None) -> DatasetSpec:
+        """The ``dataset`` block as typed values (read leniently: a task built outside a lock, as
+        tests and user code do, may leave fields out; the schema requires them in a lock).
+
+        Example:
+            >>> DatasetSpec.of({"name": "gsm8k", "heldout_n": 4}).train_n is None
+            True
+        """
+        d = d or {}
+        return cls(d.get("name"), d.get("config"), d.get("revision"), d.get("train_split"), d.get("heldout_split"),
+                   d.get("heldout_n"), d.get("train_n"), d.get("path"))
+
 
 @dataclass(frozen=True)
 class TaskSpec:
@@ -214,6 +227,17 @@ class TaskSpec:
     reward: str | None
     parser: str | None
     options: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, t: Mapping | None) -> TaskSpec:
+        """The ``task`` block as typed values (options a read-only mapping; read leniently).
+
+        Example:
+            >>> TaskSpec.of({"name": "arith", "options": {"max_operand": 9}}).options["max_operand"]
+            9
+        """
+        t = t or {}
+        return cls(t.get("name"), t.get("reward"), t.get("parser"), _frozen(t.get("options")))
 
 
 @dataclass(frozen=True)
@@ -291,18 +315,10 @@ def study_of(prereg: dict) -> Study:
                  evaluation=evaluation, analysis=analysis_plan(prereg["analysis"]),
                  metrics=_frozen(metric_decls(prereg)), contrasts=tuple(contrast_decls(prereg)),
                  hypotheses=tuple(_hypothesis(h) for h in prereg.get("hypotheses") or ()),
-                 model=_model(prereg["model"]), dataset=_dataset(prereg["dataset"]), task=_task(prereg["task"]),
+                 model=_model(prereg["model"]), dataset=DatasetSpec.of(prereg["dataset"]),
+                 task=TaskSpec.of(prereg["task"]),
                  raw=prereg)
 
 
 def _model(m: Mapping) -> ModelSpec:  # the schema requires name and revision (read leniently, as study_of reads)
     return ModelSpec(m.get("name"), m.get("revision"), m.get("dtype"), _frozen(m.get("quantization")))
-
-
-def _dataset(d: Mapping) -> DatasetSpec:
-    return DatasetSpec(d.get("name"), d.get("config"), d.get("revision"), d.get("train_split"), d.get("heldout_split"),
-                       d["heldout_n"], d.get("train_n"), d.get("path"))
-
-
-def _task(t: Mapping) -> TaskSpec:
-    return TaskSpec(t.get("name"), t.get("reward"), t.get("parser"), _frozen(t.get("options")))

@@ -284,3 +284,26 @@ def test_gsm8k_train_n_names_the_split():
     assert get_task({"name": "gsm8k"}, {**GSM, "train_n": 2}).train_items() == full[:2]
     with pytest.raises(UserError, match=r"dataset.train_n: 7 requested but split 'train' has 6 training items"):
         get_task({"name": "gsm8k"}, {**GSM, "train_n": 7}).train_items()
+
+
+# -- the task and dataset blocks, parsed once -------------------------------------------------
+def test_a_task_reads_its_blocks_as_the_typed_studys_values():
+    """The task block and the dataset block are parsed once into prereg.study's frozen TaskSpec /
+    DatasetSpec (the values the rest of the code reads from ``lock.study``); built from the dicts or
+    from the typed values, a task gives the same items and the same manifest parts."""
+    from prereg.study import DatasetSpec, TaskSpec
+
+    block = {"name": "arith", "options": {"max_answer": 5}}
+    ds = {**ARITH, "train_n": 10}
+    from_dicts, from_typed = get_task(block, ds), get_task(block, DatasetSpec.of(ds))
+    typed_task = type(from_dicts)(TaskSpec.of(block), DatasetSpec.of(ds))
+    assert from_dicts.locked_dataset == DatasetSpec.of(ds) and from_dicts.locked_task == TaskSpec.of(block)
+    for other in (from_typed, typed_task):
+        assert other.dataset_fingerprint() == from_dicts.dataset_fingerprint()
+        assert other.manifest_record() == from_dicts.manifest_record()
+        assert other.train_items(3) == from_dicts.train_items(3) and len(from_dicts.train_items()) == 10
+    assert dict(typed_task.task_spec) == block and typed_task.options["max_answer"] == 5
+    with pytest.raises(TypeError):
+        from_dicts.task_spec["options"] = {}  # read-only: the locked block is not edited in place
+    # a changed block is a changed task: train_n is read from the typed value
+    assert len(get_task(block, {**ds, "train_n": 4}).train_items()) == 4

@@ -87,7 +87,7 @@ class ArithTask(Task):
 
     def __init__(self, task_spec: dict, dataset_spec: dict):
         super().__init__(task_spec, dataset_spec)
-        self.options = check_options(self.name, task_spec.get("options") or {}, DEFAULT_OPTIONS)
+        self.options = check_options(self.name, dict(self.locked_task.options), DEFAULT_OPTIONS)
 
     def load_items(self) -> tuple[list[dict], list[dict]]:
         train, heldout = [], []
@@ -115,9 +115,7 @@ class ArithTask(Task):
         return arith_outcome(self.parse(completion), item["answer"]).correct
 
     def dataset_identity(self) -> dict:
-        return {"name": self.dataset_spec.get("name"), "config": self.dataset_spec.get("config"),
-                "revision": self.dataset_spec.get("revision"), "generator": "arith-enumerate-v1",
-                "options": self.options}
+        return {**super().dataset_identity(), "generator": "arith-enumerate-v1", "options": self.options}
 
 
 def make_task(task_spec: dict, dataset_spec: dict) -> ArithTask:

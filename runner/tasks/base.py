@@ -10,14 +10,17 @@ the prompt changes the run's stack fingerprint.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import random
 import sys
-from types import ModuleType
+from collections.abc import Mapping
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 from prereg.canonical import sha256_json, sha256_text
 from prereg.errors import UserError
+from prereg.study import DatasetSpec, TaskSpec
 
 
 def module_source(module: ModuleType | str) -> str:
@@ -33,6 +36,14 @@ def sources_sha256(module_names: list[str]) -> tuple[str, dict[str, str]]:
     per = {name: sha256_text(module_source(name)) for name in sorted(set(module_names))}
     combined = sha256_text("".join(f"# module {n} sha256 {h}\n" for n, h in per.items()))
     return combined, per
+
+
+def _block(spec: Mapping | TaskSpec | DatasetSpec | None) -> dict:
+    """A task or dataset block as a plain dict (from the typed spec: its fields, options as a dict)."""
+    if isinstance(spec, (TaskSpec, DatasetSpec)):
+        values = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
+        return {k: dict(v) if isinstance(v, Mapping) else v for k, v in values.items() if v is not None}
+    return dict(spec or {})
 
 
 def check_options(task_name: str, options: dict, allowed: dict[str, Any]) -> dict[str, Any]:
@@ -62,9 +73,14 @@ class Task:
     # Extra modules (dotted names) whose source defines this task's behaviour.
     source_modules: tuple[str, ...] = ()
 
-    def __init__(self, task_spec: dict, dataset_spec: dict):
-        self.task_spec = dict(task_spec or {})
-        self.dataset_spec = dict(dataset_spec or {})
+    def __init__(self, task_spec: Mapping | TaskSpec, dataset_spec: Mapping | DatasetSpec):
+        # Parsed once into the typed study's frozen values (prereg.study): tasks read attributes
+        # (self.locked_task.options, self.locked_dataset.train_n). task_spec / dataset_spec stay as read-only
+        # views of the blocks as written, for user tasks written against that interface.
+        self.locked_task = task_spec if isinstance(task_spec, TaskSpec) else TaskSpec.of(task_spec)
+        self.locked_dataset = dataset_spec if isinstance(dataset_spec, DatasetSpec) else DatasetSpec.of(dataset_spec)
+        self.task_spec = MappingProxyType(_block(task_spec))
+        self.dataset_spec = MappingProxyType(_block(dataset_spec))
         self._check_names()
         self._train: list[dict] | None = None
         self._heldout: list[dict] | None = None
@@ -110,7 +126,7 @@ class Task:
         # The lock may name the reward and parser; a task that implements something else
         # must refuse rather than silently run a different reward than the one locked.
         for field, mine in (("reward", self.reward_name), ("parser", self.parser_name)):
-            locked = self.task_spec.get(field)
+            locked = getattr(self.locked_task, field)
             if locked is not None and mine and locked != mine:
                 raise UserError(f"task.{field}: {locked!r} is not what task {self.name!r} implements ({mine!r})")
 
@@ -147,7 +163,7 @@ class Task:
     def first_train_n(self, train: list[dict], source: str) -> list[dict]:
         """The first ``dataset.train_n`` training items (all when it is unset); more than
         ``source`` holds is refused, never silently trained on fewer."""
-        train_n = self.dataset_spec.get("train_n")
+        train_n = self.locked_dataset.train_n
         if train_n is None:
             return train
         if train_n > len(train):
@@ -169,17 +185,16 @@ class Task:
 
     def dataset_identity(self) -> dict:
         """Where the items come from (overridden by tasks that read files or the hub)."""
-        return {"name": self.dataset_spec.get("name"), "config": self.dataset_spec.get("config"),
-                "revision": self.dataset_spec.get("revision")}
+        return {"name": self.locked_dataset.name, "config": self.locked_dataset.config, "revision": self.locked_dataset.revision}
 
     def dataset_fingerprint(self) -> dict:
         train, heldout = self._loaded()
-        n_held = self.dataset_spec.get("heldout_n")
+        n_held = self.locked_dataset.heldout_n
         used_held = heldout[: n_held] if isinstance(n_held, int) else heldout
         return {
             **self.dataset_identity(),
-            "train_split": self.dataset_spec.get("train_split"),
-            "heldout_split": self.dataset_spec.get("heldout_split"),
+            "train_split": self.locked_dataset.train_split,
+            "heldout_split": self.locked_dataset.heldout_split,
             "split_sizes": {"train": len(train), "heldout": len(heldout)},
             "used": {"train": len(train), "heldout": len(used_held)},
             "train_items_sha256": sha256_json(train),

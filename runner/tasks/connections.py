@@ -236,7 +236,7 @@ class ConnectionsTask(Task):
 
     def __init__(self, task_spec: dict, dataset_spec: dict):
         super().__init__(task_spec, dataset_spec)
-        self.options = check_options(self.name, task_spec.get("options") or {}, DEFAULT_OPTIONS)
+        self.options = check_options(self.name, dict(self.locked_task.options), DEFAULT_OPTIONS)
         frac = self.options["shortcut_max_fraction"]
         if not isinstance(frac, (int, float)) or isinstance(frac, bool) or not 0 < frac <= 1:
             raise UserError("task.options.shortcut_max_fraction: must be a number in (0, 1]")
@@ -244,17 +244,17 @@ class ConnectionsTask(Task):
             raise UserError("task.options.shuffle: must be true or false")
         if not isinstance(self.options["shuffle_seed"], int):
             raise UserError("task.options.shuffle_seed: must be an integer")
-        if not dataset_spec.get("path"):
+        if not self.locked_dataset.path:
             raise UserError("dataset.path: the connections task reads boards from a local JSON/JSONL file")
         self._files: dict[str, str] = {}
         self.shortcut_report: dict | None = None
 
     def _boards(self) -> tuple[list[dict], list[dict]]:
-        spec = self.dataset_spec
-        train_split, held_split = spec["train_split"], spec["heldout_split"]
+        spec = self.locked_dataset
+        train_split, held_split = spec.train_split, spec.heldout_split
         if train_split == held_split:
             raise UserError(f"dataset.heldout_split: {held_split!r} is also the train split")
-        path = spec["path"]
+        path = spec.path
         if "{split}" in path:
             out = []
             for split in (train_split, held_split):
@@ -288,7 +288,7 @@ class ConnectionsTask(Task):
         check_chronological(train, heldout)
         train.sort(key=lambda b: (b["date"], b["id"]))
         heldout.sort(key=lambda b: (b["date"], b["id"]))
-        train_n = self.dataset_spec.get("train_n")
+        train_n = self.locked_dataset.train_n
         if train_n is not None:
             if train_n > len(train):
                 raise UserError(f"dataset.train_n: {train_n} requested but only {len(train)} training boards")
@@ -352,7 +352,7 @@ class ConnectionsTask(Task):
     def dataset_identity(self) -> dict:
         train, _ = self._loaded()
         ident = super().dataset_identity()
-        ident.update({"path": self.dataset_spec["path"], "files_sha256": dict(sorted(self._files.items())),
+        ident.update({"path": self.locked_dataset.path, "files_sha256": dict(sorted(self._files.items())),
                       "options": self.options, "shortcut_probe": self.shortcut_report})
         return ident
 

@@ -82,26 +82,26 @@ class Gsm8kTask(Task):
 
     def __init__(self, task_spec: dict, dataset_spec: dict):
         super().__init__(task_spec, dataset_spec)
-        self.options = check_options(self.name, task_spec.get("options") or {}, DEFAULT_OPTIONS)
+        self.options = check_options(self.name, dict(self.locked_task.options), DEFAULT_OPTIONS)
         self._files: dict[str, dict[str, str]] = {}
 
     def _load_split(self, split: str):
         import datasets
 
-        spec = self.dataset_spec
+        spec = self.locked_dataset
         try:
-            if spec.get("path"):
-                builder, files = _split_files(spec["path"], split, spec.get("config"))
+            if spec.path:
+                builder, files = _split_files(spec.path, split, spec.config)
                 self._files[split] = {Path(f).name: sha256_file(f) for f in files}
                 return datasets.load_dataset(builder, data_files={split: files}, split=split)
-            if not spec.get("revision"):
-                raise UserError(f"dataset.revision: {spec.get('name')} must be pinned to a revision")
-            return datasets.load_dataset(spec["name"], spec.get("config"), revision=spec["revision"], split=split)
+            if not spec.revision:
+                raise UserError(f"dataset.revision: {spec.name} must be pinned to a revision")
+            return datasets.load_dataset(spec.name, spec.config, revision=spec.revision, split=split)
         except UserError:
             raise
         except Exception as exc:  # missing file, offline hub, unknown split: one line naming the dataset
             first = str(exc).splitlines()[0] if str(exc) else ""
-            raise UserError(f"dataset: cannot load split {split!r} of {spec.get('path') or spec.get('name')}: "
+            raise UserError(f"dataset: cannot load split {split!r} of {spec.path or spec.name}: "
                             f"{type(exc).__name__}: {first}") from None
 
     def _items(self, split: str) -> list[dict]:
@@ -118,7 +118,7 @@ class Gsm8kTask(Task):
         return items
 
     def load_items(self) -> tuple[list[dict], list[dict]]:
-        train_split, held_split = self.dataset_spec["train_split"], self.dataset_spec["heldout_split"]
+        train_split, held_split = self.locked_dataset.train_split, self.locked_dataset.heldout_split
         if train_split == held_split:
             raise UserError(f"dataset.heldout_split: {held_split!r} is also the train split")
         train, heldout = self._items(train_split), self._items(held_split)
@@ -136,8 +136,8 @@ class Gsm8kTask(Task):
     def dataset_identity(self) -> dict:
         self._loaded()
         ident = super().dataset_identity()
-        if self.dataset_spec.get("path"):
-            ident["path"] = self.dataset_spec["path"]
+        if self.locked_dataset.path:
+            ident["path"] = self.locked_dataset.path
             ident["files_sha256"] = {s: self._files[s] for s in sorted(self._files)}
         return ident
 
