@@ -13,6 +13,7 @@ instead of re-parsing the dict each in its own way. Old plans (no ``metrics``, n
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 UNITS = ("fraction", "percent", "count", "real")
@@ -378,7 +379,16 @@ def resolve_label(decls: dict, text: str) -> str | None:
 
 
 
-def unregistered_reason(prereg: dict, arm, seed, kind=None) -> str | None:
+def _arms_and_seeds(plan) -> tuple[Mapping[str, ArmDecl], tuple]:
+    """(arm declarations, registered seeds) of a raw preregistration (parsed here) or of a parsed
+    :class:`prereg.study.Study` (its ``arm_decls`` and ``seeds``, parsed once: a caller asking per
+    run folder does not re-parse the arms for each)."""
+    if isinstance(plan, Mapping):
+        return arm_decls(plan), tuple(plan.get("seeds", ()))
+    return plan.arm_decls, tuple(plan.seeds)
+
+
+def unregistered_reason(prereg, arm, seed, kind=None) -> str | None:
     """Why a run record is not a registered evaluation of the plan, or None when it is.
 
     The one rule (read by stats, the audit's completeness, source and exploratory checks): a
@@ -388,7 +398,7 @@ def unregistered_reason(prereg: dict, arm, seed, kind=None) -> str | None:
     per seed (README failure 16: no invented seeds, no trained "reference").
 
     Args:
-        prereg: a schema-valid preregistration.
+        prereg: a schema-valid preregistration, or its parsed :class:`prereg.study.Study`.
         arm, seed, kind: the manifest's ``arm``, ``seed`` and ``kind`` (any JSON value).
 
     Returns:
@@ -399,7 +409,7 @@ def unregistered_reason(prereg: dict, arm, seed, kind=None) -> str | None:
         >>> unregistered_reason(p, "base", None, "reference") is None, unregistered_reason(p, "base", 1, "reference")
         (True, "seed 1 for reference arm 'base', which is evaluated once (no seed)")
     """
-    decls = arm_decls(prereg)
+    decls, seeds = _arms_and_seeds(prereg)
     if not isinstance(arm, str) or arm not in decls:
         return f"unregistered arm {arm!r}"
     decl, ref = decls[arm], kind == "reference"
@@ -408,19 +418,21 @@ def unregistered_reason(prereg: dict, arm, seed, kind=None) -> str | None:
                 else f"a training run of reference arm {arm!r} (reference arms are evaluated, never trained)")
     if decl.is_reference and decl.evaluated == "once":
         return None if seed is None else f"seed {seed!r} for reference arm {arm!r}, which is evaluated once (no seed)"
-    registered = isinstance(seed, int) and not isinstance(seed, bool) and seed in prereg.get("seeds", [])
+    registered = isinstance(seed, int) and not isinstance(seed, bool) and seed in seeds
     return None if registered else f"unregistered seed {seed!r}"
 
 
-def registered_evaluations(prereg: dict) -> list[tuple[str, int | None]]:
+def registered_evaluations(prereg) -> list[tuple[str, int | None]]:
     """Every (arm, seed) evaluation the plan registers: trained arms and per-seed references on
-    every seed, a reference evaluated once as ``(arm, None)``.
+    every seed, a reference evaluated once as ``(arm, None)``. ``prereg``: the raw preregistration
+    or its parsed :class:`prereg.study.Study`.
 
     Example:
         >>> registered_evaluations({"arms": {"base": {"kind": "reference"}, "g": {}}, "seeds": [1, 2]})
         [('base', None), ('g', 1), ('g', 2)]
     """
+    decls, seeds = _arms_and_seeds(prereg)
     out: list[tuple[str, int | None]] = []
-    for a, d in arm_decls(prereg).items():
-        out.extend([(a, None)] if d.is_reference and d.evaluated == "once" else [(a, s) for s in prereg["seeds"]])
+    for a, d in decls.items():
+        out.extend([(a, None)] if d.is_reference and d.evaluated == "once" else [(a, s) for s in seeds])
     return out

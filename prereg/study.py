@@ -265,6 +265,12 @@ class Study:
         """Arms the runner trains (reference arms are evaluated, never run)."""
         return tuple(a for a, spec in self.arms.items() if spec.trained)
 
+    @property
+    def arm_decls(self) -> Mapping[str, ArmDecl]:
+        """Arm name -> its declaration (kind, labels, evaluation schedule), in lock order; what
+        :func:`prereg.declarations.arm_decls` gives for the raw preregistration."""
+        return MappingProxyType({a: spec.decl for a, spec in self.arms.items()})
+
 
 def analysis_plan(plan: Mapping) -> AnalysisPlan:
     """A preregistration's ``analysis`` block (also analysis.json's ``plan``) as typed values with

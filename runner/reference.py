@@ -90,9 +90,7 @@ def check_reference_unit(lock: Lock, arm: str, seed: int | None) -> str:
     once takes no seed (inventing one is README failure 16); one evaluated per seed needs a
     registered seed.
     """
-    from prereg.declarations import arm_decls
-
-    decls = arm_decls(lock.prereg)
+    decls = lock.study.arm_decls
     if arm not in decls:
         raise Refusal(f"--arm {arm!r} is not registered in the lock (registered: {', '.join(sorted(decls))})")
     decl = decls[arm]

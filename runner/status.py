@@ -168,10 +168,10 @@ def study_status(lock: Lock, out: str | Path = "runs", arms: list[str] | None = 
         max_steps = lock.study.arms[arm].training.max_steps if arm in lock.study.arms else None
         units.append(unit_status(unit_dir(out, lock.study_id, arm, seed), arm, seed, lock=lock, max_steps=max_steps))
     if arms is None:  # reference evaluations (runner evaluate; README failure 16), listed after the trained units
-        from prereg.declarations import arm_decls, registered_evaluations
+        from prereg.declarations import registered_evaluations
 
-        refs = {a for a, d in arm_decls(lock.prereg).items() if d.is_reference}
-        for arm, seed in registered_evaluations(lock.prereg):
+        refs = {a for a, spec in lock.study.arms.items() if not spec.trained}
+        for arm, seed in registered_evaluations(lock.study):
             if arm in refs and (seed is None and seeds is None or seed is not None and (seeds is None or seed in seeds)):
                 st = unit_status(unit_dir(out, lock.study_id, arm, seed), arm, seed, lock=lock)
                 st.detail = "; ".join(x for x in ("reference: runner evaluate --arm " + arm

@@ -277,7 +277,7 @@ def _inadmissible(run, lock: Lock, locked_at, files: RunFiles) -> tuple[str, str
         return f"run on a different lock {run.lock_hash[:12]}", "foreign_lock"
     if not run.confirmatory:
         return "exploratory run", "exploratory_run"
-    what = unregistered_reason(lock.study.raw, m["arm"], m["seed"], m.get("kind"))
+    what = unregistered_reason(lock.study, m["arm"], m["seed"], m.get("kind"))  # arms parsed once
     if what:
         return what, "unregistered_run"
     if run.status != "complete":

@@ -175,3 +175,24 @@ def test_sequential_spec_holds_the_defaults_and_the_design_reads_it():
     assert d.effect == study_of(p).analysis.effect_of_interest
     with pytest.raises(dataclasses.FrozenInstanceError):
         seq.looks = (2, 5)
+
+
+def test_registration_reads_the_parsed_study_and_the_raw_plan_alike():
+    """``unregistered_reason`` / ``registered_evaluations`` take the parsed Study (stats asks once per
+    run folder and no longer re-parses the arms each time) and give what they give for the raw plan."""
+    from prereg.declarations import arm_decls, registered_evaluations, unregistered_reason
+
+    p = json.loads((ROOT / "examples" / "e1.json").read_text())
+    p["arms"]["base"] = {"kind": "reference", "labels": ["Base model"]}
+    p["arms"]["sft"] = {"kind": "reference", "evaluated": "per_seed"}
+    s = study_of(p)
+    assert dict(s.arm_decls) == arm_decls(p)
+    assert registered_evaluations(s) == registered_evaluations(p)
+    assert ("base", None) in registered_evaluations(s) and ("sft", p["seeds"][0]) in registered_evaluations(s)
+    cases = [(a, seed, kind) for a in (*p["arms"], "nope", None) for seed in (None, p["seeds"][0], 999, True)
+             for kind in (None, "trained", "reference")]
+    reasons = [unregistered_reason(s, *c) for c in cases]
+    assert reasons == [unregistered_reason(p, *c) for c in cases]
+    assert None in reasons and "unregistered seed 999" in reasons  # both branches exercised
+    assert unregistered_reason(s, "base", 3, "reference") == \
+        "seed 3 for reference arm 'base', which is evaluated once (no seed)"

@@ -53,11 +53,8 @@ def _look_selection(args, arms, seeds):
             raise UserError(f"{args.lock}: a sequential study runs one look at a time: pass --look "
                             f"(looks of {list(seq.looks)} seeds per arm)")
         return arms, seeds
-    from prereg.declarations import arm_decls
-
     going, chosen = look_units(lock.prereg, lock.hash, args.out, lock.study_id, args.look, arms, seeds)
-    decls = arm_decls(lock.prereg)
-    return [a for a in going if not decls[a].is_reference], chosen
+    return [a for a in going if lock.study.arms[a].trained], chosen
 
 
 def sweep_command(args: argparse.Namespace) -> int:
