@@ -1122,12 +1122,21 @@ _SCORE_TO_CLAUSE = re.compile(r"\s*(?:%|pp\b)?\s*to\s*")
 _AGAINST_NUMBER = re.compile(r"\s*(?:against|vs\.?|versus|compared\s+(?:to|with))\s*[−+\-]?\d", re.I)
 
 
+def _ends_with_from(text: str, end: int) -> bool:
+    """``_FROM.search(text[:end])``, looking back from ``end`` over the spaces only: copying and scanning
+    everything before each number was quadratic in a one-paragraph report (README failure 10)."""
+    j = end
+    while j and text[j - 1].isspace():   # \s is str.isspace; \w is str.isalnum or "_"
+        j -= 1
+    return j >= 4 and text[j - 4:j].lower() == "from" and not (j > 4 and (text[j - 5].isalnum() or text[j - 5] == "_"))
+
+
 def _against_pair(w: _Walk, role: str, clause: str, end: int, arms: list[str], named: bool) -> list[str]:
     """The arm of each value of "x against y" when no arm is named between them: with two arms named
     before ("GSPO stays above Dr. GRPO: 0.650 against 0.631") the values are theirs in the order
     written; with one ("DAPO halves ZVF (0.154 against 0.328)") the second is the baseline's."""
     prev, baseline = w.prev, w.vocab.baseline
-    score = len(arms) == 2 and not _FROM.search(w.text[:end]) and "from " not in w.text[max(0, end - 80):end]
+    score = len(arms) == 2 and not _ends_with_from(w.text, end) and "from " not in w.text[max(0, end - 80):end]
     if len(arms) == 2 and (_AGAINST_NUMBER.match(w.text, end) or (score and _SCORE_TO.match(w.text, end))):
         return arms[:1]
     if named or prev is None or prev.role != role or not (_AGAINST.fullmatch(clause) or (

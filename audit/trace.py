@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from audit.context import TracedReport
 from audit.numbers import EXPLORATORY_WORDS, Mention, parse_report
 from audit.prose import _CONTRAST_ROLES, heading_percent, read_file, table_reading
 from audit.sources import Source, SourceIndex, build_index, entity_from_text
+from audit.statuses import per_line
 from audit.words import LOCK_ROLES, Reading, vocabulary
 
 __all__ = ["TraceMemo", "Traced", "abbreviated", "is_label", "mentions_exploratory", "prose_sources", "quoted_context",
@@ -997,7 +997,7 @@ def _trace_cell(idx: SourceIndex, m: Mention, arms, scope_ent, vocab, memo: dict
 _CELL_MEMO_MAX = 100_000   # distinct cell contexts kept (0: every cell decided afresh)
 
 
-@functools.lru_cache(maxsize=64)
+@per_line
 def _squashed(line: str) -> str:
     """A line with its whitespace collapsed, once per line (a line may hold thousands of numbers)."""
     return " ".join(line.split())
