@@ -74,10 +74,30 @@ def _scope(file: str) -> str:
     return "training-stack" if name.startswith("test_runner_") or name in TRAINING_STACK_FILES else file
 
 
+# CPU seconds of the fast tier's costliest units (h-fast4's per-test CPU measure at caa23f7, rounded).
+# Only the order in which the workers take the units depends on them: longest first, so that the
+# session does not end with one worker running a long unit (a subprocess, the training stack)
+# while the other idles. xdist's own order (most tests first) put the one-test torch-free
+# interpreter (4.5 CPU-s) last. A unit not listed is estimated from its number of tests.
+UNIT_CPU_S = {
+    "training-stack": 14, "tests/test_stats_studies.py": 6, "tests/test_audit_defects.py": 5,
+    "tests/test_audit_fast_paths.py": 5, "tests/test_stats_render.py": 5, "tests/test_sequential_looks.py": 5,
+    "tests/test_stats_analyze.py": 5, "tests/test_no_torch.py": 4.5, "tests/test_report_corpus_wild.py": 4,
+    "tests/test_audit_parse.py": 4, "tests/test_audit_rst.py": 4, "tests/test_stats_modelcard.py": 4,
+    "tests/test_api.py": 2.3, "tests/test_records_property.py": 1.6, "tests/test_function_length.py": 1.2,
+}
+CPU_S_PER_TEST = 0.02  # the estimate for a unit not in UNIT_CPU_S (most of them: ~10-50 ms a test)
+
+
+def _unit_cost(scope: str, n_tests: int) -> float:
+    """Estimated CPU seconds of a work unit (see ``UNIT_CPU_S``)."""
+    return UNIT_CPU_S.get(scope, CPU_S_PER_TEST * n_tests)
+
+
 class _SchedulerPlugin:
     """xdist's ``--dist loadfile`` with the training-stack files as one unit (xdist's own
     ``loadgroup`` marks do not reach the scheduler under pytest 9, which no longer has
-    ``Item._nodeid``)."""
+    ``Item._nodeid``), handed out longest first (``UNIT_CPU_S``)."""
 
     @staticmethod
     def pytest_xdist_make_scheduler(config, log):
@@ -86,8 +106,18 @@ class _SchedulerPlugin:
         from xdist.scheduler import LoadFileScheduling
 
         class _FileScheduling(LoadFileScheduling):
+            _ordered = False
+
             def _split_scope(self, nodeid: str) -> str:
                 return _scope(super()._split_scope(nodeid))
+
+            def _assign_work_unit(self, node) -> None:
+                if not self._ordered:  # the queue is complete at the first assignment: order it once
+                    self._ordered = True
+                    units = sorted(self.workqueue.items(), key=lambda kv: -_unit_cost(kv[0], len(kv[1])))
+                    self.workqueue.clear()
+                    self.workqueue.update(units)
+                super()._assign_work_unit(node)
 
         return _FileScheduling(config, log)
 
@@ -170,7 +200,7 @@ def shared_recompute():
     For the modules that audit hand-typed reports over a built study: only the report differs from
     test to test, so check 9 would recompute the same analysis from byte-identical lock and records
     each time (half of such an audit's CPU). The recomputation is deterministic; it is kept by the
-    SHA-256 of the lock's and the records' bytes and handed out as a deep copy, and check 9 still
+    SHA-256 of the lock's and the records' bytes and handed out as a fresh copy (unpickled), and check 9 still
     compares it with each copy's ``analysis.json`` (``tests/report_corpus/corpus.py::recompute_once``).
     """
     from tests.report_corpus import corpus
