@@ -184,8 +184,12 @@ def report_claims(files: list[ParsedFile], vocab: Vocabulary | None, facts: Fact
 
 def merged_claims(head: list[Claim], paras: list[Claim], tail: list[Claim]) -> list[Claim]:
     """A file's claims in the order :func:`check_file` gives them, each once (a raw HTML table row is
-    read as prose too: one finding per claim)."""
-    return list(dict.fromkeys([*head, *paras, *tail]))
+    read as prose too, and its header cells as a parsed table's: one finding per claim, the first
+    kept where two readings word the same finding at the same place)."""
+    seen: dict[tuple[str, str, str], Claim] = {}
+    for c in [*head, *paras, *tail]:
+        seen.setdefault((c.location, c.found, c.message), c)
+    return list(seen.values())
 
 
 def file_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tally) -> tuple[list[Claim], list[Claim]]:
@@ -198,6 +202,7 @@ def file_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tally) ->
     _seed_labels(f, facts, head)
     _heading_facts(f, facts, tail)
     _n_labels_in_tables(f, facts, tail)
+    _parsed_header_facts(f, facts, tail)
     _table_verdicts(f, vocab, facts, tail, tally)
     _parsed_table_verdicts(f, vocab, facts, tail, tally)
     _marker_claims(f, vocab, facts, tail, tally, _legends(f))
@@ -480,6 +485,28 @@ def _n_labels_in_tables(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
     for i, line in enumerate(f.lines, 1):
         if line.lstrip().startswith("|"):
             _n_facts(line, facts, f"{f.path}:{i}", out)
+
+
+def _parsed_header_facts(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
+    """"seed 3" and "(n=500)" in a header cell of a table that is not read line by line as pipe rows
+    (reST list, csv and simple tables, HTML and LaTeX tables): checked as in a Markdown table's
+    header (README failure 15: a label that states a checkable fact is checked). The cell's column
+    name is read once per header line."""
+    done: set[tuple[int, str]] = set()
+    for m in f.mentions:
+        if m.kind != "heading" or not m.header or m.line_text.lstrip().startswith("|"):
+            continue   # a document heading (_heading_facts), or a pipe row (_seed_labels, _n_labels_in_tables)
+        key = (m.line, m.column or "")
+        if key in done or not key[1]:
+            continue
+        done.add(key)
+        at = f"{f.path}:{m.line}"
+        for sm in _SEED_ONE.finditer(key[1]):
+            seed = int(sm.group(1))
+            if not _registered(facts, seed):
+                out.append(Claim(at, f"one of the registered seeds {list(facts.seeds)} (lock.seeds)", sm.group(0),
+                                 f"seed {seed} is not a registered seed (lock.seeds = {list(facts.seeds)})"))
+        _n_facts(key[1], facts, at, out)
 
 
 def _resample_facts(text: str, facts: Facts, at, out: list[Claim]) -> None:

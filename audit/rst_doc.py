@@ -92,19 +92,88 @@ def _doctree(text: str, name: str):
 
     from docutils.core import publish_doctree
 
+    if "::" in text:
+        _register_unknown(text)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return publish_doctree(text, source_path=name, settings_overrides=dict(_SETTINGS))
 
 
+# ---- directives docutils does not know --------------------------------------------------------------
+
+# Sphinx's and its extensions' directives (``.. tab::``, ``.. tabs::``, ``.. tab-set::``, ``.. dropdown::``,
+# ``.. only::``, ``.. versionadded::``, ...) are unknown to docutils, which drops their whole block: a page
+# written for Sphinx would hide every number inside one (README failure 15). A directive docutils does not
+# know is read instead: its argument (a tab's title) and its content as reST; the content of one that holds
+# code or program output as code; the entries of one that lists page or object names as nothing to read.
+_CODE_DIRECTIVES = frozenset((
+    "ipython", "ipython3", "jupyter-execute", "jupyter-input", "jupyter-output", "code-cell", "testcode",
+    "testoutput", "testsetup", "testcleanup", "doctest", "plot", "mermaid", "graphviz", "graph", "digraph",
+    "sourcecode", "program-output", "command-output", "runblock", "exec", "prompt", "tab-code"))
+_NAME_DIRECTIVES = frozenset(("toctree", "autosummary", "index", "literalinclude", "highlight", "currentmodule",
+                              "automodule", "autoclass", "autofunction", "bibliography"))
+_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+(?:\|[^|\n]+\|[ \t]*)?([A-Za-z0-9][\w:+.-]*)::", re.M)
+
+
+def _register_unknown(text: str) -> None:
+    """Register a reader for each directive of ``text`` that docutils does not know (docutils keeps
+    directives in one table per process; a name registered here was unknown, so nothing it knew changes)."""
+    from docutils.parsers.rst import directives
+    from docutils.parsers.rst.languages import en
+
+    for name in {n.lower() for n in _DIRECTIVE.findall(text)}:
+        if name in directives._directives or en.directives.get(name, name) in directives._directive_registry:
+            continue
+        kind = "code" if name in _CODE_DIRECTIVES else "names" if name in _NAME_DIRECTIVES else "body"
+        directives.register_directive(name, _unknown_directive(kind))
+
+
+def _unknown_directive(kind: str):
+    """A docutils directive class that reads an unknown directive's block as ``kind``: "body" (its
+    argument a paragraph, its content reST), "code" (its content a literal block) or "names" (nothing)."""
+    from docutils import nodes
+    from docutils.parsers.rst import Directive, directives
+
+    class _AnyOption(dict):   # any option an extension defines (":sync: py", ":open:"), its value kept as text
+        def __missing__(self, key):
+            return directives.unchanged
+
+    class Unknown(Directive):
+        optional_arguments = 1
+        final_argument_whitespace = True
+        has_content = True
+        option_spec = _AnyOption(name=directives.unchanged)
+
+        def run(self):
+            if kind == "names":
+                return []
+            if kind == "code":
+                text = "\n".join(self.content)
+                node = nodes.literal_block(text, text)
+                node.line = self.content_offset + 1
+                return [node] if text.strip() else []
+            box = nodes.container(classes=[self.name])
+            if self.arguments:
+                inline, msgs = self.state.inline_text(self.arguments[0], self.lineno)
+                title = nodes.paragraph(self.arguments[0], "", *inline)
+                title.line = self.lineno
+                box += [title, *msgs]
+            self.state.nested_parse(self.content, self.content_offset, box)
+            return [box]
+
+    return Unknown
+
+
 # ---- inline text ----------------------------------------------------------------------------------
 
-def inline_text(node) -> tuple[str, list[tuple[int, int, str]]]:
+def inline_text(node, pins: list | None = None) -> tuple[str, list[tuple[int, int, str]]]:
     """The text a reader sees in a text element (a paragraph, a title, a term), with its inline
     literals marked "code" and raw HTML comments "comment".
 
     Args:
         node: a docutils text element.
+        pins: where to append (position, id) of each ``:id:`X``` pin role (:func:`pin_of`); its text
+            is not the reader's.
     Returns:
         (text, hints): newlines kept where the source has them (each number keeps its line).
     Example:
@@ -116,15 +185,36 @@ def inline_text(node) -> tuple[str, list[tuple[int, int, str]]]:
     """
     parts: list[str] = []
     hints: list[tuple[int, int, str]] = []
-    _inline(node, parts, hints, [0])
+    _inline(node, parts, hints, [0], pins if pins is not None else [])
     return "".join(parts), hints
 
 
-def _inline(node, parts: list[str], hints: list, pos: list[int]) -> None:
+_PIN_ROLE = re.compile(r":id:`\s*([^`]*?)\s*`")
+
+
+def pin_of(node) -> str | None:
+    """The analysis id a ``:id:`X``` role pins, or None: the reST form of Markdown's ``<!-- id: X -->``
+    (README: pins). Read whether the page declares the role (``.. role:: id``, an inline node of
+    class "id") or not (docutils' "unknown role" keeps its text)."""
+    from docutils import nodes
+
+    if isinstance(node, nodes.inline) and "id" in node.get("classes", ()):
+        return " ".join(node.astext().split()) or None
+    if isinstance(node, nodes.problematic):
+        m = _PIN_ROLE.fullmatch(node.astext().strip())
+        return m.group(1) if m else None
+    return None
+
+
+def _inline(node, parts: list[str], hints: list, pos: list[int], pins: list) -> None:
     """Append the reader's text of ``node``'s children to ``parts``; ``pos``: the text's length so far."""
     from docutils import nodes
 
     for c in node.children:
+        pid = pin_of(c) if isinstance(c, (nodes.inline, nodes.problematic)) else None
+        if pid:
+            pins.append((pos[0], pid))   # pins the number just before it (audit.numbers._bind_pins)
+            continue
         if isinstance(c, nodes.Text):
             s = c.astext()
         elif isinstance(c, (nodes.footnote_reference, nodes.citation_reference)):
@@ -137,7 +227,7 @@ def _inline(node, parts: list[str], hints: list, pos: list[int]) -> None:
         elif isinstance(c, nodes.raw):
             s = _raw_text(c.astext())
         elif isinstance(c, nodes.Element):
-            _inline(c, parts, hints, pos)
+            _inline(c, parts, hints, pos, pins)
             continue
         else:
             continue
@@ -214,13 +304,14 @@ class _Walker:
                 self.block(c, scope, depth, hint)
 
     def para(self, node, scope, hint: str | None) -> None:
-        text, hints = inline_text(node)
+        pins: list = []
+        text, hints = inline_text(node, pins)
         if hint:
             hints = [(0, len(text), hint)]
         line = _line_of(node, self.lines)
         if node.tagname == "line":
             self.marks[line] = "line"
-        self.add(Piece(text, line, "prose", scope, hints, [], node.rawsource or text))
+        self.add(Piece(text, line, "prose", scope, hints, pins, node.rawsource or text))
 
     def text_piece(self, node, scope, kind: str, text: str, hint: str | list | None = None) -> None:
         """A block read as one piece (code, comment, raw HTML), its lines blanked for the line readers.
@@ -256,9 +347,11 @@ class _Walker:
         line = _line_of(node, self.lines)
         self.marks[line] = "field"
         if first is not None and first.tagname == "paragraph":
-            text, hints = inline_text(first)
+            pins: list = []
+            text, hints = inline_text(first, pins)
             off = len(label) + 2
-            self.add(Piece(f"{label}: {text}", line, "prose", scope, [(a + off, b + off, h) for a, b, h in hints]))
+            self.add(Piece(f"{label}: {text}", line, "prose", scope, [(a + off, b + off, h) for a, b, h in hints],
+                           [(a + off, pid) for a, pid in pins]))
             rest = body.children[1:]
         else:
             self.add(Piece(f"{label}:", line, "prose", scope))
@@ -397,5 +490,7 @@ def shadow_lines(lines: list[str], marks: dict[int, str], subs: dict[str, str] |
             line = _SUB.sub(lambda r: subs.get(" ".join(r.group(1).split()).lower(), r.group(0)), line)
         if "*" in line:   # "**+2.21 points**": emphasis is markup, not words (the readers look past none)
             line = _EMPHASIS.sub(r"\1", line)
+        if ":id:`" in line:   # a pin (pin_of) is no text of the page
+            line = _PIN_ROLE.sub(lambda r: " " * len(r.group(0)), line)
         out.append(_ROLE.sub(lambda r: " " * len(r.group(0)), line) if ":`" in line else line)
     return out

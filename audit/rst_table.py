@@ -121,14 +121,15 @@ def merge(pieces: list[Piece], kind: str, scope, line: int = 0) -> Piece:
     """
     if not pieces:
         return Piece("", line, kind, scope)
-    text, hints, first = "", [], pieces[0].line
+    text, hints, pins, first = "", [], [], pieces[0].line
     for i, p in enumerate(pieces):
         if i:
             gap = p.line - (first + text.count("\n"))
             text += "\n" * gap if gap > 0 else " "
         hints += [(a + len(text), b + len(text), h) for a, b, h in p.hints]
+        pins += [(a + len(text), pid) for a, pid in p.pins]
         text += p.text
-    return Piece(text, first, kind, scope, hints, [], text)
+    return Piece(text, first, kind, scope, hints, pins, text)
 
 
 def _relocate(lines: list[str], start: int, rows: list, cells: dict) -> None:
