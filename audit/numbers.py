@@ -28,7 +28,7 @@ from prereg.errors import UserError
 # sentence at the cost of one set test each (README failure 10); the groups are all named, in this order
 # (``m.groups()`` reads them in one call): sign, body, exp, pow, sup, tpow, tsup, mult, pct.
 _NUM = re.compile(
-    r"(?=[-−–+.\d])(?P<sign>[-−–+])?(?P<body>\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+,\d{1,2}(?=\s?%)|\d+(?:\.\d+|·\d+(?![\d⁰¹²³⁴⁵⁶⁷⁸⁹⁻^]))?|\.\d+)"
+    r"(?=[-−–+.\d])(?P<sign>[-−–+])?(?P<body>0,\d{4,}(?![\d,])|\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+,\d{1,2}(?=\s?%)|\d+(?:\.\d+|·\d+(?![\d⁰¹²³⁴⁵⁶⁷⁸⁹⁻^]))?|\.\d+)"
     r"(?:(?P<exp>[eE][-+−]?\d+)|\s{0,3}(?:×|x|·|⋅|\\times|\\cdot)\s{0,3}10\s?(?:\^\s?\{?\s?(?P<pow>[-−+]?\s?\d+)(?:\s?\})?"
     r"|(?P<sup>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
     r"|(?<=(?<![\d.,])10)(?:\^\s?\{?\s?(?P<tpow>[-−]\s?\d+)(?:\s?\})?|(?P<tsup>⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
@@ -183,8 +183,10 @@ def _parse_literal(m: re.Match) -> tuple[float, int, int, bool] | None:
 def _literal(g: tuple) -> tuple[float, int, int, bool] | None:
     """(value, decimals, exponent, percent) of a number from its ``_NUM`` groups (None: not a number)."""
     sign, body, exp, pw, sup, tpow, tsup, mult, pct = g
-    if "," in body:   # a thousands separator, or a decimal comma before a percent sign ("64,11 %": _NUM)
-        body = body.replace(",", "." if len(body) - body.rfind(",") <= 3 else "")
+    if "," in body:   # a thousands separator, or a decimal comma: before a percent sign ("64,11 %": _NUM), or
+        # after a lone zero with four or more digits ("0,6411": no thousands group starts "0," or has four digits)
+        lone_zero = body.startswith("0,") and body.count(",") == 1 and len(body) > 5
+        body = body.replace(",", "." if len(body) - body.rfind(",") <= 3 or lone_zero else "")
     if "·" in body:
         body = body.replace("·", ".")   # "0·658": a middle dot as the decimal point (not "1.5·10⁻⁴")
     e = 0

@@ -741,7 +741,8 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
     return w.first_arm or parent
 
 
-_LOWER_BY = re.compile(r"\b(?:lower|less|worse|below|behind|smaller|drops?|falls?|trails?|underperform(?:s|ed)?|lags?)\b[^.;]{0,60}"
+_LOWER_BY = re.compile(r"\b(?:lower(?:s|ed)?|less|worse|below|behind|smaller|drops?|falls?|trails?|underperform(?:s|ed)?|lags?|"
+                       r"reduc(?:es|ed)|decreas(?:es|ed)|cuts|hurts|worsen(?:s|ed))\b[^.;]{0,60}"
                        r"\bby\s*(?:about\s+|only\s+|roughly\s+)?$", re.I)
 _AGAINST = re.compile(r"\s*(?:against|vs\.?|versus|compared\s+(?:to|with))\s*", re.I)
 # The degrees of freedom of "t(5) = 7.72": a parameter of the statistic, not a value.

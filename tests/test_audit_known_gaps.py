@@ -241,3 +241,39 @@ PLUS_ONE = [
 def test_a_plus_one_that_agrees_under_strict(thread60):
     _assert_pairs(_pairs(thread60, PLUS_ONE, strict=True), PLUS_ONE)
     assert _findings(thread60, ["GSPO gains +1 point on GRPO."], strict=True) != {}   # a difference, still read
+
+
+# A decimal comma after a lone zero with four or more digits ("0,6355", "-0,0194") is the decimal point: no
+# thousands group starts "0," or has four digits. Before, "0,6355" was two numbers, 0 and 6355, and a wrong
+# value passed. "[0,100]" (three digits) and "0,100,000" stay what they were.
+def test_a_decimal_comma_after_a_lone_zero():
+    from audit.numbers import parse_markdown
+
+    got = [(m.text, m.value, m.decimals) for m in
+           parse_markdown("r.md", "0,6355 and -0,0194 in [0,100] of 0,100,000", "r.md").mentions]
+    assert got == [("0,6355", 0.6355, 4), ("-0,0194", -0.0194, 4), ("0,100", 100.0, 0), ("0,100,000", 100000.0, 0)]
+
+
+LONE_ZERO_COMMA = [("DAPO erreicht im Mittel 0,6355 Genauigkeit (GRPO: 0,6320).",
+                    "DAPO erreicht im Mittel 0,6455 Genauigkeit (GRPO: 0,6320).",
+                    "arms.dapo.heldout_accuracy.mean")]
+
+
+def test_a_value_with_a_decimal_comma_after_zero_is_checked(five_arms):
+    _assert_pairs(_pairs(five_arms, LONE_ZERO_COMMA), LONE_ZERO_COMMA)
+
+
+# "X lowers / reduces / decreases / cuts / hurts accuracy by N" is a negative difference, as "X is lower than Y
+# by N" was. Before, "AERO lowers held-out accuracy by 0.020" was read as +0.020 and called wrong.
+LOWERS_BY = [
+    ("AERO lowers held-out accuracy by 0.020 against GRPO.",
+     "AERO lowers held-out accuracy by 0.021 against GRPO.",
+     "contrasts.aero-grpo.diff_mean"),
+    ("Under AERO, accuracy decreased by 2.0 points.",
+     "Under AERO, accuracy decreased by 2.5 points.",
+     "contrasts.aero-grpo.diff_mean"),
+]
+
+
+def test_a_change_by_a_verb_of_lowering_is_negative(five_arms):
+    _assert_pairs(_pairs(five_arms, LOWERS_BY), LOWERS_BY)
