@@ -217,11 +217,12 @@ def _prose_by_line(file: ParsedFile) -> dict[int, list[Mention]]:
 
 
 def _whole(raw: str, pos: int, n: int) -> bool:
-    """Is ``raw[pos:pos + n]`` a whole number, not the tail or head of a longer one?"""
+    """Is ``raw[pos:pos + n]`` a whole number, not the tail or head of a longer one, nor a digit of a word
+    ("8" of "GSM8K": the number reader never makes one after a letter, audit.numbers._boundary_ok)?"""
     before = raw[pos - 1] if pos else " "
     after = raw[pos + n] if pos + n < len(raw) else " "
     return not (before.isdigit() or (before in ".," and raw[pos].isdigit() and pos > 1 and raw[pos - 2].isdigit())
-                or after.isdigit())
+                or after.isdigit() or ((before.isalpha() or before == "_") and raw[pos].isdigit()))
 
 
 def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tuple[int, int, Mention]]:

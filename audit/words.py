@@ -50,7 +50,9 @@ _ROLE_BEFORE = (
                        r"\bsmallest\s+(?:[\w-]+\s+){0,2}?(?:difference|gain|effect|change|improvement)\b[^.;]{0,30}?\bdetect\b|"
                        # "the design detects a paired difference between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
                        r"\bdetect(?:s|ed)?\s+(?:only\s+)?(?:an?\s+)?(?:[\w-]+\s+)?(?:difference|gain|effect|change)s?\s+"
-                       r"(?:of\s+|between\s+|as\s+small\s+as\s+)(?:about\s+|roughly\s+)?$",
+                       # "could not have detected a gain below ~2 pts": the smallest detectable, from below
+                       r"(?:of\s+|between\s+|as\s+small\s+as\s+|below\s+|under\s+|smaller\s+than\s+)"
+                       r"(?:about\s+|roughly\s+|~\s*|≈\s*)?$",
                        re.I)),
     ("alpha", re.compile(r"(?:\balpha|α|\\alpha)\s*=\s*\$?\s*$", re.I)),
     ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|of)?\s*$|\bp-?values?\b", re.I)),

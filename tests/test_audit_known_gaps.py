@@ -277,3 +277,37 @@ LOWERS_BY = [
 
 def test_a_change_by_a_verb_of_lowering_is_negative(five_arms):
     _assert_pairs(_pairs(five_arms, LOWERS_BY), LOWERS_BY)
+
+
+# A digit inside a word ("GSM8K", "Qwen3") is no number: the prose reader finds each number in its line by its
+# text, and found the "8" of "mean over 8 seeds" in "GSM8K" first, so the seed count was read where it is not
+# (value-only under --strict: the fresh set's LaTeX caption "Main results on GSM8K (mean over 8 seeds, ...)").
+WORD_DIGITS = [
+    ("On GSM8K, the mean over 8 seeds is 0.650 for GSPO.",
+     "On GSM8K, the mean over 8 seeds is 0.660 for GSPO.",
+     "arms.gspo.heldout_accuracy.mean"),
+    ("Qwen3 with DAPO: mean over 8 seeds 0.6355.",
+     "Qwen3 with DAPO: mean over 8 seeds 0.6455.",
+     "arms.dapo.heldout_accuracy.mean"),
+]
+
+
+def test_a_digit_inside_a_word_is_not_the_number_read(five_arms):
+    _assert_pairs(_pairs(five_arms, WORD_DIGITS, strict=True), WORD_DIGITS)
+
+
+# The MDE from below: "could not have detected a gain below ~0.8 pts", "cannot detect a difference smaller than
+# 0.0078" (AERO − GRPO's MDE is 0.0078). Before, the number was read as the contrast's difference or the arm's
+# mean and called wrong; under --strict the fresh set's "below ~2 pts" was value-only.
+MDE_BELOW = [
+    ("For AERO against GRPO, the sweep could not have detected a gain below ~0.8 pts.",
+     "For AERO against GRPO, the sweep could not have detected a gain below ~1.8 pts.",
+     "contrasts.aero-grpo.mde"),
+    ("For AERO against GRPO the design cannot detect a difference smaller than 0.0078.",
+     "For AERO against GRPO the design cannot detect a difference smaller than 0.0087.",
+     "contrasts.aero-grpo.mde"),
+]
+
+
+def test_the_mde_written_as_what_could_not_be_detected(five_arms):
+    _assert_pairs(_pairs(five_arms, MDE_BELOW, strict=True), MDE_BELOW)
