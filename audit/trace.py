@@ -735,7 +735,23 @@ def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
         srcs = [dataclasses.replace(s, value=-s.value) for s in srcs]
     if role == "diff" and r.seed is not None:
         srcs += _seed_difference(idx, r)
+    elif role == "diff" and r.metric and not pre.endswith(f".{r.metric}"):
+        srcs = _metric_difference(idx, r, srcs) + srcs
     return srcs
+
+
+def _metric_difference(idx: SourceIndex, r: Reading, contrast: list[Source]) -> list[Source]:
+    """"ZVF falls by 0.195 under DAPO": a change of a metric the analysis has no contrast of is the two
+    arms' means of it subtracted in the order written (the contrast, of another metric, stays a candidate
+    after it). None when the contrast is of that metric already (its mean difference is the same)."""
+    a, b = r.pair
+    va, vb = ((idx.by_id.get(f"arms.{x}.{r.metric}.mean") or idx.by_id.get(f"arms.{x}.{r.metric}")) for x in (a, b))
+    if va is None or vb is None:
+        return []
+    d = (va.value - vb.value) * (-1 if r.negate else 1)
+    if any(math.isclose(abs(c.value), abs(d), rel_tol=1e-9, abs_tol=1e-12) for c in contrast):
+        return []
+    return [dataclasses.replace(va, id=f"{va.id} - {vb.id}", value=d, unit="difference", entity=("contrast", a, b))]
 
 
 def _seed_difference(idx: SourceIndex, r: Reading) -> list[Source]:

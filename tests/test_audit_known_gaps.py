@@ -311,3 +311,26 @@ MDE_BELOW = [
 
 def test_the_mde_written_as_what_could_not_be_detected(five_arms):
     _assert_pairs(_pairs(five_arms, MDE_BELOW, strict=True), MDE_BELOW)
+
+
+# A change of a metric the analysis holds no contrast of (ZVF: grpo 0.416, dapo 0.221, aero 0.301) is the two
+# arms' means of it subtracted in the order written. Before, it was checked against the primary metric's
+# contrast (DAPO − GRPO = +0.0035 in accuracy), so a right ZVF change was an error and a wrong one named
+# the accuracy contrast.
+METRIC_CHANGE = [
+    ("Compared with GRPO, DAPO reduces ZVF by 0.195.",
+     "Compared with GRPO, DAPO reduces ZVF by 0.159.",
+     "arms.dapo.zvf_mean - arms.grpo.zvf_mean"),
+    ("The ZVF difference DAPO − GRPO is −0.195.",
+     "The ZVF difference DAPO − GRPO is −0.159.",
+     "arms.dapo.zvf_mean - arms.grpo.zvf_mean"),
+    ("AERO cuts ZVF by 0.115 relative to GRPO.",
+     "AERO cuts ZVF by 0.151 relative to GRPO.",
+     "arms.aero.zvf_mean - arms.grpo.zvf_mean"),
+]
+
+
+def test_a_change_of_a_metric_without_a_contrast_is_the_means_subtracted(five_arms):
+    _assert_pairs(_pairs(five_arms, METRIC_CHANGE), METRIC_CHANGE)
+    # the primary metric's change is still its contrast
+    assert _findings(five_arms, ["DAPO raises accuracy by 0.0135 over GRPO."])[0][0].count("contrasts.dapo-grpo.diff_mean")

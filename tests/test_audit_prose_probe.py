@@ -298,7 +298,7 @@ def test_respectively_list_in_order_is_clean(five_arms):
 # Second round, written after the fixes above (first run on it: 5 of 25 correct sentences raised a false
 # alarm, 0 wrong variants passed; "the 63.2% baseline" and "Differences from GRPO: GSPO +0.018" fixed, two
 # classes left as strict xfails in ROUND2_XFAIL; "All four contrasts but Dr. GRPO's" is read since
-# tests/test_audit_known_gaps.py, the secondary-metric change is still one).
+# tests/test_audit_known_gaps.py, the secondary-metric change since audit.trace._metric_difference).
 ROUND2 = [
     ('GSPO achieves the highest accuracy (65.0%), followed by DAPO (63.6%).',
      'GSPO achieves the highest accuracy (65.0%), followed by DAPO (64.6%).',
@@ -376,13 +376,9 @@ ROUND2 = [
      'GSPO beats GRPO on 8 of 8 seeds, by 1.2 points on average.',
      'contrasts.gspo-grpo.diff_mean'),
 ]
-ROUND2_XFAIL = {
-    10: "a change of a secondary metric ('ZVF falls by 0.195 under DAPO') is checked against the primary "
-        "metric's contrast: audit.trace._contrast_prefix falls back to contrasts.<pair> when "
-        "contrasts.<pair>.<metric> is absent. Refusing that fallback for a metric named in the sentence "
-        "made 3 corpus plants pass and added false alarms (report_corpus 109/112, wild 2, fresh 14): some "
-        "accuracy contrasts in those reports are read with metric zvf_mean and traced only through it",
-}
+# Empty since audit.trace._metric_difference: "ZVF falls by 0.195 under DAPO" (a change of a metric with no contrast
+# of its own) is the two arms' means of it subtracted, offered before the other metric's contrast.
+ROUND2_XFAIL: dict[int, str] = {}
 
 
 @pytest.fixture(scope="module")
