@@ -222,7 +222,7 @@ def _whole(raw: str, pos: int, n: int) -> bool:
     before = raw[pos - 1] if pos else " "
     after = raw[pos + n] if pos + n < len(raw) else " "
     return not (before.isdigit() or (before in ".," and raw[pos].isdigit() and pos > 1 and raw[pos - 2].isdigit())
-                or after.isdigit() or ((before.isalpha() or before == "_") and raw[pos].isdigit()))
+                or after.isdigit() or (before.isalpha() and raw[pos].isdigit()))
 
 
 def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tuple[int, int, Mention]]:

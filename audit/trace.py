@@ -286,6 +286,10 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
     if alpha is not None:
         return alpha
     cands = prose_sources(idx, reading)
+    if len(cands) > 1 and cands[0].unit == "difference" and " - arms." in cands[0].id:
+        # a metric's change (_metric_difference) and another metric's contrast: the one nearer the number
+        # written is the one an error names (the words' metric may be the sentence's other one)
+        cands = sorted(cands[:2], key=lambda s: abs(s.value * want - m.value)) + cands[2:]
     if m.comparator and reading.role == "p":   # "p < 0.05" bounds the planned test's p, not whichever test's
         cands = [c for c in cands if ".tests." not in c.id] or cands
     if not cands:
@@ -742,8 +746,9 @@ def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
 
 def _metric_difference(idx: SourceIndex, r: Reading, contrast: list[Source]) -> list[Source]:
     """"ZVF falls by 0.195 under DAPO": a change of a metric the analysis has no contrast of is the two
-    arms' means of it subtracted in the order written (the contrast, of another metric, stays a candidate
-    after it). None when the contrast is of that metric already (its mean difference is the same)."""
+    arms' means of it subtracted in the order written (the contrast, of another metric, stays a candidate:
+    :func:`_by_reading` names the nearer of the two in an error). None when the contrast is of that
+    metric already (its mean difference is the same)."""
     a, b = r.pair
     va, vb = ((idx.by_id.get(f"arms.{x}.{r.metric}.mean") or idx.by_id.get(f"arms.{x}.{r.metric}")) for x in (a, b))
     if va is None or vb is None:

@@ -332,5 +332,14 @@ METRIC_CHANGE = [
 
 def test_a_change_of_a_metric_without_a_contrast_is_the_means_subtracted(five_arms):
     _assert_pairs(_pairs(five_arms, METRIC_CHANGE), METRIC_CHANGE)
-    # the primary metric's change is still its contrast
+    # the primary metric's change is still its contrast, and so is a contrast in points in a sentence that names
+    # the other metric after it (the nearer of the two values names the error)
     assert _findings(five_arms, ["DAPO raises accuracy by 0.0135 over GRPO."])[0][0].count("contrasts.dapo-grpo.diff_mean")
+    _assert_pairs(_pairs(five_arms, OTHER_METRIC_LATER), OTHER_METRIC_LATER)
+
+
+OTHER_METRIC_LATER = [
+    ("AERO trails GRPO (Δ = −2.0 points, p < 0.001) even though it lowers the ZVF to 0.301.",
+     "AERO trails GRPO (Δ = +2.0 points, p < 0.001) even though it lowers the ZVF to 0.301.",
+     "contrasts.aero-grpo.diff_mean"),
+]
