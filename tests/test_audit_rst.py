@@ -8,8 +8,6 @@ Over the unseen set's rst study (GRPO and Dr. GRPO × seeds 1-6, n = 400), in wo
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -207,9 +205,13 @@ def test_an_unknown_directives_content_is_read(study, tmp_path):
     assert _findings(study, tmp_path, text.format("0.548")) == []
 
 
-def test_a_page_docutils_cannot_parse_is_one_finding_and_no_traceback(study, tmp_path):
+def test_a_page_docutils_cannot_parse_is_one_finding_and_no_traceback(study, tmp_path, capsys):
     """400 nested lists exhaust docutils' recursion: one finding naming the file; the CLI exits 1 (a
-    finding), prints no traceback and writes nothing but its report."""
+    finding), prints no traceback and writes nothing but its report. The CLI runs in-process (its
+    ``main``: an exception that escapes fails the test, as a traceback would); the subprocess CLI
+    checks are ``slow`` (``tests/test_audit_review_reports.py``, ``tests/test_audit_cli.py``)."""
+    from audit.cli import main as audit_main
+
     deep = "".join("  " * i + "- x\n\n" for i in range(400)) + "GRPO 0.999\n"
     folder = tmp_path / "a"
     res = corpus.audit_written(study, folder, {"notes.rst": deep})
@@ -217,10 +219,11 @@ def test_a_page_docutils_cannot_parse_is_one_finding_and_no_traceback(study, tmp
         ("notes.rst", "part of the report not read: none of its numbers is checked")]
     rep = folder / "s" / study.name
     before = sorted(p.name for p in rep.parent.rglob("*"))
-    run = subprocess.run([sys.executable, "-m", "audit.cli", "check", str(rep), "--only", "10"],
-                         capture_output=True, text=True, timeout=300)
-    assert run.returncode == 1, run.stderr
-    assert "Traceback" not in run.stderr + run.stdout and "docutils could not parse" in run.stdout
+    capsys.readouterr()
+    rc = audit_main(["check", str(rep), "--only", "10"])
+    out, err = capsys.readouterr()
+    assert rc == 1, err
+    assert "Traceback" not in err + out and "docutils could not parse" in out
     assert sorted(p.name for p in rep.parent.rglob("*")) == before
 
 
