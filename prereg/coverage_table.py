@@ -92,39 +92,94 @@ class Cell:
         return self.stat, self.level
 
 
-def cells(table: dict) -> list[Cell]:
+@dataclass(frozen=True)
+class NullRow:
+    """One row of the clustered null study (``clustered.rows[]``, ``stats coverage --clustered``): an
+    item-level method's type I error at nominal 0.05 for one seed-to-seed SD of the effect."""
+
+    method: str
+    sigma: float
+    rejection_rate: float
+
+    @classmethod
+    def of(cls, r: dict) -> NullRow:
+        return cls(r["method"], r["sigma"], r["rejection_rate"])
+
+
+@dataclass(frozen=True)
+class Table:
+    """A coverage table parsed once: its rows as :class:`Cell` values, the tabulated seed counts and
+    the clustered null study's rows. The JSON file (``stats coverage --write-table``) is unchanged;
+    readers ask this, not the dict by string keys.
+
+    Example:
+        >>> t = Table.of({"rows": [{"dist": "normal", "n": 3, "method": "t", "coverage": 0.95}]})
+        >>> t.levels, t.cells[0].key, t.clustered
+        ((0.95,), ('mean', 0.95), ())
+    """
+
+    cells: tuple[Cell, ...]
+    seeds: tuple[int, ...]
+    clustered: tuple[NullRow, ...]
+
+    @classmethod
+    def of(cls, table: dict) -> Table:
+        rows = tuple(Cell.of(r) for r in table.get("rows") or ())
+        nulls = tuple(NullRow.of(r) for r in (table.get("clustered") or {}).get("rows", ()))
+        return cls(rows, tuple(table.get("seeds") or sorted({c.n for c in rows})), nulls)
+
+    @property
+    def levels(self) -> tuple[float, ...]:
+        """The nominal levels the table has rows for, highest first."""
+        return tuple(sorted({c.level for c in self.cells}, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def shipped_table() -> Table | None:
+    """The shipped table parsed once per process (:class:`Table`); None when absent.
+
+    Example:
+        >>> shipped_table().levels
+        (0.95, 0.9)
+    """
+    raw = shipped()
+    return None if raw is None else Table.of(raw)
+
+
+def parsed(table: dict | Table | None = None) -> Table | None:
+    """``table`` as a :class:`Table` (a dict is parsed; None: the shipped table, parsed once).
+
+    Example:
+        >>> parsed() is shipped_table(), parsed({"rows": []}).cells
+        (True, ())
+    """
+    if table is None:
+        return shipped_table()
+    return table if isinstance(table, Table) else Table.of(table)
+
+
+def cells(table: dict | Table) -> list[Cell]:
     """A coverage table's rows as :class:`Cell` values, in the table's order.
 
     Example:
         >>> cells({"rows": [{"dist": "normal", "n": 3, "method": "t", "coverage": 0.95}]})[0].key
         ('mean', 0.95)
     """
-    rows = table["rows"]
-    memo = _LAST_CELLS
-    if memo and memo[0] is rows and memo[1] == len(rows):
-        return list(memo[2])
-    out = [Cell.of(r) for r in rows]
-    _LAST_CELLS[:] = [rows, len(rows), tuple(out)]  # lint and analyze ask the one shipped table again and again
-    return out
+    return list(parsed(table).cells)
 
 
-_LAST_CELLS: list = []  # [rows list, its length, its cells]: the last table's cells (held, so its id stays its own)
-
-
-def levels(table: dict | None = None) -> tuple[float, ...]:
+def levels(table: dict | Table | None = None) -> tuple[float, ...]:
     """The nominal levels ``table`` (default: the shipped one) has rows for, highest first; () without one.
 
     Example:
         >>> levels()
         (0.95, 0.9)
     """
-    table = table or shipped()
-    if table is None or not table.get("rows"):
-        return ()
-    return tuple(sorted({c.level for c in cells(table)}, reverse=True))
+    t = parsed(table)
+    return () if t is None else t.levels
 
 
-def table_level(level: float, table: dict | None = None) -> float | None:
+def table_level(level: float, table: dict | Table | None = None) -> float | None:
     """The tabulated nominal level a planned ``level`` is read at: its own, or None when not tabulated.
 
     Why None and not the nearest level: a 99% interval compared with the 95% row (and its 0.93
@@ -145,7 +200,7 @@ def table_level(level: float, table: dict | None = None) -> float | None:
     return next((lv for lv in levels(table) if abs(level - lv) < 1e-9), None)
 
 
-def untabulated(level: float, table: dict | None = None) -> str | None:
+def untabulated(level: float, table: dict | Table | None = None) -> str | None:
     """What ``prereg lint`` and ``stats analyze`` both say when ``level`` has no rows in the table
     (None when it has, or when there is no table). Levels are in code spans: they are the table's
     and the plan's, not figures of an analysis (the audit traces report numbers).
@@ -199,7 +254,7 @@ def table_n(ns, n: int) -> int:
     return below[-1] if below else ordered[0]
 
 
-def lookup(method: str, n: int, dist=None, table: dict | None = None, *, stat: str = "mean",
+def lookup(method: str, n: int, dist=None, table: dict | Table | None = None, *, stat: str = "mean",
            level: float = 0.95) -> tuple[float, int, str] | None:
     """(worst coverage, table n, distribution) for ``method`` at the tabulated n that stands for ``n``.
 
@@ -220,13 +275,13 @@ def lookup(method: str, n: int, dist=None, table: dict | None = None, *, stat: s
         >>> tn, shape, cov < 0.93
         (3, 'bounded', True)
     """
-    table = table or shipped()
-    if table is None or not table.get("rows"):
+    t = parsed(table)
+    if t is None or not t.cells:
         return None
     method = "percentile" if method == "paired_bootstrap" else method
     dists = (dist,) if isinstance(dist, str) else dist
-    every = cells(table)
-    lv = table_level(level, table)
+    every = t.cells
+    lv = table_level(level, t)
     if lv is None:
         return None  # never another level's figures (untabulated says so)
     tn = table_n((c.n for c in every), n)
@@ -284,7 +339,7 @@ def shapes(unit: str | None, *, contrast: bool, stat: str = "mean") -> tuple[str
 
 
 def short(method: str, n: int, unit: str | None, *, contrast: bool, stat: str = "mean", level: float = 0.95,
-          table: dict | None = None) -> tuple[float, int, str] | None:
+          table: dict | Table | None = None) -> tuple[float, int, str] | None:
     """(coverage, table n, shape) when a planned interval under-covers, else None: the one decision
     behind lint's ``interval-coverage`` finding and ``stats analyze``'s coverage warning.
 

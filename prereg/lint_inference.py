@@ -30,11 +30,6 @@ from prereg.lint import Finding, rule
 EQUIVALENCE_CHECKS = ("interval_within_margin", "tost_equivalent", "mde_at_most_margin")
 
 
-def coverage_table() -> dict | None:
-    """The shipped coverage table (JSON data of the ``stats`` package), or None when absent."""
-    return coverage.shipped()
-
-
 def _n_seeds(p: dict) -> int:
     return len(set(p["seeds"]))
 
@@ -76,10 +71,9 @@ def item_level_pooled(p: dict) -> list[Finding]:
     if kind not in ("mcnemar", "paired_bootstrap"):
         return []
     rates = ""
-    tab = coverage_table() or {}
-    rows = (tab.get("clustered") or {}).get("rows", [])
+    tab = coverage.shipped_table()
     name = "mcnemar_pooled" if kind == "mcnemar" else "item_bootstrap_pooled"
-    got = {r["sigma"]: r["rejection_rate"] for r in rows if r["method"] == name}
+    got = {r.sigma: r.rejection_rate for r in (tab.clustered if tab else ()) if r.method == name}
     if got:
         rates = (" (type I error at nominal 0.05 with seed-to-seed SD of the effect "
                  + ", ".join(f"{s:g}: {v:.3f}" for s, v in sorted(got.items())) + ", `stats coverage --clustered`)")

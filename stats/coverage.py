@@ -252,13 +252,13 @@ def warning_for(method: str, n: int, level: float, metric: str | None = None, *,
     """
     if n < 2:
         return None
-    table = coverage_table.shipped()  # the table lint reads, read once per process
+    table = coverage_table.shipped_table()  # the table lint reads, parsed once per process
     if table is None:
         return None
     note = untabulated(level, table)
     if note:
         return f"planned {method} interval at n={n} seeds: {note}"
-    every = cells(table)
+    every = table.cells
     smallest = min(c.n for c in every)
     if n < smallest:
         return (f"{method} interval at n={n} seeds: below the smallest tabulated n ({smallest}); "

@@ -8,6 +8,7 @@ smallest tabulated n (lint: the smallest n's figure; stats: none).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -128,3 +129,29 @@ def test_a_99_percent_percentile_interval_no_longer_borrows_the_95_row():
     assert ct.untabulated(0.95) is None and ct.untabulated(0.9) is None
     assert ct.levels() == (0.95, 0.9) and ct.levels({"rows": []}) == ()
     assert ct.untabulated(0.99, table={"rows": []}) is None  # no table: nothing to say
+
+
+def test_the_table_is_parsed_once_and_both_readers_read_the_parsed_one(monkeypatch):
+    """``prereg.coverage_table.Table`` is the shipped JSON parsed once (cells and the clustered null
+    study as frozen values); lint (interval-coverage, item-level-pooled) and ``stats analyze``'s
+    warning read that one value: replace it and every reader moves."""
+    from prereg.lint_inference import item_level_pooled
+
+    t = ct.shipped_table()
+    assert ct.parsed() is t and ct.shipped_table() is t  # parsed once per process
+    assert list(t.cells) == ct.cells(ct.shipped()) and t.seeds == tuple(ct.shipped()["seeds"])
+    raw = {(r["method"], r["sigma"]): r["rejection_rate"] for r in ct.shipped()["clustered"]["rows"]}
+    assert {(r.method, r.sigma): r.rejection_rate for r in t.clustered} == raw
+    d = plan(3, contrast="percentile")
+    d["analysis"]["contrasts"]["item_level"] = "mcnemar"
+    [pooled] = item_level_pooled(d)
+    assert f"0: {raw[('mcnemar_pooled', 0.0)]:.3f}" in pooled.message
+    assert interval_coverage(d) and coverage.warning_for("percentile", 3, 0.95, "heldout_accuracy", contrast=True)
+    # a table where every method holds its level and the pooled test is exact: all readers go quiet
+    fixed = ct.Table(tuple(dataclasses.replace(c, coverage=c.level) for c in t.cells), t.seeds,
+                     tuple(dataclasses.replace(r, rejection_rate=0.05) for r in t.clustered))
+    monkeypatch.setattr(ct, "shipped_table", lambda: fixed)
+    assert interval_coverage(d) == []
+    assert coverage.warning_for("percentile", 3, 0.95, "heldout_accuracy", contrast=True) is None
+    [pooled] = item_level_pooled(d)
+    assert f"0: {raw[('mcnemar_pooled', 0.0)]:.3f}" not in pooled.message and "0: 0.050" in pooled.message
