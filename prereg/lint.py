@@ -19,6 +19,7 @@ from prereg.errors import UserError
 from prereg.fields import merged_fields
 from prereg.rules import needs_off_policy, off_policy
 from prereg.schema import require_valid
+from prereg.study import alternative_of
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,7 @@ def hypothesis_unknown_arm(p: dict) -> list[Finding]:
 
 @rule("hypothesis-direction")
 def hypothesis_direction(p: dict) -> list[Finding]:
-    alt = p["analysis"]["contrasts"].get("alternative", "two-sided")
+    alt = alternative_of(p["analysis"])
     return [Finding("hypothesis-direction", f"$.hypotheses[{i}].direction",
                     f"hypothesis {h['id']} is {h['direction']} but the planned test is {alt}; "
                     "the test would not answer the hypothesis as stated")

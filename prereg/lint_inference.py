@@ -26,6 +26,7 @@ from __future__ import annotations
 from prereg import coverage_table as coverage
 from prereg.declarations import metric_decls, unit_of
 from prereg.lint import Finding, rule
+from prereg.study import alternative_of
 
 EQUIVALENCE_CHECKS = ("interval_within_margin", "tost_equivalent", "mde_at_most_margin")
 
@@ -107,7 +108,7 @@ def bh_confirmatory(p: dict) -> list[Finding]:
 
 # ----------------------------------------------------------------------------- verdict rules
 def _two_sided(p: dict) -> bool:
-    return p["analysis"]["contrasts"].get("alternative", "two-sided") == "two-sided"
+    return alternative_of(p["analysis"]) == "two-sided"
 
 
 @rule("verdict-asymmetric")

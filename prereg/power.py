@@ -280,8 +280,10 @@ def n_required_independent_normal(effect, sd, alpha=0.05, power=0.80, alternativ
 
 
 def plan_alternative(prereg: dict) -> str:
-    """The alternative of the plan's contrast test (two-sided when the plan does not say)."""
-    return prereg.get("analysis", {}).get("contrasts", {}).get("alternative", "two-sided")
+    """The alternative of the plan's contrast test (:func:`prereg.study.alternative_of`)."""
+    from prereg.study import alternative_of
+
+    return alternative_of(prereg.get("analysis") or {})
 
 
 # ----------------------------------------------------------------------------- equivalence / non-inferiority

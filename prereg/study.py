@@ -272,13 +272,34 @@ class Study:
         return MappingProxyType({a: spec.decl for a, spec in self.arms.items()})
 
 
+ALTERNATIVE = "two-sided"   # analysis.contrasts.alternative when the plan does not say (the schema's default)
+
+
+def alternative_of(plan: Mapping) -> str:
+    """The alternative of the plan's contrast test: ``analysis.contrasts.alternative``, two-sided when
+    the plan does not say. The one default, read by :func:`analysis_plan`, lint's rules, the verdict
+    scan and the power functions (it was written out in five places).
+
+    Args:
+        plan: a preregistration's ``analysis`` block.
+
+    Returns:
+        ``two-sided``, ``greater`` or ``less``.
+
+    Example:
+        >>> alternative_of({"contrasts": {}}), alternative_of({"contrasts": {"alternative": "less"}})
+        ('two-sided', 'less')
+    """
+    return (plan.get("contrasts") or {}).get("alternative", ALTERNATIVE)
+
+
 def analysis_plan(plan: Mapping) -> AnalysisPlan:
     """A preregistration's ``analysis`` block (also analysis.json's ``plan``) as typed values with
     the schema's defaults; :func:`study_of` uses it, and ``stats render`` reads analysis.json's copy."""
     c, m, s, pw = (plan.get(k) or {} for k in ("contrasts", "multiplicity", "arm_summary", "power"))
     return AnalysisPlan(
         primary_metric=plan["primary_metric"], secondary_metrics=tuple(plan.get("secondary_metrics") or ()),
-        unit=plan.get("unit", "seed"), test=c.get("test", "paired_t"), alternative=c.get("alternative", "two-sided"),
+        unit=plan.get("unit", "seed"), test=c.get("test", "paired_t"), alternative=alternative_of(plan),
         item_level=c.get("item_level", "none"),
         intervals=tuple(IntervalSpec(iv["method"], iv["level"]) for iv in c.get("intervals") or ()),
         arm_summary=ArmSummary(tuple(s.get("statistics") or ("mean",)), s.get("interval", "percentile"),

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from prereg.study import alternative_of
+
 MEANS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.2, 1.6, 2.5, 4.0, 8.0)
 SES = (0.01, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
 
@@ -47,7 +49,7 @@ def _constants(plan: dict, n: int) -> dict:
     from prereg import power as pw
 
     q = {lv: float(stats.t.ppf(0.5 + lv / 2, n - 1)) for lv in {s["level"] for s in plan["contrasts"].get("intervals", [])}}
-    alt = plan["contrasts"].get("alternative", "two-sided")
+    alt = alternative_of(plan)
     mde_d = None
     if plan.get("power"):
         pp = plan["power"]
