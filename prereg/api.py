@@ -11,9 +11,10 @@ from pathlib import Path
 
 from prereg import lock as _lock_module
 from prereg.lock import Lock
+from prereg.rules import LOCK_DIR
 
 
-def lock(prereg_path: str | Path, *, lock_dir: str | Path = "locks", key_path: str | Path | None = None) -> Path:
+def lock(prereg_path: str | Path, *, lock_dir: str | Path = LOCK_DIR, key_path: str | Path | None = None) -> Path:
     """Validate a preregistration and write its lock (version 1) into ``lock_dir``.
 
     The lock holds the preregistration, its content hash and the time it was locked; with

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from prereg import __version__
 from prereg.errors import UserError, run_cli
+from prereg.rules import LOCK_DIR
 
 TEMPLATES = ("e1", "demo")
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
@@ -354,7 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("lock", help="canonicalize, hash and write locks/<id>.lock.json")
     s.add_argument("file")
-    s.add_argument("--lock-dir", default="locks")
+    s.add_argument("--lock-dir", default=LOCK_DIR)
     s.add_argument("--sign", metavar="KEY", help="Ed25519 private key (from `prereg keygen`)")
     s.set_defaults(fn=cmd_lock)
 
@@ -370,7 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("amend", help="lock a changed preregistration as the next version")
     s.add_argument("file")
     s.add_argument("--reason", required=True)
-    s.add_argument("--lock-dir", default="locks")
+    s.add_argument("--lock-dir", default=LOCK_DIR)
     s.add_argument("--sign", metavar="KEY")
     s.set_defaults(fn=cmd_amend)
 

@@ -21,7 +21,7 @@ from prereg.canonical import sha256_json
 from prereg.errors import UserError
 from prereg.gitinfo import git_state
 from prereg.jsonio import read_json, write_json_atomic
-from prereg.rules import lock_files
+from prereg.rules import LOCK_DIR, lock_files
 from prereg.schema import require_valid, schema_errors
 from prereg.signing import load_private_key, sign, signature_ok
 
@@ -125,7 +125,7 @@ def build_lock(prereg: dict, *, version: int = 1, amends: dict | None = None,
     return lock
 
 
-def lock_file(prereg_path: str | Path, *, lock_dir: str | Path = "locks",
+def lock_file(prereg_path: str | Path, *, lock_dir: str | Path = LOCK_DIR,
               key_path: str | Path | None = None) -> Path:
     """Lock a preregistration; refuses invalid documents and never overwrites a lock."""
     prereg = load_prereg(prereg_path)
@@ -207,7 +207,7 @@ def latest_lock(lock_dir: Path, study_id: str) -> Path | None:
     return best
 
 
-def amend_file(prereg_path: str | Path, reason: str, *, lock_dir: str | Path = "locks",
+def amend_file(prereg_path: str | Path, reason: str, *, lock_dir: str | Path = LOCK_DIR,
                key_path: str | Path | None = None) -> Path:
     """Lock a changed preregistration as version n+1 of the latest lock of the same study."""
     if not reason or not reason.strip():

@@ -11,7 +11,8 @@ torch), so ``prereg``, ``stats`` and ``audit`` can use it.
 - :data:`ZERO_VARIANCE_TOL` and :func:`all_equal`: when a group's rewards count as all equal,
   for ZVF/GU and for dynamic sampling (README failure 6).
 - :func:`manifest_paths` and :func:`lock_files`: the one way to find run folders below a
-  root and the locks in a lock folder.
+  root and the locks in a lock folder; :data:`RUNS_DIR` and :data:`LOCK_DIR`: where they live
+  by default.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from prereg.jsonio import read_json
 
 MANIFEST = "manifest.json"
 LOCK_SUFFIX = ".lock.json"
+RUNS_DIR = "runs"    # where run folders live unless the user names another root (every CLI's --out, every API's out)
+LOCK_DIR = "locks"   # where locks are written and found unless the user names another folder
 
 # Two rewards closer than this are equal. Rewards are sums of a few float terms (0.1 + 0.2 is
 # not 0.3 exactly), so exact equality would call a zero-advantage group "mixed".

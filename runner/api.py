@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from prereg.rules import LOCK_DIR, RUNS_DIR
 from runner.sweep.driver import run_sweep as _run_sweep
 from runner.sweep.model import SweepOptions, SweepResult
 
 
-def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path = "runs", *,
+def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path = RUNS_DIR, *,
              device: str = "cpu", store_text: bool = False, exploratory: bool = False, quiet: bool = False,
              require_signature: bool = False, trusted_keys: list[str] | None = None,
-             environ: dict | None = None, lock_dir: str | Path = "locks", report_to=None,
+             environ: dict | None = None, lock_dir: str | Path = LOCK_DIR, report_to=None,
              tensorboard_dir: str | Path | None = None, sign_key: str | Path | None = None,
              sweep_id: str | None = None, session: str | None = None) -> Path:
     """Train, evaluate and seal one registered (arm, seed) of a locked study.
@@ -79,7 +80,7 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
                      sign_key=sign_key, sweep_id=sweep_id, session=session)
 
 
-def evaluate_reference(lock_path: str | Path | None, arm: str, seed: int | None = None, out: str | Path = "runs",
+def evaluate_reference(lock_path: str | Path | None, arm: str, seed: int | None = None, out: str | Path = RUNS_DIR,
                        **options) -> Path:
     """Evaluate a reference arm (base model, SFT adapter, other checkpoint) without training it.
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 
 from prereg.errors import OneLineParser, run_cli
+from prereg.rules import RUNS_DIR
 
 
 def _add_run(p: argparse.ArgumentParser) -> None:
@@ -20,7 +21,7 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", required=True, type=int, help="registered seed")
     p.add_argument("--lock", default=None,
                    help="lock file (default: the latest version of the only study in ./locks)")
-    p.add_argument("--out", default="runs", help="runs folder (default runs/); the unit is <out>/<study>/<arm>/s<seed>")
+    p.add_argument("--out", default=RUNS_DIR, help="runs folder (default runs/); the unit is <out>/<study>/<arm>/s<seed>")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--store-text", action="store_true", help="also store prompt and completion text in traces")
     p.add_argument("--exploratory", action="store_true",
@@ -41,7 +42,7 @@ def _add_evaluate(p: argparse.ArgumentParser) -> None:
                    help="registered seed, only for a reference evaluated per seed (evaluated: per_seed)")
     p.add_argument("--lock", default=None,
                    help="lock file (default: the latest version of the only study in ./locks)")
-    p.add_argument("--out", default="runs",
+    p.add_argument("--out", default=RUNS_DIR,
                    help="runs folder (default runs/); the unit is <out>/<study>/<arm>/once or .../s<seed>")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--require-signature", action="store_true", help="refuse an unsigned lock")

@@ -29,6 +29,7 @@ from prereg.errors import Refusal, UserError
 from prereg.jsonio import write_atomic
 from prereg.lock import Lock, utc_now, verify_lock
 from prereg.records import HELDOUT_TRACE, artifact_digests, unit_dir, write_manifest
+from prereg.rules import LOCK_DIR, RUNS_DIR
 from prereg.study import ModelSpec
 
 EVALUATION_SEED_ONCE = 0  # sampling seed of a reference evaluated once (recorded; greedy ignores it)
@@ -138,10 +139,10 @@ def _preflight(lock_path, arm, seed, *, device, require_signature, trusted_keys,
     return lock, evaluated, env, ckpt
 
 
-def evaluate_reference(lock_path: str | Path | None, arm: str, seed: int | None = None, out: str | Path = "runs", *,
+def evaluate_reference(lock_path: str | Path | None, arm: str, seed: int | None = None, out: str | Path = RUNS_DIR, *,
                        device: str = "cpu", quiet: bool = False,
                        require_signature: bool = False, trusted_keys: list[str] | None = None,
-                       environ: dict | None = None, lock_dir: str | Path = "locks",
+                       environ: dict | None = None, lock_dir: str | Path = LOCK_DIR,
                        sign_key: str | Path | None = None, session: str | None = None) -> Path:
     """Evaluate one reference arm (once, or for one seed) and seal its run folder; returns it.
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from prereg.errors import OneLineParser, UserError, run_cli
 from prereg.lock import Lock, verify_lock
 from prereg.records import MANIFEST, TELEMETRY, read_run, seal_of, unit_dir
+from prereg.rules import RUNS_DIR
 
 LOCK_NAME = ".unit.lock"  # the runner's unit lock (runner/unit.py)
 STATES = ("complete", "running", "failed", "incomplete", "missing")
@@ -161,7 +162,7 @@ def registered_units(lock: Lock, arms: list[str] | None = None,
     return [(a, s) for a in arm_list for s in seed_list]
 
 
-def study_status(lock: Lock, out: str | Path = "runs", arms: list[str] | None = None,
+def study_status(lock: Lock, out: str | Path = RUNS_DIR, arms: list[str] | None = None,
                  seeds: list[int] | None = None) -> list[UnitStatus]:
     units = []
     for arm, seed in registered_units(lock, arms, seeds):
@@ -221,7 +222,7 @@ def parse_list(text: str | None, what: str, conv=str) -> list | None:
 
 def add_status_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("lock", help="the study's lock file (locks/<id>.lock.json)")
-    p.add_argument("--out", default="runs", help="runs root (default: runs)")
+    p.add_argument("--out", default=RUNS_DIR, help="runs root (default: runs)")
     p.add_argument("--arms", help="comma-separated subset of registered arms")
     p.add_argument("--seeds", help="comma-separated subset of registered seeds")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")

@@ -23,7 +23,7 @@ from prereg.errors import Refusal, UserError
 from prereg.jsonio import read_jsonl, write_atomic
 from prereg.lock import Lock, latest_lock, utc_now, verify_lock
 from prereg.records import HELDOUT_TRACE, TELEMETRY, artifact_digests, unit_dir, write_manifest
-from prereg.rules import lock_files
+from prereg.rules import LOCK_DIR, RUNS_DIR, lock_files
 from runner.config import (
     ALLOWED_ENV,
     FORBIDDEN_ENV_PREFIXES,
@@ -41,7 +41,7 @@ MANIFEST_FORMAT = 1
 PENDING_FINGERPRINT = {"components": {"pending": True}, "hash": sha256_json({"pending": True})}
 
 
-def find_default_lock(lock_dir: str | Path = "locks") -> Path:
+def find_default_lock(lock_dir: str | Path = LOCK_DIR) -> Path:
     """The latest version of the only study locked in ``lock_dir``; refuses when ambiguous."""
     lock_dir = Path(lock_dir)
     studies = {data["study_id"] for _, data in lock_files(lock_dir)}
@@ -157,10 +157,10 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
     return lock, cfg, env, {}
 
 
-def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path = "runs", *,
+def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path = RUNS_DIR, *,
              device: str = "cpu", store_text: bool = False, exploratory: bool = False, quiet: bool = False,
              require_signature: bool = False, trusted_keys: list[str] | None = None,
-             environ: dict | None = None, lock_dir: str | Path = "locks", report_to=None,
+             environ: dict | None = None, lock_dir: str | Path = LOCK_DIR, report_to=None,
              tensorboard_dir: str | Path | None = None, sign_key: str | Path | None = None,
              sweep_id: str | None = None, session: str | None = None) -> Path:
     """Train, evaluate and seal one unit; returns its run folder ``out/<study>/<arm>/s<seed>``.

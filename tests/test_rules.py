@@ -152,3 +152,40 @@ def test_a_run_has_one_name_in_its_folder_the_analysis_tables_and_the_report():
         assert importlib.import_module(name).seed_tag is records.seed_tag, name
     assert records.unit_dir("runs", "e1", "base", None).name == records.seed_tag(None) == records.ONCE
     assert records.unit_dir("runs", "e1", "grpo", 7).as_posix() == "runs/e1/grpo/s7"
+
+
+def test_where_runs_and_locks_live_by_default_is_one_value():
+    """Every CLI's ``--out`` / ``--lock-dir`` and every API function's ``out`` / ``lock_dir`` default
+    to prereg.rules.RUNS_DIR / LOCK_DIR ("runs" and "locks" were typed in 16 places)."""
+    import argparse
+    import importlib
+    import inspect
+
+    from prereg.rules import LOCK_DIR, RUNS_DIR
+
+    functions = {"runner.api": ("run_unit", "evaluate_reference"), "runner.train": ("run_unit", "find_default_lock"),
+                 "runner.reference": ("evaluate_reference",), "runner.status": ("study_status",),
+                 "prereg.api": ("lock",), "prereg.lock": ("lock_file", "amend_file")}
+    seen = 0
+    for mod, names in functions.items():
+        for name in names:
+            params = inspect.signature(getattr(importlib.import_module(mod), name)).parameters
+            for p, want in (("out", RUNS_DIR), ("lock_dir", LOCK_DIR)):
+                if p in params:
+                    assert params[p].default == want, (mod, name, p)
+                    seen += 1
+    assert seen >= 10
+    from prereg.cli import build_parser as prereg_parser
+    from runner.cli import build_parser as runner_parser
+    from runner.sweep.model import SweepOptions
+
+    assert SweepOptions.__dataclass_fields__["out"].default == RUNS_DIR
+    defaults, stack = [], [prereg_parser(), runner_parser()]
+    while stack:
+        for act in stack.pop()._actions:
+            if isinstance(act, argparse._SubParsersAction):
+                stack.extend(act.choices.values())
+            elif act.dest in ("out", "lock_dir"):
+                defaults.append((act.dest, act.default))
+    assert {d for d, _ in defaults} == {"out", "lock_dir"} and len(defaults) >= 5, defaults
+    assert all(v == (RUNS_DIR if d == "out" else LOCK_DIR) for d, v in defaults), defaults

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from prereg.errors import OneLineParser, UserError, run_cli
+from prereg.rules import RUNS_DIR
 from runner.status import parse_list
 from runner.sweep.child import child_main
 from runner.sweep.driver import run_sweep
@@ -22,7 +23,7 @@ def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cpus-per-run", type=float, default=None, help="CPUs per unit (Ray resources; threads locally)")
     p.add_argument("--max-parallel", type=int, default=None,
                    help="units at once (default: 1 locally; on Ray as many as the cluster's resources fit)")
-    p.add_argument("--out", default="runs", help="runs root, shared storage for Ray (default: runs)")
+    p.add_argument("--out", default=RUNS_DIR, help="runs root, shared storage for Ray (default: runs)")
     p.add_argument("--look", type=int, default=None,
                    help="sequential study: run the seeds of this look (1-based) and no more; a later look "
                         "waits for the earlier look's interim record (`stats interim`)")

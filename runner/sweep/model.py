@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from prereg.rules import RUNS_DIR
 from runner.options import RunOptions
 
 OUTCOMES = ("complete", "skipped", "failed", "lost", "busy", "other_lock", "interrupted", "not_started")
@@ -15,7 +16,7 @@ class SweepOptions:
     """Everything a sweep may vary; none of it touches the science (that is the lock's)."""
 
     lock_path: str
-    out: str = "runs"
+    out: str = RUNS_DIR
     arms: list[str] | None = None
     seeds: list[int] | None = None
     executor: str = "local"
