@@ -79,6 +79,12 @@ class ArmDecl:
     def is_reference(self) -> bool:
         return self.kind == "reference"
 
+    @property
+    def evaluated_once(self) -> bool:
+        """One evaluation with no seed (a reference arm with ``evaluated: once``, the default for a
+        reference): its run folder is ``<arm>/once`` and it pairs with every seed of a contrast."""
+        return self.is_reference and self.evaluated == "once"
+
 
 @dataclass(frozen=True)
 class ContrastDecl:
@@ -416,7 +422,7 @@ def unregistered_reason(prereg, arm, seed, kind=None) -> str | None:
     if ref != decl.is_reference:
         return (f"a reference evaluation of trained arm {arm!r}" if ref
                 else f"a training run of reference arm {arm!r} (reference arms are evaluated, never trained)")
-    if decl.is_reference and decl.evaluated == "once":
+    if decl.evaluated_once:
         return None if seed is None else f"seed {seed!r} for reference arm {arm!r}, which is evaluated once (no seed)"
     registered = isinstance(seed, int) and not isinstance(seed, bool) and seed in seeds
     return None if registered else f"unregistered seed {seed!r}"
@@ -434,5 +440,5 @@ def registered_evaluations(prereg) -> list[tuple[str, int | None]]:
     decls, seeds = _arms_and_seeds(prereg)
     out: list[tuple[str, int | None]] = []
     for a, d in decls.items():
-        out.extend([(a, None)] if d.is_reference and d.evaluated == "once" else [(a, s) for s in seeds])
+        out.extend([(a, None)] if d.evaluated_once else [(a, s) for s in seeds])
     return out

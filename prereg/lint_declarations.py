@@ -100,7 +100,7 @@ def contrast_plan(p: dict) -> list[Finding]:
             out.append(Finding("contrast-plan", where,
                                f"contrast {c.id} is declared exploratory but listed in the multiplicity family"))
         b = arms.get(c.baseline)
-        if b is not None and b.is_reference and b.evaluated == "once" and p["analysis"]["unit"] == "seed":
+        if b is not None and b.evaluated_once and p["analysis"]["unit"] == "seed":
             out.append(Finding("contrast-plan", where,
                                f"contrast {c.id}: baseline {c.baseline!r} is a reference evaluated once, so there "
                                "are no seed pairs; with analysis.unit 'seed' and per-item data it is analysed as "

@@ -99,7 +99,7 @@ def check_reference_unit(lock: Lock, arm: str, seed: int | None) -> str:
         raise Refusal(f"--arm {arm!r} is a trained arm: `runner run --arm {arm} --seed N` trains and evaluates it; "
                       "`runner evaluate` evaluates reference arms (kind: reference) only")
     seeds = lock.prereg["seeds"]
-    if decl.evaluated == "once" and seed is not None:
+    if decl.evaluated_once and seed is not None:
         raise Refusal(f"--seed {seed}: arm {arm!r} is a reference evaluated once (evaluated: once): it has no seed; "
                       "omit --seed")
     if decl.evaluated == "per_seed" and seed not in seeds:

@@ -685,7 +685,7 @@ def _study_values(V: Values, study: Study, data: Data) -> None:
     V.add("study.n_seeds", len({s for (_, s) in data.units if s is not None}),
           "distinct registered seeds with an included run", "seeds", inputs=seal_all)
     V.add("study.n_runs", len(data.units), "included runs", "count", inputs=seal_all)
-    n_reg = sum(1 if arm.decl.evaluated == "once" else len(study.seeds) for arm in study.arms.values())
+    n_reg = sum(1 if arm.decl.evaluated_once else len(study.seeds) for arm in study.arms.values())
     V.add("study.n_registered_units", n_reg, "registered evaluations: (arm, seed) units, one per once-evaluated "
           "reference arm", "count")
     V.add("study.n_excluded", len(data.excluded), "runs found but excluded", "count")

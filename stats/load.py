@@ -433,7 +433,7 @@ def _missing(data: Data, study: Study) -> None:
             what = "evaluation" if decl.is_reference else "run"
             data.deviations.append(_deviation("missing_arm", f"arm {a!r} has no included {what}", arm=a))
             continue
-        if decl.evaluated == "once":
+        if decl.evaluated_once:
             continue
         for s in study.seeds:
             if s not in present:

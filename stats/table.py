@@ -128,7 +128,7 @@ def _pass_value(cell: Cell, v, decl: MetricDecl) -> float:
 def _seed_of(cell: Cell, v, arm: ArmDecl, seeds: list[int]) -> int | None:
     """The row's seed: ``None`` for a reference evaluated once (empty cell), else a registered seed."""
     empty = v is None or (isinstance(v, str) and v.strip() == "")
-    if arm.is_reference and arm.evaluated == "once":
+    if arm.evaluated_once:
         if not empty:
             raise cell.fail(f"arm {arm.name!r} is a reference evaluated once: leave 'seed' empty "
                             "(one evaluation copied to seeds is not replication; README failure 16)")

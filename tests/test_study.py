@@ -217,3 +217,16 @@ def test_the_default_alternative_is_one_value_every_reader_takes(monkeypatch):
     found = [f.path for f in lint(p, ["hypothesis-direction"])]
     assert found == [f"$.hypotheses[{i}].direction" for i in range(len(p["hypotheses"]))]
     assert lint(p, ["verdict-asymmetric"]) == []  # a one-sided plan is asymmetric on purpose
+
+
+def test_evaluated_once_is_one_property():
+    """``kind: reference`` with ``evaluated: once`` (the reference default) was tested as
+    ``is_reference and evaluated == "once"`` in seven places; ArmDecl.evaluated_once is the one test."""
+    from prereg.declarations import arm_decls, registered_evaluations
+
+    p = {"arms": {"base": {"kind": "reference"}, "sft": {"kind": "reference", "evaluated": "per_seed"},
+                  "ref1": {"kind": "reference", "evaluated": "once"}, "grpo": {"algorithm": "grpo", "changes": {}}},
+         "seeds": [1, 2]}
+    decls = arm_decls(p)
+    assert {a for a, d in decls.items() if d.evaluated_once} == {"base", "ref1"}
+    assert {a for a, s in registered_evaluations(p) if s is None} == {"base", "ref1"}
