@@ -829,6 +829,7 @@ def _heading_baseline(located, vocab: Vocabulary) -> str | None:
     return hits[0][1] if hits and hits[0][0] == 0 else None
 
 
+_MINUS_WORDS = ("-", "−", "–", "—", "minus", "vs", "versus")   # one of them is in each _MINUS_GAP match
 _MINUS_GAP = re.compile(r"[\w.\s]+?\s*(?:[−–—-]|\bminus\b|\bvs\.?|\bversus\b)\s*")
 
 
@@ -837,6 +838,8 @@ def _written_pair(text: str, lo: int, start: int, names: TextNames) -> tuple[str
     0.161]; p = 0.230)", "Base − SFT is −0.074"): its arms in the order written, the last such pair
     before the number (a sentence naming three arms otherwise reads the last arm against the baseline)."""
     window = text[lo:start]
+    if not any(c in window for c in _MINUS_WORDS):
+        return None   # no "−", "minus", "vs" or "versus" for _MINUS_GAP to span (its pattern is case-sensitive)
     hits = names.arms(lo, start)
     for (p1, a1), (p2, a2) in reversed(list(zip(hits, hits[1:], strict=False))):
         if a1 != a2 and _MINUS_GAP.fullmatch(window, p1, p2):

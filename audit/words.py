@@ -256,30 +256,25 @@ class TextNames:
         c0, c1 = bisect.bisect_left(cands, i0), bisect.bisect_left(cands, i1)
         if c0 == c1 and head not in pre and tail not in pre:
             return []   # no word of the slice starts a name (most slices)
-        # the slice's words are [head] + words[i0:i1] + [tail]; k indexes them
+        # the slice's words are [head] + words[i0:i1] + [tail]; k indexes them (word k of the slice is
+        # head, words[k - h + i0] or tail: written out inline, the innermost loop of the prose reader)
         h = 1 if head else 0
         m = h + i1 - i0 + (1 if tail else 0)
-
-        def word(k: int) -> str:
-            return head if k < h else words[k - h + i0] if k - h + i0 < i1 else tail
-
-        def offset(k: int) -> int:
-            return 0 if k < h else starts[k - h + i0] - a
-
         firsts = ([0] if head in pre else []) + [k - i0 + h for k in cands[c0:c1]] + ([m - 1] if tail and tail in pre else [])
         out, nxt = [], 0
+        shift = i0 - h
         for i in firsts:
             if i < nxt:
                 continue   # inside the name just taken
             cat, best = "", None
             for j in range(i, m):
-                cat += word(j)
+                cat += head if j < h else words[j + shift] if j + shift < i1 else tail
                 if len(cat) > longest or cat not in pre:
                     break
                 if cat in names:
                     best = (j + 1, names[cat])
             if best is not None:
-                out.append((offset(i), best[1]))
+                out.append((0 if i < h else starts[i + shift] - a, best[1]))
                 nxt = best[0]
         return out
 
