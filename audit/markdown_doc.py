@@ -28,7 +28,10 @@ import bisect
 import re
 from functools import lru_cache
 
+from markdown_it.common.html_re import HTML_TAG_RE
 from markdown_it.common.utils import mdTrim
+from markdown_it.rules_block.table import MAX_AUTOCOMPLETED_CELLS, escapedSplit, getLine
+from markdown_it.rules_block.table import table as gfm_table
 
 from audit.doc import Doc, Piece, Table
 from audit.html_table import read_html
@@ -58,9 +61,6 @@ def _table_rows_rule(state, start: int, end: int, silent: bool) -> bool:
     (README failure 10: a 5 MB table is ~600,000 cells). The header and delimiter rows are checked by
     markdown-it-py's own rule; the body rows are read as it reads them. ``meta["rows"]``: (line, cell
     contents) for the header row and each body row, ``columns`` cells each."""
-    from markdown_it.rules_block.table import MAX_AUTOCOMPLETED_CELLS, escapedSplit, getLine
-    from markdown_it.rules_block.table import table as gfm_table
-
     if not gfm_table(state, start, end, True):
         return False
     if silent:
@@ -149,10 +149,14 @@ def _inline_where_needed(state) -> None:
                 tok.meta["lazy"] = True
             elif _needs_inline(c, env):
                 spans = None if _NOT_CODE_ONLY.search(c) else _code_spans(c)
-                if spans is None:
+                if spans is not None:
+                    tok.meta["code"] = spans   # text with code spans only: read without the inline parser
+                    continue
+                comments = _comments_only(c) if "<!--" in c and toks[i - 1].type != "heading_open" else None
+                if comments is None:
                     md.inline.parse(c, md, env, tok.children)
                 else:
-                    tok.meta["code"] = spans   # text with code spans only: read without the inline parser
+                    tok.meta["comments"] = comments   # text with HTML comments only: likewise
             else:
                 tok.meta["plain"] = True   # one text token: its content, as is (no token made)
         elif t == "table_close":
@@ -226,6 +230,46 @@ def _code_spans(content: str) -> tuple[str, list[tuple[int, int, str]]] | None:
     return "".join(parts), hints
 
 
+def _comments_only(content: str) -> tuple[str, list, list] | None:
+    """The text, hints and pins :func:`inline_piece` makes of inline content whose only markup is HTML
+    comments (``0.682<!-- id: X --> and <!-- draft: was 0.548 --> GRPO 0.739``), without the inline
+    parser (README failure 10: a report of pinned and commented numbers spent most of its parse there).
+
+    Between the comments there may be no character at which an inline rule can start (``_RULE_CHAR``:
+    then markdown-it-py makes that text one text token); each ``<`` must open a comment as markdown-it-py's
+    ``html_inline`` rule reads one (its own ``HTML_TAG_RE``; no earlier rule, an autolink, can match at
+    ``<!``). None otherwise: the inline parser reads it.
+
+    Example:
+        >>> _comments_only("GSPO 0.68<!-- id: arms.gspo.acc --> and <!-- was 0.5 --> x")
+        ('GSPO 0.68                           and <!-- was 0.5 --> x', [(40, 56, 'comment')], [(9, 'arms.gspo.acc')])
+        >>> _comments_only("a <b>0.5</b> <!-- c -->") is None
+        True
+    """
+    parts: list[str] = []
+    hints: list[tuple[int, int, str]] = []
+    pins: list[tuple[int, str]] = []
+    at = pos = 0
+    while True:
+        lt = content.find("<", at)
+        seg = content[at:lt if lt >= 0 else len(content)]
+        if _RULE_CHAR.search(seg):
+            return None
+        parts.append(seg)
+        pos += len(seg)
+        if lt < 0:
+            break
+        m = HTML_TAG_RE.match(content, lt) if content.startswith("<!--", lt) else None
+        if m is None:
+            return None
+        s, h = _html_inline(m.group(0), pos, pins)
+        hints.extend(h)
+        parts.append(s)
+        pos += len(s)
+        at = m.end()
+    return "".join(parts), hints, pins
+
+
 def _table_has_digit(toks, i: int) -> bool:
     while toks[i].type != "table_close":
         if toks[i].type == "inline" and _DIGIT.search(toks[i].content):
@@ -270,6 +314,9 @@ def inline_piece(tok, line: int, kind: str, scope: tuple[str, ...]) -> Piece:
     if "code" in tok.meta:
         text, hints = tok.meta["code"]
         return Piece(text, line, kind, scope, list(hints), [], tok.content)
+    if "comments" in tok.meta:
+        text, hints, pins = tok.meta["comments"]
+        return Piece(text, line, kind, scope, list(hints), list(pins), tok.content)
     parts: list[str] = []
     hints: list[tuple[int, int, str]] = []
     pins: list[tuple[int, str]] = []

@@ -246,11 +246,11 @@ _OF_N = re.compile(r"/\s?\d+(?![\d/.,-])")
 # "-0.03 – -0.01", "0.03-0.05". Both ends are decimals (so "0–4", "seeds 1-3", "GSM8K-500" and "2026–2027"
 # stay labels, words or years) and the dash separates the ends: it is no minus sign. Each end keeps its own
 # sign: a minus written before the low end, or before the high end after the dash ("– -0.01"), is a minus.
-_DASH_RANGE = re.compile(r"(?<![\w.])[-−+]?(?P<a>\d+\.\d+)\s?\\?%?\s?(?P<dash>[–—-])\s?(?P<bs>[-−])?"
+_DASH_RANGE = re.compile(r"(?=[-−+\d])(?<![\w.])[-−+]?(?P<a>\d+\.\d+)\s?\\?%?\s?(?P<dash>[–—-])\s?(?P<bs>[-−])?"
                          r"(?P<b>\d+\.\d+)(?![\d])")
 # An interval written in words: "95% CI from −0.03 to −0.01", "the credible interval runs from 0.2 to 0.4",
 # "(95% CI 0.0144 to 0.0244)". Only after an interval word: "accuracy rose from 0.5 to 0.7" is two values.
-_FROM_TO = re.compile(r"\b(?:CI|intervals?|credible|HDI)\b[^.;:\d]{0,40}?(?:\bfrom\s+|(?<=CI)\s+)"
+_FROM_TO = re.compile(r"(?=[cih])\b(?:CI|intervals?|credible|HDI)\b[^.;:\d]{0,40}?(?:\bfrom\s+|(?<=CI)\s+)"
                       r"(?P<a>[-−+]?\d+\.\d+)\s?\\?%?"
                       r"\s+to\s+(?P<b>[-−+]?\d+\.\d+)(?![\d])", re.I)
 
@@ -354,7 +354,7 @@ _LABELS: tuple[tuple[re.Pattern, str | None], ...] = (
                 re.I), "last_steps"),
     (re.compile(r"\(\s*(?P<lo>\d+)\s*[-–—]\s*(?P<v>\d+)\s*\)"), "range"),
     (re.compile(r"(?=[lr])\b(?:lora\s+)?rank\s*[=:]?\s*(?P<v>\d+)(?!\.?\d)", re.I), "rank"),
-    (re.compile(r"(?P<v>\d+(?:\.\d+)?)\s*%\s*(?:[\w-]+\s+){0,2}?(?P<w>CI|confidence|credible|HDI|power|intervals?)\b",
+    (re.compile(r"(?<!\d)(?P<v>\d+(?:\.\d+)?)\s*%\s*(?:[\w-]+\s+){0,2}?(?P<w>CI|confidence|credible|HDI|power|intervals?)\b",
                 re.I), "%"),
     (re.compile(r"(?=C)\bCI\s*(?P<v>\d+)\b(?![.,]\d)"), "ci_level"),
     (re.compile(r"(?=t)\btop[-\s]?(?P<v>\d+)\b", re.I), "top"),

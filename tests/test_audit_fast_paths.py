@@ -95,6 +95,41 @@ def test_random_markdown_reads_the_same_with_and_without_the_shortcuts():
         assert _mentions(text, True) == _mentions(text, False), text
 
 
+COMMENTED = [
+    "GSPO reached 0.612<!-- id: arms.gspo.heldout_accuracy.mean --> and <!-- draft: was 0.5 --> GRPO 0.6.",
+    "<!--> 0.5 <!---> 0.6 <!-- a -- b --> 0.7 <!-- c --- d --> 0.8",   # odd comments: which close where
+    "0.5 <!-- unclosed 0.6",                      # no comment: the inline parser reads it
+    "0.5 <!-- x --> and > 0.6 <!-- y -->",        # a rule character between comments
+    "0.5 <!-- x --> <b>0.6</b>",                  # a tag that is no comment
+    "a_b 0.5 <!-- x_y --> 0.6 <!-- [z](u) -->",   # markup inside a comment is the comment's
+    "# GSPO 0.5 <!-- 1 -->\n\nGRPO 0.6 <!-- 2 -->",   # a heading's text leaves its comments out
+    "- item 0.5 <!-- id: arms.grpo.mean -->\n\n> 0.7<!-- 3 --> 0.8",
+]
+
+
+@pytest.mark.parametrize("text", COMMENTED)
+def test_paragraphs_whose_only_markup_is_comments_read_as_the_inline_parser_reads_them(text):
+    assert _mentions(text, True) == _mentions(text, False)
+
+
+def test_comment_only_content_skips_the_inline_parser_and_anything_else_does_not():
+    md = _parser(True)
+    toks = md.parse(COMMENTED[0], {})
+    assert "comments" in toks[1].meta and not toks[1].children   # read without markdown-it's inline parser
+    for text in COMMENTED[2:5]:
+        toks = md.parse(text, {})
+        assert "comments" not in toks[1].meta and toks[1].children   # parsed by it
+
+
+def test_random_commented_paragraphs_read_the_same_with_and_without_the_shortcut():
+    atoms = ["GSPO", " ", "0.5", "61.3%", "<!--", "-->", "<!-- id: arms.grpo.mean -->", "<!-- 7 -->", "-", "--",
+             ">", "<", "<!-->", "<!--->", "_", "*", "x", "!", "[", "]", "\n", "&amp;", "`"]
+    rng = random.Random(5)
+    for _ in range(examples(ci=1500, dev=400)):
+        text = "0.1 " + "".join(rng.choice(atoms) for _ in range(rng.randint(1, 30)))
+        assert _mentions(text, True) == _mentions(text, False), text
+
+
 def test_random_tables_read_the_same_with_the_compact_table_rule():
     """The shortcut parser's table rule (one token of rows, not ~3 tokens a cell) gives the same tables,
     cells, lines and ends as markdown-it-py's own: escaped pipes, pipes in code spans, short and long
