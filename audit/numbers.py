@@ -417,8 +417,10 @@ def label_spans(text: str) -> dict[int, tuple[str, float] | None]:
 
 
 # A column that names what each row is (singular: "Seeds" is a count of seeds, "Seed" names one).
+# "Seed SD", "Run-to-run std", "Seed spread": a statistic over the seeds, not a column naming each row's seed
 _IDENTITY_HEADER = re.compile(r"^\W*(arm|seed|run|comparison|contrast|method|algorithm|variant|model|recipe|"
-                              r"checkpoint|adapter)\b(?!\s*[#:=]?\s*\d)", re.I)
+                              r"checkpoint|adapter)\b(?!\s*[#:=]?\s*\d)"
+                              r"(?!(?:[\s-]*to[\s-]*\w+)?\s*(?:sd|std|s\.d\.|stdev|spread|variance|var|range|se|sem)\b)", re.I)
 
 
 _BLANKS = re.compile(r"\s{3,}")
@@ -651,7 +653,8 @@ _UNIT_HEADER = re.compile(r"\W*(?:units?|scale)\W*", re.I)   # "| Metric | Unit 
 _BARE_INT = re.compile(r"\s*\d+\s*")
 
 
-_PCT_COLUMN = re.compile(r"(?<![\d\\])%|\bpercent(age)?s?\b|\bpp\b|\bpct\b", re.I)
+# "(pts)", "(points)": percentage points of a fraction metric, as "pp" (README failure 10)
+_PCT_COLUMN = re.compile(r"(?<![\d\\])%|\bpercent(age)?s?\b|\bpp\b|\bpct\b|\(\s*(?:pts?|points)\s*\)", re.I)
 
 
 class Cells(tuple):

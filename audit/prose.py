@@ -52,7 +52,7 @@ _SEED_AFTER = re.compile(r"\s*(?:%|pp\b)?\s*\(\s*seed\s*[#=:]?\s*(\d+)\s*\)", re
 _OF_MAX = re.compile(r"^\s*(?:out\s+)?of\s*$", re.I)
 _CI_WORDS = re.compile(r"\bCI\b|\binterval\b|\bconfidence\b|\bcredible\b", re.I)
 _AFTER_ARM = re.compile(r"\s*(?:\)|,)?\s*(?:for|of|with|by|from)?\s*\(?\s*\**`?")
-_LEVEL = re.compile(r"(\d{2})\s*%\s*(?:CI|confidence|credible)", re.I)
+_LEVEL = re.compile(r"(\d{2})\s*%\s*(?:CI|confidence|credible|interval)", re.I)
 # "95% bootstrap CI", "90% percentile interval": a level with the interval's method between, a parameter
 _LEVEL_WORDS = re.compile(r"\d{2}\s*%\s*(?:[A-Za-z-]+\s+){1,2}(?:CI|confidence|credible|intervals?)\b", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -259,8 +259,8 @@ def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tup
 
 
 # Between two values of one statistic: "0.0042 for GSPO--GRPO and 0.0054", "2.6 points for GSPO and 2.7",
-# "d_z = 3.18 for GSPO, and about −0.83", "19.1 points for GSPO (20.6 for DAPO)".
-_AND = re.compile(r"\s*(?:points?\s+|pp\s+|pts?\s+)?(?:(?:for|in)\s+[^,;.()]{1,40}?|\([^()]{1,30}\))?\s*(?:,\s*and|,|and|\()\s*"
+# "d_z = 3.18 for GSPO, and about −0.83", "19.1 points for GSPO (20.6 for DAPO)", "… for Dr. GRPO and 0.0071".
+_AND = re.compile(r"\s*(?:points?\s+|pp\s+|pts?\s+)?(?:(?:for|in)\s+[^,;()]{1,40}?|\([^()]{1,30}\))?\s*(?:,\s*and|,|and|\()\s*"
                   r"(?:about\s+|roughly\s+|around\s+|~\s*)?", re.I)
 _FOR = re.compile(r"\s*(?:pp\b|points?\b)?\s*(?:for|in|of)\s+(?:the\s+)?", re.I)
 _FROM = re.compile(r"\bfrom\s*$", re.I)
@@ -551,7 +551,7 @@ class _Covered:
 
 # "95% CI", "90 % confidence": the level's "%" and word, found by its literal "%" (a fast search); the
 # two digits before it are the level (:func:`_levels`).
-_PCT_CI = re.compile(r"%\s*(?:CI|confidence|credible)", re.I)
+_PCT_CI = re.compile(r"%\s*(?:CI|confidence|credible|interval)", re.I)   # "the 90% interval" too
 
 
 def _levels(sent: str) -> tuple[list[int], list[str]]:
@@ -973,6 +973,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     prev = w.prev
     role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role \
         or lora_role(w.text[max(st.start, start - 40):start], st.lora) or role_before(clause)
+    if role is None and prev is not None and prev.role == "alpha" and w.prev_end > st.start:
+        role = role_before(w.text[max(st.start, w.prev_end - 100):start])   # "the MDE at α = 0.05 is 0.0144"
     if role is None and m.text.startswith("+"):
         role = "diff"    # "+0.214" next to named arms, "Do not read the +0.148 as ...": a signed number is a difference
     if role is None and prev is not None and prev.role == "sd" and not prev.contrast and _AND.fullmatch(clause) \
@@ -1157,7 +1159,8 @@ def _against_pair(w: _Walk, role: str, clause: str, end: int, arms: list[str], n
 _COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b|\bBH\b|Holm|Bonferroni|FDR", re.I)), ("p", re.compile(r"^\W*p\b|p-?value|\sp\W*$", re.I)),
              ("mde", re.compile(r"\bMDE\b|detectable", re.I)),
              ("diff", re.compile(r"Δ|\bdiff|\bdelta\b|\bminus\b|\svs\.?\s|^\W*(?:change|gain|improvement)\b", re.I)),
-             ("dz", re.compile(r"^\W*d\s*_?\s*z\W*$", re.I)))   # a "d<sub>z</sub>" column: the paired effect size
+             ("dz", re.compile(r"^\W*d\s*_?\s*z\W*$", re.I)),   # a "d<sub>z</sub>" column: the paired effect size
+             ("t_stat", re.compile(r"^\W*t\s*(?:\(\s*\d+\s*\)|_\{?\d+\}?)?\W*$|\bt[- ]stat", re.I)))   # "t", "t(5)"
 # "4.7% (fraction 0.047)", "0.047, i.e. 4.7%", "4.7% or 0.047": the same value restated. A bare comma
 # is a list ("pass@16 0.941, 92.6% well-formed answers"), not a restatement.
 _RESTATED = re.compile(r"\s*(?:\(|[,;]?\s*(?:as\s+a\s+|or\s+|i\.e\.|that\s+is\b|=))[\s(,;]*"
@@ -1165,7 +1168,8 @@ _RESTATED = re.compile(r"\s*(?:\(|[,;]?\s*(?:as\s+a\s+|or\s+|i\.e\.|that\s+is\b|
 
 
 _VERSUS = re.compile(r"\b(?:vs\.?|versus|against|relative\s+to|compared\s+(?:to|with)|minus)\s*|\s[−–-]\s*", re.I)
-_CELL_PP = re.compile(r"\d\s*(?:\]|\))?\s*(?:pp\b|percentage\s+points?\b)", re.I)
+_NUM_PCT = re.compile(r"\d\s*%")
+_CELL_PP = re.compile(r"\d\s*(?:\]|\))?\s*(?:pp\b|percentage\s+points?\b|pts?\b|points?\b)", re.I)
 _HEAD_PCT = re.compile(r"\(\s*%\s*\)|\bpercent(?:age)?s?\b|\bin\s+%", re.I)
 _UNIT = re.compile(r"%|\bpercent|\bpp\b|\bfraction\b|\bproportion\b|\bcount\b|\bof\s+\d|\d\s*[-–]\s*\d", re.I)
 # columns whose numbers are counts or probabilities, never the metric's value: a heading's "(percent)" is not theirs
@@ -1271,6 +1275,9 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     r = Reading(arms=[ent[1]], seed=ent[2] if ent[0] == "run" else None, metric=names[0][1])
     cell = next((c for c in m.row_cells if m.text in c), "")
     r.percent = bool(_CELL_PP.search(cell)) or lw.heading_pct   # "−7.8 pp": the cell says percentage points
+    # "| DAPO | 61.97 % | 61.37 – 62.60 |": an interval's ends in the unit the row writes its mean in
+    r.percent = r.percent or (m.role in ("low", "high") and "%" not in cell and ent[0] == "arm" and len(m.row_cells) > 2
+                              and any(_NUM_PCT.search(c) and not _LEVEL.search(c) for c in m.row_cells[1:] if c is not cell))
     r.percent = r.percent or _caption_percent(m, lw, r.metric, vocab)
     r.level = lw.level
     if m.role in ("low", "high"):

@@ -176,6 +176,8 @@ def _scales(m: Mention) -> tuple[int, int]:
 
 _ROW_PCT = re.compile(r"\(\s*%|%\s*\)|\bpercent(?:age)?\b|\bpp\b", re.I)
 _ROW_COUNT = re.compile(r"\(\s*of\s+[\d,]+\s*\)|\bsolved\b|\bnumber of\b|\(\s*count\s*\)", re.I)
+# a table whose caption says its cells count items out of n: "Problems solved out of 64, per run"
+_CAPTION_COUNT = re.compile(r"\b(?:solved|correct)\s+out\s+of\s+[\d,]+\b", re.I)
 
 
 def is_label(m: Mention) -> bool:
@@ -333,7 +335,8 @@ def _by_context(idx: SourceIndex, m: Mention, arms, scope_ent, want: int, other:
 def _row_count(m: Mention, cands) -> Traced | None:
     """A table cell in a row that counts ("Items correct", "Groups correct (0-4)"), or a cell written as
     a count k of n ("20/48"), decided as a count, or None when the row counts nothing or no count fits."""
-    if m.kind == "table" and not m.column_percent and (_ROW_COUNT.search(m.row or "") or _k_of_n_cell(m)):
+    if m.kind == "table" and not m.column_percent and (_ROW_COUNT.search(m.row or "") or _k_of_n_cell(m)
+                                                       or _CAPTION_COUNT.search(m.table_caption or "")):
         return _decide_count(m, cands)
     return None
 
@@ -704,10 +707,24 @@ def prose_sources(idx: SourceIndex, r: Reading) -> list[Source]:
             ids = [f"arms.{a}.{r.metric}.sd"]
         elif r.role in ("low", "high"):
             ids = [f"arms.{a}.{r.metric}.mean.ci{r.level}.{r.role}"]
+            if ids[0] not in idx.by_id:   # "DAPO: 90% interval [a, b]": only its contrast has a 90% interval
+                ids = _arm_contrast_end(idx, a, r)
         else:
             ids = []
         out += [idx.by_id[i] for i in ids if i in idx.by_id]
     return out
+
+
+def _arm_contrast_end(idx: SourceIndex, arm: str, r: Reading) -> list[str]:
+    """The interval end of the one contrast of ``arm`` (as the arm, on the primary metric) that has an
+    interval at ``r.level``, when the arm's mean has none at that level; [] when none or several do."""
+    memo = idx.__dict__.setdefault("_arm_ends", {})
+    key = (arm, r.level, r.role)
+    if key not in memo:
+        pre, tail = f"contrasts.{arm}-", f".ci{r.level}.{r.role}"
+        hits = [k for k in idx.by_id if k.startswith(pre) and k.endswith(tail) and k.count(".") == 3]
+        memo[key] = hits if len(hits) == 1 else []
+    return memo[key]
 
 
 def _test_p_leaves(idx: SourceIndex, pre: str) -> list[str]:

@@ -22,6 +22,8 @@ from prereg.declarations import normalise_label
 
 # A statistic named by the words just before a number, most specific first.
 _ROLE_BEFORE = (
+    # first: "α = " right before the number is the level even after "the minimum detectable effect at"
+    ("alpha", re.compile(r"(?:\balpha|α|\\alpha)\s*=\s*\$?\s*$", re.I)),
     # the test statistic and the paired effect size of a contrast: "t(5) = 7.72", "Cohen's d_z = 3.15"
     ("t_stat", re.compile(r"\bt\s*\(\s*(?:\d+(?:\.\d+)?)?\s*\)\s*=\s*\$?\s*$|\bt[- ]statistic\s*(?:=|of|is)?\s*$|"
                           r"\b(?:paired|welch'?s?|student'?s?)\s+t\s*=\s*\$?\s*$|(?:^|[\s(,;:])t\s*=\s*\$?\s*$|"
@@ -54,7 +56,6 @@ _ROLE_BEFORE = (
                        r"(?:of\s+|between\s+|as\s+small\s+as\s+|below\s+|under\s+|smaller\s+than\s+)"
                        r"(?:about\s+|roughly\s+|~\s*|≈\s*)?$",
                        re.I)),
-    ("alpha", re.compile(r"(?:\balpha|α|\\alpha)\s*=\s*\$?\s*$", re.I)),
     ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|of)?\s*$|\bp-?values?\b", re.I)),
     ("power", re.compile(r"achieved\s+power|power\s+(?:was|is|of)\b", re.I)),
     ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of|is|was|:)?\s*$|standard deviation|"
@@ -80,7 +81,7 @@ _PARAM_AFTER = re.compile(r"\s*(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fo
 # A number the words make a claim about, not a value: "within about 1 point" (checked by audit.claims).
 CLAIM_BEFORE = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?(?:±\s*)?$", re.I)
 # "pts" only after a number with decimals ("+0.84 pts"): "±1 pt", "~2 pts" are rough sizes, not values
-_PP_AFTER = re.compile(r"\s*(?:pp\b|percentage points?\b|-?points?\b)", re.I)   # "the 1.9-point gain"
+_PP_AFTER = re.compile(r"\s*(?:pp\b|percentage points?\b|(?:accuracy\s+)?-?points?\b)", re.I)   # "the 1.9-point gain", "by 2.43 accuracy points"
 _PTS_AFTER = re.compile(r"\s*pts?\b", re.I)
 _SEED_WORD = re.compile(r"\bseed\s*\(\s*(\d+)\s*\)|\bseeds?\s*[:=]?\s*(\d+)\b(?![.,]\d)|(?<![A-Za-z0-9])s(\d+)\b", re.I)
 # A sentence may start lowercase when it starts with a name ("... unadjusted). pass@16 barely moves").

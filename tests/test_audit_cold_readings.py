@@ -1,0 +1,150 @@
+"""What the cold report set (``tests/report_corpus_cold/``) taught the audit (README failure 15).
+
+Each fix made after the set's first run has a firing case and a clean case here, in wordings and
+numbers of its own (not copied from the set's reports), over the set's card study (GRPO, DAPO, GSPO
+over five seeds; accuracy a fraction).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def card_study(tmp_path_factory):
+    from tests.report_corpus_cold import cold
+
+    return cold.build("hf_card_disagree", tmp_path_factory.mktemp("cold_card"))
+
+
+def _findings(study, tmp_path, text):
+    from tests.report_corpus import corpus
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    res = corpus.audit_written(study, tmp_path, {"report.md": text})
+    return [(f.location.rsplit(":", 1)[-1], f.expected, f.found, f.message) for f in res.findings]
+
+
+# ---- a "Seed SD" column is a statistic over the seeds, not the column naming each row ----------------------
+
+SEED_SD = """| Method | Held-out accuracy | Seed SD |
+|---|---|---|
+| grpo | 0.6140 | 0.0076 |
+| dapo | 0.6197 | 0.0081 |
+"""
+# under a title naming one run, a row naming another arm is still that arm's
+SEED_SD_UNDER_RUN = "# gspo, seed 15: adapter card\n\n## Every method\n\n" + SEED_SD
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize("text", [SEED_SD, SEED_SD_UNDER_RUN], ids=["plain", "under-a-run-title"])
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("| 0.6197 |", "| 0.6179 |", "arms.dapo.heldout_accuracy.mean"),
+    ("| 0.0081 |", "| 0.0076 |", "arms.dapo.heldout_accuracy.sd"),
+], ids=["mean", "sd"])
+def test_seed_sd_column_is_no_identity_column(card_study, tmp_path, text, find, replace, source):
+    assert _findings(card_study, tmp_path, text) == []
+    wrong = _findings(card_study, tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- points: "(pts)" in a header, "pt" in a cell, "accuracy points" in a sentence ---------------------------
+
+PTS_TABLE = """| Comparison | Δ (pts) | p |
+|---|---|---|
+| GSPO vs GRPO | +2.43 | 0.0002 |
+"""
+PT_CELL = """| Method | Accuracy (%) | SD across seeds |
+|---|---|---|
+| DAPO | 61.97 | 0.81 pt |
+"""
+POINTS_PROSE = "Against GRPO, GSPO gains 2.43 accuracy points on the held-out set.\n"
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("text", "find", "replace", "source"), [
+    (PTS_TABLE, "+2.43", "+2.34", "contrasts.gspo-grpo.diff_mean"),
+    (PT_CELL, "0.81 pt", "0.18 pt", "arms.dapo.heldout_accuracy.sd"),
+    (POINTS_PROSE, "2.43 accuracy", "2.34 accuracy", "contrasts.gspo-grpo.diff_mean"),
+], ids=["pts-header", "pt-cell", "accuracy-points"])
+def test_points_of_a_fraction_metric(card_study, tmp_path, text, find, replace, source):
+    assert _findings(card_study, tmp_path, text) == []
+    wrong = _findings(card_study, tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- an interval's ends in the unit of the row's mean -------------------------------------------------------
+
+PCT_ROW = """| Method | Accuracy | Interval (95%) | ZVF |
+|---|---|---|---|
+| DAPO | 61.97 % | 61.37 – 62.60 | 0.303 |
+| GSPO | 63.83 % | 63.03 – 64.53 | 0.294 |
+"""
+
+
+@pytest.mark.usefixtures("shared_recompute")
+def test_interval_ends_take_the_percent_of_their_rows_mean(card_study, tmp_path):
+    assert _findings(card_study, tmp_path, PCT_ROW) == []
+    wrong = _findings(card_study, tmp_path / "w", PCT_ROW.replace("61.37 –", "61.73 –"))
+    assert [f for f in wrong if "arms.dapo.heldout_accuracy.mean.ci95.low" in f[1]], wrong
+
+
+# ---- statistics in prose: "the 90% interval", an MDE list after "α = 0.05", a "t" column -----------------
+
+CI90_PROSE = "For DAPO against GRPO the 90% interval is [0.0034, 0.0074], inside the margin.\n"
+CI90_COLON = "DAPO: 90% interval [0.0034, 0.0074], inside the margin.\n"   # the arm's mean has no 90% interval
+T_COLUMN = """| Contrast | Δ | t |
+|---|---|---|
+| GSPO − GRPO | +0.0243 | 12.51 |
+"""
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("text", "find", "replace", "source"), [
+    (CI90_PROSE, "0.0074]", "0.0084]", "contrasts.dapo-grpo.ci90.high"),
+    (CI90_COLON, "[0.0034,", "[0.0043,", "contrasts.dapo-grpo.ci90.low"),
+    (T_COLUMN, "| 12.51 |", "| 12.15 |", "contrasts.gspo-grpo.tests.paired_t.statistic"),
+], ids=["ci90-in-prose", "ci90-after-arm", "t-column"])
+def test_contrast_statistics_named_by_their_words(card_study, tmp_path, text, find, replace, source):
+    assert _findings(card_study, tmp_path, text) == []
+    wrong = _findings(card_study, tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
+
+
+@pytest.fixture(scope="module")
+def appendix_study(tmp_path_factory):
+    from tests.report_corpus_cold import cold
+
+    return cold.build("appendix_stars", tmp_path_factory.mktemp("cold_appendix"))
+
+
+MDE_AFTER_ALPHA = ("At α = 0.05 and 80% power the smallest detectable effect is 0.0082 for Dr. GRPO and 0.0071 "
+                   "for GSPO.\n")
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("is 0.0082", "is 0.0028", "contrasts.dr_grpo-grpo.mde"),
+    ("0.0071 ", "0.0017 ", "contrasts.gspo-grpo.mde"),
+], ids=["first", "after-dr-grpo"])
+def test_mde_list_after_alpha(appendix_study, tmp_path, find, replace, source):
+    assert _findings(appendix_study, tmp_path, MDE_AFTER_ALPHA) == []
+    wrong = _findings(appendix_study, tmp_path / "w", MDE_AFTER_ALPHA.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- counts in a table whose caption says "solved out of n" ----------------------------------------------
+
+CAPTION_COUNTS = """Table 4: problems solved out of 600 on each seed.
+
+| Seed | GRPO | GSPO |
+|---|---|---|
+| 3 | 365 | 383 |
+"""
+
+
+@pytest.mark.usefixtures("shared_recompute")
+def test_counts_under_a_caption_saying_solved_out_of_n(card_study, tmp_path):
+    assert _findings(card_study, tmp_path, CAPTION_COUNTS) == []
+    wrong = _findings(card_study, tmp_path / "w", CAPTION_COUNTS.replace("| 383 |", "| 338 |"))
+    assert [f for f in wrong if "runs.gspo.s3.heldout_accuracy" in f[1]], wrong
