@@ -1190,6 +1190,14 @@ class _LabelWords:
     heading_pct: bool        # "## Accuracy (%)" over labels that state no unit, on a value column
 
 
+@functools.lru_cache(maxsize=4096)
+def row_states_percent(cells: tuple) -> bool:
+    """Whether a value cell of a table row (not its label) writes a percent ("61.97 %"; "95% CI" is a
+    level): the unit of the row's interval ends written without one. Once per row (audit.trace keys its
+    memo of cell decisions by it)."""
+    return any(_NUM_PCT.search(c) and not _LEVEL.search(c) for c in cells[1:])
+
+
 def heading_percent(heading: str) -> bool:
     """Whether a heading states percent ("## Accuracy (%)"): what a table cell's reading takes from it
     besides the metric it names (audit.trace keys its memo of cell decisions by these two)."""
@@ -1277,7 +1285,7 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     r.percent = bool(_CELL_PP.search(cell)) or lw.heading_pct   # "−7.8 pp": the cell says percentage points
     # "| DAPO | 61.97 % | 61.37 – 62.60 |": an interval's ends in the unit the row writes its mean in
     r.percent = r.percent or (m.role in ("low", "high") and "%" not in cell and ent[0] == "arm" and len(m.row_cells) > 2
-                              and any(_NUM_PCT.search(c) and not _LEVEL.search(c) for c in m.row_cells[1:] if c is not cell))
+                              and row_states_percent(m.row_cells))
     r.percent = r.percent or _caption_percent(m, lw, r.metric, vocab)
     r.level = lw.level
     if m.role in ("low", "high"):

@@ -25,7 +25,7 @@ from itertools import accumulate
 
 from audit.context import TracedReport
 from audit.numbers import EXPLORATORY_WORDS, Mention, parse_report
-from audit.prose import _CONTRAST_ROLES, heading_percent, read_file, table_reading
+from audit.prose import _CONTRAST_ROLES, heading_percent, read_file, row_states_percent, table_reading
 from audit.sources import Source, SourceIndex, build_index, entity_from_text
 from audit.statuses import per_line
 from audit.words import LOCK_ROLES, Reading, vocabulary
@@ -975,7 +975,8 @@ def _cell_key(m: Mention, scope_ent, heading: tuple) -> tuple:
     cell = _first_cell_with(m.row_cells, m.text)
     return (m.text, m.value, m.decimals, m.exponent, m.percent, m.column_percent, m.comparator, m.role, m.row,
             m.column, m.identity, m.macro, m.pin, m.status_hint, m.label_fact, m.scale, m.in_code, scope_ent,
-            heading, cell, m.window, m.sentence, m.line_text if (m.row and m.text in m.row) else None)
+            heading, cell, m.window, m.sentence, m.line_text if (m.row and m.text in m.row) else None,
+            m.role in ("low", "high") and row_states_percent(m.row_cells))
 
 
 def _heading_reads(scope: tuple[str, ...], vocab) -> tuple:
