@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from prereg.rules import same_level
+
 FILE_NAME = "coverage_table.json"
 BOUNDED_UNITS = ("fraction", "percent")  # units read at the bounded shapes (:func:`shapes`)
 
@@ -191,13 +193,13 @@ def table_level(level: float, table: dict | Table | None = None) -> float | None
         table: the table (default: the shipped one).
 
     Returns:
-        The tabulated level equal to ``level`` (within 1e-9), or None.
+        The tabulated level equal to ``level`` (:func:`prereg.rules.same_level`), or None.
 
     Example:
         >>> table_level(0.9000000001), table_level(0.95), table_level(0.99)
         (0.9, 0.95, None)
     """
-    return next((lv for lv in levels(table) if abs(level - lv) < 1e-9), None)
+    return next((lv for lv in levels(table) if same_level(level, lv)), None)
 
 
 def untabulated(level: float, table: dict | Table | None = None) -> str | None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from prereg import coverage_table as coverage
 from prereg.declarations import metric_decls, unit_of
 from prereg.lint import Finding, rule
+from prereg.rules import same_level
 from prereg.study import alternative_of
 
 EQUIVALENCE_CHECKS = ("interval_within_margin", "tost_equivalent", "mde_at_most_margin")
@@ -202,7 +203,7 @@ def equivalence_power(p: dict) -> list[Finding]:
         pw_applied = pw.power_equivalence(margin, sd, n, alpha, rule=how, level=level, power_target=target)
         pw_tost = pw.power_equivalence(margin, sd, n, alpha)
         need = pw.n_required_equivalence(margin, sd, alpha, target)
-        methods = {s["method"] for s in a["contrasts"].get("intervals", []) if abs(s["level"] - level) < 1e-9}
+        methods = {s["method"] for s in a["contrasts"].get("intervals", []) if same_level(s["level"], level)}
         boot = sorted(m for m in methods if m != "t")
         msg = (f"{n} seeds give the {v['verdict']} verdict as planned ({desc}) power {pw_applied:.2f} at a true "
                f"difference of 0 (pilot SD {sd:g}, margin {margin:g}, exact)")

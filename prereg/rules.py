@@ -96,6 +96,22 @@ def needs_off_policy(algorithm: str | None, fields: Mapping, prefix: str = "") -
     return algorithm in OFF_POLICY_ALGORITHMS or fields.get(prefix + "importance_sampling_level") in SEQUENCE_LEVELS
 
 
+# ---------------------------------------------------------------- confidence levels
+
+LEVEL_TOL = 1e-9  # two nominal levels closer than this are one level (0.9 and 1 - 0.1 are not equal floats)
+
+
+def same_level(a: float, b: float) -> bool:
+    """Whether two nominal confidence levels are the same level: the one comparison of the coverage
+    table's lookup, lint's equivalence rule, the verdict rules and the analysis' interval tags.
+
+    Example:
+        >>> same_level(0.9, 1 - 0.1), same_level(0.9, 0.95)
+        (True, False)
+    """
+    return abs(a - b) < LEVEL_TOL
+
+
 # ---------------------------------------------------------------- zero variance
 
 def all_equal(rewards: Iterable[float | None], tol: float = ZERO_VARIANCE_TOL) -> bool:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from prereg.rules import same_level
+
 
 @dataclass
 class ContrastFacts:
@@ -37,7 +39,7 @@ def _ci(f: ContrastFacts, level):
     if level is None:
         level = max(f.intervals) if f.intervals else None
     for lv, iv in f.intervals.items():
-        if level is not None and abs(lv - level) < 1e-9:
+        if level is not None and same_level(lv, level):
             return lv, iv
     return level, None
 

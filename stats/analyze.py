@@ -21,6 +21,7 @@ from prereg.declarations import ContrastDecl, default_baseline
 from prereg.errors import UserError
 from prereg.jsonio import dumps_pretty, write_atomic
 from prereg.lock import Lock, verify_lock
+from prereg.rules import same_level
 from prereg.schema import require_valid
 from prereg.study import AnalysisPlan, IntervalSpec, Study
 from stats import coverage, designs, rliable
@@ -101,7 +102,7 @@ def interval_tags(specs: Sequence[IntervalSpec]) -> list[str]:
     tags = []
     for i, s in enumerate(specs):
         base = "ci" + iv.level_tag(s.level)
-        if any(abs(o.level - s.level) < 1e-12 for o in specs[:i]):
+        if any(same_level(o.level, s.level) for o in specs[:i]):
             base += "_" + s.method
         tags.append(base)
     return tags

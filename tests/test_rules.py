@@ -189,3 +189,19 @@ def test_where_runs_and_locks_live_by_default_is_one_value():
                 defaults.append((act.dest, act.default))
     assert {d for d, _ in defaults} == {"out", "lock_dir"} and len(defaults) >= 5, defaults
     assert all(v == (RUNS_DIR if d == "out" else LOCK_DIR) for d, v in defaults), defaults
+
+
+def test_two_levels_are_one_level_by_one_tolerance(monkeypatch):
+    """"The same confidence level" was decided with 1e-9 in three places and 1e-12 in a fourth (the
+    analysis' interval tags); now each asks prereg.rules.same_level: change the tolerance there
+    and the coverage lookup and the analysis' value ids move together."""
+    import prereg.rules as rules
+    from prereg import coverage_table as ct
+    from prereg.study import IntervalSpec
+    from stats.analyze import interval_tags
+
+    near = 0.95 + 1e-10
+    specs = [IntervalSpec("t", 0.95), IntervalSpec("percentile", near)]
+    assert ct.table_level(near) == 0.95 and interval_tags(specs) == ["ci95", "ci95_percentile"]
+    monkeypatch.setattr(rules, "LEVEL_TOL", 1e-12)
+    assert ct.table_level(near) is None and interval_tags(specs)[1] != "ci95_percentile"
