@@ -189,9 +189,27 @@ def entity_from_text(text: str, arms: Iterable[str] | Mapping[str, str]) -> tupl
     Memoised: every number under one heading, in one row or one column asks about the same text
     (README failure 10: a 5 MB report holds 300,000 numbers).
     """
-    key = tuple(arms.items()) if isinstance(arms, Mapping) else tuple(arms)
-    ent, rest = _entity_from_text(text, key)
+    ent, rest = _entity_from_text(text, _arms_key(arms))
     return ent, list(rest)
+
+
+def entity_of_text(text: str, arms: Iterable[str] | Mapping[str, str]) -> tuple | None:
+    """The entity :func:`entity_from_text` reads in ``text``, without reading its other words into
+    tokens: check 11 asks it of every line of the report, and only the arm, run or seed counts there.
+
+    Args:
+        text: a line, row label or header. arms: as for :func:`entity_from_text`.
+    Returns:
+        ``entity_from_text(text, arms)[0]``.
+    Example:
+        >>> entity_of_text("GRPO seed 2 reached 0.61", ["grpo"])
+        ('run', 'grpo', 2)
+    """
+    return _entity_and_words(text, _arms_key(arms))[0]
+
+
+def _arms_key(arms) -> tuple:
+    return tuple(arms.items()) if type(arms) is dict or isinstance(arms, Mapping) else tuple(arms)
 
 
 @functools.lru_cache(maxsize=64)
@@ -203,6 +221,12 @@ def _arm_table(key: tuple) -> tuple[dict[str, str], frozenset[str]]:
 
 @functools.lru_cache(maxsize=16384)
 def _entity_from_text(text: str, key: tuple) -> tuple[tuple | None, tuple[str, ...]]:
+    ent, rest = _entity_and_words(text, key)
+    return ent, tuple(tokens_of(" ".join(rest)))
+
+
+def _entity_and_words(text: str, key: tuple) -> tuple[tuple | None, list[str]]:
+    """The entity ``text`` names (arms first, then a seed) and its words that name no arm."""
     seed = None
     sm = _SEED_TEXT.search(text)
     if sm:   # "s37", "seed 37", "seed=37" (never the "s" of "GRPO's 0.41")
@@ -216,7 +240,6 @@ def _entity_from_text(text: str, key: tuple) -> tuple[tuple | None, tuple[str, .
     for a, b, _ in hits:
         used.update(range(a, b))
     rest = [t for i, t in enumerate(raw) if i not in used]
-    rest = tuple(tokens_of(" ".join(rest)))
     names = list(dict.fromkeys(h[2] for h in hits))   # "grpo-s1: GRPO, seed 1" names one arm twice
     if len(names) >= 2:
         return ("contrast", names[0], names[1]), rest

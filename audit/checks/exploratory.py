@@ -3,7 +3,7 @@ where it appears (same line or sentence, table caption or header, row, or sectio
 
 from __future__ import annotations
 
-from audit.sources import entity_from_text
+from audit.sources import entity_of_text
 from audit.trace import mentions_exploratory, traced_report
 
 
@@ -35,7 +35,7 @@ def run(ctx, out) -> None:
             srcs_expl = bool(t.sources) and all(s.exploratory for s in t.sources)
         text = m.identity or m.row or m.line_text
         if text not in entity_of:
-            entity_of[text] = entity_from_text(text, arms)[0]
+            entity_of[text] = entity_of_text(text, arms)
         text_ent = entity_of[text]
         if text_ent is not None and text_ent[0] == "seed" and m.kind != "table":
             text_ent = None  # "RNG seed 20260714" in prose names no run
