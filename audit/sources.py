@@ -208,6 +208,17 @@ def entity_of_text(text: str, arms: Iterable[str] | Mapping[str, str]) -> tuple 
     return _entity_and_words(text, _arms_key(arms))[0]
 
 
+def names_a_seed(text: str) -> bool:
+    """Whether ``text`` names a seed as :func:`entity_from_text` reads one ("s37", "seed 37", "seed=37"):
+    without one, the entity it reads is an arm, a pair of arms or None.
+
+    Example:
+        >>> names_a_seed("GRPO seed 2"), names_a_seed("GRPO's 0.41")
+        (True, False)
+    """
+    return _SEED_TEXT.search(text) is not None
+
+
 def _arms_key(arms) -> tuple:
     return tuple(arms.items()) if type(arms) is dict or isinstance(arms, Mapping) else tuple(arms)
 
