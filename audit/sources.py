@@ -51,6 +51,12 @@ def squash(s: str) -> str:
     return re.sub(r"[^a-z0-9]", "", s.lower())
 
 
+# Compiled once (not looked up in the re module's cache on every label: README failure 10)
+_P_VALUE = re.compile(r"p[\s_-]?values?")
+_TOKEN = re.compile(r"[a-zδ]+|\d+")
+_CASE_OR_DIGIT_TURN = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+
+
 def tokens_of(text: str) -> list[str]:
     """The metric and statistic words of a label, synonyms folded and stop words dropped.
 
@@ -69,9 +75,9 @@ def tokens_of(text: str) -> list[str]:
         ['heldout', 'accuracy', 'sd']
     """
     t = text.lower().replace("held-out", "heldout").replace("held out", "heldout")
-    t = re.sub(r"p[\s_-]?values?", "p", t)
+    t = _P_VALUE.sub("p", t)
     out = []
-    for tok in re.findall(r"[a-zδ]+|\d+", t):
+    for tok in _TOKEN.findall(t):
         tok = _SYNONYMS.get(tok, tok)
         if tok not in STOP:
             out.append(tok)
@@ -243,8 +249,8 @@ def _entity_and_words(text: str, key: tuple) -> tuple[tuple | None, list[str]]:
     if sm:   # "s37", "seed 37", "seed=37" (never the "s" of "GRPO's 0.41")
         seed = int(next(g for g in sm.groups() if g))
         text = text[:sm.start()] + " " + text[sm.end():]
-    text = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", " ", text)
-    raw = re.findall(r"[a-zδ]+|\d+", text.lower())
+    text = _CASE_OR_DIGIT_TURN.sub(" ", text)
+    raw = _TOKEN.findall(text.lower())
     names, prefixes = _arm_table(key)
     hits = longest_names(raw, names, prefixes)   # find_arms, with the folded names and their prefixes made once
     used = set()
