@@ -282,7 +282,7 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
     """The number decided against the values its words name (arm, seed, metric, statistic), or None
     when the words name none (or the number is a bare integer the words do not make a value)."""
     if reading is None or not (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
-                               or reading.role in LOCK_ROLES or reading.count):
+                               or reading.role in LOCK_ROLES or reading.count or _k_of_n_prose(m)):
         return None
     alpha = _locked_threshold(idx, m, reading)
     if alpha is not None:
@@ -338,7 +338,18 @@ def _row_count(m: Mention, cands) -> Traced | None:
     if m.kind == "table" and not m.column_percent and (_ROW_COUNT.search(m.row or "") or _k_of_n_cell(m)
                                                        or _CAPTION_COUNT.search(m.table_caption or "")):
         return _decide_count(m, cands)
+    n = _k_of_n_prose(m)
+    if n is not None:   # "190/300" in a sentence: a count of the n the fraction is out of
+        return _decide_count(m, [s for s in cands if s.max == n])
     return None
+
+
+def _k_of_n_prose(m: Mention) -> float | None:
+    """The n of a whole number written "k/n" in prose ("solved 190/300", "(128/240 against 131/240)"), or None."""
+    if m.kind != "prose" or m.decimals or m.percent or m.exponent or "/" not in m.line_text:
+        return None
+    got = re.search(r"(?<![\d.,/])" + re.escape(m.text) + r"\s?/\s?(\d{1,3}(?:,\d{3})+|\d+)(?![\d.,/])", m.line_text)
+    return float(got.group(1).replace(",", "")) if got else None
 
 
 def _k_of_n_cell(m: Mention) -> bool:

@@ -343,3 +343,35 @@ OTHER_METRIC_LATER = [
      "AERO trails GRPO (Δ = +2.0 points, p < 0.001) even though it lowers the ZVF to 0.301.",
      "contrasts.aero-grpo.diff_mean"),
 ]
+
+
+@pytest.fixture(scope="module")
+def quarto(tmp_path_factory):
+    """Study "quarto_doc" (fresh set): grpo (baseline) and dapo × seeds 1-6, n = 300; seed 1: grpo 187/300;
+    seed 3: grpo 190/300, dapo 193/300; seed 4: grpo 186/300, dapo 191/300."""
+    return fresh.build("quarto_doc", tmp_path_factory.mktemp("quarto") / "s")
+
+
+# A whole number written "k/n" in prose, n the held-out n, is a count of the run's held-out items (the run's
+# accuracy × n), and "k/n." at the end of a sentence is a number at all (before, the "." after "/300" was read
+# as a decimal point and the number dropped, so "DAPO 192/300." could not be checked).
+K_OF_N = [
+    ("With seed 3, GRPO got 190/300 right.",
+     "With seed 3, GRPO got 191/300 right.",
+     "runs.grpo.s3.heldout_accuracy"),
+    ("Seed 1: GRPO answered 187/300 of the held-out problems.",
+     "Seed 1: GRPO answered 178/300 of the held-out problems.",
+     "runs.grpo.s1.heldout_accuracy"),
+    # a pair after a comparison: each count is one of the two runs' (which one is not read from the words, so the
+    # error may name either run of that seed)
+    ("GRPO stays behind DAPO on seed 4 as well (186/300 against 191/300).",
+     "GRPO stays behind DAPO on seed 4 as well (186/300 against 190/300).",
+     ".s4.heldout_accuracy"),
+]
+
+
+def test_a_count_k_of_n_in_prose_is_the_runs_items(quarto):
+    from audit.numbers import parse_markdown
+
+    assert [m.text for m in parse_markdown("r.md", "DAPO 192/300. On 2026/01/01.", "r.md").mentions] == ["192"]
+    _assert_pairs(_pairs(quarto, K_OF_N, strict=True), K_OF_N)
