@@ -348,7 +348,7 @@ def _k_of_n_prose(m: Mention) -> float | None:
     """The n of a whole number written "k/n" in prose ("solved 190/300", "(128/240 against 131/240)"), or None."""
     if m.kind != "prose" or m.decimals or m.percent or m.exponent or "/" not in m.line_text:
         return None
-    got = re.search(r"(?<![\d.,/])" + re.escape(m.text) + r"\s?/\s?(\d{1,3}(?:,\d{3})+|\d+)(?![\d.,/])", m.line_text)
+    got = re.search(r"(?<![\d.,/])" + re.escape(m.text) + r"\s?/\s?(\d{1,3}(?:,\d{3})+|\d+)(?![\d,/]|\.\d)", m.line_text)
     return float(got.group(1).replace(",", "")) if got else None
 
 

@@ -362,6 +362,9 @@ K_OF_N = [
     ("Seed 1: GRPO answered 187/300 of the held-out problems.",
      "Seed 1: GRPO answered 178/300 of the held-out problems.",
      "runs.grpo.s1.heldout_accuracy"),
+    ("On seed 3, GRPO solved 190/300 problems and DAPO solved 193/300.",
+     "On seed 3, GRPO solved 190/300 problems and DAPO solved 192/300.",
+     "runs.dapo.s3.heldout_accuracy"),
     # a pair after a comparison: each count is one of the two runs' (which one is not read from the words, so the
     # error may name either run of that seed)
     ("GRPO stays behind DAPO on seed 4 as well (186/300 against 191/300).",
