@@ -885,9 +885,11 @@ def _trace_report(ctx) -> TracedReport:
     if jobs > 1:
         report = report_pool.traced_in_parts(ctx, idx, files, vocab, jobs)
         percent_tables(idx, report.results, vocab)
+        repeated_pairs(idx, report.results, vocab)
         return report
     results = _trace_files(idx, files, vocab)
     percent_tables(idx, results, vocab)
+    repeated_pairs(idx, results, vocab)
     return TracedReport(results=results, index=idx, files=files, vocab=vocab)
 
 
@@ -926,6 +928,67 @@ def percent_tables(idx: SourceIndex, results: list[Traced], vocab) -> None:
             if not m.percent and not m.column_percent:
                 m.column_percent = True
                 results[i] = trace_in_context(idx, m, None, vocab, memo)
+
+
+# Between the two values of a pair: "190/300 against 193/300", "0.633 vs 0.643", "(0.61 versus 0.64)".
+_PAIR_BETWEEN = re.compile(r"\s*(?:/\s?\d[\d,]*)?\s*(?:%|pp\b|points?\b)?\s*(?:against|vs\.?|versus|compared\s+(?:to|with))\s*$",
+                           re.I)
+
+
+def repeated_pairs(idx: SourceIndex, results: list[Traced], vocab) -> None:
+    """A pair of values of two arms written "a against b" where both are traced to one arm's value: the
+    second is the other arm's, so it is an error naming that arm's value ("DAPO is ahead of GRPO on seed 3
+    (193/300 against 193/300)": GRPO's count is 190). Each number of such a pair may be either arm's (the
+    words need not say which is whose), so one value written twice would otherwise pass.
+
+    Args:
+        idx: the source index. results: every number traced, in order (changed in place).
+        vocab: the study's names, or None.
+    Returns:
+        None.
+    Example:
+        >>> repeated_pairs(SourceIndex(["gspo"]), [], None)
+    """
+    if vocab is None:
+        return
+    for i in range(1, len(results)):
+        a, b = results[i - 1], results[i]
+        ma, mb = a.mention, b.mention
+        if not (a.status == b.status == "traced" and a.decisive and b.decisive and ma.kind == mb.kind == "prose"
+                and ma.line == mb.line and ma.file == mb.file and a.sources and b.sources
+                and a.sources[0].id == b.sources[0].id):
+            continue
+        src = a.sources[0]
+        at = ma.line_text.find(ma.text)
+        end = ma.line_text.find(mb.text, at + len(ma.text)) if at >= 0 else -1
+        if end < 0 or not _PAIR_BETWEEN.match(ma.line_text[at + len(ma.text):end]):
+            continue
+        other = [arm for _, arm in vocab.arms_in(mb.sentence or ma.line_text) if f".{arm}." not in f".{src.id}."]
+        alt = next((idx.by_id[k] for k in (_with_arm(src.id, arm) for arm in dict.fromkeys(other)) if k in idx.by_id), None)
+        if alt is None or alt.value == src.value:
+            continue
+        results[i] = trace_mention(idx, mb, [], Reading(arms=[_arm_of(alt.id)], seed=_seed_of(alt.id),
+                                                        metric=_metric_of_id(alt.id), role="mean"))
+
+
+def _with_arm(vid: str, arm: str) -> str:
+    """``runs.A.s3.m`` / ``arms.A.m.mean`` with arm A replaced by ``arm``."""
+    head, _, rest = vid.partition(".")
+    return f"{head}.{arm}.{rest.split('.', 1)[1]}"
+
+
+def _arm_of(vid: str) -> str:
+    return vid.split(".")[1]
+
+
+def _seed_of(vid: str) -> int | None:
+    part = vid.split(".")[2] if vid.startswith("runs.") else ""
+    return int(part[1:]) if part[:1] == "s" and part[1:].isdigit() else None
+
+
+def _metric_of_id(vid: str) -> str:
+    parts = vid.split(".")
+    return parts[3] if vid.startswith("runs.") else parts[2]
 
 
 @dataclass

@@ -378,3 +378,20 @@ def test_a_count_k_of_n_in_prose_is_the_runs_items(quarto):
 
     assert [m.text for m in parse_markdown("r.md", "DAPO 192/300. On 2026/01/01.", "r.md").mentions] == ["192"]
     _assert_pairs(_pairs(quarto, K_OF_N, strict=True), K_OF_N)
+
+
+# Each count of such a pair may be either run's, so one value written twice would pass: a pair "a against b"
+# whose two values are traced to one arm's value has its second checked as the other arm's (audit.trace
+# .repeated_pairs).
+DOUBLED_PAIR = [
+    ("DAPO leads GRPO on seed 3 as well (193/300 against 190/300).",
+     "DAPO leads GRPO on seed 3 as well (193/300 against 193/300).",
+     "runs.grpo.s3.heldout_accuracy"),
+    ("On seed 5 DAPO is ahead: 0.643 versus 0.623.",
+     "On seed 5 DAPO is ahead: 0.643 versus 0.643.",
+     "runs.grpo.s5.heldout_accuracy"),
+]
+
+
+def test_one_value_written_twice_in_a_pair_is_an_error(quarto):
+    _assert_pairs(_pairs(quarto, DOUBLED_PAIR, strict=True), DOUBLED_PAIR)
