@@ -281,8 +281,11 @@ def _wanted_scale(m: Mention, reading: Reading | None) -> tuple[int, int]:
 def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int, other: int) -> Traced | None:
     """The number decided against the values its words name (arm, seed, metric, statistic), or None
     when the words name none (or the number is a bare integer the words do not make a value)."""
-    if reading is None or not (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
-                               or reading.role in LOCK_ROLES or reading.count or _k_of_n_prose(m)):
+    if reading is None:
+        return None
+    valued = (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
+              or reading.role in LOCK_ROLES or reading.count)
+    if not valued and _k_of_n_prose(m) is None:
         return None
     alpha = _locked_threshold(idx, m, reading)
     if alpha is not None:
@@ -299,6 +302,8 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
     counted = _row_count(m, cands)
     if counted is not None:
         return counted
+    if not valued:
+        return None   # "2/9" numbering a post, "131/240" of a metric with no n: a bare integer, not this reading's value
     if _SHARE.search(f"{m.row or ''} {m.column or ''}") or _share_in_words(m):
         shared = _decide_share(m, cands)
         if shared is not None:
