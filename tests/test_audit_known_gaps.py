@@ -378,6 +378,8 @@ def test_a_count_k_of_n_in_prose_is_the_runs_items(quarto):
 
     assert [m.text for m in parse_markdown("r.md", "DAPO 192/300. On 2026/01/01.", "r.md").mentions] == ["192"]
     _assert_pairs(_pairs(quarto, K_OF_N, strict=True), K_OF_N)
+    # a k/n whose n is no source's ("2/9" numbering a post of a thread) stays a bare integer: no error
+    assert _findings(quarto, ["**2/9** With seed 3, GRPO got 190/300 right."]) == {}
 
 
 # Each count of such a pair may be either run's, so one value written twice would pass: a pair "a against b"
