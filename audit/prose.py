@@ -932,9 +932,11 @@ _AGREE = re.compile(r"\s*(?:to\s+[A-Z@]|[,.!:;]|$)")
 def _agrees(w: _Walk, start: int) -> bool:
     """Whether the "+1" at ``start`` opens its words (the paragraph, or after "... wrote:") and agrees: "+1 to
     Ana", "+1," (never "+1 to GRPO": a name after "to" that is an arm makes it a difference)."""
-    before = w.text[:start].rstrip(" >*-")
     agree = _AGREE.match(w.text, start + 2)
-    if agree is None or (before and not before.endswith(":")):
+    j = start   # the words before it, stripped of " >*-" from the right, looked back over (not copied: a long
+    while j and w.text[j - 1] in " >*-":   # paragraph of "+1" values was quadratic, README failure 10)
+        j -= 1
+    if agree is None or (j and w.text[j - 1] != ":"):
         return False
     return not any(p == 0 for p, _ in w.names.arms(agree.end() - 1, agree.end() + 24))   # (offsets from the slice)
 
