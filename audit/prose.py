@@ -19,7 +19,6 @@ from audit.code_data import code_readings
 from audit.markers import leading_mark, legend_lines, marked_rows
 from audit.names import longest_names
 from audit.numbers import Mention, ParsedFile, is_bibliography
-from audit.statuses import per_line
 from audit.words import (
     CLAIM_BEFORE,
     Reading,
@@ -918,11 +917,23 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
             or ((low is None or low.find("within", max(0, start - 30), start) >= 0)
                 and CLAIM_BEFORE.search(text[max(0, start - 30):start])):
         return True
+    if text.find("margin", max(0, start - 20), start) >= 0 or text.find("p", max(0, start - 60), start) >= 0:
+        before = text[max(0, start - 60):start]
+        if _THRESHOLD_BEFORE.search(before) or (0 < m.value <= 0.1 and _ALPHA_BEFORE.search(before)):
+            # "the equivalence margin of 0.01", "the adjusted p misses 0.05": a threshold, not a value; the
+            # arms named before it are not the next number's ("margin of 0.01, so the DAPO result ...")
+            w.prev_end, w.last_kind = start + len(m.text), "mean"
+            return True
     if m.value == 0 and m.decimals == 0 and not m.exponent and _ZERO_REF.search(text[max(0, start - 24):start]):
         return True   # "the interval is entirely above 0", "excludes 0": zero is the reference, no value reported
     if m.text == "+1" and _agrees(w, start):
         return True   # "+1 to Ana.", "... wrote: +1, ship it": a reply that agrees, opening its words
     return w.prev is not None and w.prev.metric in w.vocab.counts and _OF_MAX.search(clause) is not None
+
+
+# A threshold named before the number: the plan's equivalence margin, or the level a p is held against.
+_THRESHOLD_BEFORE = re.compile(r"\bmargin\s+(?:of\s+|is\s+|=\s*)?(?:±\s*)?$", re.I)
+_ALPHA_BEFORE = re.compile(r"\bp\b[^;]{0,40}?\b(?:is\s+)?(?:below|under|misses|above|exceeds)\s+$", re.I)
 
 
 # After a "+1" that opens a reply: agreement ("+1 to Ana", "+1, ...", "+1!"), not a number of the study.
@@ -1243,17 +1254,12 @@ def _names_only(labels: str, vocab: Vocabulary) -> bool:
     return all(k in covered or _SEED_WORD.fullmatch(w) for k, w in enumerate(words))
 
 
-@per_line   # once per table (its cells share the caption string), not per cell: a scan of the caption each
-def _caption_states_pct(cap: str) -> bool:   # cost ~20 us a cell of a long caption that states no unit
-    return _CAPTION_PCT.search(cap) is not None
-
-
 def _caption_percent(m: Mention, lw: _LabelWords, metric: str | None, vocab: Vocabulary) -> bool:
     """Whether the table's caption puts this cell in percent: the caption states % or points, the
     cell's row and column state no unit of their own ("95% CI" is a level, not a unit), the column is
     not a count or a p, and the metric the caption names (if any) is the cell's."""
     cap = getattr(m, "table_caption", "") or ""
-    if not cap or not _caption_states_pct(cap) or _NOT_A_VALUE.search(lw.col) or lw.col_role in ("p", "p_adjusted", "dz"):
+    if not cap or not _CAPTION_PCT.search(cap) or _NOT_A_VALUE.search(lw.col) or lw.col_role in ("p", "p_adjusted", "dz"):
         return False
     if _UNIT.search(_LEVEL_PCT.sub(" ", f"{m.row or ''} {m.column or ''}")):
         return False

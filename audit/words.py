@@ -27,12 +27,13 @@ _ROLE_BEFORE = (
     # the test statistic and the paired effect size of a contrast: "t(5) = 7.72", "Cohen's d_z = 3.15"
     ("t_stat", re.compile(r"\bt\s*\(\s*(?:\d+(?:\.\d+)?)?\s*\)\s*=\s*\$?\s*$|\bt[- ]statistic\s*(?:=|of|is)?\s*$|"
                           r"\b(?:paired|welch'?s?|student'?s?)\s+t\s*=\s*\$?\s*$|(?:^|[\s(,;:])t\s*=\s*\$?\s*$|"
-                          r"(?:^|[\s(,;:$])t_\{?\d+\}?\s*=\s*\$?\s*$", re.I)),   # "$t_4 = 16.4$": df as a subscript
+                          r"(?:^|[\s(,;:$`])t_\{?\d+\}?\s*=\s*\$?\s*$", re.I)),   # "$t_4 = 16.4$", reST :math:`t_2 = 5.76`
     ("dz", re.compile(r"(?:\bd\s*(?:[_~]|<sub>)?\s*\{?z\}?\s*(?:~|</sub>)?)\s*[=≈]\s*\$?\s*$", re.I)),   # "d_z ≈ 1.36"
     ("tost_p", re.compile(r"\bTOST\b[^0-9=<]{0,30}?(?:\bp\b|p-?value)?\s*(?:=|<|≤|:)?\s*$", re.I)),
     ("p", re.compile(r"\b(?:unadjusted|uncorrected|nominal|raw)\b(?:\s+p\b|\s+p-?values?)?\s*(?:=|<|:|of|are|is|were|was)?\s*$",
                      re.I)),
     ("p_adjusted", re.compile(r"(?:BH|Holm|Bonferroni|FDR)[- ]?(?:adjusted|corrected)|adjusted\s+p|"
+                              r"\b(?:BH|Holm|Bonferroni|FDR)\s+p\s*(?:=|<|:)\s*$|"   # "p = 0.060, Holm p = 0.145"
                               r"corrected\s+p|\badjusted\s*[:=]?\s*$|\bq\s*[=<]|\bp[_\s]*adj|\badj\.?\s*p\b|"
                               r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)\b[\w\s–-]{0,60}?\bp\s*[=<]\s*$|"
                               # "After the BH correction across our two comparisons it is 0.14", "After Holm (0.156 ..."

@@ -148,3 +148,35 @@ def test_counts_under_a_caption_saying_solved_out_of_n(card_study, tmp_path):
     assert _findings(card_study, tmp_path, CAPTION_COUNTS) == []
     wrong = _findings(card_study, tmp_path / "w", CAPTION_COUNTS.replace("| 383 |", "| 338 |"))
     assert [f for f in wrong if "runs.gspo.s3.heldout_accuracy" in f[1]], wrong
+
+
+# ---- a reST :math: t statistic, "BH p =" after "p =", thresholds named before a number -------------------
+
+RST_T = """GSPO against GRPO
+=================
+
+Paired over five seeds, :math:`t_4 = 12.51` and p = 0.00023.
+"""
+BH_P = "- GSPO vs GRPO: +0.0243, p = 0.00023, BH p = 0.00047\n"
+MARGIN = "DAPO stays inside the equivalence margin of 0.01: its 90% interval is [0.0034, 0.0074].\n"
+P_BELOW = "For GSPO against GRPO the BH-adjusted p of 0.00047 is below 0.05.\n"
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("name", "text", "find", "replace", "source"), [
+    ("results.rst", RST_T, "12.51", "12.15", "contrasts.gspo-grpo.tests.paired_t.statistic"),
+    ("report.md", BH_P, "BH p = 0.00047", "BH p = 0.00023", "contrasts.gspo-grpo.p_adjusted"),
+    ("report.md", MARGIN, "0.0074]", "0.0084]", "contrasts.dapo-grpo.ci90.high"),
+    ("report.md", P_BELOW, "p of 0.00047", "p of 0.00074", "contrasts.gspo-grpo.p_adjusted"),
+], ids=["rst-math-t", "bh-p-after-p", "after-a-margin", "p-below-alpha"])
+def test_statistics_and_the_thresholds_around_them(card_study, tmp_path, name, text, find, replace, source):
+    from tests.report_corpus import corpus
+
+    def findings(folder, body):
+        folder.mkdir(parents=True, exist_ok=True)
+        res = corpus.audit_written(card_study, folder, {name: body})
+        return [(f.location.rsplit(":", 1)[-1], f.expected, f.found, f.message) for f in res.findings]
+
+    assert findings(tmp_path, text) == []
+    wrong = findings(tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
