@@ -14,6 +14,7 @@ Run folder layout (``runs/<study>/<arm>/s<seed>/``)::
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,6 +170,40 @@ def artifact_digests(run_dir: str | Path) -> dict:
     return {rel: {"sha256": sha256_file(p), "bytes": p.stat().st_size} for rel, p in artifact_files(run_dir).items()}
 
 
+def recorded_reward_bounds(manifest: dict) -> tuple[float, float] | None:
+    """The reward bounds a run's manifest records for its task, or None when it records no valid pair.
+
+    The one reader of ``task.reward_bounds`` (the audit's check 7 and the stats loader both come
+    here, so they cannot disagree about which manifests declare bounds; README failure 5). The
+    runner writes exactly one shape (``runner.tasks.base.Task.manifest_record``, and the manifest
+    schema allows only it): ``task.reward_bounds`` as a list ``[min, max]`` of two numbers. A
+    top-level ``reward_bounds``, a ``{"min", "max"}`` dict, a bool, a NaN/infinite number or a
+    reversed pair (min > max) is not a declaration and reads as None; what a caller falls back to
+    (the registered scorer's range in the audit, no reward range in stats) is the caller's rule.
+
+    Args:
+        manifest: a run manifest as read from disk (any JSON value).
+
+    Returns:
+        ``(min, max)`` as floats with ``min <= max``, both finite; None otherwise.
+
+    Example:
+        >>> recorded_reward_bounds({"task": {"reward_bounds": [-0.1, 1.6]}})
+        (-0.1, 1.6)
+        >>> recorded_reward_bounds({"task": {"reward_bounds": [1.0, 0.0]}}) is None
+        True
+    """
+    rec = manifest.get("task") if isinstance(manifest, dict) else None
+    b = rec.get("reward_bounds") if isinstance(rec, dict) else None
+    if not isinstance(b, list) or len(b) != 2 or not all(_finite_number(x) for x in b) or b[0] > b[1]:
+        return None
+    return float(b[0]), float(b[1])
+
+
+def _finite_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
 @dataclass(frozen=True)
 class TaskRecord:
     """What a task declared about itself in a run's manifest (``task``), see Task.manifest_record."""
@@ -187,7 +222,8 @@ class TaskRecord:
 
 
 def task_record(manifest: dict) -> TaskRecord | None:
-    """The manifest's task record, or None when it has none (or one of the wrong shape).
+    """The manifest's task record, or None when it has none (or one of the wrong shape, or no valid
+    reward bounds by :func:`recorded_reward_bounds`).
 
     Example:
         >>> task_record({"task": {"name": "connections", "reward_bounds": [-0.1, 1.6], "item_metrics": {}}})
@@ -196,12 +232,11 @@ def task_record(manifest: dict) -> TaskRecord | None:
     rec = manifest.get("task") if isinstance(manifest, dict) else None
     if not isinstance(rec, dict):
         return None
-    b = rec.get("reward_bounds")
-    if (not isinstance(b, list) or len(b) != 2
-            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in b)):
+    bounds = recorded_reward_bounds(manifest)
+    if bounds is None:
         return None
     metrics = rec.get("item_metrics") if isinstance(rec.get("item_metrics"), dict) else {}
-    return TaskRecord(str(rec.get("name")), (float(b[0]), float(b[1])), metrics)
+    return TaskRecord(str(rec.get("name")), bounds, metrics)
 
 
 @dataclass

@@ -173,3 +173,16 @@ def test_a_user_task_is_range_checked_and_says_it_was_not_rescored(clean, tmp_pa
     res = CheckResult("7", "traces", "t")
     traces.run(Ctx(), res)
     assert any("no registered scorer" in n for n in res.notes)
+
+
+def test_manifest_bounds_that_are_not_a_valid_pair_are_a_finding(clean, tmp_path):
+    """A reversed pair passes the manifest schema but is read as no record by stats and audit alike
+    (prereg.records.recorded_reward_bounds); check 7 says so rather than silently using the
+    scorer's range. (A bool pair fails the manifest schema and a NaN cannot be read from JSON at all:
+    such a run is malformed before either reader sees it.)"""
+    def spoil(c):
+        edit_manifest(c.run_dir("grpo", 11), lambda m: m["task"].update(reward_bounds=[1.0, 0.0]))
+    res = _audit(clean, tmp_path, spoil)
+    said = _said(res, "7")
+    assert any("not a valid [min, max] pair" in s for s in said), said
+    assert not any("differ from the task's" in s for s in said), said

@@ -25,7 +25,14 @@ from audit.findings import CheckResult
 from audit.pool import map_runs
 from prereg.errors import UserError
 from prereg.fields import merged_fields
-from prereg.records import HELDOUT_TRACE, MANIFEST, TELEMETRY, TRAIN_TRACE, is_reference_run
+from prereg.records import (
+    HELDOUT_TRACE,
+    MANIFEST,
+    TELEMETRY,
+    TRAIN_TRACE,
+    is_reference_run,
+    recorded_reward_bounds,
+)
 from prereg.scoring import scorer_for
 from prereg.summaries import compute_summaries
 from stats.load import ItemOrder, items_from_rows, items_key, needs_items
@@ -36,15 +43,13 @@ REWARD_TOL = 1e-9
 
 
 def reward_bounds(manifest: dict, task: str | None) -> tuple[float, float] | None:
-    """The task's reward range: the manifest's own record when the runner wrote one
-    (``task.reward_bounds`` / ``reward_bounds`` as ``[lo, hi]``), else the registered scorer's;
-    None for a user task that recorded none (its rewards are then only checked for finiteness)."""
-    for holder in (manifest.get("task"), manifest):
-        b = holder.get("reward_bounds") if isinstance(holder, dict) else None
-        if isinstance(b, dict):
-            b = [b.get("min"), b.get("max")]
-        if isinstance(b, (list, tuple)) and len(b) == 2 and all(_finite(x) for x in b) and b[0] <= b[1]:
-            return float(b[0]), float(b[1])
+    """The task's reward range: the manifest's own record when it holds a valid one
+    (:func:`prereg.records.recorded_reward_bounds`, the one reader stats uses too), else the
+    registered scorer's; None for a user task that recorded none (its rewards are then only
+    checked for finiteness)."""
+    recorded = recorded_reward_bounds(manifest)
+    if recorded is not None:
+        return recorded
     sc = scorer_for(task)
     return (sc.min_reward, sc.max_reward) if sc else None
 
@@ -455,6 +460,19 @@ class _Outcome:
     kept: tuple | None    # :func:`_items_of`, for check 9
 
 
+def _bounds_record(ctx, out: CheckResult, r, task, scorer, bounds) -> None:
+    """Report a manifest whose ``task.reward_bounds`` is not a valid pair (NaN, reversed, wrong
+    shape: the stats loader ignores such a record too) or contradicts the registered scorer's."""
+    where = f"{ctx.rel(r.path / MANIFEST)}#$.task.reward_bounds"
+    rec = r.manifest.get("task")
+    if isinstance(rec, dict) and "reward_bounds" in rec and recorded_reward_bounds(r.manifest) is None:
+        out.add(where, "[min, max] of two finite numbers, min <= max", rec["reward_bounds"],
+                "the manifest's reward bounds are not a valid [min, max] pair (ignored)")
+    elif scorer is not None and bounds != (scorer.min_reward, scorer.max_reward):
+        out.add(where, [scorer.min_reward, scorer.max_reward], list(bounds),
+                f"the manifest's reward bounds differ from the task's ({task})")
+
+
 def _one_run(ctx, head: tuple, scorer, order_of: ItemOrder, r) -> _Outcome:
     """Every check 7 makes of one complete run (the unit :func:`audit.pool.map_runs` spreads);
     ``head`` is the check's (id, name, title)."""
@@ -462,9 +480,7 @@ def _one_run(ctx, head: tuple, scorer, order_of: ItemOrder, r) -> _Outcome:
     out = CheckResult(*head)
     keys: dict = {}
     bounds = reward_bounds(r.manifest, task)
-    if scorer is not None and bounds != (scorer.min_reward, scorer.max_reward):
-        out.add(f"{ctx.rel(r.path / MANIFEST)}#$.task.reward_bounds", [scorer.min_reward, scorer.max_reward],
-                list(bounds), f"the manifest's reward bounds differ from the task's ({task})")
+    _bounds_record(ctx, out, r, task, scorer, bounds)
     arm = r.manifest.get("arm")
     max_steps, train_bounds = None, bounds
     if is_reference_run(r.manifest):  # evaluated, never trained: no telemetry, no training trace
