@@ -56,6 +56,14 @@ def study(tmp_path_factory):
     return root, pre, lock, S.write_csv(root / "items.csv", rs), S.write_jsonl(root / "items.jsonl", rs)
 
 
+@pytest.fixture(scope="module")
+def analysed(study):
+    """The study's analysis from each table format, computed once for the tests that only read it
+    (each analysis of the whole study costs ~0.4 CPU-s; no test edits the dicts)."""
+    _root, _pre, lock, csv_path, jsonl_path = study
+    return {"csv": analyze(lock, csv_path), "jsonl": analyze(lock, jsonl_path)}
+
+
 # ----------------------------------------------------------------------------- the whole study
 def test_study_is_described_as_run_and_lints_clean(study):
     _root, pre, *_ = study
@@ -65,10 +73,10 @@ def test_study_is_described_as_run_and_lints_clean(study):
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
-def test_lock_analyze_render_audit_with_zero_findings(study, tmp_path, fmt):
+def test_lock_analyze_render_audit_with_zero_findings(study, analysed, tmp_path, fmt):
     root, pre, lock, csv_path, jsonl_path = study
     table = csv_path if fmt == "csv" else jsonl_path
-    a = analyze(lock, table)
+    a = analysed[fmt]
     assert a["deviations"] == [] and a["verdicts"]["study"]["verdict"] == "AS_PLANNED"
     assert a["inputs"]["table"]["kind"] == "per_item"
     assert a["metric_units"] == {"solve_rate": "fraction", "format_pct": "percent", "groups_correct": "count",
@@ -85,9 +93,8 @@ def test_lock_analyze_render_audit_with_zero_findings(study, tmp_path, fmt):
     assert rc == 0, json.dumps([f for c in res.get("checks", []) for f in c.get("findings", [])], indent=1)[:3000]
 
 
-def test_csv_and_jsonl_give_the_same_analysis(study):
-    _root, _pre, lock, csv_path, jsonl_path = study
-    a, b = analyze(lock, csv_path), analyze(lock, jsonl_path)
+def test_csv_and_jsonl_give_the_same_analysis(analysed):
+    a, b = analysed["csv"], analysed["jsonl"]
 
     def strip(x):  # the inputs name each table's own sha256
         return {k: {f: v for f, v in rec.items() if f != "inputs"} for k, rec in x["values"].items()}
@@ -96,11 +103,11 @@ def test_csv_and_jsonl_give_the_same_analysis(study):
 
 
 # ----------------------------------------------------------------------------- issue bullet 1: units
-def test_declared_units_reach_values_and_the_audit(study, tmp_path):
+def test_declared_units_reach_values_and_the_audit(study, analysed, tmp_path):
     """A correct '61.1%' for a 0.611 rate traces; before metric declarations the metric was unit
     'other' and the same sentence was an audit error."""
     root, pre, lock, csv_path, _ = study
-    a = analyze(lock, csv_path)
+    a = analysed["csv"]
     assert a["values"]["arms.grpo.format_pct.mean"]["unit"] == "percent"
     assert a["values"]["arms.grpo.groups_correct.mean"]["unit"] == "count"
     assert a["values"]["contrasts.grpo-base.format_pct.diff_mean"]["params"]["metric_unit"] == "percent"
