@@ -1267,6 +1267,12 @@ def _caption_percent(m: Mention, lw: _LabelWords, metric: str | None, vocab: Voc
     return not named or named[0][1] == metric
 
 
+def _shortened(m: Mention, vocab: Vocabulary) -> list[tuple[int, str]]:
+    """The metric whose declared label the cell's row or column label shortens ("Well-formed (%)")."""
+    hit = vocab.metric_shortened(m.row or "") or vocab.metric_shortened(m.column or "")
+    return [(0, hit)] if hit else []
+
+
 def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     """A table cell read like a sentence: the metric its row or column names, the arm or run its
     row, column or heading names, the statistic its column names (mean, ± sd, CI end, p, Δ)."""
@@ -1285,7 +1291,8 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     if ent is None or ent[0] not in ("arm", "run"):
         return None
     heading = m.scope[-1] if m.scope else ""
-    names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "") or vocab.metrics_in(heading)
+    names = vocab.metrics_in(m.row or "") or vocab.metrics_in(m.column or "") or _shortened(m, vocab) \
+        or vocab.metrics_in(heading)
     lw = _label_words(m.row or "", m.column or "", heading_percent(heading))
     if not names:
         if not (lw.col_role or lw.col_sd or m.role in ("low", "high") or _BARE_MEAN.fullmatch(lw.col)

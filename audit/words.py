@@ -100,6 +100,7 @@ class Vocabulary:
     baseline: str
     primary: str
     counts: tuple[str, ...] = ()   # count metrics with a declared maximum ("groups_correct": 0-4): what "2.51 of 4" measures
+    labels: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (metric, a declared label's words): what a shortened label may stand for
 
     # Per-audit memo of name look-ups: a long sentence is read once per number that sits in it, and a
     # 30,000-number line must not be re-scanned 30,000 times (README failure 10: no shape may take minutes).
@@ -121,6 +122,30 @@ class Vocabulary:
     def metrics_in(self, text: str) -> list[tuple[int, str]]:
         """(position, metric) for every metric named in ``text`` (as :meth:`arms_in`)."""
         return self._lookup("metrics", text)
+
+    def metric_shortened(self, label: str) -> str | None:
+        """The one metric whose declared label ``label`` shortens: a table header "Well-formed (%)" for
+        the declared "Well-formed answers (%)" (README failure 15: people shorten labels in a table).
+
+        The label's words, its parentheses (a unit, a range) and statistic words ("mean", "sd") left
+        out, must be some of one declared label's words in their order, fewer than all, with a word of
+        four letters or more among them, and no other metric's label may hold them, nor any arm's
+        name: an ambiguous or generic shortening names nothing.
+
+        Args:
+            label: a table's row or column label (a cell's whole header).
+        Returns:
+            the metric, or None.
+        Example:
+            >>> v = Vocabulary({}, {}, "", "", labels=(("format_pct", ("well", "formed", "answers")),))
+            >>> v.metric_shortened("Well-formed (%)"), v.metric_shortened("Formed well")
+            ('format_pct', None)
+        """
+        words = [w for w in _WORD.findall(_PARENS.sub(" ", label).lower()) if w not in _STAT_WORDS]
+        if not words or max(map(len, words)) < 4 or self.arms_in(label) or self.metrics_in(label):
+            return None
+        hits = {m for m, lw in self.labels if len(words) < len(lw) and _in_order(words, lw)}
+        return hits.pop() if len(hits) == 1 else None
 
     def _prefixes(self, which: str) -> frozenset[str]:
         pre = self._memo.get(("prefixes", which))
@@ -151,6 +176,17 @@ class Vocabulary:
 # by audit.claims, with every clause between its numbers in between; 4,096 dropped them before the
 # second look. The texts are slices of the report (at most a few times its size in all).
 _MEMO_TEXTS = 1 << 17
+_PARENS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+# Words that say which statistic of a metric a column holds, or join words, never which metric.
+_STAT_WORDS = frozenset("mean avg average median sd std stdev se ci min max total overall final best "
+                        "per seed seeds run runs n k of the a an in at on and or over under with without "
+                        "from for by to after before during".split())
+
+
+def _in_order(words: list[str], label: tuple[str, ...]) -> bool:
+    """Whether ``words`` are some of ``label``'s words, in the same order."""
+    it = iter(label)
+    return all(w in it for w in words)
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _WORD_SPLIT = re.compile(r"([A-Za-z0-9]+)")
 
@@ -324,7 +360,10 @@ def vocabulary(lock: LockView | dict) -> Vocabulary:
     for name, d in sorted(decls.items(), key=lambda kv: not kv[1].declared):
         for text in (name, *d.labels, *_METRIC_WORDS.get(name, ()), *_rate_names(name, d.unit)):
             metrics.setdefault(normalise_label(text), name)
-    return Vocabulary(arms, metrics, view.baseline, primary, tuple(n for n, d in decls.items() if d.unit == "count" and d.max))
+    labels = tuple((name, tuple(_WORD.findall(_PARENS.sub(" ", text).lower())))
+                   for name, d in decls.items() for text in d.labels)
+    return Vocabulary(arms, metrics, view.baseline, primary, tuple(n for n, d in decls.items() if d.unit == "count" and d.max),
+                      labels)
 
 
 @dataclass

@@ -1,0 +1,71 @@
+"""The blind set's (``tests/report_corpus_blind/``) remaining misses and false alarms, fixed as general
+reading rules (README failure 15).
+
+Each rule has a firing case and a clean case here, in wordings and numbers of its own (not copied from
+the set's reports): the clean text audits with no finding, and the same text with one number changed
+gives a finding against the right value.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.words import Vocabulary
+
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
+
+@pytest.fixture(scope="module")
+def leaderboard_study(tmp_path_factory):
+    from tests.report_corpus_blind import blind
+
+    return blind.build("leaderboard", tmp_path_factory.mktemp("lb"))
+
+
+def _findings(study, tmp_path, text, name="report.md", strict=False):
+    from tests.report_corpus import corpus
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    res = corpus.audit_written(study, tmp_path, {name: text}, strict=strict)
+    return [(f.location.rsplit(":", 1)[-1], f.expected, f.found, f.message) for f in res.findings]
+
+
+# ---- a metric label people shorten in a table header -------------------------------------------------------
+
+SHORT = Vocabulary({"grpo": "grpo"}, {}, "grpo", "acc", labels=(
+    ("format_pct", ("well", "formed", "answers")), ("proof_pct", ("well", "formed", "proofs")),
+    ("groups_correct", ("groups", "correct")), ("zvf", ("mean", "zvf", "over", "training"))))
+
+
+@pytest.mark.parametrize(("label", "metric"), [
+    ("Formed answers (%)", "format_pct"),      # some of the label's words, in order
+    ("Groups [0-4]", "groups_correct"),        # its first word, a range in brackets left out
+    ("ZVF over training", "zvf"),
+    ("Well-formed (%)", None),                 # two labels hold it: ambiguous
+    ("Mean (%)", None),                        # a statistic word names no metric
+    ("Answers well formed", None),             # not in the label's order
+    ("GRPO groups", None),                     # names an arm
+    ("Over", None),                            # too short a word to stand for a label
+])
+def test_a_shortened_label_names_one_declared_metric(label, metric):
+    assert SHORT.metric_shortened(label) == metric
+
+
+TABLE_SHORT = """| Objective | Groups (mean, 0–4) | Well formed, % |
+|---|---|---|
+| GRPO | 2.528 | 94.0 |
+| DAPO | 2.540 | 90.8 |
+"""
+
+
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("| 90.8 |", "| 90.3 |", "arms.dapo.format_pct.mean"),
+    ("| 2.528 |", "| 2.582 |", "arms.grpo.groups_correct.mean"),
+], ids=["well-formed-shortened", "groups-shortened"])
+def test_a_shortened_metric_header_is_the_declared_metric(leaderboard_study, tmp_path, find, replace, source):
+    """"Well formed, %" stands for the one declared label "Well-formed answers (%)" and "Groups (mean,
+    0–4)" for "Groups correct": each cell is checked against that metric of its row's arm (it was
+    value-only in a results table, an error by default)."""
+    assert _findings(leaderboard_study, tmp_path, TABLE_SHORT) == []
+    wrong = _findings(leaderboard_study, tmp_path / "w", TABLE_SHORT.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
