@@ -21,6 +21,7 @@ from audit.names import longest_names
 from audit.numbers import Mention, ParsedFile, is_bibliography
 from audit.words import (
     CLAIM_BEFORE,
+    HALF_WIDTH,
     Reading,
     TextNames,
     Vocabulary,
@@ -989,6 +990,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         or lora_role(w.text[max(st.start, start - 40):start], st.lora) or role_before(clause)
     if role is None and prev is not None and prev.role == "alpha" and w.prev_end > st.start:
         role = role_before(w.text[max(st.start, w.prev_end - 100):start])   # "the MDE at α = 0.05 is 0.0144"
+    if m.role == "pm" and HALF_WIDTH.search(st.text):
+        role = "halfwidth"   # "0.045 ± 0.022 (half-width of the 95% CI)"
     if role is None and m.text.startswith("+"):
         role = "diff"    # "+0.214" next to named arms, "Do not read the +0.148 as ...": a signed number is a difference
     if role is None and prev is not None and prev.role == "sd" and not prev.contrast and _AND.fullmatch(clause) \
@@ -1311,8 +1314,9 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     r.level = lw.level
     if m.role in ("low", "high"):
         r.role = m.role
-    elif m.role == "pm":
-        r.role = "sd"
+    elif m.role == "pm":   # "± sd", or the interval's half-width where the header or caption says so
+        r.role = "halfwidth" if HALF_WIDTH.search(f"{m.row or ''} {m.column or ''} {getattr(m, 'table_caption', '')}") \
+            else "sd"
     elif lw.col_sd and "±" not in lw.col and not (_MEAN_PAREN_SD.search(lw.col) and "(" not in cell[:cell.find(m.text)]):
         r.role = "sd"   # an "SD" column; in a "mean (std)" column only the number in parentheses
     else:

@@ -705,6 +705,9 @@ def prose_sources(idx: SourceIndex, r: Reading) -> list[Source]:
                    [f"arms.{a}.{r.metric}.mean", f"arms.{a}.{r.metric}"])
         elif r.role == "sd":
             ids = [f"arms.{a}.{r.metric}.sd"]
+        elif r.role == "halfwidth":
+            out += _half_width(idx, f"arms.{a}.{r.metric}.mean.ci{r.level}")
+            continue
         elif r.role in ("low", "high"):
             ids = [f"arms.{a}.{r.metric}.mean.ci{r.level}.{r.role}"]
             if ids[0] not in idx.by_id:   # "DAPO: 90% interval [a, b]": only its contrast has a 90% interval
@@ -745,6 +748,8 @@ def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     if pre is None:
         return []
     role = r.role
+    if role == "halfwidth":
+        return _half_width(idx, f"{pre}.ci{r.level}")
     if role in ("low", "high"):
         leaf = [f"ci{r.level}.{('high' if role == 'low' else 'low') if flip else role}"]
     else:
@@ -774,6 +779,16 @@ def _metric_difference(idx: SourceIndex, r: Reading, contrast: list[Source]) -> 
     if any(math.isclose(abs(c.value), abs(d), rel_tol=1e-9, abs_tol=1e-12) for c in contrast):
         return []
     return [dataclasses.replace(va, id=f"{va.id} - {vb.id}", value=d, unit="difference", entity=("contrast", a, b))]
+
+
+def _half_width(idx: SourceIndex, pre: str) -> list[Source]:
+    """Half the width of the interval ``pre`` (``<pre>.low``, ``<pre>.high``): what a "±" stated as the
+    interval's half-width quotes ("65.3 ± 11.9" under "± is the half-width of the 95% t interval")."""
+    lo, hi = idx.by_id.get(f"{pre}.low"), idx.by_id.get(f"{pre}.high")
+    if lo is None or hi is None:
+        return []
+    return [dataclasses.replace(hi, id=f"({hi.id} - {lo.id}) / 2", value=(hi.value - lo.value) / 2,
+                                tokens=hi.tokens - {"high"} | {"halfwidth"})]
 
 
 def _seed_difference(idx: SourceIndex, r: Reading) -> list[Source]:
@@ -974,7 +989,7 @@ def _cell_key(m: Mention, scope_ent, heading: tuple) -> tuple:
     and "## Section 3: GSPO" is decided once (README failure 10)."""
     cell = _first_cell_with(m.row_cells, m.text)
     return (m.text, m.value, m.decimals, m.exponent, m.percent, m.column_percent, m.comparator, m.role, m.row,
-            m.column, m.identity, m.macro, m.pin, m.status_hint, m.label_fact, m.scale, m.in_code, scope_ent,
+            m.column, m.table_caption, m.identity, m.macro, m.pin, m.status_hint, m.label_fact, m.scale, m.in_code, scope_ent,
             heading, cell, m.window, m.sentence, m.line_text if (m.row and m.text in m.row) else None,
             m.role in ("low", "high") and row_states_percent(m.row_cells))
 

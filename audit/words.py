@@ -79,6 +79,10 @@ _ROLE_BEFORE = (
 # Numbers that are parameters of another statistic, not values: "95% CI", "80% power", "8 seeds".
 _PARAM_AFTER = re.compile(r"\s*(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fold\b|seeds?\b|arms?\b|steps?\b|"
                           r"prompts?\b|generations?\b|new tokens\b|h\b|hours?\b|equivalence\b|margin\b)", re.I)
+# "±" stated as an interval's half-width, in a column header, a table's caption or a sentence: "mean ± 95% CI",
+# "± is the half-width of the 95% t interval", "(± = 95% CI)". A "±" number is then that half-width, not an SD.
+HALF_WIDTH = re.compile(r"\bhalf[- ]?widths?\b|±\s*(?:[=:]\s*|is\s+)?(?:the\s+)?\d+(?:\.\d+)?\s*%\s*"
+                        r"(?:t\s+|bootstrap\s+|percentile\s+)?(?:CI\b|confidence\b|interval\b)", re.I)
 # A number the words make a claim about, not a value: "within about 1 point" (checked by audit.claims).
 CLAIM_BEFORE = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?(?:±\s*)?$", re.I)
 # "pts" only after a number with decimals ("+0.84 pts"): "±1 pt", "~2 pts" are rough sizes, not values
@@ -374,7 +378,7 @@ class Reading:
     pair: tuple[str, str] | None = None              # a contrast as written (first minus second)
     seed: int | None = None
     metric: str | None = None
-    role: str | None = None       # mean | sd | low | high | diff | p | p_adjusted | mde | power | tost_p | alpha | t_stat | dz
+    role: str | None = None       # mean | sd | halfwidth | low | high | diff | p | p_adjusted | mde | power | tost_p | alpha | t_stat | dz
     level: str = "95"
     percent: bool = False         # "pp", "points", a "(%)" row: a difference or value on the percent scale
     param: bool = False           # "95% CI", "80% power", "8 seeds": a parameter, not a value

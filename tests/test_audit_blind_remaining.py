@@ -69,3 +69,40 @@ def test_a_shortened_metric_header_is_the_declared_metric(leaderboard_study, tmp
     assert _findings(leaderboard_study, tmp_path, TABLE_SHORT) == []
     wrong = _findings(leaderboard_study, tmp_path / "w", TABLE_SHORT.replace(find, replace))
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- "±" stated as the half-width of an interval ----------------------------------------------------------
+
+HW_HEADER = """| Objective | Solve rate, % (mean ± 95% CI) |
+|---|---|
+| GRPO | 61.8 ± 14.4 |
+| GSPO | 64.8 ± 5.0 |
+"""
+HW_CAPTION = """Cells are the mean over three seeds, with the half-width of its 95% t interval after the ±.
+
+| Objective | Solve rate (%) |
+|---|---|
+| GRPO | 61.8 ± 14.4 |
+| GSPO | 64.8 ± 5.0 |
+"""
+HW_PROSE = "GSPO solves 64.8% ± 5.0 of the puzzles (± is the half-width of the 95% interval over seeds).\n"
+HW_SD = """| Objective | Solve rate, % (mean ± sd) |
+|---|---|
+| GRPO | 61.8 ± 5.8 |
+| GSPO | 64.8 ± 2.0 |
+"""
+
+
+@pytest.mark.parametrize(("text", "find", "replace", "source"), [
+    (HW_HEADER, "± 14.4", "± 5.8", "arms.grpo.solve_rate.mean.ci95"),
+    (HW_CAPTION, "± 5.0", "± 2.0", "arms.gspo.solve_rate.mean.ci95"),
+    (HW_PROSE, "± 5.0", "± 2.0", "arms.gspo.solve_rate.mean.ci95"),
+    (HW_SD, "± 2.0", "± 5.0", "arms.gspo.solve_rate.sd"),
+], ids=["header-says-95-ci", "caption-says-half-width", "sentence-says-half-width", "sd-header-still-sd"])
+def test_a_plus_minus_stated_as_half_width_is_the_intervals(leaderboard_study, tmp_path, text, find, replace, source):
+    """Where the header, the caption or the sentence says the "±" is the 95% interval's half-width, the
+    number is checked against (ci95.high - ci95.low) / 2 (over three seeds, t-based: 2.5 times the SD),
+    and the SD written there is an error; a "mean ± sd" header keeps it the SD."""
+    assert _findings(leaderboard_study, tmp_path, text) == []
+    wrong = _findings(leaderboard_study, tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
