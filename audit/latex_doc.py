@@ -54,7 +54,7 @@ _SKIP = {"label": 1, "ref": 1, "eqref": 1, "autoref": 1, "cref": 1, "Cref": 1, "
          "bibliography": 1, "bibliographystyle": 1, "url": 1, "href": 1, "vspace": 1, "hspace": 1,
          "setlength": 2, "graphicspath": 1, "begin": 1, "end": 1, "cline": 1, "cmidrule": 1, "addlinespace": 0,
          "toprule": 0, "midrule": 0, "bottomrule": 0, "hline": 0, "newline": 0, "centering": 0,
-         "multicolumn": 2, "multirow": 2, "color": 1, "textcolor": 1, "cellcolor": 1, "rowcolor": 1,
+         "multicolumn": 2, "multirow": 2, "tnote": 1, "color": 1, "textcolor": 1, "cellcolor": 1, "rowcolor": 1,
          "resizebox": 2, "scalebox": 1, "setcounter": 2, "addtocounter": 2, "hypersetup": 1,
          # settings of the typesetting, not of the study ("\\sisetup{group-minimum-digits=4}")
          "sisetup": 1, "captionsetup": 1, "geometry": 1, "lstset": 1, "definecolor": 3, "setlist": 1}

@@ -1247,14 +1247,28 @@ _BARE_MEAN = re.compile(r"\W*(?:mean|average|avg\.?)\W*", re.I)   # a "mean" col
 _SEED_WORD = re.compile(r"seeds?|runs?|s|s?\d+")   # "s = 0" (a seed column headed by its symbol)
 
 
-def _names_only(labels: str, vocab: Vocabulary) -> bool:
+def _names_only(labels: str, vocab: Vocabulary, group: frozenset[str] = frozenset()) -> bool:
     """Whether a run cell's row and column labels say nothing but arm names and seeds ("| 1 | 0.623 |"
     under "GRPO"): only then is the cell the caption's or the primary metric. A label with words of its
     own ("Groups correct (of 4, mean)") names something the vocabulary does not know, and its cell is
-    left to the value search, which tells a count quoted as a fraction (README failure 10)."""
+    left to the value search, which tells a count quoted as a fraction (README failure 10). ``group``:
+    words that head several columns (:func:`_group_words`), allowed too."""
     words = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", labels)]
     covered = {k for i, j, _arm in longest_names(words, vocab.arms) for k in range(i, j)}
-    return all(k in covered or _SEED_WORD.fullmatch(w) for k, w in enumerate(words))
+    return all(k in covered or _SEED_WORD.fullmatch(w) or w in group for k, w in enumerate(words))
+
+
+def _group_words(m: Mention, vocab: Vocabulary) -> frozenset[str]:
+    """Words of a spanning header over several arm columns ("Variants" over GSPO, DAPO and AERO under a
+    ``\\multicolumn``): each is in two or more column labels of the header, names no arm, and the table's
+    caption names the metric the cells are (README failure 15). Else none."""
+    if not m.header or not vocab.metrics_in(getattr(m, "table_caption", "") or ""):
+        return frozenset()
+    counts: dict[str, int] = {}
+    for label in m.header:
+        for w in {w.lower() for w in re.findall(r"[A-Za-z]+", label)}:
+            counts[w] = counts.get(w, 0) + 1
+    return frozenset(w for w, k in counts.items() if k >= 2 and not vocab.arms_in(w))
 
 
 def _caption_percent(m: Mention, lw: _LabelWords, metric: str | None, vocab: Vocabulary) -> bool:
@@ -1299,7 +1313,8 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     lw = _label_words(m.row or "", m.column or "", heading_percent(heading))
     if not names:
         if not (lw.col_role or lw.col_sd or m.role in ("low", "high") or _BARE_MEAN.fullmatch(lw.col)
-                or (ent[0] == "run" and _names_only(f"{m.row or ''} {m.column or ''}", vocab))):
+                or (ent[0] == "arm" and _BARE_MEAN.fullmatch(m.row or ""))   # a "Mean" row under an arm's column
+                or (ent[0] == "run" and _names_only(f"{m.row or ''} {m.column or ''}", vocab, _group_words(m, vocab)))):
             return None
         # a p, Δ, SD or CI line, or a run's cell ("| seed | GRPO | DAPO |" rows "| 1 | 0.623 | 0.640 |"):
         # the metric the caption names, else the primary metric

@@ -106,3 +106,51 @@ def test_a_plus_minus_stated_as_half_width_is_the_intervals(leaderboard_study, t
     assert _findings(leaderboard_study, tmp_path, text) == []
     wrong = _findings(leaderboard_study, tmp_path / "w", text.replace(find, replace))
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- a LaTeX tabular with seeds as rows, the metric only in its caption, arms under a spanning header ------
+
+@pytest.fixture(scope="module")
+def siunitx_study(tmp_path_factory):
+    from tests.report_corpus_blind import blind
+
+    return blind.build("tex_siunitx", tmp_path_factory.mktemp("tex"))
+
+
+SEED_ROWS = r"""\documentclass{article}
+\usepackage{siunitx}
+\usepackage{threeparttable}
+\begin{document}
+\begin{table}
+\begin{threeparttable}
+\caption{Per-seed test accuracy in \%; one row per seed.}
+\begin{tabular}{l S S}
+\toprule
+ & \multicolumn{2}{c}{Objectives\tnote{*}} \\
+Seed & {GSPO} & {AERO} \\
+\midrule
+13 & 72.33 & 69.92 \\
+29 & 73.17 & 70.75 \\
+\midrule
+Average & 72.82 & 70.37 \\
+\bottomrule
+\end{tabular}
+\end{threeparttable}
+\end{table}
+\end{document}
+"""
+
+
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("13 & 72.33", "13 & 72.38", "runs.gspo.s13.heldout_accuracy"),
+    ("29 & 73.17 & 70.75", "29 & 73.17 & 70.57", "runs.aero.s29.heldout_accuracy"),
+    ("& 70.37", "& 70.73", "arms.aero.heldout_accuracy.mean"),
+], ids=["seed-cell", "seed-cell-last-column", "average-row"])
+def test_seed_rows_take_the_captions_metric_under_a_spanning_header(siunitx_study, tmp_path, find, replace, source):
+    """Seeds as rows, arms as columns under a ``\\multicolumn`` "Objectives" with a ``\\tnote``, the metric
+    named only by the caption: each cell is that seed's run of the column's arm, and the "Average" row
+    the arm's mean, of the caption's metric (the row was read as another metric's mean, the seed cells
+    were untraced: an error under ``--strict``)."""
+    assert _findings(siunitx_study, tmp_path, SEED_ROWS, "paper.tex", strict=True) == []
+    wrong = _findings(siunitx_study, tmp_path / "w", SEED_ROWS.replace(find, replace), "paper.tex")
+    assert [f for f in wrong if source in f[1]], wrong
