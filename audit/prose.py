@@ -31,6 +31,7 @@ from audit.words import (
     is_points,
     lora_role,
     matches_from,
+    named_test,
     names_lora,
     role_before,
     seed_in,
@@ -773,6 +774,8 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
         return Reading(arms=prev.arms, pair=prev.pair, seed=prev.seed, metric=prev.metric, role=prev.role,
                        level=prev.level, percent=r.percent)
     r.role = role = _role_of(w, st, start, m, after, clause, to_role, r)
+    if role == "p":
+        r.test = named_test(st.text)
     r.level = st.level_at(start)
     _metric_of(w, st, r, start, end, m)
     own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value

@@ -292,7 +292,7 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
         # a metric's change (_metric_difference) and another metric's contrast: the one nearer the number
         # written is the one an error names (the words' metric may be the sentence's other one)
         cands = sorted(cands[:2], key=lambda s: abs(s.value * want - m.value)) + cands[2:]
-    if m.comparator and reading.role == "p":   # "p < 0.05" bounds the planned test's p, not whichever test's
+    if m.comparator and reading.role == "p" and not reading.test:   # "p < 0.05" bounds the planned test's p, not whichever test's
         cands = [c for c in cands if ".tests." not in c.id] or cands
     if not cands:
         return None
@@ -754,7 +754,9 @@ def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
         leaf = [f"ci{r.level}.{('high' if role == 'low' else 'low') if flip else role}"]
     else:
         leaf = list(_CONTRAST_LEAF.get(role, ()))
-    if role == "p":
+    if role == "p" and _other_test(idx, pre, r.test):
+        leaf = [f"tests.{r.test}.p"]   # "the paired bootstrap test says p ≈ 0.007": that test's p only
+    elif role == "p":
         leaf += _test_p_leaves(idx, pre)
     srcs = [idx.by_id[f"{pre}.{x}"] for x in leaf if f"{pre}.{x}" in idx.by_id]
     if (flip != r.negate) and role in ("diff", "low", "high", "t_stat", "dz"):
@@ -779,6 +781,13 @@ def _metric_difference(idx: SourceIndex, r: Reading, contrast: list[Source]) -> 
     if any(math.isclose(abs(c.value), abs(d), rel_tol=1e-9, abs_tol=1e-12) for c in contrast):
         return []
     return [dataclasses.replace(va, id=f"{va.id} - {vb.id}", value=d, unit="difference", entity=("contrast", a, b))]
+
+
+def _other_test(idx: SourceIndex, pre: str, test: str | None) -> bool:
+    """Whether ``test`` is a test of the contrast ``pre`` other than the registered one (whose p is
+    ``<pre>.p``, the value a p of that contrast is named by otherwise)."""
+    src, main = idx.by_id.get(f"{pre}.tests.{test}.p") if test else None, idx.by_id.get(f"{pre}.p")
+    return src is not None and (main is None or src.value != main.value)
 
 
 def _half_width(idx: SourceIndex, pre: str) -> list[Source]:

@@ -57,7 +57,7 @@ _ROLE_BEFORE = (
                        r"(?:of\s+|between\s+|as\s+small\s+as\s+|below\s+|under\s+|smaller\s+than\s+)"
                        r"(?:about\s+|roughly\s+|~\s*|≈\s*)?$",
                        re.I)),
-    ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|of)?\s*$|\bp-?values?\b", re.I)),
+    ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|≈|~|of)?\s*$|\bp-?values?\b", re.I)),
     ("power", re.compile(r"achieved\s+power|power\s+(?:was|is|of)\b", re.I)),
     ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of|is|was|:)?\s*$|standard deviation|"
                       # "The seed-to-seed SD of the solve rate is 5.8 points for GRPO"
@@ -79,6 +79,26 @@ _ROLE_BEFORE = (
 # Numbers that are parameters of another statistic, not values: "95% CI", "80% power", "8 seeds".
 _PARAM_AFTER = re.compile(r"\s*(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fold\b|seeds?\b|arms?\b|steps?\b|"
                           r"prompts?\b|generations?\b|new tokens\b|h\b|hours?\b|equivalence\b|margin\b)", re.I)
+# The tests of a contrast a sentence may name, by their ids under ``contrasts.<pair>.tests``.
+_TESTS = (("paired_bootstrap", re.compile(r"\bbootstrap\s+(?:significance\s+)?test\b", re.I)),
+          ("sign_flip", re.compile(r"\bsign[- ]?flip", re.I)),
+          ("wilcoxon", re.compile(r"\bwilcoxon\b", re.I)),
+          ("welch_t", re.compile(r"\bwelch'?s?\b", re.I)),
+          ("paired_t", re.compile(r"\bpaired\s+t\b(?![- ]?interval)", re.I)))
+
+
+def named_test(sentence: str) -> str | None:
+    """The one test of a contrast ``sentence`` names ("The paired bootstrap test says p ≈ 0.007"), else
+    None (none, or several: "paired t p = 0.07, Wilcoxon p = 0.25" leaves each p to its own words).
+
+    Example:
+        >>> named_test("The paired bootstrap test says p = 0.007"), named_test("paired t and Wilcoxon agree")
+        ('paired_bootstrap', None)
+    """
+    hits = [name for name, rx in _TESTS if rx.search(sentence)]
+    return hits[0] if len(hits) == 1 else None
+
+
 # "±" stated as an interval's half-width, in a column header, a table's caption or a sentence: "mean ± 95% CI",
 # "± is the half-width of the 95% t interval", "(± = 95% CI)". A "±" number is then that half-width, not an SD.
 HALF_WIDTH = re.compile(r"\bhalf[- ]?widths?\b|±\s*(?:[=:]\s*|is\s+)?(?:the\s+)?\d+(?:\.\d+)?\s*%\s*"
@@ -387,6 +407,7 @@ class Reading:
     carried: bool = False         # the metric is an earlier sentence's: this sentence names none
     count: bool = False           # a whole number the words make a count of items ("out of 60:" over a list)
     code_key: bool = False        # a number in a YAML/JSON code block, read by its keys (audit.code_data)
+    test: str | None = None       # the one test its sentence names ("the paired bootstrap test says p ≈ ..."): a p is that test's
 
 
 # "LoRA adapter (r = 16, alpha = 32)": the adapter's locked settings (lock.training.lora_r, lora_alpha,

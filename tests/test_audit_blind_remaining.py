@@ -154,3 +154,29 @@ def test_seed_rows_take_the_captions_metric_under_a_spanning_header(siunitx_stud
     assert _findings(siunitx_study, tmp_path, SEED_ROWS, "paper.tex", strict=True) == []
     wrong = _findings(siunitx_study, tmp_path / "w", SEED_ROWS.replace(find, replace), "paper.tex")
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- a p-value of a test other than the registered one, named in its sentence --------------------------------
+
+@pytest.fixture(scope="module")
+def thread_study(tmp_path_factory):
+    from tests.report_corpus_blind import blind
+
+    return blind.build("thread", tmp_path_factory.mktemp("thread"))
+
+
+OTHER_TEST = ("GSPO vs GRPO under Welch's test instead: p ≈ 0.023 (so p < .05), which we may not use.\n\n"
+              "With the Wilcoxon signed-rank test GSPO against GRPO gives p ~ 0.25.\n")
+
+
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("p ≈ 0.023", "p ≈ 0.072", "contrasts.gspo-grpo.tests.welch_t.p"),
+    ("p < .05", "p < .01", "contrasts.gspo-grpo.tests.welch_t.p"),
+    ("p ~ 0.25", "p ~ 0.07", "contrasts.gspo-grpo.tests.wilcoxon.p"),
+], ids=["welch-p-approx", "welch-bound", "wilcoxon-p-tilde"])
+def test_a_p_of_another_named_test_is_that_tests(thread_study, tmp_path, find, replace, source):
+    """"p ≈ 0.023" after "Welch's test" is the Welch test's p (not the registered paired t's), "p < .05"
+    in the same sentence bounds that test's p, and "p ~" is a p as "p =" is."""
+    assert _findings(thread_study, tmp_path, OTHER_TEST) == []
+    wrong = _findings(thread_study, tmp_path / "w", OTHER_TEST.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
