@@ -647,7 +647,7 @@ class _Sentence:
             ci = (low is None or any(w in low for w in ("ci", "interval", "confidence", "credible"))) \
                 and _CI_WORDS.search(self.text) is not None   # (the words tested first: a scan costs more)
             self._spread = not ci \
-                and (low is None or "seeds" in low or "per" in low) and _SEED_SPREAD.search(self.text) is not None
+                and (low is None or "seed" in low or "per" in low) and _SEED_SPREAD.search(self.text) is not None
         return self._spread
 
 
@@ -888,7 +888,7 @@ _RELATIVE_BEFORE = re.compile(r"\brelative\s+(?:improvement|gain|increase|decrea
                               r"(?:of|is|was|=|:)?\s*(?:about\s+|roughly\s+|only\s+)?$", re.I)
 # "Across seeds GSPO ranges from 0.644 to 0.656", "AERO's seeds span 60.4% to 62.0%": the extremes of
 # the per-seed values, which the analysis does not hold: undecided, not the arm's mean or interval.
-_SEED_SPREAD = re.compile(r"\bseeds\b|\bper[- ]seed\b", re.I)
+_SEED_SPREAD = re.compile(r"\bseeds\b|\bper[- ]seed\b|\bseed[- ]to[- ]seed\b", re.I)   # "Seed-to-seed spread is ... roughly 0.7 to 1 point"
 
 
 def _seed_spread(w: _Walk, st: _Sentence, start: int, end: int, seed: int | None) -> bool:

@@ -180,3 +180,16 @@ def test_a_p_of_another_named_test_is_that_tests(thread_study, tmp_path, find, r
     assert _findings(thread_study, tmp_path, OTHER_TEST) == []
     wrong = _findings(thread_study, tmp_path / "w", OTHER_TEST.replace(find, replace))
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- a range of the seeds' spread in other words -------------------------------------------------------------
+
+SPREAD = "Seed-to-seed variation is modest, about 0.7 to 1 point for every method (GSPO's sd is 0.91 pts).\n"
+
+
+def test_a_seed_to_seed_range_is_no_value(thread_study, tmp_path):
+    """"Seed-to-seed variation ... about 0.7 to 1 point" is the range of the seeds' spread, not an arm's
+    mean or a difference; the SD quoted in the same sentence is still checked."""
+    assert _findings(thread_study, tmp_path, SPREAD) == []
+    wrong = _findings(thread_study, tmp_path / "w", SPREAD.replace("0.91 pts", "0.19 pts"))
+    assert [f for f in wrong if "arms.gspo.heldout_accuracy.sd" in f[1]], wrong
