@@ -264,6 +264,7 @@ def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tup
 # "d_z = 3.18 for GSPO, and about −0.83", "19.1 points for GSPO (20.6 for DAPO)", "… for Dr. GRPO and 0.0071".
 _AND = re.compile(r"\s*(?:points?\s+|pp\s+|pts?\s+)?(?:(?:for|in)\s+[^,;()]{1,40}?|\([^()]{1,30}\))?\s*(?:,\s*and|,|and|\()\s*"
                   r"(?:about\s+|roughly\s+|around\s+|~\s*)?", re.I)
+_VS = re.compile(r"\s*,?\s*(?:vs\.?|versus|against|compared\s+with)\s*", re.I)   # "(0.043 vs 0.067 for GRPO)": the same statistic of another arm
 _FOR = re.compile(r"\s*(?:pp\b|points?\b)?\s*(?:for|in|of)\s+(?:the\s+)?", re.I)
 _FROM = re.compile(r"\bfrom\s*$", re.I)
 _TO = re.compile(r"\s*(?:%|pp\b)?\s*to\s*", re.I)
@@ -997,7 +998,7 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         role = "halfwidth"   # "0.045 ± 0.022 (half-width of the 95% CI)"
     if role is None and m.text.startswith("+"):
         role = "diff"    # "+0.214" next to named arms, "Do not read the +0.148 as ...": a signed number is a difference
-    if role is None and prev is not None and prev.role == "sd" and not prev.contrast and _AND.fullmatch(clause) \
+    if role is None and prev is not None and prev.role == "sd" and not prev.contrast and (_AND.fullmatch(clause) or _VS.fullmatch(clause)) \
             and (_arm_after(w.text, start + len(m.text), w.names) or _arm_after_unit(w.text, start + len(m.text), w.names)):
         role = "sd"   # "SD ... is 5.8 points for GRPO, 4.8 for DAPO and 2.0 for GSPO": each arm's SD
     if role is None and prev is not None and prev.role in _CONTRAST_ROLES and (_AND.fullmatch(clause) or (

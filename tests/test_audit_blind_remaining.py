@@ -193,3 +193,27 @@ def test_a_seed_to_seed_range_is_no_value(thread_study, tmp_path):
     assert _findings(thread_study, tmp_path, SPREAD) == []
     wrong = _findings(thread_study, tmp_path / "w", SPREAD.replace("0.91 pts", "0.19 pts"))
     assert [f for f in wrong if "arms.gspo.heldout_accuracy.sd" in f[1]], wrong
+
+
+# ---- an SD named before a parenthesis that compares it with another arm's -----------------------------------
+
+@pytest.fixture(scope="module")
+def campaign_study(tmp_path_factory):
+    from tests.report_corpus_blind import blind
+
+    return blind.build("slide_deck", tmp_path_factory.mktemp("slides"))
+
+
+SD_VS = "- DAPO's SD over the three seeds is lower than GRPO's (0.063, against 0.067 for GRPO)\n"
+
+
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("(0.063,", "(0.036,", "arms.dapo.heldout_accuracy.sd"),
+    ("against 0.067", "against 0.076", "arms.grpo.heldout_accuracy.sd"),
+], ids=["first-is-the-subjects-sd", "second-is-the-named-arms-sd"])
+def test_an_sd_compared_in_parentheses(campaign_study, tmp_path, find, replace, source):
+    """"DAPO's SD ... (0.063, against 0.067 for GRPO)": the first value is the subject's SD, the one after
+    "against" the SD of the arm named after it (both were read as the arms' means)."""
+    assert _findings(campaign_study, tmp_path, SD_VS) == []
+    wrong = _findings(campaign_study, tmp_path / "w", SD_VS.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
