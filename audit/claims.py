@@ -37,7 +37,7 @@ from audit.words import Vocabulary, folded, matches_from, sentences
 
 _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
                        r"(?!\s*(?:,|and)\s*\d)", re.I)
-_SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+"
+_SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+(?!\d|[.,]\d)"
                         r"(?:\s*,?\s*(?:\.\.\.|…))?)", re.I)
 # "seeds 1 to 6", "seeds 100–500", "six seeds each (1 to 6)", "seeds ($s \\in \\{1, \\dots, 8\\}$)": the first
 # and the last seed

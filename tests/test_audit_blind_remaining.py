@@ -217,3 +217,35 @@ def test_an_sd_compared_in_parentheses(campaign_study, tmp_path, find, replace, 
     assert _findings(campaign_study, tmp_path, SD_VS) == []
     wrong = _findings(campaign_study, tmp_path / "w", SD_VS.replace(find, replace))
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- a seed named before a decimal value: no seed list; "X against Y" on that seed -------------------------
+
+@pytest.fixture(scope="module")
+def notebook_study(tmp_path_factory):
+    from tests.report_corpus_blind import blind
+
+    return blind.build("nb_export", tmp_path_factory.mktemp("nb"))
+
+
+SEED_THEN_VALUE = "Dr. GRPO edges GRPO on every seed, narrowly on seed 202, 0.5773 against 0.5747.\n"
+
+
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("202, 0.5773", "202, 0.5737", "runs.dr_grpo.s202.heldout_accuracy"),
+    ("against 0.5747", "against 0.5774", "runs.grpo.s202.heldout_accuracy"),
+], ids=["the-arms-run", "the-baselines-run-after-against"])
+def test_a_seed_before_a_decimal_is_no_seed_list(notebook_study, tmp_path, find, replace, source):
+    """"seed 202, 0.5773" names seed 202 and then a value, not the seed list "202, 0" (an unregistered seed
+    0); the value is the arm's run on that seed and the one after "against" the baseline's."""
+    assert _findings(notebook_study, tmp_path, SEED_THEN_VALUE) == []
+    wrong = _findings(notebook_study, tmp_path / "w", SEED_THEN_VALUE.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
+
+
+def test_a_seed_list_still_reads_its_last_seed():
+    from audit.claims import _SEED_LIST
+
+    assert _SEED_LIST.search("seeds 101, 202, 303").group(1) == "101, 202, 303"
+    assert _SEED_LIST.search("on seed 202, 0.5773 against") is None
+    assert _SEED_LIST.search("seeds 1, 2, 30.5 points").group(1) == "1, 2"   # the decimal is no seed
