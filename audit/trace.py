@@ -637,6 +637,11 @@ def _carried_metric_elsewhere(idx, m: Mention, r: Reading, want: int, other: int
 def _swap_hint(idx: SourceIndex, m: Mention, s: Source, scale: int) -> str:
     """Name the value the number does equal only when it is the same statistic of another arm, run
     or contrast (a swapped cell); never an unrelated value that happens to be equal."""
+    end = s.id.rsplit(".", 1)[-1]
+    if end in ("low", "high"):   # a "ci_low" cell holding the "ci_high" value: the interval written backwards
+        o = idx.by_id.get(f"{s.id[:-len(end)]}{'high' if end == 'low' else 'low'}")
+        if o is not None and _in(m, o, scale):
+            return f"; swapped ends: the number equals {o.id}, the interval's other end"
     lo, hi = m.bounds
     twins = [o for o in idx.matching(lo / scale, hi / scale, 1) if o.tokens == s.tokens and o.entity != s.entity
              and o.id != s.id]

@@ -249,3 +249,22 @@ def test_a_seed_list_still_reads_its_last_seed():
     assert _SEED_LIST.search("seeds 101, 202, 303").group(1) == "101, 202, 303"
     assert _SEED_LIST.search("on seed 202, 0.5773 against") is None
     assert _SEED_LIST.search("seeds 1, 2, 30.5 points").group(1) == "1, 2"   # the decimal is no seed
+
+
+# ---- an interval's ends in two columns, written the wrong way round -------------------------------------------
+
+ENDS_COLUMNS = """| method | accuracy | lower_95 | upper_95 |
+|---|---|---|---|
+| dapo | 0.6007 | 0.5943 | 0.6077 |
+| dr_grpo | 0.5767 | 0.5724 | 0.5817 |
+"""
+
+
+def test_interval_ends_in_two_columns_swapped(notebook_study, tmp_path):
+    """Cells of a lower-end and an upper-end column that hold each other's value are named as an interval
+    with swapped ends (not only as two wrong numbers); a plain wrong end gets no such hint."""
+    assert _findings(notebook_study, tmp_path, ENDS_COLUMNS) == []
+    swapped = _findings(notebook_study, tmp_path / "w", ENDS_COLUMNS.replace("0.5724 | 0.5817", "0.5817 | 0.5724"))
+    assert len([f for f in swapped if "swapped ends" in f[3]]) == 2, swapped
+    wrong = _findings(notebook_study, tmp_path / "x", ENDS_COLUMNS.replace("0.5724 | 0.5817", "0.5742 | 0.5817"))
+    assert [f for f in wrong if "ci95.low" in f[1]] and not [f for f in wrong if "swapped" in f[3]], wrong
