@@ -26,6 +26,7 @@ from audit.words import (
     TextNames,
     Vocabulary,
     diff_after,
+    every_after,
     folded,
     is_param,
     is_points,
@@ -789,7 +790,10 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     written = _written_pair(text, max(st.start, start - 60), start, w.names) if role in ("low", "high") else None
     arm_sd = role == "sd" and m.role is None and bool(_arm_after(text, end, w.names)
                                                       or _arm_after_unit(text, end, w.names))   # "sd 0.96 pts for GRPO"
-    if role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff" and not arm_sd) or written:
+    every, n_every = every_after(after) if role in _CONTRAST_ROLES and m.role is None else (False, None)
+    if every:   # "After Holm (0.156 for all three)": the statistic of each contrast against the baseline
+        r.every, r.contrast, w.last_kind = (n_every, w.base or w.vocab.baseline), True, "diff"
+    elif role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff" and not arm_sd) or written:
         # (the last: "the bootstrap CI for GSPO vs GRPO is [0.050, 0.167]": a contrast's interval)
         r.pair, r.contrast = (_pair_after(text, end, w.names) or _arm_pair_after(text, end, w.names, w.base)
                               or (written if role in ("low", "high") else

@@ -287,6 +287,8 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
     alpha = _locked_threshold(idx, m, reading)
     if alpha is not None:
         return alpha
+    if reading.every:
+        return _every_contrast(idx, m, reading, want, other)
     cands = prose_sources(idx, reading)
     if len(cands) > 1 and cands[0].unit == "difference" and " - arms." in cands[0].id:
         # a metric's change (_metric_difference) and another metric's contrast: the one nearer the number
@@ -307,6 +309,34 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
     if res.status == "error" and reading.carried:
         return _carried_metric_elsewhere(idx, m, reading, want, other) or res
     return res
+
+
+def _every_contrast(idx: SourceIndex, m: Mention, r: Reading, want: int, other: int) -> Traced | None:
+    """"After Holm (0.156 for all three)": the number is the statistic of every contrast against the
+    baseline (as many as the words say), so it is checked against each of them and is an error against
+    the first it does not equal; None where the study has no such set of contrasts."""
+    n, base = r.every
+    srcs = []
+    for pre in _baseline_contrasts(idx, base, r.metric):
+        srcs += [idx.by_id[f"{pre}.{x}"] for x in _CONTRAST_LEAF.get(r.role or "", ()) if f"{pre}.{x}" in idx.by_id][:1]
+    if not srcs or (n is not None and n != len(srcs)):
+        return None
+    bad = [s for s in srcs if not any(_in(m, s, sc) for sc in {want, 1 if s.unit == "percent" else want})]
+    if not bad:
+        return Traced(m, "traced", srcs, decisive=True)
+    return _decide(idx, m, bad[:1], want, other, r)
+
+
+def _baseline_contrasts(idx: SourceIndex, base: str, metric: str | None) -> list[str]:
+    """The id prefixes of the contrasts of every arm against ``base`` on ``metric`` (the primary's when
+    the contrast has no metric in its id), found once per audit."""
+    memo = idx.__dict__.setdefault("_base_contrasts", {})
+    key = (base, metric)
+    if key not in memo:
+        pairs = sorted({k.split(".")[1] for k in idx.by_id if k.startswith("contrasts.") and k.endswith(".diff_mean")})
+        memo[key] = [p for p in (_contrast_prefix(idx, *pair.split("-", 1), metric) for pair in pairs
+                                 if pair.endswith(f"-{base}") and pair.count("-") == 1) if p is not None]
+    return memo[key]
 
 
 def _locked_threshold(idx: SourceIndex, m: Mention, reading: Reading) -> Traced | None:

@@ -81,6 +81,26 @@ _ROLE_BEFORE = (
 # Numbers that are parameters of another statistic, not values: "95% CI", "80% power", "8 seeds".
 _PARAM_AFTER = re.compile(r"\s*(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fold\b|seeds?\b|arms?\b|steps?\b|"
                           r"prompts?\b|generations?\b|new tokens\b|h\b|hours?\b|equivalence\b|margin\b)", re.I)
+# "(0.156 for all three)", "0.16 in each of the 3 comparisons": a contrast statistic that every contrast has.
+_EVERY_AFTER = re.compile(r"\s*(?:for|in)\s+(?:(both)|(?:all|each|every)(?:\s+(?:of\s+)?(?:the\s+)?(two|three|four|five|six|\d+))?)"
+                          r"(?:\s+(?:of\s+)?(?:them|contrasts?|comparisons?|arms?|gains?|cases?))?(?![\w-])", re.I)
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def every_after(after: str) -> tuple[bool, int | None]:
+    """Whether the words after a number say every contrast has it ("(0.156 for all three)"), and how many.
+
+    Example:
+        >>> every_after(" for all three) none"), every_after(" for GRPO)")
+        ((True, 3), (False, None))
+    """
+    m = _EVERY_AFTER.match(after)
+    if m is None:
+        return False, None
+    k = "two" if m.group(1) else m.group(2)
+    return True, (None if k is None else _COUNT_WORDS.get(k.lower()) or int(k))
+
+
 # The tests of a contrast a sentence may name, by their ids under ``contrasts.<pair>.tests``.
 _TESTS = (("paired_bootstrap", re.compile(r"\bbootstrap\s+(?:significance\s+)?test\b", re.I)),
           ("sign_flip", re.compile(r"\bsign[- ]?flip", re.I)),
@@ -409,6 +429,7 @@ class Reading:
     carried: bool = False         # the metric is an earlier sentence's: this sentence names none
     count: bool = False           # a whole number the words make a count of items ("out of 60:" over a list)
     code_key: bool = False        # a number in a YAML/JSON code block, read by its keys (audit.code_data)
+    every: tuple[int | None, str] | None = None   # "(0.156 for all three)": (how many, baseline): each contrast's statistic
     test: str | None = None       # the one test its sentence names ("the paired bootstrap test says p ≈ ..."): a p is that test's
 
 

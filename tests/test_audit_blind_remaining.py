@@ -268,3 +268,22 @@ def test_interval_ends_in_two_columns_swapped(notebook_study, tmp_path):
     assert len([f for f in swapped if "swapped ends" in f[3]]) == 2, swapped
     wrong = _findings(notebook_study, tmp_path / "x", ENDS_COLUMNS.replace("0.5724 | 0.5817", "0.5742 | 0.5817"))
     assert [f for f in wrong if "ci95.low" in f[1]] and not [f for f in wrong if "swapped" in f[3]], wrong
+
+
+# ---- a contrast statistic "for all three" / "for both" ---------------------------------------------------------
+
+EVERY_THREE = "Holm-adjusted, the p-value is 0.156 in each of the three comparisons against the base model.\n"
+EVERY_BOTH = "Adjusted for multiplicity (BH), p = 0.145 for both.\n"
+EVERY_BOTH_RIGHT = "Adjusted for multiplicity (BH), p = 0.145 for GSPO and 0.514 for Dr. GRPO.\n"
+
+
+def test_a_statistic_for_every_contrast(leaderboard_study, thread_study, tmp_path):
+    """"0.156 in each of the three comparisons" is every contrast's adjusted p against the baseline: it
+    passes where all three are 0.156 and is an error where one is not ("p = 0.145 for both", when the
+    second contrast's is 0.514); a wrong value is an error against the first contrast."""
+    assert _findings(leaderboard_study, tmp_path / "a", EVERY_THREE) == []
+    wrong = _findings(leaderboard_study, tmp_path / "b", EVERY_THREE.replace("0.156", "0.052"))
+    assert [f for f in wrong if f[1].endswith("-base.p_adjusted = 0.15559585802)")], wrong
+    assert _findings(thread_study, tmp_path / "c", EVERY_BOTH_RIGHT) == []
+    both = _findings(thread_study, tmp_path / "d", EVERY_BOTH)
+    assert [f for f in both if "contrasts.dr_grpo-grpo.p_adjusted" in f[1]], both
