@@ -685,6 +685,28 @@ def _respectively_arms(st: _Sentence, located, out: dict) -> None:
             r.arms = [arm]
 
 
+# "the unadjusted p-values are 0.345, 0.174 and 0.152": a list of p-values after the arms they belong to
+_P_LIST_BEFORE = re.compile(r"\bp[- ]?values\b[^.;:\d]{0,30}?(?:\bare|\bwere|:)\s*$", re.I)
+_LIST_SEP = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)\s*")
+
+
+def _listed_contrasts(st: _Sentence, text: str, located, out: dict) -> None:
+    """"GRPO +5.8 [...], DAPO +9.3 [...], GSPO +8.8 [...]; the unadjusted p-values are 0.345, 0.174 and
+    0.152": a list of as many p-values as arms named before it are those arms' contrasts' p-values, in the
+    order written, against the baseline of the first one's contrast (each was read as the last arm's)."""
+    vals = [(a, b, out[id(m)]) for a, b, m in located if st.start <= a < st.start + len(st.text) and id(m) in out
+            and out[id(m)].role in ("p", "p_adjusted") and out[id(m)].pair]
+    if len(vals) < 2 or not _P_LIST_BEFORE.search(text, max(st.start, vals[0][0] - 60), vals[0][0]):
+        return
+    if any(not _LIST_SEP.fullmatch(text, b0, a1) for (_, b0, _), (a1, _, _) in zip(vals, vals[1:], strict=False)):
+        return
+    base = vals[0][2].pair[1]
+    arms = [a for a in st.arms_before(vals[0][0]) if a != base]
+    if len(arms) == len(vals):
+        for (_, _, r), arm in zip(vals, arms, strict=True):
+            r.pair = (arm, base)
+
+
 @dataclass
 class _Walk:
     """Where the reading of one paragraph stands: what carries from number to number (the previous
@@ -738,6 +760,8 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
             _respectively(st.text, s_start, mine, out, st.low)
             if st.low is None or "respectively" in st.low:
                 _respectively_arms(st, mine, out)
+            if st.low is None or "values" in st.low:
+                _listed_contrasts(st, text, mine, out)
         if st.arms:
             w.subject = st.arms[0]
             w.first_arm = w.first_arm or st.arms[0]

@@ -287,3 +287,20 @@ def test_a_statistic_for_every_contrast(leaderboard_study, thread_study, tmp_pat
     assert _findings(thread_study, tmp_path / "c", EVERY_BOTH_RIGHT) == []
     both = _findings(thread_study, tmp_path / "d", EVERY_BOTH)
     assert [f for f in both if "contrasts.dr_grpo-grpo.p_adjusted" in f[1]], both
+
+
+# ---- a list of p-values after the arms they belong to ------------------------------------------------------------
+
+P_LIST = "Against GRPO, Dr. GRPO moves by +0.2 pts and GSPO by +2.0 pts; their p-values were 0.514 and 0.072.\n"
+
+
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("were 0.514 and 0.072", "were 0.072 and 0.514", "contrasts.dr_grpo-grpo.p"),
+    ("and 0.072.", "and 0.027.", "contrasts.gspo-grpo.p"),
+], ids=["swapped-list", "second-of-list"])
+def test_a_list_of_p_values_follows_the_arms_named_before_it(thread_study, tmp_path, find, replace, source):
+    """"Dr. GRPO ... and GSPO ...; their p-values were 0.514 and 0.072": as many p-values as arms named
+    before them are those arms' contrasts' p-values in the order written (each was read as the last arm's)."""
+    assert _findings(thread_study, tmp_path, P_LIST) == []
+    wrong = _findings(thread_study, tmp_path / "w", P_LIST.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
