@@ -318,6 +318,8 @@ def _arm_after(text: str, pos: int, names: TextNames) -> str | None:
     return None if follow and len(names.arms(a, follow.end())) == 1 else hits[0][1]
 
 
+_PAREN_ARM = re.compile(r"\s*\(\s*[\w.\- ]{1,30}?\s*\)")   # "0.287 (GRPO)": a name alone in parentheses
+_PAREN_TO = re.compile(r"\s*\(\s*[\w.\- ]{1,30}?\s*\)\s*to\s*", re.I)   # "from 0.287 (GRPO) to ": to the other arm's
 _UNIT_AFTER = re.compile(r"\s*(?:pp|pts?|points?|percentage\s+points?)\b", re.I)
 
 
@@ -1128,6 +1130,9 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
             _arm_after(text, w.prev_end, w.names), _arm_after_unit(text, w.prev_end, w.names)):
         c_arms = c_arms[1:]   # "0.627 for GSPO against 0.608 for GRPO": GSPO is the first number's
     nxt = _arm_after(text, end, w.names) or (_arm_after_unit(text, end, w.names) if role == "sd" else None)
+    paren = _PAREN_ARM.match(text, end) if nxt and c_arms else None
+    if paren and [a for _, a in w.names.arms(end, paren.end())] == [nxt]:
+        return [nxt]   # "cuts it from 0.287 (GRPO) to 0.159": the arm in parentheses right after the value is its own
     if role == "mean" and not nxt and c_arms and _TO_NEW.search(clause):
         mover = _changed_arm(st, start)
         if mover is not None and mover not in c_arms:
@@ -1141,6 +1146,10 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
     elif not c_arms and not nxt and pair and prev is not None and _FROM_TO.match(text, w.prev_end) \
             and _TO.fullmatch(clause) and prev.arms == [pair[1]]:
         nxt = pair[0]
+    elif not c_arms and not nxt and prev is not None and prev.role == role and len(prev.arms) == 1 \
+            and _PAREN_TO.fullmatch(clause):
+        others = {a for a in st.arms_before(start) if a not in prev.arms}
+        nxt = others.pop() if len(others) == 1 else None   # "DAPO cuts it from 0.287 (GRPO) to 0.159": DAPO's
     lead = st.arms_before(start) if not c_arms and not nxt else []
     arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else lead if lead else
             [w.subject] if w.subject else list(st.uniq))

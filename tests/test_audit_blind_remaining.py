@@ -304,3 +304,20 @@ def test_a_list_of_p_values_follows_the_arms_named_before_it(thread_study, tmp_p
     assert _findings(thread_study, tmp_path, P_LIST) == []
     wrong = _findings(thread_study, tmp_path / "w", P_LIST.replace(find, replace))
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- "from X (ARM) to Y": the arm in parentheses after a value ---------------------------------------------------
+
+FROM_PAREN = "Dr. GRPO lowers the zero-variance fraction only a little, from 0.330 (GRPO) to 0.322.\n"
+
+
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("from 0.330 (GRPO)", "from 0.303 (GRPO)", "arms.grpo.zvf_mean"),
+    ("to 0.322.", "to 0.232.", "arms.dr_grpo.zvf_mean"),
+], ids=["value-before-parenthesised-arm", "to-value-is-the-subjects"])
+def test_an_arm_in_parentheses_after_a_value_owns_it(thread_study, tmp_path, find, replace, source):
+    """"Dr. GRPO lowers ZVF from 0.330 (GRPO) to 0.322": the first value is GRPO's (the arm in parentheses
+    right after it), the value after "to" the subject's (they were read the other way round)."""
+    assert _findings(thread_study, tmp_path, FROM_PAREN) == []
+    wrong = _findings(thread_study, tmp_path / "w", FROM_PAREN.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
