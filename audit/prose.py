@@ -319,6 +319,10 @@ def _arm_after(text: str, pos: int, names: TextNames) -> str | None:
 
 
 _PAREN_ARM = re.compile(r"\s*\(\s*[\w.\- ]{1,30}?\s*\)")   # "0.287 (GRPO)": a name alone in parentheses
+# A difference named just before an interval, its value typed elsewhere (a macro, dropped from the text): "a gain
+# of \gspoDelta{} (95% CI [1.56, 1.95] pp"
+_DIFF_CI = re.compile(r"\b(?:gain|difference|improvement|drop|change|gap|deficit|loss|advantage|Δ|delta)\s+(?:of\s+)?\(?\s*"
+                      r"(?:\d+(?:\.\d+)?\s*%\s*)?(?:bootstrap\s+|percentile\s+)?(?:CI|confidence\s+interval)\s*:?\s*\[?\s*$", re.I)
 _PAREN_TO = re.compile(r"\s*\(\s*[\w.\- ]{1,30}?\s*\)\s*to\s*", re.I)   # "from 0.287 (GRPO) to ": to the other arm's
 _UNIT_AFTER = re.compile(r"\s*(?:pp|pts?|points?|percentage\s+points?)\b", re.I)
 
@@ -816,6 +820,8 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     written = _written_pair(text, max(st.start, start - 60), start, w.names) if role in ("low", "high") else None
     arm_sd = role == "sd" and m.role is None and bool(_arm_after(text, end, w.names)
                                                       or _arm_after_unit(text, end, w.names))   # "sd 0.96 pts for GRPO"
+    if role in ("low", "high") and m.role is not None and _DIFF_CI.search(text, max(st.start, start - 60), start):
+        w.last_kind = "diff"   # "a gain of \gspoDelta{} (95% CI [1.56, 1.95] pp": a difference's interval, its value in a macro
     every, n_every = every_after(after) if role in _CONTRAST_ROLES and m.role is None else (False, None)
     if every:   # "After Holm (0.156 for all three)": the statistic of each contrast against the baseline
         r.every, r.contrast, w.last_kind = (n_every, w.base or w.vocab.baseline), True, "diff"

@@ -357,9 +357,25 @@ def _by_context(idx: SourceIndex, m: Mention, arms, scope_ent, want: int, other:
     if not toks:
         return None
     cands = _role_filter(m, _candidates(idx, ent, toks, m))
+    if not cands and m.kind == "macro" and "difference" in toks and ent is not None and ent[0] == "arm":
+        cands, want, other = _macro_difference(idx, m, ent[1], toks, want, other)
     if not cands:
         return None
     return _row_count(m, cands) or _decide(idx, m, cands, want, other)
+
+
+_PP_VALUE = re.compile(r"^\s*[−+-]?[\d.]+\s*(?:pp|percentage\s+points?|points?|pts)\b", re.I)
+
+
+def _macro_difference(idx: SourceIndex, m: Mention, arm: str, toks: set[str], want: int, other: int):
+    """``\\newcommand{\\gspoDelta}{\\qty{1.77}{\\pp}}``: a macro naming one arm and a difference is that
+    arm's contrast, where the study has one contrast of that arm (in points where its value says so)."""
+    pairs = [e for e in idx.by_entity if e and e[0] == "contrast" and e[1] == arm]
+    if len(pairs) != 1:
+        return [], want, other
+    if _PP_VALUE.match(m.sentence or ""):
+        want, other = 100, 1
+    return _role_filter(m, _candidates(idx, pairs[0], toks, m)), want, other
 
 
 def _row_count(m: Mention, cands) -> Traced | None:

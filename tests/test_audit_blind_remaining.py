@@ -321,3 +321,28 @@ def test_an_arm_in_parentheses_after_a_value_owns_it(thread_study, tmp_path, fin
     assert _findings(thread_study, tmp_path, FROM_PAREN) == []
     wrong = _findings(thread_study, tmp_path / "w", FROM_PAREN.replace(find, replace))
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- a difference typed in a macro, its interval right after the macro's use -------------------------------------
+
+MACRO_DIFF = r"""\documentclass{article}
+\usepackage{siunitx}
+\DeclareSIUnit{\pp}{pp}
+\newcommand{\aeroDiff}{\qty{-0.68}{\pp}}
+\begin{document}
+Against GRPO, AERO shows a difference of \aeroDiff{} (95\% CI \qtyrange{-0.94}{-0.47}{\pp}).
+\end{document}
+"""
+
+
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("{-0.68}", "{-0.86}", "contrasts.aero-grpo.diff_mean"),
+    ("{-0.94}{-0.47}", "{-0.94}{-0.74}", "contrasts.aero-grpo.ci95.high"),
+], ids=["qty-in-newcommand", "interval-after-the-macro"])
+def test_a_difference_in_a_macro_and_its_interval(siunitx_study, tmp_path, find, replace, source):
+    """``\\newcommand{\\aeroDiff}{\\qty{-0.68}{\\pp}}`` names one arm and a difference: it is that arm's one
+    contrast, in points; "a difference of \\aeroDiff{} (95% CI ...)" makes the interval the contrast's (it was
+    untraced, and the interval read as the arm's mean's)."""
+    assert _findings(siunitx_study, tmp_path, MACRO_DIFF, "paper.tex") == []
+    wrong = _findings(siunitx_study, tmp_path / "w", MACRO_DIFF.replace(find, replace), "paper.tex")
+    assert [f for f in wrong if source in f[1]], wrong
