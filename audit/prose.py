@@ -796,6 +796,10 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
                 or (m.role in ("low", "high") and bool(_END_PP.match(after)))
                 or (m.role is None and bool(_PP_THEN_PAREN.search(text, max(0, start - 24), start))))
     clause = text[w.prev_end:start]
+    lone = m.role is None or (m.role == "pm" and not _PM_AFTER_VALUE.search(text, max(0, start - 8), start))   # "our ±1-point"
+    if lone and (_MARGIN_AFTER.match(after) or _MARGIN_BEFORE.search(text, max(st.start, start - 40), start)):
+        r.role, r.percent = "margin", r.percent or bool(_PP.match(after))   # checked against the locked margin
+        return r
     if _is_label_number(w, start, m, after, clause):
         r.param = True
         return r
@@ -956,7 +960,8 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
             or (text.find("(", max(0, start - 6), start) >= 0 and _DF_BEFORE.search(text[max(0, start - 6):start])
                 and after.lstrip().startswith(")")) \
             or ((low is None or low.find("within", max(0, start - 30), start) >= 0)
-                and CLAIM_BEFORE.search(text[max(0, start - 30):start])):
+                and CLAIM_BEFORE.search(text[max(0, start - 30):start])) \
+            or _PARAM_BEFORE.search(text, max(0, start - 60), start):
         return True
     if text.find("margin", max(0, start - 20), start) >= 0 or text.find("p", max(0, start - 60), start) >= 0:
         before = text[max(0, start - 60):start]
@@ -975,6 +980,14 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
 # A threshold named before the number: the plan's equivalence margin, or the level a p is held against.
 _THRESHOLD_BEFORE = re.compile(r"\bmargin\s+(?:of\s+|is\s+|=\s*)?(?:±\s*)?$", re.I)
 _ALPHA_BEFORE = re.compile(r"\bp\b[^;]{0,40}?\b(?:is\s+)?(?:below|under|misses|above|exceeds)\s+$", re.I)
+# A size the words set rather than report: a size a verdict needs the design to detect ("also needs the design to
+# detect a 1-point gap").
+_PARAM_BEFORE = re.compile(r"\b(?:needs?|requires?|must|should|(?:has|have|had)\s+to)\b[^.;]{0,40}?\bdetect\s+(?:an?\s+)?$", re.I)
+# An equivalence margin: "within the registered margin of \qty{1}{\pp}", "within our ±1-point margin" (the locked
+# lock.analysis.equivalence_margin, in points where the words say so)
+_PM_AFTER_VALUE = re.compile(r"[\d)\]%]\s*±\s*$")   # "0.045 ± 0.022": a ± after a value (a spread), not a bound alone
+_MARGIN_BEFORE = re.compile(r"\bmargin\s*(?:of|=|:|is)?\s*±?\s*$", re.I)
+_MARGIN_AFTER = re.compile(r"\s*(?:pp\b|percentage[\s-]+points?\b|-?points?\b|pts\b|%)?\s*(?:equivalence\s+)?margin\b", re.I)
 
 
 # After a "+1" that opens a reply: agreement ("+1 to Ana", "+1, ...", "+1!"), not a number of the study.

@@ -282,7 +282,7 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
     """The number decided against the values its words name (arm, seed, metric, statistic), or None
     when the words name none (or the number is a bare integer the words do not make a value)."""
     if reading is None or not (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
-                               or reading.role in LOCK_ROLES or reading.count):
+                               or reading.role in LOCK_ROLES or reading.count or reading.role == "margin"):
         return None
     alpha = _locked_threshold(idx, m, reading)
     if alpha is not None:
@@ -294,6 +294,8 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
         # a metric's change (_metric_difference) and another metric's contrast: the one nearer the number
         # written is the one an error names (the words' metric may be the sentence's other one)
         cands = sorted(cands[:2], key=lambda s: abs(s.value * want - m.value)) + cands[2:]
+    if reading.role == "margin" and not cands:
+        return Traced(m, "label")   # a margin the lock does not hold: a parameter of the words, nothing to check
     if m.comparator and reading.role == "p" and not reading.test:   # "p < 0.05" bounds the planned test's p, not whichever test's
         cands = [c for c in cands if ".tests." not in c.id] or cands
     if not cands:
@@ -745,6 +747,8 @@ def prose_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     """
     if r.role == "alpha":   # "alpha = 0.05": the locked significance level
         return [idx.by_id[i] for i in ("lock.analysis.multiplicity.alpha", "lock.analysis.power.alpha") if i in idx.by_id]
+    if r.role == "margin":   # "within the registered margin of 1 pp": the locked equivalence margin
+        return [idx.by_id[i] for i in ("lock.analysis.equivalence_margin",) if i in idx.by_id]
     if r.role in LOCK_ROLES:   # "LoRA (r = 16, alpha = 32)": the locked adapter setting
         return [idx.by_id[i] for i in (f"lock.training.{r.role}",) if i in idx.by_id]
     if r.pair:

@@ -420,7 +420,7 @@ class Reading:
     pair: tuple[str, str] | None = None              # a contrast as written (first minus second)
     seed: int | None = None
     metric: str | None = None
-    role: str | None = None       # mean | sd | halfwidth | low | high | diff | p | p_adjusted | mde | power | tost_p | alpha | t_stat | dz
+    role: str | None = None       # mean | sd | halfwidth | low | high | diff | p | p_adjusted | mde | power | tost_p | alpha | t_stat | dz | margin
     level: str = "95"
     percent: bool = False         # "pp", "points", a "(%)" row: a difference or value on the percent scale
     param: bool = False           # "95% CI", "80% power", "8 seeds": a parameter, not a value

@@ -346,3 +346,30 @@ def test_a_difference_in_a_macro_and_its_interval(siunitx_study, tmp_path, find,
     assert _findings(siunitx_study, tmp_path, MACRO_DIFF, "paper.tex") == []
     wrong = _findings(siunitx_study, tmp_path / "w", MACRO_DIFF.replace(find, replace), "paper.tex")
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- an equivalence margin is the locked margin; a size a verdict needs detected is no value -------------------
+
+MARGIN = ("Dr. GRPO is equivalent to GRPO within the preregistered ±1 pp margin (TOST p ≈ 0.03); the design "
+          "would have to detect a 1-point gap for that verdict.\n")
+MARGIN_TEX = r"""\documentclass{article}
+\usepackage{siunitx}
+\DeclareSIUnit{\pp}{pp}
+\begin{document}
+DAPO is equivalent to GRPO within the equivalence margin of \qty{1}{\pp}.
+\end{document}
+"""
+
+
+@pytest.mark.parametrize(("text", "find", "replace", "name"), [
+    (MARGIN, "±1 pp margin", "±2 pp margin", "report.md"),
+    (MARGIN_TEX, r"\qty{1}{\pp}", r"\qty{1.5}{\pp}", "paper.tex"),
+], ids=["pm-n-pp-margin", "margin-of-qty"])
+def test_an_equivalence_margin_is_the_locked_margin(thread_study, siunitx_study, tmp_path, text, find, replace, name):
+    """"within the preregistered ±1 pp margin" and "margin of \\qty{1}{\\pp}" are the locked equivalence margin
+    (lock.analysis.equivalence_margin = 0.01, in points), not a difference; a wrong margin is an error. "would
+    have to detect a 1-point gap" is a size the verdict needs, no value of the study."""
+    study = thread_study if name == "report.md" else siunitx_study
+    assert _findings(study, tmp_path, text, name) == []
+    wrong = _findings(study, tmp_path / "w", text.replace(find, replace), name)
+    assert [f for f in wrong if "lock.analysis.equivalence_margin" in f[1]], wrong
