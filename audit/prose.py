@@ -814,6 +814,9 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
         r.test = named_test(st.text)
     r.level = st.level_at(start)
     _metric_of(w, st, r, start, end, m)
+    if role == "mean" and not r.percent and m.role is None and not m.percent and m.decimals and 1 < abs(m.value) <= 100 \
+            and r.metric in w.vocab.fractions and _PCT_CUE.search(text, max(0, start - 400), start):
+        r.percent = True   # "... +2.0 pts ... where GRPO got 56.8 and GSPO 56.6": a fraction metric's percent, the % left off
     own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
     # else the last seed named before it in the sentence ("seed 11 scored 0.632 and seed 23 0.628"), else the sentence's
     r.seed = int(own.group(1)) if own else st.seed_before(start) if m.role is None else None
@@ -982,6 +985,8 @@ _THRESHOLD_BEFORE = re.compile(r"\bmargin\s+(?:of\s+|is\s+|=\s*)?(?:±\s*)?$", r
 _ALPHA_BEFORE = re.compile(r"\bp\b[^;]{0,40}?\b(?:is\s+)?(?:below|under|misses|above|exceeds)\s+$", re.I)
 # A size the words set rather than report: a size a verdict needs the design to detect ("also needs the design to
 # detect a 1-point gap").
+# The paragraph speaks in percent before a number: a "%" or points ("+2.0 pts", "1.8 points", "pp").
+_PCT_CUE = re.compile(r"\d\s*%|\d\s*(?:pp|pts?|points?)\b", re.I)
 _PARAM_BEFORE = re.compile(r"\b(?:needs?|requires?|must|should|(?:has|have|had)\s+to)\b[^.;]{0,40}?\bdetect\s+(?:an?\s+)?$", re.I)
 # An equivalence margin: "within the registered margin of \qty{1}{\pp}", "within our ±1-point margin" (the locked
 # lock.analysis.equivalence_margin, in points where the words say so)

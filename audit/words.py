@@ -147,6 +147,7 @@ class Vocabulary:
     primary: str
     counts: tuple[str, ...] = ()   # count metrics with a declared maximum ("groups_correct": 0-4): what "2.51 of 4" measures
     labels: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (metric, a declared label's words): what a shortened label may stand for
+    fractions: tuple[str, ...] = ()   # metrics declared as fractions: a bare 56.8 after percents in its paragraph is 56.8%
 
     # Per-audit memo of name look-ups: a long sentence is read once per number that sits in it, and a
     # 30,000-number line must not be re-scanned 30,000 times (README failure 10: no shape may take minutes).
@@ -409,7 +410,7 @@ def vocabulary(lock: LockView | dict) -> Vocabulary:
     labels = tuple((name, tuple(_WORD.findall(_PARENS.sub(" ", text).lower())))
                    for name, d in decls.items() for text in d.labels)
     return Vocabulary(arms, metrics, view.baseline, primary, tuple(n for n, d in decls.items() if d.unit == "count" and d.max),
-                      labels)
+                      labels, tuple(n for n, d in decls.items() if d.unit == "fraction"))
 
 
 @dataclass

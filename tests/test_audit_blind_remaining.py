@@ -373,3 +373,20 @@ def test_an_equivalence_margin_is_the_locked_margin(thread_study, siunitx_study,
     assert _findings(study, tmp_path, text, name) == []
     wrong = _findings(study, tmp_path / "w", text.replace(find, replace), name)
     assert [f for f in wrong if "lock.analysis.equivalence_margin" in f[1]], wrong
+
+
+# ---- a fraction metric's percent with the % left off, after percents in its paragraph ----------------------------
+
+NO_PCT = "Dr. GRPO is ahead by about 0.4 pts on seed 3, where it scored 55.0 and GRPO 54.6.\n"
+NO_PCT_CUE = "On seed 3 Dr. GRPO scored 55.0 and GRPO 54.6.\n"
+
+
+def test_a_percent_without_its_sign_after_points(thread_study, tmp_path):
+    """After "0.4 pts" in its paragraph, "scored 55.0 and GRPO 54.6" are the runs' held-out accuracies in
+    percent (the metric is a fraction): traced, and a wrong one is an error against that run; with no percent
+    or points before them in the paragraph they stay "a percentage written where the unit is a fraction"."""
+    assert _findings(thread_study, tmp_path / "a", NO_PCT) == []
+    wrong = _findings(thread_study, tmp_path / "b", NO_PCT.replace("GRPO 54.6", "GRPO 56.4"))
+    assert [f for f in wrong if "runs.grpo.s3.heldout_accuracy" in f[1]], wrong
+    bare = _findings(thread_study, tmp_path / "c", NO_PCT_CUE)
+    assert [f for f in bare if "a percentage written where the unit is a fraction" in f[3]], bare
