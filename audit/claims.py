@@ -105,6 +105,7 @@ class Facts:
     higher: dict = dataclasses.field(default_factory=dict)   # metric -> higher is better
     count_max: frozenset = frozenset()   # declared maxima of count metrics: "Groups correct (of 4)" is a scale
     resamples: int | None = None         # lock.analysis.resamples
+    exploratory: frozenset = frozenset()   # contrasts the analysis marks not confirmatory (outside "each registered verdict")
 
 
 def facts_of(lock: LockView | dict, analysis: dict, run_seeds=()) -> Facts:
@@ -123,7 +124,9 @@ def facts_of(lock: LockView | dict, analysis: dict, run_seeds=()) -> Facts:
                  view.heldout_n, frozenset(n for n in names if n), verdicts,
                  values, float(view.alpha), len(view.arms), frozenset(run_seeds),
                  secondary, view.primary_metric, units, higher,
-                 view.declared_max, view.resamples)
+                 view.declared_max, view.resamples,
+                 frozenset(k for k, v in ((analysis.get("verdicts") or {}).get("contrasts") or {}).items()
+                           if isinstance(v, dict) and v.get("confirmatory") is False))
 
 
 def _metric_facts(view: LockView, analysis: dict) -> tuple[dict, dict]:
@@ -607,7 +610,7 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         said, undecided, tally.checked = said + wins, undecided + open_wins, tally.checked + n_wins
         cid = _contrast_id(pair, facts)
         group = _group_significance(sent, named, facts, at, out, tally)
-        if cid is not None:
+        if cid is not None or "verdict" in sent.lower():   # "each registered verdict is X" names no one contrast
             _verdict_words(sent, s_start, cid, metrics, facts, f, para, out, tally)
             if not group:
                 _significance(sent, s_start, cid, metrics, facts, f, para, out, tally)
@@ -747,12 +750,20 @@ def _verdict_words(sent, s_start, cid, metrics, facts: Facts, f, para, out, tall
     """Each verdict word of a sentence against the verdict of the contrast it is about: of the
     metric named before the word, a secondary metric's verdict (verdicts.secondary.<contrast>.<metric>),
     else the primary contrast's. A word in LaTeX small caps (``\\textsc{survives}``) is a verdict
-    word too."""
+    word too. "each registered verdict is X" is every confirmatory contrast's (``cid`` may be None);
+    "the X verdict needs ..." names a criterion, no claim."""
     nums, text, offs = para
     for m in _verdict_names_rx(facts.verdict_names).finditer(sent):
         line = _line_of(offs, nums, s_start + m.start())
         word = _verdict_word(m.group(0), f.lines[line - 1], facts)
         if word is None or re.search(rf"{word}\W{{0,4}}<!--\s*verdict\s*:", f.lines[line - 1]):
+            continue
+        if _CRITERION_AFTER.match(sent, m.end()):
+            continue   # "the registered DISAPPEARS verdict also needs ...": the verdict's criterion, no claim of it
+        if _EACH_VERDICT.search(sent[max(0, m.start() - 60):m.start()]):
+            _each_verdict(word, f"{f.path}:{line}", facts, out, tally)
+            continue
+        if cid is None:
             continue
         negated = bool(_NOT_THIS_VERDICT.search(sent[max(0, m.start() - 24):m.start()]))
         before = [x for pos, x in metrics if pos < m.start()]   # "SURVIVES: ... lowers the ZVF" is the primary's
@@ -769,6 +780,31 @@ def _verdict_words(sent, s_start, cid, metrics, facts: Facts, f, para, out, tall
         elif word != want and not negated:
             out.append(Claim(f"{f.path}:{line}", f"{want} (verdicts.{'contrasts' if key == cid else 'secondary'}.{key})",
                              word, f"verdict word {word} contradicts the analysis: {key} is {want}"))
+
+
+# "the registered DISAPPEARS verdict also needs the design to detect ...": a verdict named by its criterion
+_CRITERION_AFTER = re.compile(r"\W{0,2}\s+verdict\s+(?:also\s+|further\s+|would\s+|itself\s+)?(?:needs?|requires?|"
+                              r"demands?|asks?\s+for|calls?\s+for|is\s+defined|means)\b", re.I)
+# "so each registered verdict is INCONCLUSIVE", "all three verdicts are": one word for every registered contrast
+_EACH_VERDICT = re.compile(r"\b(?:each|every|all)\s+(?:of\s+the\s+)?(?:(?:two|three|four|five|six|\d+)\s+)?"
+                           r"(?:registered\s+|confirmatory\s+|preregistered\s+|planned\s+)?verdicts?\s+"
+                           r"(?:is|are|was|were|reads?|stays?|remains?)\s+(?:still\s+)?\W{0,2}$", re.I)
+
+
+def _each_verdict(word: str, where: str, facts: Facts, out: list, tally: Tally) -> None:
+    """"each registered verdict is INCONCLUSIVE": ``word`` against the verdict of every confirmatory contrast
+    (every contrast where none is marked exploratory); a finding names the first that differs."""
+    ids = [c for c in facts.verdicts if c not in facts.exploratory] or list(facts.verdicts)
+    wants = [(c, facts.verdicts[c]) for c in ids if facts.verdicts.get(c)]
+    if not wants:
+        tally.undecided.append((where, word))
+        return
+    tally.checked += 1
+    bad = [(c, v) for c, v in wants if v != word]
+    if bad:
+        c, v = bad[0]
+        out.append(Claim(where, f"{v} (verdicts.contrasts.{c})", word,
+                         f"verdict word {word} contradicts the analysis: {c} is {v}"))
 
 
 _NOT_THIS_VERDICT = re.compile(r"\b(?:rather\s+than|instead\s+of|not)\s+(?:an?\s+|the\s+)?\W{0,2}$", re.I)
@@ -809,7 +845,7 @@ def _is_significant(cid: str, facts: Facts, adjusted: bool, metric: str | None =
 # "Both GRPO comparisons are significant after Holm", "neither comparison is significant": one claim
 # about every contrast of the named arm(s)
 _GROUP = re.compile(r"\b(both|all|neither|none)\b(?:\s+of)?(?:\s+the)?(?:\s+[\w.−-]+){0,6}?\s+"
-                    r"(?:comparisons?|contrasts?|hypothes[ie]s)\b([^,;]*)", re.I)
+                    r"(?:comparisons?|contrasts?|hypothes[ie]s|gains|improvements|differences|effects)\b([^,;]*)", re.I)
 
 
 # "but Dr. GRPO's", "except for the AERO one", "other than DAPO's" right after the group's noun: the exception

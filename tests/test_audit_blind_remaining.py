@@ -390,3 +390,36 @@ def test_a_percent_without_its_sign_after_points(thread_study, tmp_path):
     assert [f for f in wrong if "runs.grpo.s3.heldout_accuracy" in f[1]], wrong
     bare = _findings(thread_study, tmp_path / "c", NO_PCT_CUE)
     assert [f for f in bare if "a percentage written where the unit is a fraction" in f[3]], bare
+
+
+# ---- one verdict word for every registered contrast; a verdict named by its criterion; "all three gains" ------
+
+EACH_VERDICT = "With four seeds each registered verdict remains INCONCLUSIVE.\n"
+CRITERION = ("Both contrasts stay open. A SURVIVES verdict would need the adjusted interval to clear zero, "
+             "which neither does.\n")
+
+
+@pytest.mark.parametrize(("text", "find", "replace", "message"), [
+    (EACH_VERDICT, "remains INCONCLUSIVE", "remains SURVIVES", "verdict word SURVIVES contradicts the analysis"),
+    (CRITERION, "A SURVIVES verdict would need", "GSPO's verdict is SURVIVES; a SURVIVES verdict would need",
+     "verdict word SURVIVES contradicts the analysis: gspo-grpo is INCONCLUSIVE"),
+], ids=["each-registered-verdict", "verdict-named-by-its-criterion"])
+def test_verdict_words_over_every_contrast_and_as_a_criterion(thread_study, tmp_path, text, find, replace, message):
+    """"each registered verdict remains X" is checked against every confirmatory contrast's verdict (it named
+    no single contrast and went unchecked); "a SURVIVES verdict would need ..." names the verdict's criterion,
+    no claim (it was read as claiming SURVIVES), while "GSPO's verdict is SURVIVES" beside it still is one."""
+    assert _findings(thread_study, tmp_path, text) == []
+    wrong = _findings(thread_study, tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if message in f[3]], wrong
+
+
+GAINS = "Before any correction, none of the three improvements over the base model is significant.\n"
+
+
+def test_a_group_of_gains_is_significant_or_not(leaderboard_study, tmp_path):
+    """"none of the three improvements over the base model is significant" is one claim about each contrast
+    with the base model (as "neither comparison" is): true here; "all three ... are significant" is an error."""
+    assert _findings(leaderboard_study, tmp_path, GAINS) == []
+    wrong = _findings(leaderboard_study, tmp_path / "w", GAINS.replace(
+        "none of the three improvements over the base model is", "all three improvements over the base model are"))
+    assert [f for f in wrong if "-base is not significant" in f[3]], wrong
