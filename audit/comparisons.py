@@ -263,6 +263,47 @@ _SEED_WINS = re.compile(r"\b(?:wins?|won|comes?\s+out\s+ahead|came\s+out\s+ahead
                         re.I)
 
 
+# "GSPO wins on 3 of 4 seeds", "DAPO was ahead in two of the three seeds": how many seeds an arm wins
+_SEED_K_OF_N = re.compile(r"\b(?:wins?|won|(?:is|was|comes?\s+out|came\s+out)\s+ahead)\b(?P<other>\s+(?:over|against)\s+[^,;:.\d]{1,30}?)?"
+                          r"\s+(?:on|in)\s+(?P<k>\d+|one|two|three|four|five|six)\s+(?:of|out\s+of)\s+(?:the\s+)?"
+                          r"(?P<n>\d+|two|three|four|five|six)\s+seeds?\b", re.I)
+_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _wins_of(x: str, y: str, metric: str, facts) -> tuple[int, str] | None:
+    """(on how many locked seeds ``x`` beats ``y`` on ``metric``, the first run id), or None where the
+    analysis lacks a run of either arm on some seed."""
+    sign = 1 if facts.higher.get(metric, True) else -1
+    per_seed = [tuple(facts.values.get(f"runs.{a}.s{s}.{metric}") for a in (x, y)) for s in facts.seeds]
+    if not per_seed or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for p in per_seed for v in p):
+        return None
+    return sum(sign * (p[0] - p[1]) > 0 for p in per_seed), f"runs.{x}.s{facts.seeds[0]}.{metric}"
+
+
+def _k_of_n_claims(sent, arms, metrics, subject, pair, carried, baseline, facts, out, undecided) -> int:
+    """"GSPO wins on 3 of 4 seeds": the number of locked seeds on which the arm beats the other (as for
+    :func:`seed_win_claims`) and the number of seeds must be those written; returns how many were decided."""
+    decided = 0
+    for m in _SEED_K_OF_N.finditer(sent):
+        before = [a for pos, a in arms if pos < m.start()]
+        x = before[-1] if before else subject
+        named = [a for pos, a in arms if m.start("other") <= pos < m.end("other")] if m.group("other") else []
+        y = named[0] if named else (pair[1] if pair and x == pair[0] else pair[0] if pair and x == pair[1]
+                                    else baseline if x != baseline else None)
+        metric = metric_at(metrics, m.start(), m.end(), carried, facts.primary)
+        wins = _wins_of(x, y, metric, facts) if x is not None and y is not None and x != y else None
+        if wins is None:
+            undecided.append((m.start(), m.group(0)))
+            continue
+        decided += 1
+        k, n = (int(g) if g.isdigit() else _COUNTS[g.lower()] for g in (m.group("k"), m.group("n")))
+        if (k, n) != (wins[0], len(facts.seeds)):
+            out.append(Said(m.start("k"), m.group(0), f"{wins[0]} of {len(facts.seeds)} seeds ({wins[1]}, ...)",
+                            f"'{x} {' '.join(m.group(0).split())}' contradicts the runs: {x} beats {y} on {wins[0]} of "
+                            f"the {len(facts.seeds)} seeds on {metric} (runs.{x}.s<seed>.{metric} against runs.{y}.s<seed>.{metric})"))
+    return decided
+
+
 def seed_win_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[int, str]], subject: str | None,
                     pair: tuple[str, str] | None, carried: str | None, baseline: str,
                     facts) -> tuple[list[Said], int, list[tuple[int, str]]]:
@@ -278,6 +319,7 @@ def seed_win_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
     low = sent.lower()
     if "win" not in low and "won" not in low and "ahead" not in low:
         return out, decided, undecided
+    decided += _k_of_n_claims(sent, arms, metrics, subject, pair, carried, baseline, facts, out, undecided)
     for m in _SEED_WINS.finditer(sent):
         before = [a for pos, a in arms if pos < m.start()]
         x = before[-1] if before else subject

@@ -423,3 +423,19 @@ def test_a_group_of_gains_is_significant_or_not(leaderboard_study, tmp_path):
     wrong = _findings(leaderboard_study, tmp_path / "w", GAINS.replace(
         "none of the three improvements over the base model is", "all three improvements over the base model are"))
     assert [f for f in wrong if "-base is not significant" in f[3]], wrong
+
+
+# ---- "wins on k of n seeds" ----------------------------------------------------------------------------------------
+
+K_OF_N = "Against GRPO, Dr. GRPO came out ahead in three of the four seeds.\n"
+
+
+@pytest.mark.parametrize(("find", "replace"), [("three of the four", "two of the four"),
+                                               ("three of the four", "three of the five")],
+                         ids=["wrong-k", "wrong-n"])
+def test_wins_on_k_of_n_seeds(thread_study, tmp_path, find, replace):
+    """"Dr. GRPO came out ahead in three of the four seeds" counts the locked seeds on which its run beats
+    GRPO's (3 of 4 here); a wrong count of wins or of seeds is an error naming the runs."""
+    assert _findings(thread_study, tmp_path, K_OF_N) == []
+    wrong = _findings(thread_study, tmp_path / "w", K_OF_N.replace(find, replace))
+    assert [f for f in wrong if "dr_grpo beats grpo on 3 of the 4 seeds" in f[3]], wrong
