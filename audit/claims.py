@@ -106,6 +106,7 @@ class Facts:
     count_max: frozenset = frozenset()   # declared maxima of count metrics: "Groups correct (of 4)" is a scale
     resamples: int | None = None         # lock.analysis.resamples
     exploratory: frozenset = frozenset()   # contrasts the analysis marks not confirmatory (outside "each registered verdict")
+    sessions: tuple = ()                 # the analysis' evaluation sessions ("two evaluation sessions")
 
 
 def facts_of(lock: LockView | dict, analysis: dict, run_seeds=()) -> Facts:
@@ -126,7 +127,8 @@ def facts_of(lock: LockView | dict, analysis: dict, run_seeds=()) -> Facts:
                  secondary, view.primary_metric, units, higher,
                  view.declared_max, view.resamples,
                  frozenset(k for k, v in ((analysis.get("verdicts") or {}).get("contrasts") or {}).items()
-                           if isinstance(v, dict) and v.get("confirmatory") is False))
+                           if isinstance(v, dict) and v.get("confirmatory") is False),
+                 tuple(analysis.get("sessions") or ()))
 
 
 def _metric_facts(view: LockView, analysis: dict) -> tuple[dict, dict]:
@@ -682,10 +684,22 @@ _STEPS = re.compile(r"(?<![\d.,])(\d+)\s+(?:training\s+|optimi[sz]er\s+|gradient
                     re.I)
 
 
+# "two evaluation sessions", "3 eval sessions": how many evaluation sessions the records hold
+_SESSIONS = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+(?:separate\s+|distinct\s+)?eval(?:uation)?\s+sessions\b", re.I)
+
+
 def _word_and_step_facts(sent: str, facts: Facts, at, out: list[Claim]) -> None:
-    """Seeds per arm written in words ("four seeds per method") against the locked seeds, and the steps and
-    rollouts of every run ("12 steps and 192 rollouts per run") against the runs', when all arms had the same."""
+    """Seeds per arm written in words ("four seeds per method") against the locked seeds, the steps and
+    rollouts of every run ("12 steps and 192 rollouts per run") against the runs', when all arms had the same,
+    and "two evaluation sessions" against the analysis' sessions."""
     low = sent.lower()
+    for m in _SESSIONS.finditer(sent) if facts.sessions and "sessions" in low else ():
+        g = m.group(1).lower()
+        n = int(g) if g.isdigit() else _NUMBER_WORDS[g]
+        if n != len(facts.sessions):
+            out.append(Claim(at(m.start()), f"{len(facts.sessions)} (analysis sessions {list(facts.sessions)})", m.group(0),
+                             f"{m.group(0)} written, the analysis holds {len(facts.sessions)} evaluation sessions "
+                             f"({', '.join(map(str, facts.sessions))})"))
     if "seeds" in low or "runs" in low:
         for m in _WORD_COUNTS.finditer(sent):
             n, want = _NUMBER_WORDS[m.group(1).lower()], len(facts.seeds)

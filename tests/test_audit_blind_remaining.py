@@ -439,3 +439,16 @@ def test_wins_on_k_of_n_seeds(thread_study, tmp_path, find, replace):
     assert _findings(thread_study, tmp_path, K_OF_N) == []
     wrong = _findings(thread_study, tmp_path / "w", K_OF_N.replace(find, replace))
     assert [f for f in wrong if "dr_grpo beats grpo on 3 of the 4 seeds" in f[3]], wrong
+
+
+# ---- the number of evaluation sessions --------------------------------------------------------------------------
+
+SESSIONS = "The base model and GSPO were scored again later, so the records hold two separate evaluation sessions.\n"
+
+
+@pytest.mark.parametrize("replace", ["one separate evaluation sessions", "4 separate eval sessions"])
+def test_the_number_of_evaluation_sessions(leaderboard_study, tmp_path, replace):
+    """"two separate evaluation sessions" is checked against the analysis' sessions (s1, s2), in words or digits."""
+    assert _findings(leaderboard_study, tmp_path, SESSIONS) == []
+    wrong = _findings(leaderboard_study, tmp_path / "w", SESSIONS.replace("two separate evaluation sessions", replace))
+    assert [f for f in wrong if "the analysis holds 2 evaluation sessions (s1, s2)" in f[3]], wrong
