@@ -964,7 +964,8 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
                 and after.lstrip().startswith(")")) \
             or ((low is None or low.find("within", max(0, start - 30), start) >= 0)
                 and CLAIM_BEFORE.search(text[max(0, start - 30):start])) \
-            or _PARAM_BEFORE.search(text, max(0, start - 60), start):
+            or _PARAM_BEFORE.search(text, max(0, start - 60), start) \
+            or ("![" in m.line_text and _IMAGE_DIRECTIVE.search(text, max(0, start - 12), start)):
         return True
     if text.find("margin", max(0, start - 20), start) >= 0 or text.find("p", max(0, start - 60), start) >= 0:
         before = text[max(0, start - 60):start]
@@ -985,6 +986,12 @@ _THRESHOLD_BEFORE = re.compile(r"\bmargin\s+(?:of\s+|is\s+|=\s*)?(?:±\s*)?$", r
 _ALPHA_BEFORE = re.compile(r"\bp\b[^;]{0,40}?\b(?:is\s+)?(?:below|under|misses|above|exceeds)\s+$", re.I)
 # A size the words set rather than report: a size a verdict needs the design to detect ("also needs the design to
 # detect a 1-point gap").
+# A sizing or placing directive in an image's alt text (Marp "![bg right:35%](...)", "![w:320](...)"): no value
+_IMAGE_DIRECTIVE = re.compile(r"\b(?:right|left|top|bottom|w|h|width|height|blur|opacity|brightness|contrast|saturate|"
+                              r"sepia|grayscale|invert|zoom)\s*:\s*$", re.I)
+# "the MDE is 0.079: the observed 0.076 is right at the edge": the difference observed, set against the MDE
+_OBSERVED = re.compile(r"\bobserved\s+(?:difference\s+|gain\s+|effect\s+|change\s+)?(?:of\s+)?$", re.I)
+_MDE_CUE = re.compile(r"\bMDE\b|\bdetectable\b|\bdetect\b|\bpower\b", re.I)
 # The paragraph speaks in percent before a number: a "%" or points ("+2.0 pts", "1.8 points", "pp").
 _PCT_CUE = re.compile(r"\d\s*%|\d\s*(?:pp|pts?|points?)\b", re.I)
 _PARAM_BEFORE = re.compile(r"\b(?:needs?|requires?|must|should|(?:has|have|had)\s+to)\b[^.;]{0,40}?\bdetect\s+(?:an?\s+)?$", re.I)
@@ -1050,6 +1057,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         role = role_before(w.text[max(st.start, w.prev_end - 100):start])   # "the MDE at α = 0.05 is 0.0144"
     if m.role == "pm" and HALF_WIDTH.search(st.text):
         role = "halfwidth"   # "0.045 ± 0.022 (half-width of the 95% CI)"
+    if role is None and _OBSERVED.search(clause) and _MDE_CUE.search(st.text):
+        role = "diff"    # "MDE ≈ 0.079: the observed 0.076 is right at the edge"
     if role is None and m.text.startswith("+"):
         role = "diff"    # "+0.214" next to named arms, "Do not read the +0.148 as ...": a signed number is a difference
     if role is None and prev is not None and prev.role == "sd" and not prev.contrast and (_AND.fullmatch(clause) or _VS.fullmatch(clause)) \

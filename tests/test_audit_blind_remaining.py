@@ -452,3 +452,25 @@ def test_the_number_of_evaluation_sessions(leaderboard_study, tmp_path, replace)
     assert _findings(leaderboard_study, tmp_path, SESSIONS) == []
     wrong = _findings(leaderboard_study, tmp_path / "w", SESSIONS.replace("two separate evaluation sessions", replace))
     assert [f for f in wrong if "the analysis holds 2 evaluation sessions (s1, s2)" in f[3]], wrong
+
+
+# ---- an image directive's size; "the observed X" set against the MDE --------------------------------------------
+
+IMAGE = "GSPO leads on every seed.\n\n![bg left:40%](figures/bars.png)\n"
+OBSERVED = "For GSPO against GRPO, with an MDE of 0.079 at 80% power, the observed 0.076 falls just short.\n"
+
+
+def test_an_image_directive_is_no_number(campaign_study, tmp_path):
+    """"![bg left:40%](...)" (a Marp slide's image placement) holds no value of the study; a number in an
+    image's alt text that is no directive ("GSPO at 40%") is still read."""
+    assert _findings(campaign_study, tmp_path, IMAGE) == []
+    wrong = _findings(campaign_study, tmp_path / "w", IMAGE.replace("bg left:40%", "GSPO at 40%"))
+    assert [f for f in wrong if f[2].startswith("40%")], wrong
+
+
+def test_the_observed_value_beside_an_mde_is_the_difference(campaign_study, tmp_path):
+    """"For GSPO against GRPO, with an MDE of 0.079 ..., the observed 0.076 falls just short" is the contrast's observed difference
+    (it was read as an arm's mean)."""
+    assert _findings(campaign_study, tmp_path, OBSERVED) == []
+    wrong = _findings(campaign_study, tmp_path / "w", OBSERVED.replace("observed 0.076", "observed 0.067"))
+    assert [f for f in wrong if "contrasts.gspo-grpo.diff_mean" in f[1]], wrong
