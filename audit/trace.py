@@ -296,8 +296,8 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
         cands = sorted(cands[:2], key=lambda s: abs(s.value * want - m.value)) + cands[2:]
     if reading.role == "margin" and not cands:
         return Traced(m, "label")   # a margin the lock does not hold: a parameter of the words, nothing to check
-    if m.comparator and reading.role == "p" and not reading.test:   # "p < 0.05" bounds the planned test's p, not whichever test's
-        cands = [c for c in cands if ".tests." not in c.id] or cands
+    if m.comparator and reading.role == "p":   # "p < 0.05" bounds the planned test's p (or the one named), not whichever test's
+        cands = [c for c in cands if ".tests." not in c.id or (reading.test and f".tests.{reading.test}." in c.id)] or cands
     if not cands:
         return None
     counted = _row_count(m, cands)
