@@ -862,7 +862,8 @@ def _heading_pair(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None
     named before it in the sentence against that ("GRPO +5.8 points [...], DAPO +9.3 [...]")."""
     if not w.base:
         return None
-    recent = [a for a in st.arms_before(start) if a != w.base]
+    k = bisect.bisect_left(st.arm_pos, start - st.start)   # the arm named last, even if named earlier too
+    recent = [a for a in st.arms[:k] if a != w.base]
     return (recent[-1], w.base) if recent else None
 
 

@@ -474,3 +474,20 @@ def test_the_observed_value_beside_an_mde_is_the_difference(campaign_study, tmp_
     assert _findings(campaign_study, tmp_path, OBSERVED) == []
     wrong = _findings(campaign_study, tmp_path / "w", OBSERVED.replace("observed 0.076", "observed 0.067"))
     assert [f for f in wrong if "contrasts.gspo-grpo.diff_mean" in f[1]], wrong
+
+
+# ---- under a heading naming the baseline, the arm named last (even named before) owns the statistic -----------
+
+HEADED_AGAIN = """## Compared with the SFT checkpoint (exploratory)
+
+GRPO +5.8 points [−3.5, 15.5] and DAPO +9.3 [0.2, 18.2]; as before, GRPO +5.8 [−3.5, 15.5] covers zero.
+"""
+
+
+def test_an_arm_named_again_under_a_baseline_heading(leaderboard_study, tmp_path):
+    """Under "## Compared with the SFT checkpoint", the statistic after "GRPO" named a second time is GRPO's
+    contrast with SFT (it was read as DAPO's, the last distinct arm named)."""
+    assert _findings(leaderboard_study, tmp_path, HEADED_AGAIN) == []
+    wrong = _findings(leaderboard_study, tmp_path / "w", HEADED_AGAIN.replace("GRPO +5.8 [−3.5, 15.5] covers",
+                                                                             "GRPO +8.8 [−3.5, 15.5] covers"))
+    assert [f for f in wrong if "contrasts.grpo-sft.diff_mean" in f[1]], wrong
