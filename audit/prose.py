@@ -966,7 +966,8 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
             or ((low is None or low.find("within", max(0, start - 30), start) >= 0)
                 and CLAIM_BEFORE.search(text[max(0, start - 30):start])) \
             or _PARAM_BEFORE.search(text, max(0, start - 60), start) \
-            or ("![" in m.line_text and _IMAGE_DIRECTIVE.search(text, max(0, start - 12), start)):
+            or ("![" in m.line_text and _IMAGE_DIRECTIVE.search(text, max(0, start - 12), start)) \
+            or _NAMING_BEFORE.search(text, max(0, start - 12), start) or _in_post_number(text, start):
         return True
     if text.find("margin", max(0, start - 20), start) >= 0 or text.find("p", max(0, start - 60), start) >= 0:
         before = text[max(0, start - 60):start]
@@ -987,6 +988,20 @@ _THRESHOLD_BEFORE = re.compile(r"\bmargin\s+(?:of\s+|is\s+|=\s*)?(?:±\s*)?$", r
 _ALPHA_BEFORE = re.compile(r"\bp\b[^;]{0,40}?\b(?:is\s+)?(?:below|under|misses|above|exceeds)\s+$", re.I)
 # A size the words set rather than report: a size a verdict needs the design to detect ("also needs the design to
 # detect a 1-point gap").
+# A number that names a part of the work or of the report: "within session 1", "lab meeting, week 49", "slide 3"
+_NAMING_BEFORE = re.compile(r"\b(?:session|week|slide|post|part|chapter|appendix|page)\s*$", re.I)
+# A thread's post number opening its paragraph: "**3/9** GSPO − GRPO = ...", "4/9 But the registered test ..."
+_POST_NUMBER = re.compile(r"\W{0,4}(\d+)\s*/\s*(\d+)\W{0,4}\s")
+
+
+def _in_post_number(text: str, start: int) -> bool:
+    """Whether ``start`` lies in a "k/n" post number that opens the paragraph (k no more than n)."""
+    if start > 12:
+        return False
+    m = _POST_NUMBER.match(text)
+    return m is not None and start < m.end() and 0 < int(m.group(1)) <= int(m.group(2))
+
+
 # A sizing or placing directive in an image's alt text (Marp "![bg right:35%](...)", "![w:320](...)"): no value
 _IMAGE_DIRECTIVE = re.compile(r"\b(?:right|left|top|bottom|w|h|width|height|blur|opacity|brightness|contrast|saturate|"
                               r"sepia|grayscale|invert|zoom)\s*:\s*$", re.I)

@@ -180,6 +180,9 @@ _ROW_COUNT = re.compile(r"\(\s*of\s+[\d,]+\s*\)|\bsolved\b|\bnumber of\b|\(\s*co
 _CAPTION_COUNT = re.compile(r"\b(?:solved|correct)\s+out\s+of\s+[\d,]+\b", re.I)
 
 
+_RANK_COLUMN = re.compile(r"\W*(?:rank(?:ing)?|place|position|#)\W*", re.I)
+
+
 def is_label(m: Mention) -> bool:
     """Whether ``m`` is a label: a number in a row label, a header cell or a heading ("(n=500)",
     "seed 1", "pass@16", "95% CI"), never a value (its checkable facts are checked by ``audit.claims``).
@@ -202,6 +205,8 @@ def is_label(m: Mention) -> bool:
         return hint in ("label", "citation")   # a citation's year and pages name a reference (audit.statuses)
     if m.kind == "heading":
         return True
+    if m.kind == "table" and m.column and _RANK_COLUMN.fullmatch(m.column):
+        return True   # "| Rank |" over "🥇 1=", "3": a place in the ordering, no value of the study
     if m.kind == "table" and m.row and m.text in m.row:
         cells = list(m.row_cells) or [c.strip() for c in re.split(r"(?<!\\)\|", m.line_text.strip().strip("|"))]
         return bool(cells) and m.text in cells[0] and not any(m.text in c for c in cells[1:]) \

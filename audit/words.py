@@ -79,8 +79,10 @@ _ROLE_BEFORE = (
                         re.I)),
 )
 # Numbers that are parameters of another statistic, not values: "95% CI", "80% power", "8 seeds".
-_PARAM_AFTER = re.compile(r"\s*(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fold\b|seeds?\b|arms?\b|steps?\b|"
-                          r"prompts?\b|generations?\b|new tokens\b|h\b|hours?\b|equivalence\b|margin\b)", re.I)
+_PARAM_AFTER = re.compile(r"\s*(?:(?:/|of|out\s+of)\s*\d+\s+(?=seeds?\b|runs?\b))?"   # "3 of 4 seeds", "3/3 seeds favour GSPO"
+                          r"(?:%\s*)?(?:CI\b|confidence|credible|power\b|-?fold\b|seeds?\b|arms?\b|steps?\b|"
+                          r"prompts?\b|generations?\b|new tokens\b|h\b|hours?\b|equivalence\b|margin\b|"
+                          r"contrasts\b|comparisons\b)", re.I)
 # "(0.156 for all three)", "0.16 in each of the 3 comparisons": a contrast statistic that every contrast has.
 _EVERY_AFTER = re.compile(r"\s*(?:for|in)\s+(?:(both)|(?:all|each|every)(?:\s+(?:of\s+)?(?:the\s+)?(two|three|four|five|six|\d+))?)"
                           r"(?:\s+(?:of\s+)?(?:them|contrasts?|comparisons?|arms?|gains?|cases?))?(?![\w-])", re.I)
@@ -371,7 +373,8 @@ _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "te
                  "zvf_mean": ("zvf", "zero variance fraction", "mean zvf", "fraction of zero variance groups",
                               "zero variance groups"),
                  "gu_mean": ("gu", "gradient utilisation", "gradient utilization"),
-                 "reward_last10": ("reward last 10 steps", "last 10 steps", "reward last 10"),
+                 "reward_last10": ("reward last 10 steps", "last 10 steps", "reward last 10", "last ten steps",
+                                   "final 10 steps", "final ten steps"),
                  "reward_first5": ("reward first 5 steps", "first 5 steps")}
 
 

@@ -491,3 +491,29 @@ def test_an_arm_named_again_under_a_baseline_heading(leaderboard_study, tmp_path
     wrong = _findings(leaderboard_study, tmp_path / "w", HEADED_AGAIN.replace("GRPO +5.8 [−3.5, 15.5] covers",
                                                                              "GRPO +8.8 [−3.5, 15.5] covers"))
     assert [f for f in wrong if "contrasts.grpo-sft.diff_mean" in f[1]], wrong
+
+
+# ---- numbers that name a post, a place, a session or a count of seeds (under --strict) --------------------------
+
+THREAD_STRICT = ("**2/5** Over the last ten steps GSPO's reward is 0.536 (session 1, week 49). GSPO wins on 3 of 4 "
+                 "seeds, and adjusted for the 2 comparisons (BH) its p = 0.145.\n")
+RANKED = """| Place | Model | Solve rate (%) |
+|---|---|---|
+| 1 | GSPO | 64.8 |
+| 2 | DAPO | 65.3 |
+"""
+
+
+@pytest.mark.parametrize(("which", "find", "replace", "source"), [
+    ("thread", "reward is 0.536", "reward is 0.563", "arms.gspo.reward_last10"),
+    ("leaderboard", "| 64.8 |", "| 46.8 |", "arms.gspo.solve_rate.mean"),
+], ids=["post-session-week-k-of-n", "rank-column"])
+def test_numbers_that_name_are_labels_under_strict(thread_study, leaderboard_study, tmp_path, which, find, replace,
+                                                   source):
+    """"**2/5**" opening a post, "session 1", "week 49", the 3 of "3 of 4 seeds", "the 2 comparisons" and a
+    "Place" column name things, no value (each was value-only or untraced: an error under ``--strict``); "the
+    last ten steps" names the reward metric; the values beside them are still checked."""
+    study, text = (thread_study, THREAD_STRICT) if which == "thread" else (leaderboard_study, RANKED)
+    assert _findings(study, tmp_path, text, strict=True) == []
+    wrong = _findings(study, tmp_path / "w", text.replace(find, replace), strict=True)
+    assert [f for f in wrong if source in f[1]], wrong
