@@ -796,8 +796,7 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
                 or (m.role in ("low", "high") and bool(_END_PP.match(after)))
                 or (m.role is None and bool(_PP_THEN_PAREN.search(text, max(0, start - 24), start))))
     clause = text[w.prev_end:start]
-    lone = m.role is None or (m.role == "pm" and not _PM_AFTER_VALUE.search(text, max(0, start - 8), start))   # "our ±1-point"
-    if lone and (_MARGIN_AFTER.match(after) or _MARGIN_BEFORE.search(text, max(st.start, start - 40), start)):
+    if _is_margin(text, st.start, start, m, after):
         r.role, r.percent = "margin", r.percent or bool(_PP.match(after))   # checked against the locked margin
         return r
     if _is_label_number(w, start, m, after, clause):
@@ -810,13 +809,9 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
         return Reading(arms=prev.arms, pair=prev.pair, seed=prev.seed, metric=prev.metric, role=prev.role,
                        level=prev.level, percent=r.percent)
     r.role = role = _role_of(w, st, start, m, after, clause, to_role, r)
-    if role == "p":
-        r.test = named_test(st.text)
-    r.level = st.level_at(start)
+    r.test, r.level = named_test(st.text) if role == "p" else None, st.level_at(start)
     _metric_of(w, st, r, start, end, m)
-    if role == "mean" and not r.percent and m.role is None and not m.percent and m.decimals and 1 < abs(m.value) <= 100 \
-            and r.metric in w.vocab.fractions and _PCT_CUE.search(text, max(0, start - 400), start):
-        r.percent = True   # "... +2.0 pts ... where GRPO got 56.8 and GSPO 56.6": a fraction metric's percent, the % left off
+    r.percent = r.percent or _percent_left_off(w, r, m, start)
     own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
     # else the last seed named before it in the sentence ("seed 11 scored 0.632 and seed 23 0.628"), else the sentence's
     r.seed = int(own.group(1)) if own else st.seed_before(start) if m.role is None else None
@@ -848,6 +843,20 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     if m.role is None:
         w.last_pct = r.percent
     return r
+
+
+def _is_margin(text: str, s_start: int, start: int, m: Mention, after: str) -> bool:
+    """An equivalence margin: "within our ±1-point margin", "the registered margin of \\qty{1}{\\pp}" (a "±"
+    alone, after no value: a bound, not a spread)."""
+    lone = m.role is None or (m.role == "pm" and not _PM_AFTER_VALUE.search(text, max(0, start - 8), start))
+    return lone and bool(_MARGIN_AFTER.match(after) or _MARGIN_BEFORE.search(text, max(s_start, start - 40), start))
+
+
+def _percent_left_off(w: _Walk, r: Reading, m: Mention, start: int) -> bool:
+    """"... +2.0 pts ... where GRPO got 56.8 and GSPO 56.6": a mean of a fraction metric written above 1 with
+    decimals, after a percent or points in its paragraph, is that metric in percent with the % left off."""
+    return r.role == "mean" and m.role is None and not m.percent and bool(m.decimals) and 1 < abs(m.value) <= 100 \
+        and r.metric in w.vocab.fractions and _PCT_CUE.search(w.text, max(0, start - 400), start) is not None
 
 
 # A heading that names what the section's arms are compared with: "Against the SFT checkpoint
