@@ -69,7 +69,8 @@ def test_interval_written_with_to(study, tmp_path):
 def test_points_before_a_margin_are_a_parameter(study, tmp_path):
     res = _audit(study, tmp_path, "DAPO's edge is +0.35 pp over GRPO, inside our ±1 pp equivalence margin.\n")
     assert _errors(res) == []
-    assert [r.status for r in _rows(res, "1")] == ["label"]
+    # the margin is no difference: it is the locked equivalence margin (tests/test_audit_blind_remaining.py)
+    assert [(r.status, r.source) for r in _rows(res, "1")] == [("traced", "lock.analysis.equivalence_margin")]
 
 
 def test_nested_seed_bullets_belong_to_their_parent_arm(study, tmp_path):
