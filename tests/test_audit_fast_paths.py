@@ -479,5 +479,6 @@ def test_memoised_role_before_reads_each_tail_as_the_patterns_do():
     rng = random.Random(29)
     texts = ["".join(rng.choice(PHRASES) + rng.choice(" ,;") for _ in range(rng.randint(0, 30))) for _ in range(3000)]
     got = [role_before(t) for t in texts + texts]   # the second pass is served from the memo
-    assert got == [plain(t) for t in texts + texts]
+    want = [plain(t) for t in texts]   # the patterns are pure: the second pass's answers are the first's
+    assert got == want + want
     assert len(set(got)) > 8
