@@ -239,7 +239,7 @@ def _boundary_ok(text: str, m: re.Match, g: tuple | None = None) -> bool:
     return True
 
 
-_OF_N = re.compile(r"/\s?\d+(?![\d/.,-])")
+_OF_N = re.compile(r"/\s?\d+(?![\d/,-]|\.\d)")   # "193/300." ends a sentence: its "." is no decimal point
 
 
 # An interval written with a dash between its ends: "60.4–61.7%", "(95% CI 2.64–3.44)", "−0.03–0.01",

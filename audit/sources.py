@@ -51,6 +51,12 @@ def squash(s: str) -> str:
     return re.sub(r"[^a-z0-9]", "", s.lower())
 
 
+# Compiled once (not looked up in the re module's cache on every label: README failure 10)
+_P_VALUE = re.compile(r"p[\s_-]?values?")
+_TOKEN = re.compile(r"[a-zδ]+|\d+")
+_CASE_OR_DIGIT_TURN = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+
+
 def tokens_of(text: str) -> list[str]:
     """The metric and statistic words of a label, synonyms folded and stop words dropped.
 
@@ -69,9 +75,9 @@ def tokens_of(text: str) -> list[str]:
         ['heldout', 'accuracy', 'sd']
     """
     t = text.lower().replace("held-out", "heldout").replace("held out", "heldout")
-    t = re.sub(r"p[\s_-]?values?", "p", t)
+    t = _P_VALUE.sub("p", t)
     out = []
-    for tok in re.findall(r"[a-zδ]+|\d+", t):
+    for tok in _TOKEN.findall(t):
         tok = _SYNONYMS.get(tok, tok)
         if tok not in STOP:
             out.append(tok)
@@ -189,9 +195,38 @@ def entity_from_text(text: str, arms: Iterable[str] | Mapping[str, str]) -> tupl
     Memoised: every number under one heading, in one row or one column asks about the same text
     (README failure 10: a 5 MB report holds 300,000 numbers).
     """
-    key = tuple(arms.items()) if isinstance(arms, Mapping) else tuple(arms)
-    ent, rest = _entity_from_text(text, key)
+    ent, rest = _entity_from_text(text, _arms_key(arms))
     return ent, list(rest)
+
+
+def entity_of_text(text: str, arms: Iterable[str] | Mapping[str, str]) -> tuple | None:
+    """The entity :func:`entity_from_text` reads in ``text``, without reading its other words into
+    tokens: check 11 asks it of every line of the report, and only the arm, run or seed counts there.
+
+    Args:
+        text: a line, row label or header. arms: as for :func:`entity_from_text`.
+    Returns:
+        ``entity_from_text(text, arms)[0]``.
+    Example:
+        >>> entity_of_text("GRPO seed 2 reached 0.61", ["grpo"])
+        ('run', 'grpo', 2)
+    """
+    return _entity_and_words(text, _arms_key(arms))[0]
+
+
+def names_a_seed(text: str) -> bool:
+    """Whether ``text`` names a seed as :func:`entity_from_text` reads one ("s37", "seed 37", "seed=37"):
+    without one, the entity it reads is an arm, a pair of arms or None.
+
+    Example:
+        >>> names_a_seed("GRPO seed 2"), names_a_seed("GRPO's 0.41")
+        (True, False)
+    """
+    return _SEED_TEXT.search(text) is not None
+
+
+def _arms_key(arms) -> tuple:
+    return tuple(arms.items()) if type(arms) is dict or isinstance(arms, Mapping) else tuple(arms)
 
 
 @functools.lru_cache(maxsize=64)
@@ -203,20 +238,25 @@ def _arm_table(key: tuple) -> tuple[dict[str, str], frozenset[str]]:
 
 @functools.lru_cache(maxsize=16384)
 def _entity_from_text(text: str, key: tuple) -> tuple[tuple | None, tuple[str, ...]]:
+    ent, rest = _entity_and_words(text, key)
+    return ent, tuple(tokens_of(" ".join(rest)))
+
+
+def _entity_and_words(text: str, key: tuple) -> tuple[tuple | None, list[str]]:
+    """The entity ``text`` names (arms first, then a seed) and its words that name no arm."""
     seed = None
     sm = _SEED_TEXT.search(text)
     if sm:   # "s37", "seed 37", "seed=37" (never the "s" of "GRPO's 0.41")
         seed = int(next(g for g in sm.groups() if g))
         text = text[:sm.start()] + " " + text[sm.end():]
-    text = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", " ", text)
-    raw = re.findall(r"[a-zδ]+|\d+", text.lower())
+    text = _CASE_OR_DIGIT_TURN.sub(" ", text)
+    raw = _TOKEN.findall(text.lower())
     names, prefixes = _arm_table(key)
     hits = longest_names(raw, names, prefixes)   # find_arms, with the folded names and their prefixes made once
     used = set()
     for a, b, _ in hits:
         used.update(range(a, b))
     rest = [t for i, t in enumerate(raw) if i not in used]
-    rest = tuple(tokens_of(" ".join(rest)))
     names = list(dict.fromkeys(h[2] for h in hits))   # "grpo-s1: GRPO, seed 1" names one arm twice
     if len(names) >= 2:
         return ("contrast", names[0], names[1]), rest

@@ -286,8 +286,11 @@ def _wanted_scale(m: Mention, reading: Reading | None) -> tuple[int, int]:
 def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int, other: int) -> Traced | None:
     """The number decided against the values its words name (arm, seed, metric, statistic), or None
     when the words name none (or the number is a bare integer the words do not make a value)."""
-    if reading is None or not (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
-                               or reading.role in LOCK_ROLES or reading.count or reading.role == "margin"):
+    if reading is None:
+        return None
+    valued = (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
+              or reading.role in LOCK_ROLES or reading.count or reading.role == "margin")
+    if not valued and _k_of_n_prose(m) is None:
         return None
     alpha = _locked_threshold(idx, m, reading)
     if alpha is not None:
@@ -308,6 +311,8 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
     counted = _row_count(m, cands)
     if counted is not None:
         return counted
+    if not valued:
+        return None   # "2/9" numbering a post, "131/240" of a metric with no n: a bare integer, not this reading's value
     if _SHARE.search(f"{m.row or ''} {m.column or ''}") or _share_in_words(m):
         shared = _decide_share(m, cands)
         if shared is not None:
@@ -391,7 +396,18 @@ def _row_count(m: Mention, cands) -> Traced | None:
     if m.kind == "table" and not m.column_percent and (_ROW_COUNT.search(m.row or "") or _k_of_n_cell(m)
                                                        or _CAPTION_COUNT.search(m.table_caption or "")):
         return _decide_count(m, cands)
+    n = _k_of_n_prose(m)
+    if n is not None:   # "190/300" in a sentence: a count of the n the fraction is out of
+        return _decide_count(m, [s for s in cands if s.max == n])
     return None
+
+
+def _k_of_n_prose(m: Mention) -> float | None:
+    """The n of a whole number written "k/n" in prose ("solved 190/300", "(128/240 against 131/240)"), or None."""
+    if m.kind != "prose" or m.decimals or m.percent or m.exponent or "/" not in m.line_text:
+        return None
+    got = re.search(r"(?<![\d.,/])" + re.escape(m.text) + r"\s?/\s?(\d{1,3}(?:,\d{3})+|\d+)(?![\d,/]|\.\d)", m.line_text)
+    return float(got.group(1).replace(",", "")) if got else None
 
 
 def _k_of_n_cell(m: Mention) -> bool:
@@ -958,9 +974,11 @@ def _trace_report(ctx) -> TracedReport:
     if jobs > 1:
         report = report_pool.traced_in_parts(ctx, idx, files, vocab, jobs)
         percent_tables(idx, report.results, vocab)
+        repeated_pairs(idx, report.results, vocab)
         return report
     results = _trace_files(idx, files, vocab)
     percent_tables(idx, results, vocab)
+    repeated_pairs(idx, results, vocab)
     return TracedReport(results=results, index=idx, files=files, vocab=vocab)
 
 
@@ -999,6 +1017,67 @@ def percent_tables(idx: SourceIndex, results: list[Traced], vocab) -> None:
             if not m.percent and not m.column_percent:
                 m.column_percent = True
                 results[i] = trace_in_context(idx, m, None, vocab, memo)
+
+
+# Between the two values of a pair: "190/300 against 193/300", "0.633 vs 0.643", "(0.61 versus 0.64)".
+_PAIR_BETWEEN = re.compile(r"\s*(?:/\s?\d[\d,]*)?\s*(?:%|pp\b|points?\b)?\s*(?:against|vs\.?|versus|compared\s+(?:to|with))\s*$",
+                           re.I)
+
+
+def repeated_pairs(idx: SourceIndex, results: list[Traced], vocab) -> None:
+    """A pair of values of two arms written "a against b" where both are traced to one arm's value: the
+    second is the other arm's, so it is an error naming that arm's value ("DAPO is ahead of GRPO on seed 3
+    (193/300 against 193/300)": GRPO's count is 190). Each number of such a pair may be either arm's (the
+    words need not say which is whose), so one value written twice would otherwise pass.
+
+    Args:
+        idx: the source index. results: every number traced, in order (changed in place).
+        vocab: the study's names, or None.
+    Returns:
+        None.
+    Example:
+        >>> repeated_pairs(SourceIndex(["gspo"]), [], None)
+    """
+    if vocab is None:
+        return
+    for i in range(1, len(results)):
+        a, b = results[i - 1], results[i]
+        ma, mb = a.mention, b.mention
+        if not (a.status == b.status == "traced" and a.decisive and b.decisive and ma.kind == mb.kind == "prose"
+                and ma.line == mb.line and ma.file == mb.file and a.sources and b.sources
+                and a.sources[0].id == b.sources[0].id):
+            continue
+        src = a.sources[0]
+        at = ma.line_text.find(ma.text)
+        end = ma.line_text.find(mb.text, at + len(ma.text)) if at >= 0 else -1
+        if end < 0 or not _PAIR_BETWEEN.match(ma.line_text[at + len(ma.text):end]):
+            continue
+        other = [arm for _, arm in vocab.arms_in(mb.sentence or ma.line_text) if f".{arm}." not in f".{src.id}."]
+        alt = next((idx.by_id[k] for k in (_with_arm(src.id, arm) for arm in dict.fromkeys(other)) if k in idx.by_id), None)
+        if alt is None or alt.value == src.value:
+            continue
+        results[i] = trace_mention(idx, mb, [], Reading(arms=[_arm_of(alt.id)], seed=_seed_of(alt.id),
+                                                        metric=_metric_of_id(alt.id), role="mean"))
+
+
+def _with_arm(vid: str, arm: str) -> str:
+    """``runs.A.s3.m`` / ``arms.A.m.mean`` with arm A replaced by ``arm``."""
+    head, _, rest = vid.partition(".")
+    return f"{head}.{arm}.{rest.split('.', 1)[1]}"
+
+
+def _arm_of(vid: str) -> str:
+    return vid.split(".")[1]
+
+
+def _seed_of(vid: str) -> int | None:
+    part = vid.split(".")[2] if vid.startswith("runs.") else ""
+    return int(part[1:]) if part[:1] == "s" and part[1:].isdigit() else None
+
+
+def _metric_of_id(vid: str) -> str:
+    parts = vid.split(".")
+    return parts[3] if vid.startswith("runs.") else parts[2]
 
 
 @dataclass

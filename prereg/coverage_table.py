@@ -140,6 +140,9 @@ class Table:
 def shipped_table() -> Table | None:
     """The shipped table parsed once per process (:class:`Table`); None when absent.
 
+    Returns:
+        The parsed table, the same object on every call.
+
     Example:
         >>> shipped_table().levels
         (0.95, 0.9)
@@ -150,6 +153,12 @@ def shipped_table() -> Table | None:
 
 def parsed(table: dict | Table | None = None) -> Table | None:
     """``table`` as a :class:`Table` (a dict is parsed; None: the shipped table, parsed once).
+
+    Args:
+        table: a table as read from JSON, an already parsed one, or None.
+
+    Returns:
+        A :class:`Table` (None only when no table is shipped).
 
     Example:
         >>> parsed() is shipped_table(), parsed({"rows": []}).cells

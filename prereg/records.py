@@ -41,6 +41,12 @@ def seed_tag(seed: int | None) -> str:
     in its folder, in analysis.json value ids (``runs.<arm>.<tag>.*``), in imported tables and in
     the rendered run columns.
 
+    Args:
+        seed: the run's seed, or None for a reference arm evaluated once.
+
+    Returns:
+        The tag.
+
     Example:
         >>> seed_tag(7), seed_tag(None)
         ('s7', 'once')

@@ -105,6 +105,12 @@ def same_level(a: float, b: float) -> bool:
     """Whether two nominal confidence levels are the same level: the one comparison of the coverage
     table's lookup, lint's equivalence rule, the verdict rules and the analysis' interval tags.
 
+    Args:
+        a, b: nominal levels (e.g. 0.95).
+
+    Returns:
+        True when they differ by less than :data:`LEVEL_TOL`.
+
     Example:
         >>> same_level(0.9, 1 - 0.1), same_level(0.9, 0.95)
         (True, False)

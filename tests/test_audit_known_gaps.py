@@ -343,3 +343,57 @@ OTHER_METRIC_LATER = [
      "AERO trails GRPO (Δ = +2.0 points, p < 0.001) even though it lowers the ZVF to 0.301.",
      "contrasts.aero-grpo.diff_mean"),
 ]
+
+
+@pytest.fixture(scope="module")
+def quarto(tmp_path_factory):
+    """Study "quarto_doc" (fresh set): grpo (baseline) and dapo × seeds 1-6, n = 300; seed 1: grpo 187/300;
+    seed 3: grpo 190/300, dapo 193/300; seed 4: grpo 186/300, dapo 191/300."""
+    return fresh.build("quarto_doc", tmp_path_factory.mktemp("quarto") / "s")
+
+
+# A whole number written "k/n" in prose, n the held-out n, is a count of the run's held-out items (the run's
+# accuracy × n), and "k/n." at the end of a sentence is a number at all (before, the "." after "/300" was read
+# as a decimal point and the number dropped, so "DAPO 192/300." could not be checked).
+K_OF_N = [
+    ("With seed 3, GRPO got 190/300 right.",
+     "With seed 3, GRPO got 191/300 right.",
+     "runs.grpo.s3.heldout_accuracy"),
+    ("Seed 1: GRPO answered 187/300 of the held-out problems.",
+     "Seed 1: GRPO answered 178/300 of the held-out problems.",
+     "runs.grpo.s1.heldout_accuracy"),
+    ("On seed 3, GRPO solved 190/300 problems and DAPO solved 193/300.",
+     "On seed 3, GRPO solved 190/300 problems and DAPO solved 192/300.",
+     "runs.dapo.s3.heldout_accuracy"),
+    # a pair after a comparison: each count is one of the two runs' (which one is not read from the words, so the
+    # error may name either run of that seed)
+    ("GRPO stays behind DAPO on seed 4 as well (186/300 against 191/300).",
+     "GRPO stays behind DAPO on seed 4 as well (186/300 against 190/300).",
+     ".s4.heldout_accuracy"),
+]
+
+
+def test_a_count_k_of_n_in_prose_is_the_runs_items(quarto):
+    from audit.numbers import parse_markdown
+
+    assert [m.text for m in parse_markdown("r.md", "DAPO 192/300. On 2026/01/01.", "r.md").mentions] == ["192"]
+    _assert_pairs(_pairs(quarto, K_OF_N, strict=True), K_OF_N)
+    # a k/n whose n is no source's ("2/9" numbering a post of a thread) stays a bare integer: no error
+    assert _findings(quarto, ["**2/9** With seed 3, GRPO got 190/300 right."]) == {}
+
+
+# Each count of such a pair may be either run's, so one value written twice would pass: a pair "a against b"
+# whose two values are traced to one arm's value has its second checked as the other arm's (audit.trace
+# .repeated_pairs).
+DOUBLED_PAIR = [
+    ("DAPO leads GRPO on seed 3 as well (193/300 against 190/300).",
+     "DAPO leads GRPO on seed 3 as well (193/300 against 193/300).",
+     "runs.grpo.s3.heldout_accuracy"),
+    ("On seed 5 DAPO is ahead: 0.643 versus 0.623.",
+     "On seed 5 DAPO is ahead: 0.643 versus 0.643.",
+     "runs.grpo.s5.heldout_accuracy"),
+]
+
+
+def test_one_value_written_twice_in_a_pair_is_an_error(quarto):
+    _assert_pairs(_pairs(quarto, DOUBLED_PAIR, strict=True), DOUBLED_PAIR)

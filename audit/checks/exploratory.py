@@ -3,7 +3,7 @@ where it appears (same line or sentence, table caption or header, row, or sectio
 
 from __future__ import annotations
 
-from audit.sources import entity_from_text
+from audit.sources import entity_of_text, names_a_seed
 from audit.trace import mentions_exploratory, traced_report
 
 
@@ -26,6 +26,10 @@ def run(ctx, out) -> None:
     arms = idx.arms
     reported = set()
     entity_of: dict[str, tuple] = {}   # one reading per line, not per number (a line may hold thousands)
+    # Every arm a line can name is a locked arm: only a seed (a run, or a seed outside the lock) can make
+    # its entity exploratory, so a line naming no seed is not read further (README failure 10: check 11
+    # read every line of a 5 MB report for arms).
+    locked_arms = set(arms) <= set(ctx.arms)
     expl_of: dict = {}
     for t in results:
         m = t.mention
@@ -35,7 +39,7 @@ def run(ctx, out) -> None:
             srcs_expl = bool(t.sources) and all(s.exploratory for s in t.sources)
         text = m.identity or m.row or m.line_text
         if text not in entity_of:
-            entity_of[text] = entity_from_text(text, arms)[0]
+            entity_of[text] = None if locked_arms and not names_a_seed(text) else entity_of_text(text, arms)
         text_ent = entity_of[text]
         if text_ent is not None and text_ent[0] == "seed" and m.kind != "table":
             text_ent = None  # "RNG seed 20260714" in prose names no run
