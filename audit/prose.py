@@ -1314,6 +1314,7 @@ def row_states_percent(cells: tuple) -> bool:
     return any(_NUM_PCT.search(c) and not _LEVEL.search(c) for c in cells[1:])
 
 
+@per_line   # once per heading (every cell under it shares the heading string), not once per cell
 def heading_percent(heading: str) -> bool:
     """Whether a heading states percent ("## Accuracy (%)"): what a table cell's reading takes from it
     besides the metric it names (audit.trace keys its memo of cell decisions by these two)."""
