@@ -19,6 +19,7 @@ from audit.code_data import code_readings
 from audit.markers import leading_mark, legend_lines, marked_rows
 from audit.names import longest_names
 from audit.numbers import Mention, ParsedFile, is_bibliography
+from audit.statuses import per_line
 from audit.words import (
     CLAIM_BEFORE,
     HALF_WIDTH,
@@ -1371,12 +1372,17 @@ def _group_words(m: Mention, vocab: Vocabulary) -> frozenset[str]:
     return frozenset(w for w, k in counts.items() if k >= 2 and not vocab.arms_in(w))
 
 
+@per_line   # once per table (its cells share the caption string), not per cell: a scan of the caption each
+def _caption_states_pct(cap: str) -> bool:   # cost ~20 us a cell of a long caption that states no unit
+    return _CAPTION_PCT.search(cap) is not None
+
+
 def _caption_percent(m: Mention, lw: _LabelWords, metric: str | None, vocab: Vocabulary) -> bool:
     """Whether the table's caption puts this cell in percent: the caption states % or points, the
     cell's row and column state no unit of their own ("95% CI" is a level, not a unit), the column is
     not a count or a p, and the metric the caption names (if any) is the cell's."""
     cap = getattr(m, "table_caption", "") or ""
-    if not cap or not _CAPTION_PCT.search(cap) or _NOT_A_VALUE.search(lw.col) or lw.col_role in ("p", "p_adjusted", "dz"):
+    if not cap or not _caption_states_pct(cap) or _NOT_A_VALUE.search(lw.col) or lw.col_role in ("p", "p_adjusted", "dz"):
         return False
     if _UNIT.search(_LEVEL_PCT.sub(" ", f"{m.row or ''} {m.column or ''}")):
         return False
