@@ -976,7 +976,7 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
             or ((low is None or low.find("within", max(0, start - 30), start) >= 0)
                 and CLAIM_BEFORE.search(text[max(0, start - 30):start])) \
             or _PARAM_BEFORE.search(text, max(0, start - 60), start) \
-            or ("![" in m.line_text and _IMAGE_DIRECTIVE.search(text, max(0, start - 12), start)) \
+            or (text.find("![", max(0, start - 200), start) >= 0 and _IMAGE_DIRECTIVE.search(text, max(0, start - 12), start)) \
             or _NAMING_BEFORE.search(text, max(0, start - 12), start) or _in_post_number(text, start):
         return True
     if text.find("margin", max(0, start - 20), start) >= 0 or text.find("p", max(0, start - 60), start) >= 0:

@@ -404,9 +404,10 @@ def _row_count(m: Mention, cands) -> Traced | None:
 
 def _k_of_n_prose(m: Mention) -> float | None:
     """The n of a whole number written "k/n" in prose ("solved 190/300", "(128/240 against 131/240)"), or None."""
-    if m.kind != "prose" or m.decimals or m.percent or m.exponent or "/" not in m.line_text:
+    words = m.sentence or m.line_text   # the sentence, not the whole line: a one-line report stays linear
+    if m.kind != "prose" or m.decimals or m.percent or m.exponent or "/" not in words:
         return None
-    got = re.search(r"(?<![\d.,/])" + re.escape(m.text) + r"\s?/\s?(\d{1,3}(?:,\d{3})+|\d+)(?![\d,/]|\.\d)", m.line_text)
+    got = re.search(r"(?<![\d.,/])" + re.escape(m.text) + r"\s?/\s?(\d{1,3}(?:,\d{3})+|\d+)(?![\d,/]|\.\d)", words)
     return float(got.group(1).replace(",", "")) if got else None
 
 
@@ -506,8 +507,9 @@ def _share_in_words(m: Mention) -> bool:
     """A percent in prose followed by "of" ("2.84 of 4 groups correct (71.0% of groups)"): a share."""
     if m.kind != "prose" or not m.percent:
         return False
-    at = m.line_text.find(m.text)
-    return at >= 0 and re.match(r"\s*of\b", m.line_text[at + len(m.text):]) is not None
+    words = m.sentence or m.line_text   # the sentence, not the whole line: a one-line report stays linear
+    at = words.find(m.text)
+    return at >= 0 and re.match(r"\s*of\b", words[at + len(m.text):]) is not None
 
 
 def _decide_share(m: Mention, cands: list[Source]) -> Traced | None:
