@@ -280,16 +280,24 @@ def _wins_of(x: str, y: str, metric: str, facts) -> tuple[int, str] | None:
     return sum(sign * (p[0] - p[1]) > 0 for p in per_seed), f"runs.{x}.s{facts.seeds[0]}.{metric}"
 
 
+def _claim_arms(m, arms: list[tuple[int, str]], subject: str | None, pair: tuple[str, str] | None,
+                baseline: str) -> tuple[str | None, str | None]:
+    """The two arms of a per-seed claim: the arm named last before it (else the paragraph's subject), and
+    the arm named after "over"/"against" (else the other arm of the paragraph's pair, else the baseline)."""
+    before = [a for pos, a in arms if pos < m.start()]
+    x = before[-1] if before else subject
+    named = [a for pos, a in arms if m.start("other") <= pos < m.end("other")] if m.group("other") else []
+    y = named[0] if named else (pair[1] if pair and x == pair[0] else pair[0] if pair and x == pair[1]
+                                else baseline if x != baseline else None)
+    return x, y
+
+
 def _k_of_n_claims(sent, arms, metrics, subject, pair, carried, baseline, facts, out, undecided) -> int:
     """"GSPO wins on 3 of 4 seeds": the number of locked seeds on which the arm beats the other (as for
     :func:`seed_win_claims`) and the number of seeds must be those written; returns how many were decided."""
     decided = 0
     for m in _SEED_K_OF_N.finditer(sent):
-        before = [a for pos, a in arms if pos < m.start()]
-        x = before[-1] if before else subject
-        named = [a for pos, a in arms if m.start("other") <= pos < m.end("other")] if m.group("other") else []
-        y = named[0] if named else (pair[1] if pair and x == pair[0] else pair[0] if pair and x == pair[1]
-                                    else baseline if x != baseline else None)
+        x, y = _claim_arms(m, arms, subject, pair, baseline)
         metric = metric_at(metrics, m.start(), m.end(), carried, facts.primary)
         wins = _wins_of(x, y, metric, facts) if x is not None and y is not None and x != y else None
         if wins is None:
@@ -321,11 +329,7 @@ def seed_win_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
         return out, decided, undecided
     decided += _k_of_n_claims(sent, arms, metrics, subject, pair, carried, baseline, facts, out, undecided)
     for m in _SEED_WINS.finditer(sent):
-        before = [a for pos, a in arms if pos < m.start()]
-        x = before[-1] if before else subject
-        named = [a for pos, a in arms if m.start("other") <= pos < m.end("other")] if m.group("other") else []
-        y = named[0] if named else (pair[1] if pair and x == pair[0] else pair[0] if pair and x == pair[1]
-                                    else baseline if x != baseline else None)
+        x, y = _claim_arms(m, arms, subject, pair, baseline)
         metric = metric_at(metrics, m.start(), m.end(), carried, facts.primary)
         if x is None or y is None or x == y:
             undecided.append((m.start(), m.group(0)))
