@@ -799,6 +799,9 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     clause = text[w.prev_end:start]
     if _is_margin(text, st.start, start, m, after):
         r.role, r.percent = "margin", r.percent or bool(_PP.match(after))   # checked against the locked margin
+        # as for any threshold: the arms named before it are not the next number's ("margin of 0.01, so the DAPO
+        # result ... its 90% interval, [a, b]")
+        w.prev_end, w.last_kind = end, "mean"
         return r
     if _is_label_number(w, start, m, after, clause):
         r.param = True
