@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prereg.declarations import ArmDecl, MetricDecl, arm_decls, metric_decls
+from prereg.rules import study_seeds
 
 DEFAULT_PRIMARY = "heldout_accuracy"   # the plan's primary metric when a broken lock names none
 DEFAULT_ALPHA = 0.05                   # multiplicity.alpha's schema default
@@ -83,7 +84,7 @@ def lock_view(prereg: Any) -> LockView:
         return LockView()
     plan = prereg.get("analysis") if isinstance(prereg.get("analysis"), dict) else {}
     arms = prereg.get("arms") if isinstance(prereg.get("arms"), dict) else {}
-    seeds = prereg.get("seeds") if isinstance(prereg.get("seeds"), list) else []
+    seeds = list(study_seeds(prereg))
     rules = plan.get("verdicts") if isinstance(plan.get("verdicts"), list) else []
     resamples = plan.get("resamples")
     metrics = prereg.get("metrics") if isinstance(prereg.get("metrics"), dict) else {}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from prereg import __version__
 from prereg.errors import UserError, run_cli
-from prereg.rules import LOCK_DIR
+from prereg.rules import LOCK_DIR, study_seeds
 
 TEMPLATES = ("e1", "demo")
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
@@ -210,7 +210,7 @@ def _lock_rows(d: dict, p: dict) -> list[tuple[str, str]]:
         ("dataset", f"{ds['name']}{'/' + ds['config'] if ds.get('config') else ''} @ {ds.get('revision')}; "
                     f"train={ds['train_split']} held-out={ds['heldout_split']} (n={ds['heldout_n']})"),
         ("task", p["task"]["name"]),
-        ("seeds", ", ".join(map(str, p["seeds"])) + f"  ({len(p['seeds'])})"),
+        ("seeds", ", ".join(map(str, study_seeds(p))) + f"  ({len(study_seeds(p))})"),
     ]
 
 

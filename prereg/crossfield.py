@@ -12,6 +12,8 @@ import importlib
 import inspect
 from typing import Any
 
+from prereg.rules import study_seeds
+
 _CONTRAST_ARM_KEYS = ("arm", "baseline", "baseline_arm", "treatment")
 
 
@@ -79,12 +81,12 @@ def sequential_errors(doc: dict) -> list[str]:
     s = a.get("sequential") if isinstance(a, dict) else None
     if not isinstance(s, dict) or not isinstance(s.get("looks"), list) or not s["looks"]:
         return []
-    looks, seeds, where, out = s["looks"], doc.get("seeds"), "$.analysis.sequential", []
+    looks, seeds, where, out = s["looks"], study_seeds(doc), "$.analysis.sequential", []
     if not all(isinstance(n, int) for n in looks):
         return []
     if any(b <= a for a, b in zip(looks[:-1], looks[1:], strict=True)):
         out.append(f"{where}.looks: looks must increase strictly, got {looks}")
-    if isinstance(seeds, list) and looks[-1] != len(seeds):
+    if seeds and looks[-1] != len(seeds):
         out.append(f"{where}.looks: the last look ({looks[-1]} seeds) must equal the registered seeds ({len(seeds)})")
     if s.get("spending") == "hsd" and "gamma" not in s:
         out.append(f"{where}.gamma: the hsd spending function needs gamma")

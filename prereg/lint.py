@@ -17,7 +17,7 @@ from pathlib import Path
 from prereg.declarations import contrast_decls
 from prereg.errors import UserError
 from prereg.fields import merged_fields
-from prereg.rules import needs_off_policy, off_policy
+from prereg.rules import needs_off_policy, off_policy, study_seeds
 from prereg.schema import require_valid
 from prereg.study import alternative_of
 
@@ -243,15 +243,6 @@ def multiplicity_family(p: dict) -> list[Finding]:
     return out
 
 
-@rule("duplicate-seeds")
-def duplicate_seeds(p: dict) -> list[Finding]:
-    dup = sorted(s for s, k in Counter(p["seeds"]).items() if k > 1)
-    if not dup:
-        return []
-    return [Finding("duplicate-seeds", "$.seeds",
-                    f"seed(s) {', '.join(map(str, dup))} listed more than once; replicates would not be independent")]
-
-
 @rule("heldout-is-train")
 def heldout_is_train(p: dict) -> list[Finding]:
     d = p["dataset"]
@@ -309,7 +300,7 @@ def seeds_underpowered(p: dict) -> list[Finding]:
                         "pilot_sd is declared but neither power.effect nor equivalence_margin; "
                         "the seed count cannot be checked")]
     alt = pw.plan_alternative(p)
-    n_seeds = len(set(p["seeds"]))
+    n_seeds = len(study_seeds(p))
     need = pw.n_required_paired(effect, spec.pilot_sd, spec.alpha, spec.target, alt)
     if n_seeds >= need:
         return []

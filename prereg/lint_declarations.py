@@ -10,6 +10,7 @@ from collections import Counter
 
 from prereg.declarations import arm_decls, contrast_decls, label_index, metric_decls, planned_metrics
 from prereg.lint import Finding, rule
+from prereg.rules import study_seeds
 
 _NATURAL = {"fraction": (0.0, 1.0), "percent": (0.0, 100.0)}
 
@@ -107,15 +108,15 @@ def contrast_plan(p: dict) -> list[Finding]:
                                "seed_item (seeds and items resampled, the reference's item-level uncertainty "
                                "kept), with per-seed values only each seed is compared with the reference's one "
                                "value held fixed (its sampling error ignored); plan unit seed_item to say which"))
-    if p["analysis"]["unit"] == "seed" and len(p["seeds"]) == 1:
+    if p["analysis"]["unit"] == "seed" and len(study_seeds(p)) == 1:
         out.append(Finding("contrast-plan", "$.analysis.unit",
                            "unit 'seed' with one registered seed: every seed-level interval is undefined and no "
                            "verdict rule on an interval can hold; plan unit item (items as the unit) or more seeds"))
-    if p["analysis"]["unit"] == "item" and len(p["seeds"]) > 1 and any(
+    if p["analysis"]["unit"] == "item" and len(study_seeds(p)) > 1 and any(
             c.arm in arms and c.baseline in arms and arms[c.arm].evaluated == "per_seed"
             and arms[c.baseline].evaluated == "per_seed" for c in cs):
         out.append(Finding("contrast-plan", "$.analysis.unit",
-                           f"unit 'item' over {len(p['seeds'])} seeds treats the seeds as fixed: intervals ignore "
+                           f"unit 'item' over {len(study_seeds(p))} seeds treats the seeds as fixed: intervals ignore "
                            "seed-to-seed variation and over-reject when it is real (README failure 17); plan "
                            "seed_item (seeds and items resampled) or seed"))
     for cid, k in Counter(c.id for c in cs).items():

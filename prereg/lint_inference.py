@@ -26,14 +26,14 @@ from __future__ import annotations
 from prereg import coverage_table as coverage
 from prereg.declarations import metric_decls, unit_of
 from prereg.lint import Finding, rule
-from prereg.rules import same_level
+from prereg.rules import same_level, study_seeds
 from prereg.study import alternative_of
 
 EQUIVALENCE_CHECKS = ("interval_within_margin", "tost_equivalent", "mde_at_most_margin")
 
 
 def _n_seeds(p: dict) -> int:
-    return len(set(p["seeds"]))
+    return len(study_seeds(p))
 
 
 # ----------------------------------------------------------------------------- coverage

@@ -21,6 +21,7 @@ from typing import Any
 from prereg.canonical import canonical_bytes, sha256_json
 from prereg.errors import Refusal, UserError
 from prereg.jsonio import make_dirs, read_jsonl, write_atomic, write_json_atomic
+from prereg.rules import study_seeds
 
 LOOKS_DIR = "_looks"
 LOG = "looks.jsonl"
@@ -187,7 +188,7 @@ def registered_looks(prereg: dict) -> list[int] | None:
 
 def look_of_seed(prereg: dict, seed: int) -> int:
     """1-based look whose seeds include ``seed`` (looks are cumulative seeds in registered order)."""
-    i = prereg["seeds"].index(seed)
+    i = study_seeds(prereg).index(seed)
     return next(j + 1 for j, n in enumerate(registered_looks(prereg)) if i < n)
 
 
@@ -215,7 +216,7 @@ def gate(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, arm: str
     Raises:
         Refusal: one line naming the look and what is missing.
     """
-    if registered_looks(prereg) is None or seed not in prereg["seeds"]:
+    if registered_looks(prereg) is None or seed not in study_seeds(prereg):
         return
     look = look_of_seed(prereg, seed)
     if look == 1:
@@ -253,7 +254,7 @@ def look_units(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, lo
         raise UserError("--look: this lock has a fixed design (no analysis.sequential)")
     if not 1 <= look <= len(looks):
         raise UserError(f"--look {look}: the design has looks 1..{len(looks)} ({looks} seeds per arm)")
-    first = prereg["seeds"][: looks[look - 1]]
+    first = study_seeds(prereg)[: looks[look - 1]]
     chosen = [s for s in first if seeds is None or s in seeds]
     going = list(arms) if arms is not None else list(prereg["arms"])
     if look > 1:

@@ -8,6 +8,8 @@ torch), so ``prereg``, ``stats`` and ``audit`` can use it.
 - :func:`off_policy`: whether one generation batch serves more than one optimizer update
   (README failure 8: a GSPO arm run fully on-policy is GRPO under another name), and
   :func:`needs_off_policy`: which arms that matters for (lint warns, the runner refuses).
+- :func:`study_seeds`: the study's seeds, each once (a repeated seed is refused by the schema), so
+  every reader counts the same seeds.
 - :data:`ZERO_VARIANCE_TOL` and :func:`all_equal`: when a group's rewards count as all equal,
   for ZVF/GU and for dynamic sampling (README failure 6).
 - :func:`manifest_paths` and :func:`lock_files`: the one way to find run folders below a
@@ -116,6 +118,34 @@ def same_level(a: float, b: float) -> bool:
         (True, False)
     """
     return abs(a - b) < LEVEL_TOL
+
+
+# ---------------------------------------------------------------- seeds
+
+def study_seeds(prereg: Mapping) -> tuple[int, ...]:
+    """The study's registered seeds, in the order registered: the one reader of ``$.seeds``.
+
+    A repeated seed is no independent replicate. It used to be a lint warning while lint
+    counted distinct seeds and the looks check and stats counted list entries, so one study
+    had two seed counts. The schema now refuses a repeated seed (``uniqueItems``: validate,
+    lint, lock and verify stop with one line naming ``$.seeds``), so the length of this tuple
+    is the study's seed count for every reader: lint's power and coverage rules, the looks
+    check, the runner, stats and the audit.
+
+    Args:
+        prereg: a preregistration (or a lock's ``preregistration``), as parsed JSON.
+
+    Returns:
+        The seeds; empty when ``$.seeds`` is not a list (an invalid document, refused elsewhere).
+
+    Example:
+        >>> study_seeds({"seeds": [37, 41, 43]})
+        (37, 41, 43)
+        >>> len(study_seeds({"seeds": [37, 41, 43]}))  # the seed count everywhere
+        3
+    """
+    seeds = prereg.get("seeds") if isinstance(prereg, Mapping) else None
+    return tuple(seeds) if isinstance(seeds, list | tuple) else ()
 
 
 # ---------------------------------------------------------------- zero variance

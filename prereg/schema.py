@@ -85,8 +85,26 @@ def _enum(validator, enums, instance, schema):
         yield ValidationError(f"{_written(instance)} is not one of {enums!r}")
 
 
+def _unique_items(validator, unique, instance, schema):
+    # jsonschema's own message prints the whole list; this names the repeated values (a seed
+    # listed twice: "$.seeds: 2 is listed more than once"). JSON text is the key, so 1 and 1.0
+    # and true stay distinct, as _same has them.
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    seen, repeated = set(), []
+    for item in instance:
+        key = json.dumps(item, sort_keys=True)
+        if key in seen and key not in repeated:
+            repeated.append(key)
+        seen.add(key)
+    if repeated:
+        yield ValidationError(f"{', '.join(repeated)} {'is' if len(repeated) == 1 else 'are'} listed more than "
+                              "once; the items must be distinct")
+
+
 StrictValidator = validators.extend(
-    Draft202012Validator, validators={"pattern": _pattern, "const": _const, "enum": _enum},
+    Draft202012Validator,
+    validators={"pattern": _pattern, "const": _const, "enum": _enum, "uniqueItems": _unique_items},
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from prereg.declarations import ArmDecl, ContrastDecl, MetricDecl, arm_decls, contrast_decls, metric_decls
 from prereg.fields import merged_fields
-from prereg.rules import off_policy
+from prereg.rules import off_policy, study_seeds
 
 
 def _frozen(d: Mapping | None) -> Mapping:
@@ -338,7 +338,7 @@ def study_of(prereg: dict) -> Study:
     evaluation = Evaluation(ev["decoding"], ev["max_new_tokens"], ev["batch_size"], ev["backend"],
                             ev.get("temperature"), prereg["dataset"]["heldout_n"])
     return Study(id=prereg["id"], title=prereg.get("title", ""), evidence_class=prereg["evidence_class"],
-                 seeds=tuple(prereg["seeds"]), baseline_arm=prereg["baseline_arm"], arms=_frozen(arms),
+                 seeds=study_seeds(prereg), baseline_arm=prereg["baseline_arm"], arms=_frozen(arms),
                  evaluation=evaluation, analysis=analysis_plan(prereg["analysis"]),
                  metrics=_frozen(metric_decls(prereg)), contrasts=tuple(contrast_decls(prereg)),
                  hypotheses=tuple(_hypothesis(h) for h in prereg.get("hypotheses") or ()),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from prereg.rules import study_seeds
 from prereg.study import alternative_of
 
 MEANS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.2, 1.6, 2.5, 4.0, 8.0)
@@ -93,7 +94,7 @@ def scan(prereg: dict, scale: float | None = None) -> list[tuple[Outcome, Outcom
     from prereg.verdicts import evaluate
 
     plan = prereg["analysis"]
-    n = max(2, len(set(prereg["seeds"])))
+    n = max(2, len(study_seeds(prereg)))
     u = scale or plan.get("equivalence_margin") or (plan.get("power") or {}).get("pilot_sd") or 1.0
     pubs = sorted({h.get("published_effect") for h in prereg["hypotheses"]}, key=lambda x: (x is None, x or 0))
     k = _constants(plan, n)

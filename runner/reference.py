@@ -29,7 +29,7 @@ from prereg.errors import Refusal, UserError
 from prereg.jsonio import write_atomic
 from prereg.lock import Lock, utc_now, verify_lock
 from prereg.records import HELDOUT_TRACE, artifact_digests, unit_dir, write_manifest
-from prereg.rules import LOCK_DIR, RUNS_DIR
+from prereg.rules import LOCK_DIR, RUNS_DIR, study_seeds
 from prereg.study import ModelSpec
 
 EVALUATION_SEED_ONCE = 0  # sampling seed of a reference evaluated once (recorded; greedy ignores it)
@@ -98,7 +98,7 @@ def check_reference_unit(lock: Lock, arm: str, seed: int | None) -> str:
     if not decl.is_reference:
         raise Refusal(f"--arm {arm!r} is a trained arm: `runner run --arm {arm} --seed N` trains and evaluates it; "
                       "`runner evaluate` evaluates reference arms (kind: reference) only")
-    seeds = lock.prereg["seeds"]
+    seeds = study_seeds(lock.prereg)
     if decl.evaluated_once and seed is not None:
         raise Refusal(f"--seed {seed}: arm {arm!r} is a reference evaluated once (evaluated: once): it has no seed; "
                       "omit --seed")

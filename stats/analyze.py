@@ -806,7 +806,7 @@ def one_seed_warning(study: Study) -> list[str]:
     """The analysis' warning for a plan with one registered seed at unit 'seed' (the schema allows it):
     every seed-level SD, interval and t test is null, which the values' notes say one by one; this
     says it once, at ``seeds``, as ``prereg lint``'s contrast-plan finding does before the runs."""
-    if study.analysis.unit != "seed" or len(set(study.seeds)) >= 2:
+    if study.analysis.unit != "seed" or len(study.seeds) >= 2:  # study.seeds: prereg.rules.study_seeds
         return []
     return ["seeds: 1 registered seed with analysis.unit 'seed': no seed-level SD, interval or t test is defined "
             "(those values are null), so no verdict rule on them can hold"]

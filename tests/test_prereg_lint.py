@@ -117,7 +117,6 @@ FIRING = {
         _set(("hypotheses", 0, "direction"), "greater"),
         _set(("analysis", "contrasts", "alternative"), "less"),
     ],
-    "duplicate-seeds": [_set(("seeds",), [1, 2, 2])],
     "heldout-is-train": [_set(("dataset", "heldout_split"), "train")],
     "unpinned-revision": [
         _set(("model",), {"name": "Qwen/Qwen2.5-0.5B", "revision": None}),
@@ -283,15 +282,15 @@ def test_seed_rule_uses_exact_noncentral_t():
 
 def test_lint_cli_strict_and_json(tmp_path, capsys):
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(mutate(_set(("seeds",), [1, 1, 2]))))
+    bad.write_text(json.dumps(mutate(_set(("dataset", "heldout_split"), "train"))))
     assert main(["lint", str(bad)]) == 0
     out = capsys.readouterr().out
-    assert "warning: $.seeds" in out and "[duplicate-seeds]" in out
+    assert "warning: $.dataset.heldout_split" in out and "[heldout-is-train]" in out
     assert main(["lint", "--strict", str(bad)]) == 2
     cap = capsys.readouterr()
-    assert "error: $.seeds" in cap.out and cap.err.count("\n") == 1 and cap.err.startswith("error: ")
+    assert "error: $.dataset.heldout_split" in cap.out and cap.err.count("\n") == 1 and cap.err.startswith("error: ")
     assert main(["lint", "--json", str(bad)]) == 0
-    assert {f["rule"] for f in json.loads(capsys.readouterr().out)} == {"duplicate-seeds"}
+    assert {f["rule"] for f in json.loads(capsys.readouterr().out)} == {"heldout-is-train"}
     assert main(["lint", "--strict", str(ROOT / "examples" / "demo.json")]) == 0
 
 

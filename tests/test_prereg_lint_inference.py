@@ -163,11 +163,12 @@ def test_lint_stays_torch_free_and_fast():
     assert float(r.stdout.strip()) < 5.0  # CPU seconds for all rules (scan + exact power), not wall time
 
 
-@pytest.mark.parametrize("seeds", [[1], [4, 4]])
+@pytest.mark.parametrize("seeds", [[1], [4]])
 def test_one_seed_plan_is_a_finding_naming_seeds_not_a_crash(seeds, tmp_path, capsys):
-    """The schema allows 1 seed (minItems 1): the equivalence-power rule reports that one (distinct)
-    seed cannot support TOST's paired t, at $.seeds, where it used to raise "n: needs at least 2"
-    (exit 2 from `prereg lint`, naming no field)."""
+    """The schema allows 1 seed (minItems 1): the equivalence-power rule reports that one seed
+    cannot support TOST's paired t, at $.seeds, where it used to raise "n: needs at least 2"
+    (exit 2 from `prereg lint`, naming no field). A repeated seed ([4, 4]) is a schema error now
+    (tests/test_seed_rule.py)."""
     from prereg.cli import main
 
     one = doc(E1, (("seeds",), seeds))

@@ -466,8 +466,8 @@ def test_multi_task_from_run_folders(tmp_path):
     assert rec["rng_seed"] == pre["analysis"]["rng_seed"] and len(rec["inputs"]) == 5
 
 
-@pytest.mark.parametrize("seeds,unit,says", [([11], "seed", True), ([11, 11], "seed", True),
-                                             ([11, 23, 37], "seed", False), ([11], "item", False)])
+@pytest.mark.parametrize("seeds,unit,says", [([11], "seed", True), ([11, 23, 37], "seed", False),
+                                             ([11], "item", False)])  # [11, 11]: refused (test_seed_rule.py)
 def test_one_registered_seed_is_one_warning_naming_seeds(tmp_path, capsys, seeds, unit, says):
     """The schema allows 1 seed: `stats analyze` runs (no traceback, exit 0), its seed-level values are
     null, and at unit 'seed' one warning at ``seeds`` says so (as lint's contrast-plan finding does);
