@@ -9,7 +9,7 @@ them touches the science (that is the lock's); each is recorded in the manifest'
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 
@@ -22,7 +22,6 @@ class RunOptions:
     report_to: tuple[str, ...] = ()
     tensorboard_dir: str | None = None
     sign_key: str | None = None
-    extra: tuple[str, ...] = field(default=())  # further `runner run` arguments, passed as they are
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, absolute_paths: bool = False) -> RunOptions:
@@ -44,7 +43,11 @@ class RunOptions:
         return replace(self, **changes)
 
     def argv(self) -> list[str]:
-        """The same options as ``runner run`` arguments (for a sweep's child process)."""
+        """The same options as ``runner run`` arguments (for a sweep's child process).
+
+        ``RunOptions.from_args`` of these arguments parsed by ``runner run`` or ``runner sweep``
+        is this object again (tests/test_runner_options.py), so neither CLI rebuilds the mapping.
+        """
         out: list[str] = ["--device", self.device] if self.device else []
         out += ["--store-text"] if self.store_text else []
         out += ["--require-signature"] if self.require_signature else []
@@ -53,7 +56,7 @@ class RunOptions:
         out += ["--report-to", ",".join(self.report_to)] if self.report_to else []
         out += ["--tensorboard-dir", self.tensorboard_dir] if self.tensorboard_dir else []
         out += ["--sign", self.sign_key] if self.sign_key else []
-        return out + list(self.extra)
+        return out
 
     def run_unit_kwargs(self) -> dict:
         """The same options as keyword arguments of :func:`runner.run_unit`."""
