@@ -11,7 +11,7 @@ torch), so ``prereg``, ``stats`` and ``audit`` can use it.
 - :func:`study_seeds`: the study's seeds, each once (a repeated seed is refused by the schema), so
   every reader counts the same seeds.
 - :data:`ZERO_VARIANCE_TOL` and :func:`all_equal`: when a group's rewards count as all equal,
-  for ZVF/GU and for dynamic sampling (README failure 6).
+  for ZVF/GU and for dynamic sampling (README failure 6); :func:`zero_variance_fraction`: ZVF.
 - :func:`manifest_paths` and :func:`lock_files`: the one way to find run folders below a
   root and the locks in a lock folder; :data:`RUNS_DIR` and :data:`LOCK_DIR`: where they live
   by default.
@@ -169,6 +169,26 @@ def all_equal(rewards: Iterable[float | None], tol: float = ZERO_VARIANCE_TOL) -
     if len(finite) <= 1:
         return True
     return max(finite) - min(finite) <= tol
+
+
+def zero_variance_fraction(groups: Iterable[Iterable[float | None]], tol: float = ZERO_VARIANCE_TOL) -> float | None:
+    """ZVF: the share of prompt groups whose rewards are all equal (:func:`all_equal`), so they
+    teach nothing (README failure 6). The one formula for the runner's telemetry rows and
+    dynamic sampling's generated/optimized counts.
+
+    Args:
+        groups: each prompt group's rewards.
+        tol: largest spread still counted as equal (default :data:`ZERO_VARIANCE_TOL`).
+
+    Returns:
+        The fraction in [0, 1]; None when there are no groups.
+
+    Example:
+        >>> zero_variance_fraction([[1, 1], [0, 1], [0, 0], [2, 3]])
+        0.5
+    """
+    flags = [all_equal(g, tol) for g in groups]
+    return sum(flags) / len(flags) if flags else None
 
 
 def all_at(rewards: Iterable[float], value: float, tol: float = ZERO_VARIANCE_TOL) -> bool:

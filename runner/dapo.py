@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prereg.errors import UserError
-from prereg.rules import ZERO_VARIANCE_TOL, all_equal
+from prereg.rules import ZERO_VARIANCE_TOL, all_equal, zero_variance_fraction
 
 
 class DynamicSamplingExhausted(UserError):
@@ -31,8 +31,9 @@ class DynamicSamplingExhausted(UserError):
 
 
 def zvf(groups: Sequence[Sequence[float]], tol: float = ZERO_VARIANCE_TOL) -> float:
-    """Fraction of groups whose rewards are all equal (0.0 for no groups)."""
-    return sum(all_equal(g, tol) for g in groups) / len(groups) if groups else 0.0
+    """Fraction of groups whose rewards are all equal (:func:`prereg.rules.zero_variance_fraction`;
+    0.0 for no groups, as a dynamic-sampling count)."""
+    return zero_variance_fraction(groups, tol) or 0.0
 
 
 @dataclass

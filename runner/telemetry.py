@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from prereg.canonical import sha256_text
-from prereg.rules import all_at, all_equal
+from prereg.rules import all_at, zero_variance_fraction
 
 # telemetry field -> TRL log key
 TRL_KEYS = {
@@ -78,13 +78,17 @@ def _std(xs):
 
 
 def groups_stats(groups: list[list[float]], *, max_reward: float, min_reward: float = 0.0) -> dict:
-    """``group_stats`` for groups of unequal sizes (AERO), given as lists."""
-    flat = [r for g in groups for r in g]
+    """ZVF, GU, all-fail/all-max fractions and reward mean/std of one step's prompt groups.
+
+    Groups may differ in size (AERO); ZVF is :func:`prereg.rules.zero_variance_fraction`, the
+    formula dynamic sampling counts with too.
+    """
     n = len(groups)
     if not n:
         return {"groups": 0, "zvf": None, "gu": None, "frac_all_fail": None, "frac_all_max": None,
                 "reward_mean": None, "reward_std": None}
-    zvf = sum(1 for g in groups if all_equal(g)) / n
+    zvf = zero_variance_fraction(groups)
+    flat = [r for g in groups for r in g]
     return {
         "groups": n, "zvf": zvf, "gu": 1.0 - zvf,
         "frac_all_fail": sum(1 for g in groups if all_at(g, min_reward)) / n,
@@ -95,25 +99,11 @@ def groups_stats(groups: list[list[float]], *, max_reward: float, min_reward: fl
 
 def group_stats(rewards: list[float], num_generations: int, *, max_reward: float,
                 min_reward: float = 0.0) -> dict:
-    """ZVF, GU and all-fail/all-max fractions of rewards laid out as consecutive groups."""
+    """:func:`groups_stats` of rewards laid out as consecutive groups of ``num_generations``."""
     if num_generations < 1 or len(rewards) % num_generations:
         raise ValueError(f"{len(rewards)} rewards do not form groups of {num_generations}")
     groups = [rewards[i:i + num_generations] for i in range(0, len(rewards), num_generations)]
-    n = len(groups)
-    if not n:
-        return {"groups": 0, "zvf": None, "gu": None, "frac_all_fail": None, "frac_all_max": None,
-                "reward_mean": None, "reward_std": None}
-    zero_var = sum(1 for g in groups if all_equal(g))
-    zvf = zero_var / n
-    return {
-        "groups": n,
-        "zvf": zvf,
-        "gu": 1.0 - zvf,
-        "frac_all_fail": sum(1 for g in groups if all_at(g, min_reward)) / n,
-        "frac_all_max": sum(1 for g in groups if all_at(g, max_reward)) / n,
-        "reward_mean": _mean(rewards),
-        "reward_std": _std(rewards),
-    }
+    return groups_stats(groups, max_reward=max_reward, min_reward=min_reward)
 
 
 class _Batch:

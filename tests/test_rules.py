@@ -17,7 +17,15 @@ from audit.checks.treatment import _on_policy as audit_on_policy
 from prereg.errors import UserError
 from prereg.fields import flatten
 from prereg.lint import lint
-from prereg.rules import ZERO_VARIANCE_TOL, all_at, all_equal, lock_files, manifest_paths, off_policy
+from prereg.rules import (
+    ZERO_VARIANCE_TOL,
+    all_at,
+    all_equal,
+    lock_files,
+    manifest_paths,
+    off_policy,
+    zero_variance_fraction,
+)
 
 GRID = list(itertools.product([1, 2, 4], [None, 1, 2, 4, 8], [1, 2]))  # gas, spg, iterations
 
@@ -118,7 +126,21 @@ def test_zero_variance_tolerance_is_one_number_used_by_telemetry_and_dynamic_sam
     mixed = [0.3, 0.3, 0.3, 0.3 + 10 * ZERO_VARIANCE_TOL]
     assert all_equal(near) and not all_equal(mixed) and all_equal([1.0, math.nan, None])
     assert group_stats(near + mixed, 4, max_reward=1.0)["zvf"] == 0.5
-    assert zvf([near, mixed]) == 0.5
+    assert zvf([near, mixed]) == 0.5 == zero_variance_fraction([near, mixed])
+    assert zero_variance_fraction([]) is None and zvf([]) == 0.0  # a step without groups has no ZVF
+
+
+def test_breaking_the_zvf_rule_moves_telemetry_and_dynamic_sampling(monkeypatch):
+    """ZVF is computed in one place: telemetry rows and dynamic sampling both read it."""
+    from prereg import rules
+    from runner import dapo, telemetry
+
+    groups = [[0.0, 0.0], [0.0, 1.0]]
+    assert telemetry.groups_stats(groups, max_reward=1.0)["zvf"] == dapo.zvf(groups) == 0.5
+    monkeypatch.setattr(telemetry, "zero_variance_fraction", lambda g, tol=0: 0.25)
+    monkeypatch.setattr(dapo, "zero_variance_fraction", lambda g, tol=0: 0.25)
+    assert telemetry.group_stats([0.0, 0.0, 0.0, 1.0], 2, max_reward=1.0)["zvf"] == dapo.zvf(groups) == 0.25
+    assert rules.zero_variance_fraction(groups) == 0.5
     assert all_at([1.0, 1.0 + ZERO_VARIANCE_TOL / 2], 1.0) and not all_at([1.0, 0.9], 1.0)
 
 
