@@ -65,14 +65,24 @@ class Arm:
         return not self.decl.is_reference
 
 
+SAMPLING_TEMPERATURE = 1.0  # evaluation.temperature when decoding samples and the plan gives none
+
+
 @dataclass(frozen=True)
 class Evaluation:
+    """The locked evaluation protocol (``evaluation``), read by the runner's held-out scoring."""
+
     decoding: str
     max_new_tokens: int
     batch_size: int
     backend: str
     temperature: float | None
     heldout_n: int                 # from the dataset block: how many held-out items are scored
+
+    @property
+    def sampling_temperature(self) -> float:
+        """The temperature sampling uses: the locked one, else :data:`SAMPLING_TEMPERATURE`."""
+        return SAMPLING_TEMPERATURE if self.temperature is None else float(self.temperature)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from prereg.canonical import sha256_text
 from prereg.errors import Refusal, UserError
+from prereg.study import Evaluation
 
 
 def derive_seed(run_seed: int, purpose: str) -> int:
@@ -22,8 +23,9 @@ def derive_seed(run_seed: int, purpose: str) -> int:
     return int(sha256_text(f"rlprereg:{run_seed}:{purpose}")[:8], 16) & 0x7FFFFFFF
 
 
-def check_backend(evaluation: dict, device: str) -> None:
-    backend = evaluation.get("backend", "transformers")
+def check_backend(evaluation: Evaluation, device: str) -> None:
+    """Refuse a locked evaluation backend this host cannot run (vllm without vllm, CUDA or --device cuda)."""
+    backend = evaluation.backend
     if backend == "transformers":
         return
     if backend != "vllm":
@@ -96,23 +98,24 @@ def generate_vllm(model, tokenizer, prompts: list, *, max_new_tokens: int, decod
     return [o.outputs[0].text for o in llm.generate(texts, params)]
 
 
-def evaluate_heldout(model, tokenizer, task, evaluation: dict, heldout_n: int, *, run_seed: int,
+def evaluate_heldout(model, tokenizer, task, evaluation: Evaluation, *, run_seed: int,
                      work_dir: Path | None = None) -> list[dict]:
-    """One trace row per held-out item, in item order."""
+    """One trace row per held-out item, in item order, scored with the locked protocol
+    (``lock.study.evaluation``: decoding, temperature, backend, batch size, held-out n)."""
+    heldout_n = evaluation.heldout_n
     items = task.heldout_items(heldout_n)
     if len(items) != heldout_n:
         raise UserError(f"dataset.heldout_n: locked {heldout_n} items but the held-out split yields {len(items)}")
     prompts = [task.build_prompt(it) for it in items]
-    decoding = evaluation.get("decoding", "greedy")
-    temperature = float(evaluation.get("temperature", 1.0))
+    decoding, temperature = evaluation.decoding, evaluation.sampling_temperature
     seed = derive_seed(run_seed, "heldout")
-    if evaluation.get("backend", "transformers") == "vllm":
-        completions = generate_vllm(model, tokenizer, prompts, max_new_tokens=evaluation["max_new_tokens"],
+    if evaluation.backend == "vllm":
+        completions = generate_vllm(model, tokenizer, prompts, max_new_tokens=evaluation.max_new_tokens,
                                     decoding=decoding, temperature=temperature, seed=seed,
                                     work_dir=work_dir or Path("vllm_merged"))
     else:
-        completions = generate_transformers(model, tokenizer, prompts, max_new_tokens=evaluation["max_new_tokens"],
-                                            batch_size=evaluation["batch_size"], decoding=decoding,
+        completions = generate_transformers(model, tokenizer, prompts, max_new_tokens=evaluation.max_new_tokens,
+                                            batch_size=evaluation.batch_size, decoding=decoding,
                                             temperature=temperature, seed=seed)
     rows = []
     for i, (item, prompt, completion) in enumerate(zip(items, prompts, completions, strict=True)):

@@ -130,12 +130,12 @@ def _preflight(lock_path, arm, seed, *, device, require_signature, trusted_keys,
     problems = check_stack_pins(lock.prereg.get("stack_pins") or {})
     if problems:
         raise Refusal(f"stack_pins: {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""))
-    check_backend(lock.prereg["evaluation"], device)
+    check_backend(lock.study.evaluation, device)
     task = get_task(lock.prereg["task"], lock.prereg["dataset"])
     if hasattr(task, "preflight"):
         task.preflight()
     task.heldout_items(lock.study.dataset.heldout_n)
-    ckpt = resolve_checkpoint(lock.prereg["arms"][arm].get("checkpoint"), lock.study.model)
+    ckpt = resolve_checkpoint(lock.study.arms[arm].decl.checkpoint, lock.study.model)
     return lock, evaluated, env, ckpt
 
 
@@ -254,7 +254,7 @@ def _evaluate(lock: Lock, manifest: dict, ckpt: Checkpoint, run_dir: Path, *, de
                                                     extra={"runner_sources": runner_source_hashes()})
         write_manifest(run_dir, manifest, key)
         tmp = Path(tempfile.mkdtemp(prefix="rlprereg-ref-"))
-        rows = evaluate_heldout(model, tokenizer, task, prereg["evaluation"], lock.study.dataset.heldout_n,
+        rows = evaluate_heldout(model, tokenizer, task, lock.study.evaluation,
                                 run_seed=eval_seed, work_dir=tmp / "merged")
         write_atomic(run_dir / HELDOUT_TRACE, "".join(json.dumps(r, allow_nan=False) + "\n" for r in rows),
                      overwrite=False)

@@ -52,7 +52,7 @@ def find_default_lock(lock_dir: str | Path = LOCK_DIR) -> Path:
 
 
 def evidence_class(lock: Lock, exploratory: bool) -> str:
-    if exploratory or lock.prereg["evidence_class"] in ("exploratory", "pilot"):
+    if exploratory or lock.study.evidence_class in ("exploratory", "pilot"):
         return "exploratory"
     return "confirmatory"
 
@@ -140,7 +140,7 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
         if not exploratory:
             raise Refusal(f"stack_pins: {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""))
         notes.extend(f"stack pin not met: {p}" for p in problems)
-    check_backend(prereg["evaluation"], device)
+    check_backend(lock.study.evaluation, device)
     from runner.gpu import check_gpu_requirements
 
     check_gpu_requirements(arm_view(prereg, arm, exploratory=exploratory)[1], lock.study.model, device)
@@ -361,7 +361,7 @@ def _evaluate_and_seal(lock: Lock, cfg: ResolvedConfig, run_dir: Path, trainer, 
     _say(quiet, f"runner: evaluating {heldout_n} held-out items")
     tmp_eval = Path(tempfile.mkdtemp(prefix="rlprereg-eval-"))
     try:
-        rows = evaluate_heldout(trainer.model, tokenizer, task, lock.prereg["evaluation"], heldout_n,
+        rows = evaluate_heldout(trainer.model, tokenizer, task, lock.study.evaluation,
                                 run_seed=cfg.seed, work_dir=tmp_eval / "merged")
     finally:
         shutil.rmtree(tmp_eval, ignore_errors=True)
