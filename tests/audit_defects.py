@@ -381,7 +381,8 @@ def locked_field_dropped(c: Campaign):
 
 def gspo_on_policy(c: Campaign):
     shutil.rmtree(c.root)
-    build_clean(c.root, prereg=study_prereg(gspo_on_policy=True))
+    # no figures: check 4 reads the manifests' settings, and drawing is most of a build's time
+    build_clean(c.root, prereg=study_prereg(gspo_on_policy=True), figures=False)
 
 
 def identical_traces(c: Campaign):

@@ -71,7 +71,10 @@ def demo(tmp_path_factory):
     _copy_outcomes(c.runs_dir, pre["id"], "bnpo", "grpo", pre["seeds"], extra_correct=2)
     out = root / "report"
     assert main(["analyze", str(c.lock_path), str(c.runs_dir), "-o", str(out / "analysis.json")]) == 0
-    assert main(["render", str(out / "analysis.json"), "-o", str(out)]) == 0
+    # no figures (drawing is most of a render's time): the tests here read the text and the audit; a
+    # degenerate forest plot (zero differences, undefined intervals) is drawn in
+    # test_render_of_degenerate_analysis below
+    assert main(["render", str(out / "analysis.json"), "-o", str(out), "--no-figures"]) == 0
     return c, out, read_json(out / "analysis.json")
 
 
@@ -245,5 +248,6 @@ def test_render_of_degenerate_analysis(lock, tmp_path, capsys):
     assert main(["render", str(tmp_path / "a.json"), "-o", str(tmp_path / "r")]) == 0
     md = (tmp_path / "r" / "report.md").read_text()
     assert "n/a<!-- id:contrasts.gspo-grpo.p -->" in md
+    assert (tmp_path / "r" / "figures" / "forest.png").read_bytes()[:4] == b"\x89PNG"  # drawn, not skipped
     shutil.rmtree(tmp_path / "r")
     write(a, tmp_path / "b.json")  # the analysis round-trips through the byte-stable writer

@@ -86,7 +86,10 @@ def test_lock_analyze_render_audit_with_zero_findings(study, analysed, tmp_path,
     assert (d["sft-base"]["design"], d["sft-base"]["unit"]) == ("single_evaluations", "item")
     assert all(x.get("session") == "s1" for x in d.values())  # the one session with all three arms
     apath = write(a, tmp_path / "report" / "analysis.json")
-    assert stats_main(["render", str(apath), "-o", str(tmp_path / "report")]) == 0
+    # the figures once (csv): the jsonl analysis is the csv one (test_csv_and_jsonl_give_the_same_analysis)
+    figures = [] if fmt == "csv" else ["--no-figures"]
+    assert stats_main(["render", str(apath), "-o", str(tmp_path / "report"), *figures]) == 0
+    assert (tmp_path / "report" / "figures" / "forest.png").exists() == (fmt == "csv")
     md = (tmp_path / "report" / "report.md").read_text()
     assert "reference, evaluated once" in md and "`sft-base` (exploratory)" in md
     rc, res = _audit(tmp_path / "report", lock, table)
@@ -347,7 +350,7 @@ def test_exploratory_study_is_labelled_everywhere(tmp_path):
     assert all(v["confirmatory"] is False for v in a["verdicts"]["contrasts"].values())
     assert all(v["params"].get("evidence_class") == "exploratory" for v in a["values"].values())
     apath = write(a, tmp_path / "report" / "analysis.json")
-    assert stats_main(["render", str(apath), "-o", str(tmp_path / "report")]) == 0
+    assert stats_main(["render", str(apath), "-o", str(tmp_path / "report"), "--no-figures"]) == 0  # the text is read
     md = (tmp_path / "report" / "report.md").read_text()
     assert "**Exploratory study**" in md and "## Contrasts (arm − baseline) (exploratory)" in md
     assert "\\exploratoryContrastsGrpoVsBaseP" in (tmp_path / "report" / "results.tex").read_text()
@@ -408,7 +411,8 @@ def test_per_seed_table_unit_seed_holds_the_reference_value_fixed(tmp_path):
     # two single evaluations hold no seeds to compare: still undefined without items
     assert _v(a, "contrasts.sft-base.diff_mean") is None
     write(a, tmp_path / "report" / "analysis.json")
-    assert stats_main(["render", str(tmp_path / "report" / "analysis.json"), "-o", str(tmp_path / "report")]) == 0
+    assert stats_main(["render", str(tmp_path / "report" / "analysis.json"), "-o", str(tmp_path / "report"),
+                       "--no-figures"]) == 0  # the audit reads the text
     rc, doc = _audit(tmp_path / "report", lock, tmp_path / "seeds.csv")
     assert rc == 0, [f for ch in doc["checks"] for f in ch.get("findings", [])]
 
