@@ -156,7 +156,8 @@ def test_arith_reward_tiers(arith):
 
 def test_arith_rewards_vary_on_untrained_tiny_model(arith):
     """The untrained tiny model earns reward sometimes, not always: groups are not degenerate."""
-    torch = pytest.importorskip("torch")
+    import torch  # the train extra: a missing torch fails here rather than skipping
+
     from runner.models import load_model_and_tokenizer
 
     model, tok, _ = load_model_and_tokenizer("tiny:qwen2", None)
