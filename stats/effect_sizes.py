@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize, special
-from scipy import stats as _st
+
+from prereg.scalar_dist import nct_cdf, nct_sf
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,8 @@ def ncp_interval(t: float, df: float, level: float) -> tuple[float, float]:
     def cdf(nc: float) -> float:
         # scipy's nct.cdf is NaN far in a tail (t = -15.3, df = 59, nc = 4.69: a 60-seed dz bracket)
         # where nct.sf stays accurate (prereg.power reads upper tails for the same reason)
-        v = float(_st.nct.cdf(t, df, nc))
-        return v if math.isfinite(v) else 1.0 - float(_st.nct.sf(t, df, nc))
+        v = nct_cdf(t, df, nc)  # scipy's nct.cdf bits without its per-call checks (~20x faster)
+        return v if math.isfinite(v) else 1.0 - nct_sf(t, df, nc)
 
     def root(target):
         f = lambda nc: cdf(nc) - target  # noqa: E731
