@@ -11,10 +11,9 @@ from scipy import stats
 
 from prereg import scalar_dist as sd
 
-XS = [-40.0, -15.3, -3.0, -1.0, -1e-300, -0.0, 0.0, 1e-300, 0.3, 1.0, 2.5, 7.0, 40.0, 1e6,
-      math.inf, -math.inf, math.nan]
-DFS = [0.5, 1, 2, 3.0, 5, 9, 59, 1e4, 0, -1.0, math.nan]
-NCS = [-30.0, -4.69, -1.0, 0.0, 0.7, 4.69, 17.0, 1e6, math.inf, math.nan]
+XS = [-40.0, -15.3, -1.0, -0.0, 0.0, 1e-300, 0.3, 2.5, 40.0, 1e6, math.inf, -math.inf, math.nan]
+DFS = [0.5, 1, 3.0, 59, 1e4, 0, -1.0, math.nan]
+NCS = [-30.0, -4.69, 0.0, 0.7, 17.0, 1e6, math.inf, math.nan]
 
 
 def _same(a: float, b) -> bool:
@@ -40,7 +39,7 @@ def test_norm_cdf_and_chi2_pdf_are_scipys_bits():
 
 def test_random_points_agree():
     rng = np.random.default_rng(7)
-    for _ in range(2000):
+    for _ in range(300):
         x, nc = rng.uniform(-25, 25, 2)
         df = float(rng.choice([1, 2, 4, 9, 29, 59, 7.5]))
         assert _same(sd.nct_cdf(x, df, nc), stats.nct.cdf(x, df, nc))
