@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import re
 from functools import cache
 from importlib import resources
@@ -362,9 +363,16 @@ _MEMO_MAX = 256  # documents; cleared whole when full (a plain dict is safe acro
 
 
 def _content_key(doc: Any) -> bytes:
-    """SHA-256 of ``repr(doc)``: equal only for documents equal in every value, type (1 against
-    1.0 against True, a list against a tuple) and key order, which is all a validation reads."""
-    return hashlib.sha256(repr(doc).encode("utf-8", "surrogatepass")).digest()
+    """SHA-256 of the document's pickle: equal only for documents equal in every value, type (1
+    against 1.0 against True, a list against a tuple, NaN against None) and key order, which is
+    all a validation reads. A pickle is an exact serialisation of the object graph, written in C
+    ~3x faster than ``repr`` (floats as their 8 bytes; an analysis is read by analyze, render and
+    the audit); what pickle refuses is keyed by its ``repr``, as before."""
+    try:
+        data = b"p" + pickle.dumps(doc, protocol=5)
+    except Exception:  # noqa: BLE001 - any object pickle cannot write: its repr, as before
+        data = b"r" + repr(doc).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).digest()
 
 
 def _schema_errors(doc: Any, name: str) -> list[str]:

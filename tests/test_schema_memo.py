@@ -50,6 +50,16 @@ def test_an_edited_copy_is_refused_after_the_original_was_remembered(edit):
     assert S.schema_errors(doc, "preregistration") == []
 
 
+@pytest.mark.parametrize("a,b", [
+    ({"x": 1, "y": 2}, {"y": 2, "x": 1}), ([1], [1.0]), ([1], [True]), ([1], (1,)), ([None], [float("nan")]),
+    ([0.0], [-0.0]), (["a"], ["a "]), ({"k": [1, 2]}, {"k": [2, 1]}),
+], ids=["key-order", "int-float", "int-bool", "list-tuple", "none-nan", "zero-sign", "string", "list-order"])
+def test_documents_that_differ_in_any_value_type_or_order_have_different_keys(a, b):
+    assert S._content_key(a) != S._content_key(b)
+    assert S._content_key(a) == S._content_key(copy.deepcopy(a))
+    assert S._content_key([object]) != S._content_key([])  # what pickle refuses or writes by reference still keys
+
+
 def test_a_tampered_lock_is_refused_after_its_clean_twin_verified():
     lock = build_lock(copy.deepcopy(DEMO), now="2026-01-01T00:00:00.000000Z")
     verify_data(lock, "clean.lock.json")
