@@ -58,3 +58,15 @@ class Doc:
 
     items: list = field(default_factory=list)
     front_matter: str = ""
+
+
+@dataclass(frozen=True)
+class TableRows:
+    """Rows ``start`` to ``stop`` of ``table`` (its body rows, as :attr:`Table.rows` counts them): the
+    part of one large table a process places (:mod:`audit.parse_pool`); its header cells are placed
+    with the part that starts at row 0. Each part reads the whole table's header, caption and scope,
+    so its numbers carry the same context as when the table is placed whole (README failure 10)."""
+
+    table: Table
+    start: int
+    stop: int

@@ -21,7 +21,7 @@ import re
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 
-from audit.doc import Doc, Piece, Table
+from audit.doc import Doc, Piece, Table, TableRows
 from prereg.errors import UserError
 
 # The lookahead names the characters a number can start with, so that the scan skips the letters of a
@@ -691,14 +691,18 @@ def _second_header(t: Table, header: list[str]) -> list[str] | None:
     return out
 
 
-def _cells_table(b: _Builder, t: Table) -> None:
+def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None) -> None:
     """Numbers of a table: header cells and row-label cells are labels; value cells carry the row,
-    the column, every header cell and every cell of their row."""
+    the column, every header cell and every cell of their row. With ``start``/``stop``, only the
+    body rows ``t.rows[start:stop]`` (:class:`audit.doc.TableRows`), and the header cells only with
+    the part that starts at row 0: the header is read from the whole table either way."""
     header = list(t.columns) or [c.plain() for c in t.header]
-    rows, heads = t.rows, t.header
+    rows, heads = t.rows[start:stop], t.header
     joined = _second_header(t, header)
     if joined:   # a second header row typed as the first body row: its cells are header cells too
-        header, rows, heads = joined, t.rows[1:], [*t.header, *t.rows[0][2]]
+        header, rows, heads = joined, t.rows[max(start, 1):stop], [*t.header, *t.rows[0][2]]
+    if start > 0:
+        heads = []   # placed with the table's first part
     header_t = Cells(header)
     explicit = [i for i, h in enumerate(header) if _IDENTITY_HEADER.search(h)]
     ident_cols = explicit or [0]
@@ -736,6 +740,8 @@ def _placed(rel: str, items: list, lines: list[str]) -> _Builder:
     for item in items:
         if isinstance(item, Table):
             _cells_table(b, item)
+        elif isinstance(item, TableRows):
+            _cells_table(b, item.table, item.start, item.stop)
         elif item.kind == "heading":
             b.piece(item, kind="heading")
         elif item.kind == "macro":
@@ -752,11 +758,11 @@ def _build(rel: str, doc: Doc, lines: list[str], jobs: int = 1, size: int = 0) -
 
     scopes = [(item.line, tuple(item.scope)) for item in doc.items
               if not isinstance(item, Table) and item.kind == "heading"]
-    k = parse_pool.split_at(doc.items, size, jobs)
-    if k is None:
+    parts = parse_pool.split(doc.items, size, jobs)
+    if parts is None:
         out = _placed(rel, doc.items, lines).out
     else:
-        out = parse_pool.placed_in_two(_placed, Mention._of, rel, doc.items, k, lines, tuple(_MENTION_FIELDS))
+        out = parse_pool.placed_in_two(_placed, Mention._of, rel, parts, lines, tuple(_MENTION_FIELDS))
     return ParsedFile(rel, out, lines, doc.front_matter, scopes)
 
 

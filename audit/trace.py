@@ -1185,7 +1185,7 @@ def _trace_cell(idx: SourceIndex, m: Mention, arms, scope_ent, vocab, memo: dict
     if hit is not None:
         t, column_percent = hit
         m.column_percent = column_percent
-        return Traced(m, t.status, list(t.sources), t.expected, t.message, t.decisive)
+        return Traced(m, t.status, list(t.sources), t.expected, t.message, t.decisive, t.rule)
     reading = None
     if vocab is not None:
         ent, _ = _context(m, arms)

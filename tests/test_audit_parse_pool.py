@@ -83,7 +83,7 @@ def always_cut(monkeypatch):
     real = parse_pool.placed_in_two
 
     def counted(*args, **kwargs):
-        cuts.append(args[4])
+        cuts.append(args[3])
         return real(*args, **kwargs)
 
     monkeypatch.setattr(parse_pool, "MIN_BYTES", 0)
@@ -129,17 +129,41 @@ def test_without_the_interval_shift_the_parts_would_differ(always_cut):
         return b
 
     items, lines = walk(text).items, text.splitlines()
-    k = parse_pool.split_at(items, len(text), 2)
-    two = parse_pool.placed_in_two(unshifted, Mention._of, "r.md", items, k, lines, tuple(_MENTION_FIELDS))
+    parts = parse_pool.split(items, len(text), 2)
+    two = parse_pool.placed_in_two(unshifted, Mention._of, "r.md", parts, lines, tuple(_MENTION_FIELDS))
     assert [m.interval for m in two] != [m.interval for m in one.mentions]
     assert [m.text for m in two] == [m.text for m in one.mentions]
 
 
 def test_small_files_and_one_job_are_never_cut(tmp_path: Path, monkeypatch):
-    items = ["x"] * 10
-    assert parse_pool.split_at(items, parse_pool.MIN_BYTES - 1, 2) is None
-    assert parse_pool.split_at(items, parse_pool.MIN_BYTES, 1) is None
+    items = parse_markdown("r.md", MARKDOWN, "r.md") and __import__("audit.markdown_doc").markdown_doc.walk(MARKDOWN).items
+    assert parse_pool.split(items, parse_pool.MIN_BYTES - 1, 2) is None
+    assert parse_pool.split(items, parse_pool.MIN_BYTES, 1) is None
+    assert parse_pool.split(items, parse_pool.MIN_BYTES, 2) is not None
     monkeypatch.setattr(parse_pool, "placed_in_two", lambda *a, **k: pytest.fail("forked for a small file"))
     (tmp_path / "report.md").write_text(MARKDOWN)
     (files,) = parse_report(tmp_path, lambda p: p.name, jobs=2)
     assert [m.text for m in files.mentions] == [m.text for m in parse_markdown("r.md", MARKDOWN, "r.md").mentions]
+
+
+# One table is the whole file (the dense-table shape of benchmarks/audit_parse_scale.py): cut between
+# two rows, the worker's rows read with the table's header, caption, heading and second header row.
+ONE_TABLE = "# GSPO\n\n" + "| Method | Held-out accuracy (%, n=500) | | |\n|---|---|---|---|\n| | *s = 0* | *s = 1* | *mean (std)* |\n" + "".join(
+    f"| {arm} s{k} | {k}.{k}1 | 0.{k}2 [0.{k}1, 0.{k}3] | 6{k}.5 (0.{k}) |\n" for k in range(1, 9) for arm in ("grpo", "gspo"))
+
+
+@pytest.mark.parametrize("text", [ONE_TABLE, ONE_TABLE.replace("| | *s = 0*", "| x | *s = 0*")])
+def test_one_table_is_cut_between_rows_and_placed_as_one(always_cut, text):
+    from audit.doc import TableRows
+    from audit.markdown_doc import walk
+
+    first, later = parse_pool.split(walk(text).items, len(text), 2)
+    assert isinstance(first[-1], TableRows) and isinstance(later[0], TableRows)
+    assert 0 < first[-1].stop == later[0].start < len(later[0].table.rows)
+    one = parse_markdown("r.md", text, "r.md")
+    two = parse_markdown("r.md", text, "r.md", jobs=2)
+    assert always_cut
+    assert _fields(two) == _fields(one)
+    assert len({m.header for m in two.mentions if m.kind == "table"}) == 1
+    assert sum(m.status_hint == "label" and m.kind == "heading" for m in two.mentions) == sum(
+        m.status_hint == "label" and m.kind == "heading" for m in one.mentions) > 0
