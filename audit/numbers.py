@@ -525,7 +525,10 @@ class _Builder:
         Per piece, once: labels, line and clause and sentence starts, the text with numbers blanked,
         whether any comparator or ``±`` can stand before a number. Per number: look-ups in those."""
         text = p.text
-        labels = label_spans(text)
+        base = status or _HINT_OF_KIND.get(p.kind)
+        # a label phrase matters only to a number with no hint of its own: none in code, a comment or
+        # front matter (the code shape's fences: README failure 10)
+        labels = label_spans(text) if base is None or base == "label" else None
         nl = _positions(_NEWLINE, text) if "\n" in text else None
         clause = _positions(_CLAUSE, text)
         nclause = len(clause)
@@ -533,7 +536,6 @@ class _Builder:
         sents = _positions(_SENTENCE, text, end=True) if len(text) > 12 else None
         hints = sorted(p.hints)
         nh = len(hints)
-        base = status or _HINT_OF_KIND.get(p.kind)
         cues = _CMP_CUE.search(text) is not None   # else no number has a comparator or ± before it
         out, h, sentence_of, window_of, shared = [], 0, {}, {}, False
         for m, value, decimals, exp, pct in found:

@@ -32,7 +32,9 @@ report (they used to cycle through a few dozen values: a memo of repeated text l
 
 For each it prints the median CPU time (and min-max over ``--repeats``) of the parse alone and of the
 whole ``audit check`` (every check; check 9 recomputes the analysis; its CPU counts the worker
-processes ``--jobs`` lets it fork for a large report, its wall is what a user waits), the numbers seen, the
+processes ``--jobs`` lets it fork for a large report, its wall is what a user waits; "own cpu" is the
+audit's process alone: on a loaded machine, where wall means little, what the workers took off it
+shows whether a shape uses both cores), the numbers seen, the
 parse's wall with the audit's jobs (a file of 1 MB or more has its numbers placed in two processes:
 audit/parse_pool.py) over the one-process parse run just before it (both with the collector paused, as
 in the audit), and the
@@ -216,17 +218,20 @@ def shapes(mb: float, only: list[str] | None = None) -> dict[str, dict[str, str]
     return {name: make() for name, make in build.items() if only is None or name in only}
 
 
-def _timed(fn, repeats: int) -> tuple[list[float], list[float], object]:
+def _timed(fn, repeats: int, own: list | None = None) -> tuple[list[float], list[float], object]:
     """Wall and CPU seconds of ``fn()``; the CPU counts the audit's worker processes too (a large
-    report is traced in forked workers: audit.report_pool), so it is the work done, whatever --jobs."""
+    report is traced in forked workers: audit.report_pool), so it is the work done, whatever --jobs;
+    ``own`` gets the CPU seconds of this process alone (what no worker took off it)."""
     from audit.engine import cpu_seconds
 
     walls, cpus, out = [], [], None
     for _ in range(repeats):
-        t0, c0 = time.perf_counter(), cpu_seconds()
+        t0, c0, p0 = time.perf_counter(), cpu_seconds(), time.process_time()
         out = fn()
         walls.append(time.perf_counter() - t0)
         cpus.append(cpu_seconds() - c0)
+        if own is not None:
+            own.append(time.process_time() - p0)
     return walls, cpus, out
 
 
@@ -250,10 +255,11 @@ def measure(report: Path, files: dict[str, str], repeats: int, parse_only: bool 
         sw, sc, parsed = _timed(lambda: parse_report(report, lambda p: p.name, 1), repeats)
         pw, pc = _timed(lambda: parse_report(report, lambda p: p.name, jobs or default_jobs()), repeats)[:2]
     nan = [float("nan")]
-    aw, ac = (nan, nan) if parse_only else _timed(lambda: run_audit(report, jobs=jobs), repeats)[:2]
+    own: list[float] = []
+    aw, ac = (nan, nan) if parse_only else _timed(lambda: run_audit(report, jobs=jobs), repeats, own)[:2]
     return {"bytes": sum(len(t.encode()) for t in files.values()), "numbers": sum(len(f.mentions) for f in parsed),
             "mdit_cpu": mc, "serial_parse_wall": sw, "serial_parse_cpu": sc, "parse_wall": pw, "parse_cpu": pc,
-            "audit_wall": aw, "audit_cpu": ac}
+            "audit_wall": aw, "audit_cpu": ac, "audit_own_cpu": own or nan}
 
 
 def _ratio(xs: list[float], base: list[float]) -> str:
@@ -300,7 +306,8 @@ def main(argv=None) -> int:
                        args.jobs)
         ba = statistics.median(base["audit_cpu"])
         print(f"{'shape':19} {'bytes':>9} {'numbers':>8}  {'parse cpu s':>19}  {'parse wall s':>19}  {'x 1 job':>17}  "
-              f"{'audit cpu s':>19}  {'audit wall s':>19}  {'x mdit':>6}  {'x base':>6}  under {args.budget:g} s",
+              f"{'audit cpu s':>19}  {'own cpu s':>19}  {'audit wall s':>19}  {'x mdit':>6}  {'x base':>6}  "
+              f"under {args.budget:g} s",
               flush=True)
         for name in only:
             r = base if name == "baseline" else measure(report, all_shapes[name], args.repeats, args.parse_only, args.jobs)
@@ -309,12 +316,13 @@ def main(argv=None) -> int:
             if not ok:
                 over.append(name)
             print(f"{name:19} {r['bytes']:9d} {r['numbers']:8d}  {_fmt(r['parse_cpu']):>19}  {_fmt(r['parse_wall']):>19}  "
-                  f"{_ratio(r['parse_wall'], r['serial_parse_wall']):>17}  {_fmt(r['audit_cpu']):>19}  "
+                  f"{_ratio(r['parse_wall'], r['serial_parse_wall']):>17}  {_fmt(r['audit_cpu']):>19}  {_fmt(r['audit_own_cpu']):>19}  "
                   f"{_fmt(r['audit_wall']):>19}  {cpu / statistics.median(r['mdit_cpu']):6.1f}  {cpu / ba:6.1f}  "
                   f"{'yes' if ok else 'NO'}", flush=True)
         print(f"times: median (min-max) over {args.repeats} repeats; parse: with the audit's --jobs (CPU counts the "
               "worker); x 1 job: its wall over the one-process parse of the same files, run just before it (median "
-              "ratio, min-max over the repeats); x mdit: audit CPU over markdown-it's plain parse of the same text; "
+              "ratio, min-max over the repeats); own cpu: the audit's process alone, without its workers (on two idle "
+              "cores its wall is at least this, the workers' share of the audit cpu done beside it); x mdit: audit CPU over markdown-it's plain parse of the same text; "
               "x base: over the 7 KB baseline report's audit (same process)")
     finally:
         if not args.keep:

@@ -43,7 +43,7 @@ def _outputs(result) -> tuple[str, str]:
     return to_json(result), plain_text(result, show_all=True)
 
 
-@pytest.mark.parametrize("name", ["prose_results", "mixed_units", "paper_tex", "seed_columns", "run_card"])
+@pytest.mark.parametrize("name", ["prose_results", "mixed_units", "paper_tex", "seed_columns", "run_card", "arm_table"])
 def test_pooled_audit_is_byte_identical_to_the_serial_one(name, tmp_path, monkeypatch):
     report = _planted(name, tmp_path / name)
     serial = _outputs(check(report, jobs=1))
@@ -71,16 +71,17 @@ def test_a_small_report_starts_no_worker(tmp_path, monkeypatch):
     assert check(report, jobs=4).passed
 
 
-def test_only_values_read_in_words_make_a_report_large():
-    """Table cells are decided once per distinct context, code and comments by value alone: only
-    values read in their words make a report large enough to cut."""
+def test_values_read_in_words_or_tables_make_a_report_large():
+    """Code and comments are decided by value alone: only values read in their words or in a table make
+    a report large enough to cut (a 1 MB table of distinct cells is decided cell by cell)."""
     from audit.numbers import Mention, ParsedFile
 
     def report(kind: str, n: int, **how):
         return [ParsedFile("r.md", mentions=[Mention("r.md", 1, "1", 1.0, 0, kind=kind, **how)] * n)]
 
     big = pool.MIN_NUMBERS
-    assert pool.jobs_for(report("table", 10 * big), 2) == 1
+    assert pool.jobs_for(report("table", big), 2) == 2
+    assert pool.jobs_for(report("table", big, status_hint="label"), 2) == 1
     assert pool.jobs_for(report("prose", 10 * big, in_code=True, status_hint="code"), 2) == 1
     assert pool.jobs_for(report("prose", 10 * big, status_hint="comment"), 2) == 1
     assert pool.jobs_for(report("prose", big - 1), 2) == 1
