@@ -84,17 +84,25 @@ def _scope(file: str) -> str:
     return "training-stack" if name.startswith("test_runner_") or name in TRAINING_STACK_FILES else file
 
 
-# CPU seconds of the fast tier's costliest units (h-fast4's per-test CPU measure at caa23f7, rounded).
+# CPU seconds of the fast tier's costliest units (h-fast6's per-file CPU measure at c0a3c78, under
+# a load of ~20, rounded; a unit is listed where the per-test estimate below misses it by > 0.5 s).
 # Only the order in which the workers take the units depends on them: longest first, so that the
 # session does not end with one worker running a long unit (a subprocess, the training stack)
 # while the other idles. xdist's own order (most tests first) put the one-test torch-free
 # interpreter (4.5 CPU-s) last. A unit not listed is estimated from its number of tests.
 UNIT_CPU_S = {
-    "training-stack": 14, "tests/test_stats_studies.py": 6, "tests/test_audit_defects.py": 5,
-    "tests/test_audit_fast_paths.py": 5, "tests/test_stats_render.py": 5, "tests/test_sequential_looks.py": 5,
-    "tests/test_stats_analyze.py": 5, "tests/test_no_torch.py": 4.5, "tests/test_report_corpus_wild.py": 4,
-    "tests/test_audit_parse.py": 4, "tests/test_audit_rst.py": 4, "tests/test_stats_modelcard.py": 4,
-    "tests/test_api.py": 2.3, "tests/test_records_property.py": 1.6, "tests/test_function_length.py": 1.2,
+    "training-stack": 13, "tests/test_stats_studies.py": 6.2, "tests/test_sequential_looks.py": 4.8,
+    "tests/test_stats_render.py": 4.6, "tests/test_stats_analyze.py": 4.1, "tests/test_audit_fast_paths.py": 3.9,
+    "tests/test_audit_defects.py": 3.7, "tests/test_no_torch.py": 3.5, "tests/test_audit_blind_remaining.py": 3.5,
+    "tests/test_report_corpus_wild.py": 3.5, "tests/test_audit_cli.py": 3.3, "tests/test_audit_parse.py": 3,
+    "tests/test_stats_modelcard.py": 2.9, "tests/test_records_signing.py": 2.9, "tests/test_audit_pool.py": 2.7,
+    "tests/test_records_audit.py": 2.6, "tests/test_report_corpus.py": 2.5, "tests/test_stats_items.py": 2.2,
+    "tests/test_stats_secondary.py": 2.2, "tests/test_audit_report_pool.py": 2.2,
+    "tests/test_report_corpus_eighth.py": 2.2, "tests/test_report_corpus_cold.py": 2.1,
+    "tests/test_report_corpus_blind.py": 2, "tests/test_audit_prose_wild.py": 2,
+    "tests/test_sequential_boundaries.py": 1.9, "tests/test_api.py": 1.8, "tests/test_stats_degenerate.py": 1.8,
+    "tests/test_sequential_small_sample.py": 1.7, "tests/test_stats_methods.py": 1.7, "tests/test_audit_rst.py": 1.7,
+    "tests/test_report_corpus_fresh.py": 1.6, "tests/test_api_docs.py": 1.5,
 }
 CPU_S_PER_TEST = 0.02  # the estimate for a unit not in UNIT_CPU_S (most of them: ~10-50 ms a test)
 
