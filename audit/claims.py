@@ -19,8 +19,10 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import json
 import re
 from dataclasses import dataclass
+from importlib import resources
 
 from audit.comparisons import (
     WITHIN,
@@ -60,6 +62,44 @@ _DIGIT = re.compile(r"\d")
 _UNADJUSTED = re.compile(r"\bunadjusted|\buncorrected|\b(?:before|without|prior\s+to)\s+(?:any\s+)?(?:multiplicity\s+)?"
                          r"(?:adjustment|correction)|\bnominal(?:ly)?\b|\braw\s+p\b", re.I)
 _ADJUSTED = re.compile(r"adjust|correct|\bBH\b|Holm|Bonferroni|multiplicity|family", re.I)
+
+
+
+# What may stand between a significance word and the mention of adjustment that qualifies it: "significant
+# unadjusted", "significant (after Holm", "significant only before any correction"
+_NEAR_GAP = re.compile(r"[\s(,:–-]*(?:only\s+|even\s+|also\s+)?(?:(?:after|before|without|with|under|once|when|prior\s+to)\s+)?"
+                       r"(?:the\s+|a\s+|any\s+)?")
+
+
+def adjusted_at(sent: str, pos: int, end: int | None = None) -> bool:
+    """Whether a significance word at ``pos:end`` of ``sent`` speaks of the adjusted p: a mention of
+    adjustment right after it decides ("significant unadjusted (p = 0.049)", "significant after Holm"),
+    else the nearest before it ("p = 0.032 unadjusted, but after Holm the adjusted value is 0.064, so the
+    gain is not significant" is the adjusted p's), else the first after it ("significantly ahead of the base
+    model, yet after Holm ..."); no mention, the unadjusted p.
+
+    Example:
+        >>> adjusted_at("unadjusted p = 0.03, but after Holm it is not significant", 40)
+        True
+        >>> adjusted_at("Neither is significant after Holm, though one is significant unadjusted", 49, 60)
+        False
+    """
+    marks = sorted([(m.start(), m.end(), False) for m in _UNADJUSTED.finditer(sent)]
+                   + [(m.start(), m.end(), True) for m in _ADJUSTED.finditer(sent)])
+    kept, reach = [], -1
+    for start, stop, adj in marks:   # "unadjusted" holds "adjust": the unadjusted mention covers it
+        if start >= reach:
+            kept.append((start, adj))
+            reach = stop
+        elif not adj:
+            kept[-1], reach = (kept[-1][0], False), max(reach, stop)
+    near = [(start, adj) for start, adj in kept if end is not None and start >= end]
+    if near and _NEAR_GAP.fullmatch(sent, end, near[0][0]):
+        return near[0][1]
+    before = [adj for start, adj in kept if start < pos]
+    after = [adj for start, adj in kept if start >= pos]
+    return before[-1] if before else bool(after and after[0])
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -614,8 +654,8 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         group = _group_significance(sent, named, facts, at, out, tally)
         if cid is not None or "verdict" in sent.lower():   # "each registered verdict is X" names no one contrast
             _verdict_words(sent, s_start, cid, metrics, facts, f, para, out, tally)
-            if not group:
-                _significance(sent, s_start, cid, metrics, facts, f, para, out, tally)
+            _foreign_verdict(sent, s_start, cid, facts, f, para, out, tally)
+            _significance(sent, s_start, cid, metrics, facts, f, para, out, tally, skip=group)
             within, open_ = within_claims(sent, cid, metrics, metric, facts)
             said += within
             undecided += open_
@@ -796,6 +836,45 @@ def _verdict_words(sent, s_start, cid, metrics, facts: Facts, f, para, out, tall
                              word, f"verdict word {word} contradicts the analysis: {key} is {want}"))
 
 
+# "... Holm p = 0.145 → SURVIVES", "verdict: RETAINS": the place a verdict word is written
+_SLOT_MARKS = ("→", "⟶", "⇒", "->", "=>", "erdict")
+_VERDICT_SLOT = re.compile(r"(?:→|⟶|⇒|->|=>|\b[Vv]erdict\W{0,3}(?:is\s+|was\s+)?)\s*[*_`]{0,2}([A-Z][A-Z_]{3,})\b")
+
+
+@functools.lru_cache(maxsize=1)
+def template_verdicts() -> frozenset:
+    """The verdict names the rules of the toolkit's plan templates (``prereg/templates/*.json``) give.
+
+    Why: a study's own rules may name other verdicts (IMPROVES / REDUCES / INCONCLUSIVE); a card that
+    writes a template's SURVIVES for one of its contrasts claims a verdict its rules cannot give."""
+    names = set()
+    for res in resources.files("prereg").joinpath("templates").iterdir():
+        if res.name.endswith(".json"):
+            rules = ((json.loads(res.read_text()).get("analysis") or {}).get("verdicts")) or []
+            names |= {r["verdict"] for r in rules if isinstance(r, dict) and isinstance(r.get("verdict"), str)}
+    return frozenset(names)
+
+
+def _foreign_verdict(sent, s_start, cid, facts: Facts, f, para, out, tally: Tally) -> None:
+    """A verdict word in a verdict's place ("→ SURVIVES", "verdict: RETAINS") that the study's rules cannot
+    give but a template's can: an error against the contrast's verdict (the words of the study's own
+    rules are :func:`_verdict_words`')."""
+    if not any(c in sent for c in _SLOT_MARKS):
+        return   # no arrow and no "verdict": no slot (a plain test of a few characters, not a scan per sentence)
+    nums, text, offs = para
+    for m in _VERDICT_SLOT.finditer(sent):
+        word = m.group(1)
+        if word in facts.verdict_names or word not in template_verdicts():
+            continue
+        want = facts.verdicts.get(cid)
+        if not want:
+            continue
+        tally.checked += 1
+        out.append(Claim(f"{f.path}:{_line_of(offs, nums, s_start + m.start(1))}", f"{want} (verdicts.contrasts.{cid})",
+                         word, f"verdict word {word} is not a verdict of this study's rules "
+                               f"({', '.join(sorted(facts.verdict_names))}): {cid} is {want}"))
+
+
 # "the registered DISAPPEARS verdict also needs the design to detect ...": a verdict named by its criterion
 _CRITERION_AFTER = re.compile(r"\W{0,2}\s+verdict\s+(?:also\s+|further\s+|would\s+|itself\s+)?(?:needs?|requires?|"
                               r"demands?|asks?\s+for|calls?\s+for|is\s+defined|means)\b", re.I)
@@ -867,14 +946,17 @@ _EXCEPT = re.compile(r"\s(?:but|except(?:\s+for)?|other\s+than|apart\s+from|save
                      r"(?P<names>[^,;()]{1,40}?)(?:'s|’s|\s+one)?\s+(?:are|is|were|was|remain|stay)\b", re.I)
 
 
-def _group_significance(sent: str, named, facts: Facts, at, out: list[Claim], tally: Tally) -> bool:
+def _group_significance(sent: str, named, facts: Facts, at, out: list[Claim], tally: Tally) -> tuple | None:
     """Check "both/all/neither/none of the ... comparisons (are/is) (not) significant" against every
     contrast naming one of the arms the claim names (``named``: (position, arm) in ``sent``; every
-    contrast when it names none; adjusted when its clause says so); True when the sentence has one."""
+    contrast when it names none; adjusted when its clause says so). Returns the claim's span in
+    ``sent`` (its significance words are this claim's, the sentence's others are checked one by one:
+    "A and B are significantly better than C, but none of the gains is significant after Holm"), or
+    None when the sentence has no group claim."""
     g = _GROUP.search(sent)
     sig = _SIGNIF.search(g.group(2)) if g else None
     if sig is None:
-        return False
+        return None
     arms = {a for pos, a in named if g.start() <= pos < g.end()}   # the arms the claim itself names
     but = _EXCEPT.search(g.group(2))
     excepted = set()
@@ -883,11 +965,12 @@ def _group_significance(sent: str, named, facts: Facts, at, out: list[Claim], ta
         arms = {a for pos, a in named if g.start() <= pos < g.start(2) + but.start()} - excepted
     cids = [c for c in facts.verdicts if not arms or any(a in c.split("-") for a in arms)]
     clause = g.group(0)
-    adjusted = bool(_ADJUSTED.search(clause)) and not _UNADJUSTED.search(clause)
+    adjusted = (bool(_ADJUSTED.search(clause)) and not _UNADJUSTED.search(clause) if _ADJUSTED.search(clause)
+                else adjusted_at(sent, g.start()))
     truths = [(c, *_is_significant(c, facts, adjusted)) for c in cids]
     if not truths or any(t is None for _, t, _ in truths):
         tally.undecided.append((at(g.start()), clause))
-        return True
+        return g.span()
     tally.checked += 1
     want = not (g.group(1).lower() in ("neither", "none") or sig.group(1).lower().startswith(("not", "non", "insig", "no ")))
     wrong = [(c, t, k) for c, t, k in truths if t != (want != bool(excepted & set(c.split("-"))))]
@@ -896,18 +979,21 @@ def _group_significance(sent: str, named, facts: Facts, at, out: list[Claim], ta
         said = "significant" if t else "not significant"
         out.append(Claim(at(g.start()), f"{said} ({k} = {facts.values.get(k)})", clause,
                          f"'{clause.strip()}' contradicts the analysis: {c} is {said} ({k} = {facts.values.get(k)})"))
-    return True
+    return g.span()
 
 
-def _significance(sent, s_start, cid, metrics, facts: Facts, f, para, out, tally: Tally) -> None:
+def _significance(sent, s_start, cid, metrics, facts: Facts, f, para, out, tally: Tally, skip=None) -> None:
     """"significant" / "not significant" / "no difference" / "significantly higher" against the
     planned test of the contrast (adjusted when the sentence says so, unless it says "unadjusted"
-    or "before adjustment"), on the metric named before the words (else the primary)."""
+    or "before adjustment"), on the metric named before the words (else the primary); words inside
+    ``skip`` (the span of a group claim, checked as one by :func:`_group_significance`) are not."""
     nums, text, offs = para
     for m in _SIGNIF.finditer(sent):
+        if skip and skip[0] <= m.start() < skip[1]:
+            continue
         where = f"{f.path}:{_line_of(offs, nums, s_start + m.start())}"
         negative = m.group(1).lower().startswith(("not", "non", "insig", "no "))
-        adjusted = bool(_ADJUSTED.search(sent)) and not _UNADJUSTED.search(sent)
+        adjusted = adjusted_at(sent, m.start(), m.end())
         before = [x for pos, x in metrics if pos < m.start()]
         truth, key = _is_significant(cid, facts, adjusted, before[-1] if before else None)
         if truth is None:

@@ -714,6 +714,31 @@ def _listed_contrasts(st: _Sentence, text: str, located, out: dict) -> None:
             r.pair = (arm, base)
 
 
+# "from the observed SD of that arm's paired differences (0.0100, ...": the SD of a contrast's paired differences
+_DIFF_SD_BEFORE = re.compile(r"\b(?:SDs?|s\.d\.|standard\s+deviations?)\s+of\b[^.;:\d]{0,50}?\bdifferences?\b"
+                             r"[^.;:\d]{0,6}?[(:]?\s*$", re.I)
+
+
+def _listed_diff_sds(st: _Sentence, text: str, located, out: dict) -> None:
+    """"The MDE is 0.0144 for DAPO, 0.0082 for Dr. GRPO and 0.0071 for GSPO, each from the observed SD of
+    that arm's paired differences (0.0100, 0.0057 and 0.0050)": a list of SDs of the paired differences
+    holds the ``diff_sd`` of the contrasts the sentence's earlier list of contrast statistics named, in
+    the order written (each was read as an arm's mean)."""
+    vals = [(a, b, out[id(m)]) for a, b, m in located if id(m) in out and not out[id(m)].param]
+    i = next((k for k, (a, _, _) in enumerate(vals) if _DIFF_SD_BEFORE.search(text, max(st.start, a - 80), a)), None)
+    if i is None:
+        return
+    run = [vals[i]]
+    for nxt in vals[i + 1:]:
+        if not _LIST_SEP.fullmatch(text, run[-1][1], nxt[0]):
+            break
+        run.append(nxt)
+    pairs = list(dict.fromkeys(r.pair for _, _, r in vals[:i] if r.pair and r.role in _CONTRAST_ROLES))
+    if len(run) > 1 and len(pairs) == len(run):
+        for (_, _, r), pair in zip(run, pairs, strict=True):
+            r.role, r.pair, r.arms, r.contrast, r.seed = "sd", pair, [], True, None
+
+
 @dataclass
 class _Walk:
     """Where the reading of one paragraph stands: what carries from number to number (the previous
@@ -769,6 +794,8 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
                 _respectively_arms(st, mine, out)
             if st.low is None or "values" in st.low:
                 _listed_contrasts(st, text, mine, out)
+            if st.low is None or "differences" in st.low:
+                _listed_diff_sds(st, text, mine, out)
         if st.arms:
             w.subject = st.arms[0]
             w.first_arm = w.first_arm or st.arms[0]

@@ -32,9 +32,11 @@ _ROLE_BEFORE = (
     ("tost_p", re.compile(r"\bTOST\b[^0-9=<]{0,30}?(?:\bp\b|p-?value)?\s*(?:=|<|≤|:)?\s*$", re.I)),
     ("p", re.compile(r"\b(?:unadjusted|uncorrected|nominal|raw)\b(?:\s+p\b|\s+p-?values?)?\s*(?:=|<|:|of|are|is|were|was)?\s*$",
                      re.I)),
-    ("p_adjusted", re.compile(r"(?:BH|Holm|Bonferroni|FDR)[- ]?(?:adjusted|corrected)|adjusted\s+p|"
+    # ("adjusted p", not the "adjusted p" of "the unadjusted paired t-test gives p ="; "the adjusted value is 0.064")
+    ("p_adjusted", re.compile(r"(?:BH|Holm|Bonferroni|FDR)[- ]?(?:adjusted|corrected)|(?<!un)adjusted\s+p\b|"
+                              r"\badjusted\s+(?:value|p-?value|figure)\s+(?:is|was|becomes|of|=|:)\s*(?:only\s+|about\s+)?$|"
                               r"\b(?:BH|Holm|Bonferroni|FDR)\s+p\s*(?:=|<|:)\s*$|"   # "p = 0.060, Holm p = 0.145"
-                              r"corrected\s+p|\badjusted\s*[:=]?\s*$|\bq\s*[=<]|\bp[_\s]*adj|\badj\.?\s*p\b|"
+                              r"(?<!un)corrected\s+p\b|\badjusted\s*[:=]?\s*$|\bq\s*[=<]|\bp[_\s]*adj|\badj\.?\s*p\b|"
                               r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)\b[\w\s–-]{0,60}?\bp\s*[=<]\s*$|"
                               # "After the BH correction across our two comparisons it is 0.14", "After Holm (0.156 ..."
                               r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)\b[\w\s–-]{0,60}?\b(?:it|this|that)\s+"

@@ -180,3 +180,99 @@ def test_statistics_and_the_thresholds_around_them(card_study, tmp_path, name, t
     assert findings(tmp_path, text) == []
     wrong = findings(tmp_path / "w", text.replace(find, replace))
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- claims: a group claim no longer hides its sentence's other significance words (27ad061); a verdict
+# ---- word in a verdict's place that the study's own rules cannot give ------------------------------------
+
+@pytest.fixture(scope="module")
+def sessions_study(tmp_path_factory):
+    from tests.report_corpus_cold import cold
+
+    return cold.build("pr_comment", tmp_path_factory.mktemp("cold_pr"))
+
+
+GROUP_AND_ONE = "DAPO is ahead of the base model, yet after Holm none of the three gains is significant.\n"
+ARROW = "- DAPO against the base model: +0.217, Holm p = 0.145 ⇒ INCONCLUSIVE\n"
+VERDICT_FIELD = "GRPO against the base model (Holm p = 0.145). Verdict: **INCONCLUSIVE**.\n"
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("text", "find", "replace", "found"), [
+    (GROUP_AND_ONE, "is ahead of", "is significantly ahead of", "significantly"),
+    (GROUP_AND_ONE, "none of the three gains is", "all three gains are", "all three gains are significant"),
+    (ARROW, "⇒ INCONCLUSIVE", "⇒ RETAINS", "RETAINS"),
+    (VERDICT_FIELD, "**INCONCLUSIVE**", "**SURVIVES**", "SURVIVES"),
+], ids=["group-hides-no-word", "group-itself", "arrow-template-verdict", "verdict-field"])
+def test_claims_in_a_sentence_with_a_group_claim_and_verdict_slots(sessions_study, tmp_path, text, find, replace,
+                                                                  found):
+    assert _findings(sessions_study, tmp_path, text) == []
+    wrong = _findings(sessions_study, tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if found in f[2]], wrong
+
+
+# ---- significance under a Holm plan: the nearest mention of adjustment decides which p a word speaks of ------
+
+HOLM_WORDS = "Before correction, DAPO against GRPO gives p = 0.032; once Holm is applied the gain is not significant.\n"
+RAW_WORDS = "DAPO's gain over GRPO is nominally significant (p = 0.032), though Holm's adjusted p is 0.064.\n"
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("text", "find", "replace", "source"), [
+    (HOLM_WORDS, "is not significant", "is significant", "contrasts.dapo-grpo.reject"),
+    (RAW_WORDS, "is nominally significant", "is nominally not significant", "contrasts.dapo-grpo.p "),
+], ids=["after-holm", "nominal-before-holm"])
+def test_significance_reads_the_nearest_adjustment_words(appendix_study, tmp_path, text, find, replace, source):
+    assert _findings(appendix_study, tmp_path, text) == []
+    wrong = _findings(appendix_study, tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
+
+
+def test_adjusted_at_takes_the_nearest_mention():
+    from audit.claims import adjusted_at
+
+    sent = "p = 0.032 unadjusted, but after Holm the adjusted value is 0.064, so it is not significant"
+    assert adjusted_at(sent, sent.index("not significant"))
+    assert adjusted_at(sent, 0) is False   # before every mention: the first after it ("unadjusted")
+    assert adjusted_at("significant before any correction", 0) is False
+    assert adjusted_at("significant after Holm", 0) is True
+    assert adjusted_at("significant (p = 0.03)", 0) is False
+    mixed = "Neither contrast is significant after Holm, though GSPO's is significant unadjusted (p = 0.04)"
+    at = mixed.index("significant unadjusted")
+    assert adjusted_at(mixed, at, at + len("significant")) is False   # the word right after it decides
+    assert adjusted_at(mixed, mixed.index("significant"), mixed.index("significant") + 11) is True
+
+
+# ---- a list of SDs of the paired differences after a list of contrast statistics -------------------------
+
+DIFF_SDS = ("At 80% power the minimum detectable effect is 0.0082 for Dr. GRPO and 0.0071 for GSPO, given "
+            "standard deviations of the paired differences of 0.0057 and 0.0050.\n")
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("of 0.0057 and", "of 0.0075 and", "contrasts.dr_grpo-grpo.diff_sd"),
+    ("0.0057 and 0.0050", "0.0050 and 0.0057", "contrasts.gspo-grpo.diff_sd"),
+], ids=["last-digit", "swapped"])
+def test_listed_sds_of_paired_differences_follow_the_contrasts_listed_before(appendix_study, tmp_path, find, replace,
+                                                                             source):
+    assert _findings(appendix_study, tmp_path, DIFF_SDS) == []
+    wrong = _findings(appendix_study, tmp_path / "w", DIFF_SDS.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- "the uncorrected paired test gives p =" is the raw p; "the adjusted p-value is" the adjusted one -------
+
+RAW_THEN_ADJUSTED = ("For DAPO over GRPO the uncorrected paired test gives p = 0.032; with Holm's correction the "
+                     "adjusted p-value is 0.064.\n")
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("p = 0.032", "p = 0.023", "contrasts.dapo-grpo.p "),
+    ("is 0.064", "is 0.046", "contrasts.dapo-grpo.p_adjusted"),
+], ids=["raw", "adjusted"])
+def test_unadjusted_words_hold_no_adjusted_p(appendix_study, tmp_path, find, replace, source):
+    assert _findings(appendix_study, tmp_path, RAW_THEN_ADJUSTED) == []
+    wrong = _findings(appendix_study, tmp_path / "w", RAW_THEN_ADJUSTED.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
