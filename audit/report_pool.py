@@ -12,7 +12,7 @@ marks) are one more task per file. The result is the serial path's, byte for byt
 (tests/test_audit_report_pool.py).
 
 The pool is used only where it pays: a report of at least :data:`MIN_NUMBERS` values to read in
-their words (:func:`jobs_for`), more than one job and ``fork`` available (:mod:`audit.pool`: ``audit check --jobs N``, else
+their words or in tables (:func:`jobs_for`), more than one job and ``fork`` available (:mod:`audit.pool`: ``audit check --jobs N``, else
 ``RLPREREG_AUDIT_JOBS``, else the CPUs); elsewhere the serial path.
 """
 
@@ -33,7 +33,7 @@ from audit.trace import Traced, TraceMemo, _only_contrast, _trace_files, trace_i
 
 __all__ = ["MIN_NUMBERS", "jobs_for", "traced_in_parts"]
 
-MIN_NUMBERS = 10_000     # fewer values to read in words: traced serially (forking would cost more than it saves)
+MIN_NUMBERS = 10_000     # fewer values in words or tables: traced serially (forking would cost more than it saves)
 _PARTS_PER_JOB = 3       # parts of about equal numbers per worker, so that one slow part does not hold the rest
 
 
