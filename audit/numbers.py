@@ -523,11 +523,11 @@ class _Builder:
         and whether a % sign after an interval's high end may be the low end's unit too.
 
         Per piece, once: labels, line and clause and sentence starts, the text with numbers blanked,
-        whether any comparator or ``±`` can stand before a number. Per number: look-ups in those."""
+        whether any comparator or ``±`` can stand before a number. Per number: look-ups in those.
+        A label phrase matters only to a number with no hint of its own: none in code, a comment or
+        front matter (the code shape's fences: README failure 10)."""
         text = p.text
         base = status or _HINT_OF_KIND.get(p.kind)
-        # a label phrase matters only to a number with no hint of its own: none in code, a comment or
-        # front matter (the code shape's fences: README failure 10)
         labels = label_spans(text) if base is None or base == "label" else None
         nl = _positions(_NEWLINE, text) if "\n" in text else None
         clause = _positions(_CLAUSE, text)
