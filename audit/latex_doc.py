@@ -314,11 +314,29 @@ def walk(text: str) -> Doc:
         else:
             cap = re.search(r"\\caption\*?\s*(?:\[[^\]]*\])?\s*\{", code)
             if cap:
-                w.caption = " ".join(clean(_arg(code, cap.end() - 1, brace_ends(code))[0]).split())
+                w.caption = _caption(w.lines, i, code, cap.end() - 1)
             w.para.append((i + 1, code, comment, pin))
         i += 1
     w.flush()
     return w.doc
+
+
+_COMMENT = re.compile(r"(?<!\\)%.*")
+
+
+def _caption(lines: list[str], i: int, code: str, brace: int) -> str:
+    """The text of the ``\\caption{`` whose brace is at ``brace`` of line ``i`` (``code``, its comment
+    cut), read over the following lines when it does not close on its own (at most 8 lines: a caption
+    typed over two lines was lost, and with it the unit it states: README failure 15)."""
+    text = code
+    for k in range(i + 1, min(i + 9, len(lines)) + 1):
+        arg, end = _arg(text, brace, brace_ends(text))
+        if end > brace:
+            return " ".join(clean(arg).split())
+        if k >= len(lines):
+            break
+        text += "\n" + _COMMENT.sub("", lines[k])
+    return ""
 
 
 def _code_env(w: _Walker, i: int, env: re.Match) -> int:

@@ -32,7 +32,7 @@ _NUM = re.compile(
     r"(?:(?P<exp>[eE][-+−]?\d+)|\s{0,3}(?:×|x|·|⋅|\\times|\\cdot)\s{0,3}10\s?(?:\^\s?\{?\s?(?P<pow>[-−+]?\s?\d+)(?:\s?\})?"
     r"|(?P<sup>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
     r"|(?<=(?<![\d.,])10)(?:\^\s?\{?\s?(?P<tpow>[-−]\s?\d+)(?:\s?\})?|(?P<tsup>⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
-    r"(?:(?P<mult>\s?k|K|M)(?![\w-]))?(?P<pct>\s?\\?%)?"
+    r"(?:(?P<mult>\s?k|K|M)(?![\w-]))?(?P<pct>\s{0,2}\\?%)?"
 )
 # "1.5 × 10⁻⁴", "3.2\times10^{-4}", "2 x 10^-3", "1.5·10⁻⁴": scientific notation written out, the same as
 # "1.5e-4" (the mantissa's digits set the interval: 1.45e-4 to 1.55e-4). A bare negative power of ten
@@ -231,7 +231,7 @@ def _boundary_ok(text: str, m: re.Match, g: tuple | None = None) -> bool:
     end = m.end()
     nxt = text[end] if end < len(text) else " "
     if nxt.isalpha() or nxt == "_":
-        return False
+        return _GLUED_UNIT.match(text, end) is not None   # "sd 0.24pp", "~1.2pts": points glued to the number
     if nxt == "/" and _OF_N.match(text, end) and not sign and "." not in body:
         return True   # "28/50": a count k of n (the n after the slash is not read; a date 2026/01/01 is no count)
     if nxt in ".-:/–" and (text[end + 1] if end + 1 < len(text) else " ").isdigit():
@@ -239,6 +239,7 @@ def _boundary_ok(text: str, m: re.Match, g: tuple | None = None) -> bool:
     return True
 
 
+_GLUED_UNIT = re.compile(r"(?:pp|pts?)(?![A-Za-z0-9_])")
 _OF_N = re.compile(r"/\s?\d+(?![\d/,-]|\.\d)")   # "193/300." ends a sentence: its "." is no decimal point
 
 
@@ -707,7 +708,13 @@ def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None)
         heads = []   # placed with the table's first part
     header_t = Cells(header)
     explicit = [i for i, h in enumerate(header) if _IDENTITY_HEADER.search(h)]
-    ident_cols = explicit or [0]
+    index_col = _index_column(header, rows)   # pandas' "| 0 |", "| 1 |": the row label is the next column
+    lab = 1 if index_col and len(header) > 1 else 0
+    ident_cols = explicit or [lab]
+    # a worded row label names the row too when the identity columns do not include it: a runs table
+    # "| Name | objective | seed | acc |" over "| grpo-s21 | grpo | 21 | 0.574 |" is GRPO's seed 21, not
+    # "seed 21" of whatever arm a heading names (README failure 15)
+    label_too = [lab, *explicit] if explicit and lab not in explicit else ident_cols
     for ci, hp in enumerate(heads):
         col = header[ci % len(t.header)] if t.header else ""
         b.piece(hp, status="label", kind="heading", column=col, header=header_t, table_caption=t.caption)
@@ -715,11 +722,11 @@ def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None)
     caption, digit = t.caption, _DIGIT.search
     for _lineno, _raw, cells in rows:
         plain = [c.plain() if c.hints else " ".join(c.text.split()) for c in cells]
-        label = plain[0] if plain else ""
+        label = plain[lab] if len(plain) > lab else ""
+        first_label = any(ch.isalpha() for ch in label)
         identity = " ".join(_identity(header[i] if i < len(header) else "", plain[i])
-                            for i in ident_cols if i < len(plain))
+                            for i in (label_too if first_label else ident_cols) if i < len(plain))
         row_t = Cells(plain)
-        first_label = bool(plain) and any(ch.isalpha() for ch in plain[0])
         for ci, cell in enumerate(cells):
             if cell.kind == "span" or digit(cell.text) is None:
                 continue   # a slot an HTML rowspan/colspan fills (context for its row, its numbers read once),
@@ -730,10 +737,22 @@ def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None)
                 per_col[ci] = (col, idm.group(1).lower() if idm else None, bool(_PCT_COLUMN.search(col)),
                                None if ci in ident_cols else scale_word(col), bool(_UNIT_HEADER.fullmatch(col)))
             col, id_fact, pct_col, scale, unit_col = per_col[ci]
-            is_label = ci in explicit or (ci == 0 and first_label) or unit_col
+            is_label = ci in explicit or (ci == lab and first_label) or (ci == 0 and index_col) or unit_col
             b.place(cell, "label" if is_label else None, id_fact if is_label else None,
                     {"kind": "table", "row": label, "column": col, "identity": identity, "column_percent": pct_col,
                      "table_caption": caption, "header": header_t, "row_cells": row_t, "scale": scale})
+
+
+def _index_column(header: list[str], rows) -> bool:
+    """Whether a table's first column is a row index: an empty header over 0, 1, 2, ... (or 1, 2, ...),
+    as pandas ``DataFrame.to_markdown()`` writes it. Its numbers count rows; they are labels, no values."""
+    if not rows or (header and header[0].strip()):
+        return False
+    firsts = [cells[0].text.strip() if cells else "" for _lineno, _raw, cells in rows]
+    if not all(f.isdigit() for f in firsts):
+        return False
+    start = int(firsts[0])
+    return start in (0, 1) and all(int(f) == start + i for i, f in enumerate(firsts))
 
 
 def _placed(rel: str, items: list, lines: list[str]) -> _Builder:

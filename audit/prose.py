@@ -607,6 +607,7 @@ class _Sentence:
         self._seed_ends: list[int] | None = None
         self._seeds: list[int] = []
         self._spread: bool | None = None
+        self._row: dict | None = None
         self.lora = (self.low is None or "lora" in self.low) and names_lora(sent)   # "LoRA (r = 16, alpha = 32)": the adapter's locked settings
 
     def arms_before(self, pos: int) -> list[str]:
@@ -647,6 +648,21 @@ class _Sentence:
         self._seed_index()
         k = bisect.bisect_right(self._seed_ends, pos - self.start)
         return self._seeds[k - 1] if k else None
+
+    def seed_row(self, seeds: tuple) -> dict:
+        """{paragraph offset of a number: (arm, seed)} for a run of as many numbers as the study has seeds,
+        joined by "·", "/" or "|" right after an arm ("GRPO 70.13 · 70.13 · … · 70.13"): one value a seed, in
+        the locked order (README failure 15); decided once per sentence."""
+        if self._row is None:
+            self._row = {}
+            if len(seeds) >= 3 and self.arms and any(c in self.text for c in "·/|"):
+                for k in _SEED_ROW.finditer(self.text):
+                    i = bisect.bisect_left(self.arm_pos, k.start()) - 1
+                    nums = list(_ROW_NUM.finditer(k.group(0)))
+                    if i >= 0 and k.start() - self.arm_pos[i] <= 30 and len(nums) == len(seeds):
+                        for n, seed in zip(nums, seeds, strict=True):
+                            self._row[self.start + k.start() + n.start()] = (self.arms[i], seed)
+        return self._row
 
     def spread_words(self) -> bool:
         """Whether the sentence speaks of the spread of seeds and names no interval (``_SEED_SPREAD``),
@@ -816,13 +832,10 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     """The reading of one number of the sentence ``st`` (offsets ``start:end`` in the paragraph):
     a label, the same value restated, or a statistic with its role, metric, seed and arm(s) or pair."""
     text = w.text
-    after = text[end:end + 40]
+    after = text[end:end + 40].lstrip("*_")   # "**+17.33** points": the emphasis closes before the unit
     to_role, to_pct = _to_range(text, st.start, start, end, m, w.low_end, w.names.low)
     w.low_end = (end, to_pct) if to_role == "low" else None
-    r = Reading(percent=m.percent or is_points(after, m.decimals) or to_pct
-                or ((m.role in ("low", "high", "pm") or to_role in ("low", "high")) and w.last_pct)
-                or (m.role in ("low", "high") and bool(_END_PP.match(after)))
-                or (m.role is None and bool(_PP_THEN_PAREN.search(text, max(0, start - 24), start))))
+    r = Reading(percent=_reads_percent(w, start, m, after, to_role, to_pct))
     clause = text[w.prev_end:start]
     if _is_margin(text, st.start, start, m, after):
         r.role, r.percent = "margin", r.percent or bool(_PP.match(after))   # checked against the locked margin
@@ -832,6 +845,8 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
         return r
     if _is_label_number(w, start, m, after, clause):
         r.param = True
+        return r
+    if m.role is None and _seed_row_reading(w, st, start, end, m, r):
         return r
     prev = w.prev
     if prev is not None and m.role is None and _RESTATED.fullmatch(clause) and not _PP.match(after):
@@ -858,7 +873,8 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     every, n_every = every_after(after) if role in _CONTRAST_ROLES and m.role is None else (False, None)
     if every:   # "After Holm (0.156 for all three)": the statistic of each contrast against the baseline
         r.every, r.contrast, w.last_kind = (n_every, w.base or w.vocab.baseline), True, "diff"
-    elif role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff" and not arm_sd) or written:
+    elif role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff" and not arm_sd) or written \
+            or (role == "sd" and m.role is None and _DIFF_SD.search(text, st.start, start)):   # "SD of the paired differences"
         # (the last: "the bootstrap CI for GSPO vs GRPO is [0.050, 0.167]": a contrast's interval)
         r.pair, r.contrast = (_pair_after(text, end, w.names) or _arm_pair_after(text, end, w.names, w.base)
                               or (written if role in ("low", "high") else
@@ -876,10 +892,35 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     return r
 
 
+def _reads_percent(w: _Walk, start: int, m: Mention, after: str, to_role, to_pct: bool) -> bool:
+    """Whether the words make the number a percent or points: its own "%", "pp" after it, the end of a range
+    in percent, an interval end after a percent, "N points (" before it."""
+    return bool(m.percent or is_points(after, m.decimals) or to_pct
+                or ((m.role in ("low", "high", "pm") or to_role in ("low", "high")) and w.last_pct)
+                or (m.role in ("low", "high") and _END_PP.match(after))
+                or (m.role is None and _PP_THEN_PAREN.search(w.text, max(0, start - 24), start)))
+
+
+def _seed_row_reading(w: _Walk, st: _Sentence, start: int, end: int, m: Mention, r: Reading) -> bool:
+    """"GRPO 70.13 · 70.13 · …" (:meth:`_Sentence.seed_row`): ``r`` becomes that arm's run of the seed at this
+    place; False when the number is in no such line."""
+    row = st.seed_row(w.vocab.seeds).get(start)
+    if row is None:
+        return False
+    r.role, r.arms, r.seed = "mean", [row[0]], row[1]
+    _metric_of(w, st, r, start, end, m)
+    # a fraction metric's per-seed value above 1 is in percent ("(%)" is often said once, above the rows)
+    r.percent = r.percent or (r.metric in w.vocab.fractions and bool(m.decimals) and 1 < abs(m.value) <= 100)
+    w.prev_end, w.prev, w.last_kind = end, r, "mean"
+    return True
+
+
 def _is_margin(text: str, s_start: int, start: int, m: Mention, after: str) -> bool:
     """An equivalence margin: "within our ±1-point margin", "the registered margin of \\qty{1}{\\pp}" (a "±"
     alone, after no value: a bound, not a spread)."""
     lone = m.role is None or (m.role == "pm" and not _PM_AFTER_VALUE.search(text, max(0, start - 8), start))
+    if lone and _TOST_P_BEFORE.search(text, max(s_start, start - 80), start):
+        return False   # "The TOST p against the ±0.01 margin is 0.336": the p, not the margin
     return lone and bool(_MARGIN_AFTER.match(after) or _MARGIN_BEFORE.search(text, max(s_start, start - 40), start))
 
 
@@ -973,6 +1014,8 @@ _RELATIVE_BEFORE = re.compile(r"\brelative\s+(?:improvement|gain|increase|decrea
                               r"(?:of|is|was|=|:)?\s*(?:about\s+|roughly\s+|only\s+)?$", re.I)
 # "Across seeds GSPO ranges from 0.644 to 0.656", "AERO's seeds span 60.4% to 62.0%": the extremes of
 # the per-seed values, which the analysis does not hold: undecided, not the arm's mean or interval.
+_SEED_ROW = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?%?(?:[ \t]*[·/|][ \t]*[-−+]?\d+(?:\.\d+)?%?){2,}(?![\w.])")
+_ROW_NUM = re.compile(r"[-−+]?\d+(?:\.\d+)?")
 _SEED_SPREAD = re.compile(r"\bseeds\b|\bper[- ]seed\b|\bseed[- ]to[- ]seed\b", re.I)   # "Seed-to-seed spread is ... roughly 0.7 to 1 point"
 
 
@@ -1011,7 +1054,8 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
         return True
     if text.find("margin", max(0, start - 20), start) >= 0 or text.find("p", max(0, start - 60), start) >= 0:
         before = text[max(0, start - 60):start]
-        if _THRESHOLD_BEFORE.search(before) or (0 < m.value <= 0.1 and _ALPHA_BEFORE.search(before)):
+        if (_THRESHOLD_BEFORE.search(before) and not _TOST_P_BEFORE.search(before)) \
+                or (0 < m.value <= 0.1 and _ALPHA_BEFORE.search(before)):
             # "the equivalence margin of 0.01", "the adjusted p misses 0.05": a threshold, not a value; the
             # arms named before it are not the next number's ("margin of 0.01, so the DAPO result ...")
             w.prev_end, w.last_kind = start + len(m.text), "mean"
@@ -1054,6 +1098,10 @@ _PARAM_BEFORE = re.compile(r"\b(?:needs?|requires?|must|should|(?:has|have|had)\
 # An equivalence margin: "within the registered margin of \qty{1}{\pp}", "within our ±1-point margin" (the locked
 # lock.analysis.equivalence_margin, in points where the words say so)
 _PM_AFTER_VALUE = re.compile(r"[\d)\]%]\s*±\s*$")   # "0.045 ± 0.022": a ± after a value (a spread), not a bound alone
+# The SD of a contrast's per-seed differences, named before its numbers: "The SD of the paired differences was 0.0624
+# for DAPO", "the spread of the paired differences is small (SD 0.30 points for DAPO, 0.82 for GSPO)" (README failure 15)
+_DIFF_SD = re.compile(r"\b(?:paired|per-seed|seed-level)\s+differences\b|\bSD\s+of\s+(?:the\s+)?differences\b", re.I)
+_TOST_P_BEFORE = re.compile(r"\bTOST\s+p\b[^;=<]{0,50}?\b(?:is|was)\s*$", re.I)
 _MARGIN_BEFORE = re.compile(r"\bmargin\s*(?:of|=|:|is)?\s*±?\s*$", re.I)
 _MARGIN_AFTER = re.compile(r"\s*(?:pp\b|percentage[\s-]+points?\b|-?points?\b|pts\b|%)?\s*(?:equivalence\s+)?margin\b", re.I)
 
@@ -1086,7 +1134,7 @@ _LEAD_COUNT = re.compile(r"\bout\s+of\s+\d[\d,]*\b(?![.,]\d)", re.I)
 # "Item counts per seed, out of 60", "(items correct out of 80)": items counted out of the held-out n
 _OUT_OF_ITEMS = re.compile(r"\b(?:items?|problems?|questions?|puzzles?|examples?|boards?)\b", re.I)
 # A p-value the words after it call adjusted: "0.163 after BH", "0.016 after the BH correction", "0.40 adjusted".
-_ADJ_AFTER = re.compile(r"\s*(?:after\s+(?:the\s+)?(?:BH|Benjamini|Holm|Bonferroni|FDR|correction|adjustment|multiplicity)"
+_ADJ_AFTER = re.compile(r"\s*(?:after\s+(?:it|that|this)\b|after\s+(?:the\s+)?(?:BH|Benjamini|Holm|Bonferroni|FDR|correction|adjustment|multiplicity)"
                         r"|(?:BH|Holm|Bonferroni|FDR)?[- ]?(?:adjusted|corrected)\b)", re.I)
 _LOSES = re.compile(r"\b(?:loses|sheds|drops|falls|trails|declines|lost|shed|dropped|fell|trailed|declined)\s+(?:by\s+)?(?:only\s+|about\s+|roughly\s+|"
                     r"another\s+|a\s+further\s+)?$", re.I)
@@ -1109,6 +1157,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     prev = w.prev
     role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role \
         or lora_role(w.text[max(st.start, start - 40):start], st.lora) or role_before(clause)
+    if role is None and _TOST_P_BEFORE.search(w.text, max(st.start, start - 80), start):
+        role = "tost_p"   # "The TOST p against the ±0.01 margin is 0.336" (the margin between them)
     if role is None and prev is not None and prev.role == "alpha" and w.prev_end > st.start:
         role = role_before(w.text[max(st.start, w.prev_end - 100):start])   # "the MDE at α = 0.05 is 0.0144"
     if m.role == "pm" and HALF_WIDTH.search(st.text):
@@ -1117,13 +1167,15 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         role = "diff"    # "MDE ≈ 0.079: the observed 0.076 is right at the edge"
     if role is None and m.text.startswith("+"):
         role = "diff"    # "+0.214" next to named arms, "Do not read the +0.148 as ...": a signed number is a difference
+    if role is None and prev is not None and prev.role == "sd" and prev.contrast and _AND.fullmatch(clause):
+        role = "sd"   # "(SD 0.30 points for DAPO, 0.82 for GSPO)" of the paired differences: each contrast's
     if role is None and prev is not None and prev.role == "sd" and not prev.contrast and (_AND.fullmatch(clause) or _VS.fullmatch(clause)) \
             and (_arm_after(w.text, start + len(m.text), w.names) or _arm_after_unit(w.text, start + len(m.text), w.names)):
         role = "sd"   # "SD ... is 5.8 points for GRPO, 4.8 for DAPO and 2.0 for GSPO": each arm's SD
     if role is None and prev is not None and prev.role in _CONTRAST_ROLES and (_AND.fullmatch(clause) or (
             m.role is None and _AND_ARM.fullmatch(clause) and len(w.names.arms(w.prev_end, start)) == 1)):
         role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO", "GSPO gains 0.018 and DAPO 0.0035"
-    if _ADJ_AFTER.match(after) and (role == "p" or (role is None and prev is not None and prev.role in ("p", "p_adjusted"))):
+    if _ADJ_AFTER.match(after) and (role == "p" or (role is None and prev is not None and prev.role in ("p", "p_adjusted", "alpha"))):
         role = "p_adjusted"   # "p = 0.081 → 0.163 after BH", "and 0.016 after the BH correction", "(0.40 adjusted)"
     if role is None and m.text[:1] in "-−" and w.last_kind == "diff" and st.arms and m.role is None:
         role = "diff"    # "the gain of 3.9 points clears that bar; AERO's −1.05 does not"
@@ -1303,7 +1355,10 @@ def _against_pair(w: _Walk, role: str, clause: str, end: int, arms: list[str], n
     return arms
 
 
-_COL_ROLE = (("p_adjusted", re.compile(r"adj|corrected|\bq\b|\bBH\b|Holm|Bonferroni|FDR", re.I)), ("p", re.compile(r"^\W*p\b|p-?value|\sp\W*$", re.I)),
+# "p_bh", "p_holm", "$p_{\text{Bonf}}$" (pandas and LaTeX column names) are adjusted p too, "p_raw" and
+# "p (unadjusted)" are not (README failure 15)
+_COL_ROLE = (("p_adjusted", re.compile(r"(?<!un)adj|(?<!un)corrected|\bq\b|(?<![a-z])BH\b|Holm|Bonf|FDR", re.I)),
+             ("p", re.compile(r"^\W*p(?![a-z])|p-?value|\sp\W*$", re.I)),
              ("mde", re.compile(r"\bMDE\b|detectable", re.I)),
              ("diff", re.compile(r"Δ|\bdiff|\bdelta\b|\bminus\b|\svs\.?\s|^\W*(?:change|gain|improvement)\b", re.I)),
              ("dz", re.compile(r"^\W*d\s*_?\s*z\W*$", re.I)),   # a "d<sub>z</sub>" column: the paired effect size
@@ -1321,7 +1376,7 @@ _HEAD_PCT = re.compile(r"\(\s*%\s*\)|\bpercent(?:age)?s?\b|\bin\s+%", re.I)
 _UNIT = re.compile(r"%|\bpercent|\bpp\b|\bfraction\b|\bproportion\b|\bcount\b|\bof\s+\d|\d\s*[-–]\s*\d", re.I)
 # columns whose numbers are counts or probabilities, never the metric's value: a heading's "(percent)" is not theirs
 _NOT_A_VALUE = re.compile(r"\b(?:pairs?|items?|seeds?|runs?|n|count|probability|p)\b|#", re.I)
-_SD_WORD = re.compile(r"\bs\.?d\.?\b|\bstd\b|standard dev", re.I)
+_SD_WORD = re.compile(r"\bs\.?d\.?\b|(?<![a-z])std\b|standard dev", re.I)   # "acc_std": pandas' column name
 _MEAN_PAREN_SD = re.compile(r"\bmean\s*\(\s*(?:std|s\.?d\.?)\s*\)", re.I)   # "60.98 (0.67)" cells
 
 
@@ -1350,6 +1405,20 @@ def heading_percent(heading: str) -> bool:
     """Whether a heading states percent ("## Accuracy (%)"): what a table cell's reading takes from it
     besides the metric it names (audit.trace keys its memo of cell decisions by these two)."""
     return bool(_HEAD_PCT.search(heading))
+
+
+# A column holding one end of an interval: "95% CI low", "CI high", "lower bound", "lo95", "hi95" (README failure 15)
+_CI_END_COL = re.compile(r"\b(?:CI|interval|bound)\W*(?P<a>low(?:er)?|lo|high(?:er)?|hi|upper)\b|"
+                         r"\b(?P<b>low(?:er)?|upper)\s+(?:CI|bound|end|limit)\b|^\W*(?P<c>lo|hi)\s*\d{2}\W*$", re.I)
+
+
+def _ci_end_column(column: str) -> str | None:
+    """"low" or "high" when ``column`` names one end of an interval, else None."""
+    k = _CI_END_COL.search(column) if column else None
+    if k is None:
+        return None
+    word = (k.group("a") or k.group("b") or k.group("c")).lower()
+    return "low" if word.startswith("lo") else "high"
 
 
 @functools.lru_cache(maxsize=16384)
@@ -1426,10 +1495,25 @@ def _shortened(m: Mention, vocab: Vocabulary) -> list[tuple[int, str]]:
     return [(0, hit)] if hit else []
 
 
+def _header_contrast(m: Mention, ent, vocab: Vocabulary):
+    """An arm's row in a table whose header compares with another arm ("| | Δ solve rate vs SFT | 95% CI | p |"):
+    its interval ends and its p are that contrast's, not the arm's own (README failure 15). Else ``ent``."""
+    if ent is None or ent[0] != "arm" or not m.header or not (
+            m.role in ("low", "high") or any(rx.search(m.column or "") for _, rx in _COL_ROLE[:2])):
+        return ent
+    for cell in m.header:
+        k = _VERSUS.search(cell)
+        hits = vocab.arms_in(cell[k.end():]) if k else []
+        if hits and hits[0][1] != ent[1]:
+            return ("contrast", ent[1], hits[0][1])
+    return ent
+
+
 def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     """A table cell read like a sentence: the metric its row or column names, the arm or run its
     row, column or heading names, the statistic its column names (mean, ± sd, CI end, p, Δ)."""
     other, is_contrast = vocab.baseline, False
+    ent = _header_contrast(m, ent, vocab)
     if ent is not None and ent[0] == "contrast":
         is_contrast = True   # "Δ vs. GRPO (pp)" row, "DAPO" column
         against = None
@@ -1463,8 +1547,9 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
                               and row_states_percent(m.row_cells))
     r.percent = r.percent or _caption_percent(m, lw, r.metric, vocab)
     r.level = lw.level
-    if m.role in ("low", "high"):
-        r.role = m.role
+    end = m.role if m.role in ("low", "high") else _ci_end_column(m.column or "")
+    if end:
+        r.role = end
     elif m.role == "pm":   # "± sd", or the interval's half-width where the header or caption says so
         r.role = "halfwidth" if HALF_WIDTH.search(f"{m.row or ''} {m.column or ''} {getattr(m, 'table_caption', '')}") \
             else "sd"

@@ -54,6 +54,7 @@ def squash(s: str) -> str:
 # Compiled once (not looked up in the re module's cache on every label: README failure 10)
 _P_VALUE = re.compile(r"p[\s_-]?values?")
 _TOKEN = re.compile(r"[a-zδ]+|\d+")
+_ZERO_VAR = re.compile(r"zero[\s_-]*var(?:iance)?(?:[\s_-]*frac(?:tion)?)?(?![a-z])")
 _CASE_OR_DIGIT_TURN = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 
 
@@ -76,6 +77,8 @@ def tokens_of(text: str) -> list[str]:
     """
     t = text.lower().replace("held-out", "heldout").replace("held out", "heldout")
     t = _P_VALUE.sub("p", t)
+    if "zero" in t:   # "train/zero_var_frac", "zero-variance fraction": the ZVF (zvf_mean)
+        t = _ZERO_VAR.sub(" zvf ", t)
     out = []
     for tok in _TOKEN.findall(t):
         tok = _SYNONYMS.get(tok, tok)

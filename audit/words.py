@@ -29,7 +29,8 @@ _ROLE_BEFORE = (
                           r"\b(?:paired|welch'?s?|student'?s?)\s+t\s*=\s*\$?\s*$|(?:^|[\s(,;:])t\s*=\s*\$?\s*$|"
                           r"(?:^|[\s(,;:$`])t_\{?\d+\}?\s*=\s*\$?\s*$", re.I)),   # "$t_4 = 16.4$", reST :math:`t_2 = 5.76`
     ("dz", re.compile(r"(?:\bd\s*(?:[_~]|<sub>)?\s*\{?z\}?\s*(?:~|</sub>)?)\s*[=≈]\s*\$?\s*$", re.I)),   # "d_z ≈ 1.36"
-    ("tost_p", re.compile(r"\bTOST\b[^0-9=<]{0,30}?(?:\bp\b|p-?value)?\s*(?:=|<|≤|:)?\s*$", re.I)),
+    ("tost_p", re.compile(r"\bTOST\b[^0-9=<]{0,30}?(?:\bp\b|p-?value)?\s*(?:=|<|≤|:)?\s*$|"
+                          r"\bTOST\s+p\b[^;=<]{0,50}?\b(?:is|was)\s*$", re.I)),   # "The TOST p against the ±0.01 margin is"
     ("p", re.compile(r"\b(?:unadjusted|uncorrected|nominal|raw)\b(?:\s+p\b|\s+p-?values?)?\s*(?:=|<|:|of|are|is|were|was)?\s*$",
                      re.I)),
     # ("adjusted p", not the "adjusted p" of "the unadjusted paired t-test gives p ="; "the adjusted value is 0.064")
@@ -43,7 +44,8 @@ _ROLE_BEFORE = (
                               r"(?:is|was|becomes|became|rises\s+to|goes\s+to)\s+(?:only\s+|about\s+)?$|"
                               r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)(?:\s+(?:correction|adjustment))?\s*\(\s*$|"
                               # "Adjusted for the 2 contrasts (BH): p = .063"
-                              r"\badjusted\s+for\b[^.;]{0,60}?\bp\s*[=<]\s*$|\((?:BH|Holm|Bonferroni|FDR)\)\s*:\s*p\s*[=<]\s*$", re.I)),
+                              r"\badjusted\s+for\b[^.;]{0,60}?\bp\s*[=<]\s*$|\((?:BH|Holm|Bonferroni|FDR)\)\s*:\s*p\s*[=<]\s*$|"
+                              r"\(\s*(?:BH|Holm|Bonferroni|FDR)\s*[:=]?\s*$", re.I)),   # "p = 5.6e-5 (BH 1.1e-4)"
     ("mde", re.compile(r"minimum\s+detectable\s+effect|\bMDE\b|smallest\s+(?:[\w–-]+\s+){0,4}?effect|"
                        # "the smallest gain we could detect at 80% power is", "... (80% power, exact t) is about"
                        # "the design detects a paired difference between" (a range of MDEs follows)
@@ -59,7 +61,7 @@ _ROLE_BEFORE = (
                        r"(?:of\s+|between\s+|as\s+small\s+as\s+|below\s+|under\s+|smaller\s+than\s+)"
                        r"(?:about\s+|roughly\s+|~\s*|≈\s*)?$",
                        re.I)),
-    ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|≈|~|of)?\s*$|\bp-?values?\b", re.I)),
+    ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|≈|~|of|is|was)?\s*$|\bp-?values?\b", re.I)),
     ("power", re.compile(r"achieved\s+power|power\s+(?:was|is|of)\b", re.I)),
     ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of|is|was|:)?\s*$|standard deviation|"
                       # "The seed-to-seed SD of the solve rate is 5.8 points for GRPO"
@@ -106,7 +108,7 @@ def every_after(after: str) -> tuple[bool, int | None]:
 
 
 # The tests of a contrast a sentence may name, by their ids under ``contrasts.<pair>.tests``.
-_TESTS = (("paired_bootstrap", re.compile(r"\bbootstrap\s+(?:significance\s+)?test\b", re.I)),
+_TESTS = (("paired_bootstrap", re.compile(r"\bbootstrap\s+(?:significance\s+)?(?:test\b|p\b)", re.I)),
           ("sign_flip", re.compile(r"\bsign[- ]?flip", re.I)),
           ("wilcoxon", re.compile(r"\bwilcoxon\b", re.I)),
           ("welch_t", re.compile(r"\bwelch'?s?\b", re.I)),
@@ -152,6 +154,7 @@ class Vocabulary:
     counts: tuple[str, ...] = ()   # count metrics with a declared maximum ("groups_correct": 0-4): what "2.51 of 4" measures
     labels: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (metric, a declared label's words): what a shortened label may stand for
     fractions: tuple[str, ...] = ()   # metrics declared as fractions: a bare 56.8 after percents in its paragraph is 56.8%
+    seeds: tuple[int, ...] = ()       # the locked seeds, in order: "GRPO 70.13 · 70.13 · …" lists one value a seed
 
     # Per-audit memo of name look-ups: a long sentence is read once per number that sits in it, and a
     # 30,000-number line must not be re-scanned 30,000 times (README failure 10: no shape may take minutes).
@@ -415,7 +418,8 @@ def vocabulary(lock: LockView | dict) -> Vocabulary:
     labels = tuple((name, tuple(_WORD.findall(_PARENS.sub(" ", text).lower())))
                    for name, d in decls.items() for text in d.labels)
     return Vocabulary(arms, metrics, view.baseline, primary, tuple(n for n, d in decls.items() if d.unit == "count" and d.max),
-                      labels, tuple(n for n, d in decls.items() if d.unit == "fraction"))
+                      labels, tuple(n for n, d in decls.items() if d.unit == "fraction"),
+                      tuple(s for s in view.seeds if isinstance(s, int) and not isinstance(s, bool)))
 
 
 @dataclass
