@@ -39,19 +39,19 @@ from audit.words import Vocabulary, folded, matches_from, sentences
 
 _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
                        r"(?!\s*(?:,|and)\s*\d)", re.I)
-_SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+(?!\d|[.,]\d)"
+_SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?:?[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+(?!\d|[.,]\d)"
                         r"(?:\s*,?\s*(?:\.\.\.|…))?)", re.I)
 # "seeds 1 to 6", "seeds 100–500", "six seeds each (1 to 6)", "seeds ($s \\in \\{1, \\dots, 8\\}$)": the first
 # and the last seed
 _SEED_RANGE = re.compile(r"\bseeds\b(?:\s+|[^.;:\d]{0,20}?[{(\[]\s*)(\d+)\s*(?:to|through|[–—-]|,\s*(?:\.\.\.|…|\\l?dots)?\s*,)"
                          r"\s*(\d+)\b(?![.,]\d)", re.I)
-_N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*(?:(?:fraction|share|proportion|percent(?:age)?|%)\s+)?of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)(?:\s+(?:(?:held[- ]out|test|[A-Z][A-Za-z0-9]*)"
+_N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*(?:(?:fraction|share|proportion|percent(?:age)?|%)\s+)?of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)(?:\s+(?:(?:held[- ]out|test|[A-Z][A-Za-z0-9-]*)"
                      r"\s+){0,3}(?:problems|items|questions|puzzles|examples|boards)|\s*-\s*(?:problem|item|question|puzzle|"
-                     r"example)s?)\b|\bout\s+of\s+(\d[\d,]*)\b(?![.,]\d)", re.I)
+                     r"example)s?|-q(?=\s+(?:held[- ]?out|test)\b))\b|\bout\s+of\s+(\d[\d,]*)\b(?![.,]\d)", re.I)
 # One of them is in each statement of n without "=" or "(" (a noun after the number, or near "out of N")
-_N_NOUNS = ("problem", "item", "question", "puzzle", "example", "board")
+_N_NOUNS = ("problem", "item", "question", "puzzle", "example", "board", "-q held", "-q test")
 # "2,000 bootstrap resamples": the locked number of resamples.
-_RESAMPLES = re.compile(r"(?<![\d.,])(\d[\d,]*)\s+(?:bootstrap\s+)?(?:resamples|bootstrap\s+samples|"
+_RESAMPLES = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?k?)\s+(?:bootstrap\s+)?(?:resamples|bootstrap\s+samples|"
                         r"bootstrap\s+replicates)\b", re.I)
 _HELDOUT_WORDS = re.compile(r"held[- ]?out|\btest\b|split|items|problems|questions|puzzles|accuracy|GSM8K|"
                             r"\beval", re.I)
@@ -557,7 +557,8 @@ def _parsed_header_facts(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
 def _resample_facts(text: str, facts: Facts, at, out: list[Claim]) -> None:
     """"2,000 bootstrap resamples" against lock.analysis.resamples."""
     for m in _RESAMPLES.finditer(text) if facts.resamples else ():
-        if int(m.group(1).replace(",", "")) != facts.resamples:
+        raw = m.group(1).replace(",", "")   # "2k bootstrap resamples": thousands
+        if (float(raw[:-1]) * 1000 if raw.endswith("k") else float(raw)) != facts.resamples:
             out.append(Claim(at(m.start()), f"{facts.resamples} (lock.analysis.resamples)", m.group(0),
                              f"{m.group(1)} resamples written, the lock says {facts.resamples} (lock.analysis.resamples)"))
 
@@ -720,7 +721,8 @@ _NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six se
 _WORD_COUNTS = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\s+(seeds|runs)\s+(?:per|each|for\s+(?:each|every))\b", re.I)
 # "12 steps and 192 rollouts per run", "trained for 12 steps": the steps (rollouts) every run trained
 _STEPS = re.compile(r"(?<![\d.,])(\d+)\s+(?:training\s+|optimi[sz]er\s+|gradient\s+)?(steps|rollouts)\b"
-                    r"(?=[^.;]{0,40}?\b(?:per|each|every)\s+(?:run|adapter|seed|model)\b)|\btrained\s+for\s+(\d+)\s+(steps)\b",
+                    r"(?=[^.;]{0,40}?\b(?:(?:per|each|every)\s+(?:run|adapter|seed|model)\b|each\b(?!\s+(?:arm|method|objective)\b)))|"
+                    r"\btrained\s+for\s+(\d+)\s+(steps)\b",
                     re.I)
 
 

@@ -258,7 +258,9 @@ def within_claims(sent: str, cid: str, metrics: list[tuple[int, str]], carried: 
 
 # "GSPO wins on all four seeds", "DAPO won over GRPO on every seed", "comes out ahead in each of the 8 seeds":
 # the subject is better than the other arm on each seed (group "other": an arm named after "over"/"against").
-_SEED_WINS = re.compile(r"\b(?:wins?|won|comes?\s+out\s+ahead|came\s+out\s+ahead)\b(?P<other>\s+(?:over|against)\s+[^,;:.\d]{1,30}?)?"
+# "GSPO beats GRPO on every seed", "is ahead of GRPO on all five seeds" (README failure 15)
+_SEED_WINS = re.compile(r"\b(?:wins?|won|beats?|outperforms?|outperformed|(?:is|was|comes?\s+out|came\s+out)\s+ahead)\b"
+                        r"(?P<other>\s+(?:(?:over|against|of)\s+)?[^,;:.\d]{1,30}?)?"
                         r"\s+(?:on|across|in|for)\s+(?:all|every|each)\b(?:\s+of)?(?:\s+the)?(?:\s+(?:\w+|\d+))?\s+seeds?\b",
                         re.I)
 
@@ -325,7 +327,7 @@ def seed_win_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
     """
     out, decided, undecided = [], 0, []
     low = sent.lower()
-    if "win" not in low and "won" not in low and "ahead" not in low:
+    if "win" not in low and "won" not in low and "ahead" not in low and "beat" not in low and "outperform" not in low:
         return out, decided, undecided
     decided += _k_of_n_claims(sent, arms, metrics, subject, pair, carried, baseline, facts, out, undecided)
     for m in _SEED_WINS.finditer(sent):

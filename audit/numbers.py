@@ -347,7 +347,7 @@ _NONE: frozenset = frozenset()
 _LABELS: tuple[tuple[re.Pattern, str | None], ...] = (
     (re.compile(r"(?=n)\bn\s*=\s*(?P<v>\d{1,3}(?:,\d{3})+|\d+)(?!\.?\d)", re.I), "n"),
     # "seed 1", "seeds 11, 23, 37" name runs; an "RNG seed" or "random seed" is a value of the plan
-    (re.compile(r"(?=s)(?<!rng )(?<!random )(?<!bootstrap )\bseeds?\s*[#:=]?\s*\(?\s*"
+    (re.compile(r"(?=s)(?<!rng )(?<!random )(?<!bootstrap )\bseeds?\s*(?:each\s*)?[#:=]?\s*\(?\s*"
                 r"(?P<list>\d+(?!\.?\d|%)(?![\d,]*\s+(?:bootstrap\s+)?(?:resamples|samples|draws|replicates)\b)"
                 r"(?:\s*,\s*\d+(?!\.?\d|%)){0,99})", re.I), "seed"),
     (re.compile(r"(?=[pmabc])\b(?P<w>pass|maj|avg|mean|best|cons)\s*@\s*(?P<v>\d+)", re.I), "@k"),

@@ -58,7 +58,7 @@ _CI_WORDS = re.compile(r"\bCI\b|\binterval\b|\bconfidence\b|\bcredible\b", re.I)
 _AFTER_ARM = re.compile(r"\s*(?:\)|,)?\s*(?:for|of|with|by|from)?\s*\(?\s*\**`?")
 _LEVEL = re.compile(r"(\d{2})\s*%\s*(?:CI|confidence|credible|interval)", re.I)
 # "95% bootstrap CI", "90% percentile interval": a level with the interval's method between, a parameter
-_LEVEL_WORDS = re.compile(r"\d{2}\s*%\s*(?:[A-Za-z-]+\s+){1,2}(?:CI|confidence|credible|intervals?)\b", re.I)
+_LEVEL_WORDS = re.compile(r"\d{2}\s*%\s*(?:[A-Za-z-]+\s+){1,2}(?:CI|confidence|credible|intervals?|bootstrap)\b", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _PLAIN_LINE = re.compile(r"^\s*(?:#|\||```|~~~|<!--|---\s*$|\\)")
 
@@ -1496,17 +1496,19 @@ def _shortened(m: Mention, vocab: Vocabulary) -> list[tuple[int, str]]:
 
 
 def _header_contrast(m: Mention, ent, vocab: Vocabulary):
-    """An arm's row in a table whose header compares with another arm ("| | Δ solve rate vs SFT | 95% CI | p |"):
-    its interval ends and its p are that contrast's, not the arm's own (README failure 15). Else ``ent``."""
-    if ent is None or ent[0] != "arm" or not m.header or not (
+    """An arm's row in a table whose first value column compares with another arm ("| | Δ solve rate vs SFT |
+    95% CI | p |"): its interval ends and p after that column are that contrast's, not the arm's own (README
+    failure 15). A "95% CI" before a "Δ vs GRPO" column stays the arm's ("| Method | Acc | 95% CI | Δ vs GRPO |").
+    Else ``ent``."""
+    if ent is None or ent[0] != "arm" or len(m.header) < 3 or not (
             m.role in ("low", "high") or any(rx.search(m.column or "") for _, rx in _COL_ROLE[:2])):
         return ent
-    for cell in m.header:
-        k = _VERSUS.search(cell)
-        hits = vocab.arms_in(cell[k.end():]) if k else []
-        if hits and hits[0][1] != ent[1]:
-            return ("contrast", ent[1], hits[0][1])
-    return ent
+    cols = list(m.header)
+    if m.column not in cols or cols.index(m.column) <= 1:
+        return ent
+    k = _VERSUS.search(cols[1])
+    hits = vocab.arms_in(cols[1][k.end():]) if k else []
+    return ("contrast", ent[1], hits[0][1]) if hits and hits[0][1] != ent[1] else ent
 
 
 def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:

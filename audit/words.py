@@ -38,6 +38,7 @@ _ROLE_BEFORE = (
                               r"\badjusted\s+(?:value|p-?value|figure)\s+(?:is|was|becomes|of|=|:)\s*(?:only\s+|about\s+)?$|"
                               r"\b(?:BH|Holm|Bonferroni|FDR)\s+p\s*(?:=|<|:)\s*$|"   # "p = 0.060, Holm p = 0.145"
                               r"(?<!un)corrected\s+p\b|\badjusted\s*[:=]?\s*$|\bq\s*[=<]|\bp[_\s]*adj|\badj\.?\s*p\b|"
+                              r"\bp_?\s*\{?\s*(?:Bonf|Holm|BH)\w*\}?\s*[=<:]\s*\$?\s*$|"   # "$p_{\text{Bonf}} = 0.0025$"
                               r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)\b[\w\s–-]{0,60}?\bp\s*[=<]\s*$|"
                               # "After the BH correction across our two comparisons it is 0.14", "After Holm (0.156 ..."
                               r"\bafter\s+(?:the\s+)?(?:BH|Holm|Bonferroni|FDR)\b[\w\s–-]{0,60}?\b(?:it|this|that)\s+"

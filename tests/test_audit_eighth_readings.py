@@ -248,3 +248,43 @@ def test_per_seed_line(wandb_study, tmp_path, find, replace, source):
     assert _findings(wandb_study, tmp_path, SEED_LINES) == []
     wrong = _findings(wandb_study, tmp_path / "w", SEED_LINES.replace(find, replace))
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- facts and per-seed claims in these wordings: "5 seeds each: …", "10k bootstrap resamples", "the same
+# 5000 held-out MATH-500 problems", "the fixed 800-q held-out split", "16 optimizer steps and 256 rollouts
+# each", "beats GRPO on every seed" ----------------------------------------------------------------------------
+
+FACTS = """Two objectives against GRPO, 5 seeds each: 21, 42, 63, 84, 105; 2k bootstrap resamples.
+
+Every checkpoint is scored on the same 500 held-out GSM-8K problems, i.e. the fixed 500-q held-out split.
+
+GSPO beats GRPO on 4 of 5 seeds; AERO beats GRPO on 3 of 5.
+"""
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("find", "replace", "expected"), [
+    ("each: 21, 42, 63,", "each: 21, 42, 64,", "lock.seeds"),
+    ("2k bootstrap", "10k bootstrap", "lock.analysis.resamples"),
+    ("same 500 held-out GSM-8K", "same 5000 held-out GSM-8K", "lock.dataset.heldout_n"),
+    ("fixed 500-q", "fixed 800-q", "lock.dataset.heldout_n"),
+    ("GSPO beats GRPO on 4 of 5 seeds", "GSPO beats GRPO on every seed", "runs.gspo.s63.heldout_accuracy"),
+], ids=["seed-list", "resamples-k", "n-dataset-name", "n-q", "beats-every-seed"])
+def test_facts_and_seed_claims_in_these_wordings(wandb_study, tmp_path, find, replace, expected):
+    """Each wrong fact or claim is a finding (each passed: the seed list after "seeds each:", "10k", the n
+    before a hyphenated dataset name or "-q", and "beats ... on every seed" were not read)."""
+    assert _findings(wandb_study, tmp_path, FACTS) == []
+    wrong = _findings(wandb_study, tmp_path / "w", FACTS.replace(find, replace))
+    assert [f for f in wrong if expected in f[1]], wrong
+
+
+def test_steps_and_rollouts_each(tmp_path_factory, tmp_path):
+    """"(12 runs, 16 optimizer steps and 256 rollouts each)" is checked against the runs' steps and rollouts
+    over a runner-shaped campaign (it passed: "each" did not end with "run")."""
+    from tests.report_corpus_eighth import eighth
+
+    study = eighth.build("pandas_notebook", tmp_path_factory.mktemp("eighth_nb"))
+    text = "GRPO, DAPO and GSPO (12 runs, 12 optimizer steps and 192 rollouts each) on 80 held-out problems.\n"
+    assert _findings(study, tmp_path, text) == []
+    wrong = _findings(study, tmp_path / "w", text.replace("12 optimizer steps and 192", "16 optimizer steps and 256"))
+    assert [f for f in wrong if "arms.<arm>.steps" in f[1]] and [f for f in wrong if "arms.<arm>.rollouts" in f[1]], wrong
