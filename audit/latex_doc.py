@@ -159,7 +159,7 @@ def clean(s: str) -> str:
         elif sym is not None:
             if sym == ",":
                 between = m.start() > 0 and s[m.start() - 1].isdigit() and i < len(s) and s[i].isdigit()
-                out.append("" if between else " ")
+                out.append("" if between or s.startswith("\\%", i) else " ")   # "\num{58.92}\,\%": a thin space before %
             else:
                 out.append(_ESCAPES.get(sym, " "))
         elif name in ("SI", "qty"):

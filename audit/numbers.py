@@ -32,7 +32,7 @@ _NUM = re.compile(
     r"(?:(?P<exp>[eE][-+−]?\d+)|\s{0,3}(?:×|x|·|⋅|\\times|\\cdot)\s{0,3}10\s?(?:\^\s?\{?\s?(?P<pow>[-−+]?\s?\d+)(?:\s?\})?"
     r"|(?P<sup>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
     r"|(?<=(?<![\d.,])10)(?:\^\s?\{?\s?(?P<tpow>[-−]\s?\d+)(?:\s?\})?|(?P<tsup>⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
-    r"(?:(?P<mult>\s?k|K|M)(?![\w-]))?(?P<pct>\s{0,2}\\?%)?"
+    r"(?:(?P<mult>\s?k|K|M)(?![\w-]))?(?P<pct>\s?\\?%)?"
 )
 # "1.5 × 10⁻⁴", "3.2\times10^{-4}", "2 x 10^-3", "1.5·10⁻⁴": scientific notation written out, the same as
 # "1.5e-4" (the mantissa's digits set the interval: 1.45e-4 to 1.55e-4). A bare negative power of ten
