@@ -708,7 +708,8 @@ def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None)
         heads = []   # placed with the table's first part
     header_t = Cells(header)
     explicit = [i for i, h in enumerate(header) if _IDENTITY_HEADER.search(h)]
-    index_col = _index_column(header, rows)   # pandas' "| 0 |", "| 1 |": the row label is the next column
+    # pandas' "| 0 |", "| 1 |": the row label is the next column (decided on the whole table, whichever part this is)
+    index_col = _index_column(header, t.rows[1:] if joined else t.rows)
     lab = 1 if index_col and len(header) > 1 else 0
     ident_cols = explicit or [lab]
     # a worded row label names the row too when the identity columns do not include it: a runs table
