@@ -125,6 +125,7 @@ class Mention:
     row_cells: tuple[str, ...] = ()     # every cell of its row (transposed tables: seeds/arms as columns)
     sentence: str = ""                  # the whole sentence of a prose number
     in_code: bool = False               # inside a code span or a code block
+    session: str | None = None          # the evaluation session its context names (audit.sessions.mark)
 
     @property
     def where(self) -> str:

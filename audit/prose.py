@@ -1536,6 +1536,7 @@ def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     if not names:
         if not (lw.col_role or lw.col_sd or m.role in ("low", "high") or _BARE_MEAN.fullmatch(lw.col)
                 or (ent[0] == "arm" and _BARE_MEAN.fullmatch(m.row or ""))   # a "Mean" row under an arm's column
+                or (ent[0] == "arm" and m.session is not None and not (m.row or "").strip())   # a session's row
                 or (ent[0] == "run" and _names_only(f"{m.row or ''} {m.column or ''}", vocab, _group_words(m, vocab)))):
             return None
         # a p, Δ, SD or CI line, or a run's cell ("| seed | GRPO | DAPO |" rows "| 1 | 0.623 | 0.640 |"):

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from audit import sessions
 from audit.names import longest_names, name_prefixes
 from audit.numbers import numbers_in
 from prereg.records import HELDOUT_TRACE, task_record
@@ -333,6 +334,7 @@ class SourceIndex:
         # "analysis.warnings.<i>" -> that warning's text, whitespace folded: a report line that
         # quotes the text says which warning its numbers come from (audit.trace.quoted_context).
         self.quotes: dict[str, str] = {}
+        self.sessions = None   # the study's evaluation sessions (audit.sessions.SessionInfo), when it has several
 
     def add(self, vid: str, value, unit: str, *, exploratory=False, origin="analysis", max=None) -> None:
         """Index value ``vid`` (a finite number; anything else, or an id already indexed, is skipped).
@@ -447,6 +449,7 @@ def build_index(ctx) -> SourceIndex:
     view = ctx.lock_view
     idx = SourceIndex(arms + [a for a in run_arms if a not in arms], view.labels)
     exploratory_seals = {r.manifest.get("seal") for r in ctx.runs if not _registered_confirmatory(ctx, r)}
+    aside = []   # a later evaluation session's values: found by pin or in that session's view (audit.sessions)
     for vid, rec in sorted((ctx.analysis.get("values") or {}).items()):
         if not isinstance(rec, dict):
             continue
@@ -454,6 +457,12 @@ def build_index(ctx) -> SourceIndex:
         expl = ("exploratory" in vid or (isinstance(rec.get("params"), dict)
                 and rec["params"].get("evidence_class") == "exploratory")
                 or (bool(ins) and bool(exploratory_seals) and all(s in exploratory_seals for s in ins)))
+        if vid.startswith("sessions."):
+            v = _num(rec.get("value"))
+            if v is not None:
+                ent, toks = _id_entity(vid.split(".", 2)[2], idx.arms)
+                aside.append((vid, Source(vid, v, _value_unit(rec), ent, toks, expl)))
+            continue
         idx.add(vid, rec.get("value"), _value_unit(rec), exploratory=expl)
     for r in ctx.runs:
         m = r.manifest
@@ -480,6 +489,7 @@ def build_index(ctx) -> SourceIndex:
     _add_seed_spread(idx, ctx.arms)
     attach_scales(idx, _num(view.heldout_n))
     _attach_declared_max(idx, view.metric_decls)
+    sessions.attach(idx, ctx.analysis, view.seeds, aside)
     return idx
 
 

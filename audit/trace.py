@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+from audit import sessions
 from audit.context import TracedReport
 from audit.numbers import EXPLORATORY_WORDS, Mention, parse_report
 from audit.prose import _CONTRAST_ROLES, heading_percent, read_file, row_states_percent, table_reading
@@ -971,6 +972,7 @@ def _trace_report(ctx) -> TracedReport:
 
     idx = build_index(ctx)
     files = parse_report(ctx.report_dir, ctx.rel, ctx.jobs)
+    sessions.mark(files, idx.sessions)
     vocab = _vocabulary(ctx)
     jobs = report_pool.jobs_for(files, ctx.jobs)
     if jobs > 1:
@@ -1092,6 +1094,7 @@ class TraceMemo:
     only: tuple[str, str] | None = None
     scopes: dict = field(default_factory=dict)
     cells: dict = field(default_factory=dict)
+    session_cells: dict = field(default_factory=dict)   # session -> the cells memo of numbers scoped to it
 
 
 def _trace_files(idx: SourceIndex, files: list, vocab) -> list[Traced]:
@@ -1119,16 +1122,21 @@ def trace_in_context(idx: SourceIndex, m: Mention, reading: Reading | None, voca
     if m.scope not in memo.scopes:
         memo.scopes[m.scope] = (_scope_entity(m, arms), _heading_reads(m.scope, vocab))
     scope_ent, heading = memo.scopes[m.scope]
+    src, cells, info = idx, memo.cells, idx.sessions
+    if m.session is not None:   # the session its row, column, caption, sentence or heading names: its values
+        sessions.unseed(reading, info)
+        src, cells = sessions.view(idx, m.session), memo.session_cells.setdefault(m.session, {})
     if reading is None and m.kind == "table":
-        t = _trace_cell(idx, m, arms, scope_ent, vocab, memo.cells, heading)
+        t = sessions.traced_as_written(m, info, lambda: _trace_cell(src, m, arms, scope_ent, vocab, cells, heading))
     else:
         if reading is not None and m.kind == "prose" and m.status_hint == "value":
             _scoped_reading(reading, scope_ent, vocab)
             only = memo.only
             if only and reading.pair is None and not reading.param and reading.role in _CONTRAST_ROLES:
                 reading.pair, reading.arms = only, []   # "the MDE of this design is 0.0098": the one contrast
-        t = trace_mention(idx, m, arms, reading, scope_ent)
-    return quoted_context(idx, t)
+        t = trace_mention(src, m, arms, reading, scope_ent)
+    t = quoted_context(src, t)
+    return t if info is None else sessions.with_other_session(idx, t, m.session)
 
 
 def _cell_key(m: Mention, scope_ent, heading: tuple) -> tuple:

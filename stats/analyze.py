@@ -24,7 +24,7 @@ from prereg.lock import Lock, verify_lock
 from prereg.rules import same_level
 from prereg.schema import require_valid
 from prereg.study import AnalysisPlan, IntervalSpec, Study
-from stats import coverage, designs, rliable
+from stats import coverage, designs, rliable, sessions
 from stats import intervals as iv
 from stats import multiplicity as mult
 from stats import tests as ht
@@ -119,22 +119,41 @@ def _item_matrix(units, metric: str):
 
 
 # ----------------------------------------------------------------------------- arms
-def _arm_values(V: Values, plan: AnalysisPlan, data: Data, arm: str, warnings: list[str]) -> None:
+def _arm_values(V: Values, plan: AnalysisPlan, data: Data, arm: str, warnings: list[str],
+                session: str | None = None, prefix: str = "") -> None:
     """``arms.<arm>.*`` and ``runs.<arm>.*``: seeds, each planned metric's per-run values and
-    summaries with their intervals, and the descriptive run summaries."""
-    seeds = data.seeds_of(arm)
-    units = [data.units[(arm, s)] for s in seeds]
+    summaries with their intervals, and the descriptive run summaries. By default of the arm's
+    primary view (its first session); with ``session`` and ``prefix`` (``sessions.<tag>.``), of its
+    evaluation in that session, under ids with that prefix (:mod:`stats.sessions`): one code path
+    for every session's summaries."""
+    view = data.units if session is None or not prefix else data.sessions[session]
+    seeds = data.seeds_of(arm, view)
+    units = [view[(arm, s)] for s in seeds]
     once = seeds == [None]
-    V.add(f"arms.{arm}.n_seeds", 0 if once else len(units), "count of included runs (one per seed)", "seeds",
-          params={"seeds": seeds, **({"evaluated": "once"} if once else {})}, inputs=[u.input_id for u in units],
-          note="reference arm evaluated once: no seeds" if once else None)
+    sess = {"session": units[0].session} if units and units[0].session is not None else {}
+    V.add(f"{prefix}arms.{arm}.n_seeds", 0 if once else len(units), "count of included runs (one per seed)", "seeds",
+          params={"seeds": seeds, **({"evaluated": "once"} if once else {}), **sess},
+          inputs=[u.input_id for u in units], note="reference arm evaluated once: no seeds" if once else None)
     for metric in plan.metrics:
-        _arm_metric_values(V, plan, data, arm, metric, units, warnings)
-    _arm_descriptives(V, plan, arm, units)
+        _arm_metric_values(V, plan, data, arm, metric, units, warnings, prefix)
+    _arm_descriptives(V, plan, arm, units, prefix)
+
+
+def _session_arm_values(V: Values, plan: AnalysisPlan, data: Data, warnings: list[str]) -> dict[str, dict[str, str]]:
+    """Every later session's evaluation of each arm summarised like its first (``sessions.<tag>.*``,
+    README failure 16), so a report quoting a re-evaluation has a source; returns ``session_arms``."""
+    if not data.named_sessions:
+        return {}
+    where = sessions.session_arms(data.sessions, data.first_sessions())
+    for sess, arms in where.items():
+        for arm, prefix in arms.items():
+            if prefix:
+                _arm_values(V, plan, data, arm, warnings, sess, prefix)
+    return where
 
 
 def _arm_metric_values(V: Values, plan: AnalysisPlan, data: Data, arm: str, metric: str, units: list,
-                       warnings: list[str]) -> None:
+                       warnings: list[str], prefix: str = "") -> None:
     """One metric of one arm: per-run values, SD, each planned statistic with its planned interval
     (plus a two-level interval where items exist) and the item-level interval of the mean."""
     summ = plan.arm_summary
@@ -144,25 +163,25 @@ def _arm_metric_values(V: Values, plan: AnalysisPlan, data: Data, arm: str, metr
     have = [u for u in units if u.metrics.get(metric) is not None]
     x = iv.rs.snap_constant(np.asarray([u.metrics[metric] for u in have], dtype=float))
     ins = [u.input_id for u in have]
+    sess = {"session": have[0].session} if have and have[0].session is not None else {}
     for u in have:
-        V.add(f"runs.{arm}.{seed_tag(u.seed)}.{metric}", u.metrics[metric],
+        V.add(f"{prefix}runs.{arm}.{seed_tag(u.seed)}.{metric}", u.metrics[metric],
               "run summary (manifest summaries)" if data.source == "runs" else "imported table value",
-              mu, params={"arm": arm, "seed": u.seed, "metric": metric,
-                          **({"session": u.session} if u.session is not None else {})}, inputs=[u.input_id])
+              mu, params={"arm": arm, "seed": u.seed, "metric": metric, **sess}, inputs=[u.input_id])
     if len(have) < len(units):
-        warnings.append(f"arms.{arm}.{metric}: {len(units) - len(have)} runs lack the metric; "
+        warnings.append(f"{prefix}arms.{arm}.{metric}: {len(units) - len(have)} runs lack the metric; "
                         f"summarised over {len(have)}")
-    base_params = {"metric": metric, "seeds": [u.seed for u in have]}
-    V.add(f"arms.{arm}.{metric}.sd", (0.0 if np.ptp(x) == 0 else float(np.std(x, ddof=1))) if x.size > 1 else None,
+    base_params = {"metric": metric, "seeds": [u.seed for u in have], **sess}
+    V.add(f"{prefix}arms.{arm}.{metric}.sd", (0.0 if np.ptp(x) == 0 else float(np.std(x, ddof=1))) if x.size > 1 else None,
           "sample standard deviation over seeds (ddof=1)", mu, params=base_params, inputs=ins,
           note=None if x.size > 1 else "fewer than two seeds: SD undefined")
     items = _item_matrix(have, metric)
     for stat in summ.statistics:
-        vid = f"arms.{arm}.{metric}.{stat}"
+        vid = f"{prefix}arms.{arm}.{metric}.{stat}"
         note = None if x.size else "no seeds: undefined"
         if stat == "iqm" and 0 < x.size < 4:  # 25% of fewer than 4 seeds rounds to 0: nothing is trimmed
             note = IQM_FEW
-            w = f"arms.{arm}.{metric}.iqm: {IQM_FEW}"
+            w = f"{prefix}arms.{arm}.{metric}.iqm: {IQM_FEW}"
             if w not in warnings:
                 warnings.append(w)
         V.add(vid, float(iv.rs.statistic(stat)(x)) if x.size else None, f"{stat} over seeds", mu,
@@ -178,42 +197,43 @@ def _arm_metric_values(V: Values, plan: AnalysisPlan, data: Data, arm: str, metr
                       mu, params={**base_params, **res.params, "level": level, "method": m},
                       inputs=ins, random=m != "t" and res.low is not None, note=res.note)
     if items is not None:
-        _arm_item_interval(V, plan, arm, metric, mu, items, ins, have)
+        _arm_item_interval(V, plan, f"{prefix}arms.{arm}", metric, mu, items, ins, have, sess)
     if metric == plan.primary_metric:
         w = coverage.warning_for(method, x.size, level, metric, decls=data.decls)
         if w and f"arms.*.{metric}: {w}" not in warnings:
             warnings.append(f"arms.*.{metric}: {w}")
 
 
-def _arm_descriptives(V: Values, plan: AnalysisPlan, arm: str, units: list) -> None:
+def _arm_descriptives(V: Values, plan: AnalysisPlan, arm: str, units: list, prefix: str = "") -> None:
     """Per-run descriptive summaries and counts (not planned metrics), and their mean over seeds."""
     for u in units:
         for d in DESCRIPTIVE + RUN_COUNTS:
             if d in plan.metrics or u.metrics.get(d) is None:
                 continue
-            V.add(f"runs.{arm}.{seed_tag(u.seed)}.{d}", u.metrics[d], "run summary (manifest summaries)", metric_unit(d),
+            V.add(f"{prefix}runs.{arm}.{seed_tag(u.seed)}.{d}", u.metrics[d], "run summary (manifest summaries)", metric_unit(d),
                   params={"arm": arm, "seed": u.seed, "metric": d}, inputs=[u.input_id])
     seals = [u.input_id for u in units]
     for d in DESCRIPTIVE:
         vals = [u.metrics.get(d) for u in units if u.metrics.get(d) is not None]
         if not vals:
             continue
-        V.add(f"arms.{arm}.{d}", float(np.mean(vals)), "mean over seeds of run summaries",
+        V.add(f"{prefix}arms.{arm}.{d}", float(np.mean(vals)), "mean over seeds of run summaries",
               metric_unit(d) if d not in ("rollouts", "steps") else "count",
               params={"summary": d, "n": len(vals)}, inputs=seals)
 
 
-def _arm_item_interval(V: Values, plan: AnalysisPlan, arm: str, metric: str, mu: str, items: np.ndarray, ins: list[str],
-                       have: list) -> None:
-    """Per-arm item-level interval of the mean (``arms.<arm>.<metric>.mean.item.ciNN``): defined
-    with one seed or a reference evaluated once, where every seed-level interval is null.
+def _arm_item_interval(V: Values, plan: AnalysisPlan, pre: str, metric: str, mu: str, items: np.ndarray, ins: list[str],
+                       have: list, sess: dict) -> None:
+    """Per-arm item-level interval of the mean (``<pre>.<metric>.mean.item.ciNN``, ``pre`` the arm's
+    ``arms.<arm>`` id prefix): defined with one seed or a reference evaluated once, where every
+    seed-level interval is null.
     Unit ``item``: items resampled (seeds fixed); otherwise the crossed (seed x item) bootstrap."""
     from stats import items as it
 
     level = plan.arm_summary.level
     tag = "ci" + iv.level_tag(level)
     unit = "item" if plan.unit == "item" or items.shape[0] == 1 else "seed_item"
-    stream = f"arms.{arm}.{metric}.mean.item.{tag}"
+    stream = f"{pre}.{metric}.mean.item.{tag}"
     g = iv.rs.generator(plan.rng_seed, stream)
     dist = (iv.rs.bootstrap(items.mean(axis=0), "mean", plan.resamples, g) if unit == "item"
             else it.crossed_bootstrap(items, plan.resamples, g))
@@ -221,9 +241,9 @@ def _arm_item_interval(V: Values, plan: AnalysisPlan, arm: str, metric: str, mu:
     prm = {"metric": metric, "seeds": [u.seed for u in have], "items": int(items.shape[1]), "unit": unit,
            "level": level, "resamples": plan.resamples, "stream": stream,
            "resampling": "items with replacement" if unit == "item" else
-           "seeds with replacement, one item resample shared by all drawn seeds"}
+           "seeds with replacement, one item resample shared by all drawn seeds", **sess}
     for end, val in (("low", lo), ("high", hi)):
-        V.add(f"arms.{arm}.{metric}.mean.item.{tag}.{end}", float(val),
+        V.add(f"{stream}.{end}", float(val),
               f"item-level percentile bootstrap interval of the mean (unit {unit})", mu, params=prm, inputs=ins,
               random=True)
 
@@ -827,6 +847,7 @@ def build(lock: Lock, data: Data, lock_path: str | Path, *, validate: bool = Tru
     _study_values(V, study, data)
     for arm in arms:
         _arm_values(V, plan, data, arm, warnings)
+    where = _session_arm_values(V, plan, data, warnings)
     facts = {c.id: _contrast_values(V, study, data, c, warnings) for c in cds}
     if plan.sequential:  # stage-wise p and intervals replace the fixed-design ones (README failure 19)
         from stats import seqvalues
@@ -868,6 +889,8 @@ def build(lock: Lock, data: Data, lock_path: str | Path, *, validate: bool = Tru
         _rliable_values(V, plan, data, arms, default_baseline(study.raw), warnings)
     _mark_exploratory(V, cds, exploratory)
     out = _document(lock, lock_path, data, V, verdicts, warnings, facts, cds)
+    if where:
+        out["session_arms"] = where
     if validate:
         require_valid(out, "analysis", "analysis output")
     return out

@@ -92,16 +92,21 @@ class Data:
         """Index evaluations by session, and the primary view by each arm's first session."""
         for u in units:
             self.sessions.setdefault(u.session, {})[(u.arm, u.seed)] = u
-        first: dict[str, str | None] = {}
-        for sess, view in self.sessions.items():
-            for (arm, _s) in view:
-                first.setdefault(arm, sess)
+        first = self.first_sessions()
         self.units = {k: u for sess, view in self.sessions.items() for k, u in view.items() if first[k[0]] == sess}
 
     def seeds_of(self, arm: str, view: dict | None = None) -> list[int | None]:
         """Seeds of ``arm`` in a view (the primary one by default); ``[None]`` for a once-evaluated reference."""
         keys = [s for a, s in (self.units if view is None else view) if a == arm]
         return sorted(keys, key=lambda s: -1 if s is None else s)
+
+    def first_sessions(self) -> dict[str, str | None]:
+        """Arm -> the session its primary view (``units``, the ``arms.<arm>.*`` values) comes from."""
+        first: dict[str, str | None] = {}
+        for sess, view in self.sessions.items():
+            for (arm, _s) in view:
+                first.setdefault(arm, sess)
+        return first
 
     def sessions_of(self, arm: str) -> list[str | None]:
         return [s for s, view in self.sessions.items() if any(a == arm for a, _ in view)]

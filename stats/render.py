@@ -180,6 +180,7 @@ def markdown(r: AnalysisResult, digest: str, figures: list[str], notes: list[str
     L = _md_head(r, d, digest, metric, munit)
     L += _md_arms(r, d, metric, munit, tag, lvl)
     L += _md_per_seed(r, d, metric, munit)
+    L += _md_sessions(r, d, metric, munit, tag, lvl)
     L += _other_metric_arms(r, d, tag, lvl)
     L += _md_contrasts(r, d, munit)
     L += _secondary_markdown(r, d)
@@ -214,11 +215,30 @@ def _md_head(r: AnalysisResult, d: _Doc, digest: str, metric: str, munit: str) -
 
 def _md_arms(r: AnalysisResult, d: _Doc, metric: str, munit: str, tag: str, lvl: str) -> list[str]:
     """The arm summary table: planned statistics with their intervals, SD, ZVF/GU."""
+    return ["## Arms", "", *_arm_table(r, d, metric, munit, tag, lvl, {arm: "" for arm in r.arms})]
+
+
+def _md_sessions(r: AnalysisResult, d: _Doc, metric: str, munit: str, tag: str, lvl: str) -> list[str]:
+    """One arm summary table per evaluation session (analysis.json ``session_arms``), when the data
+    name more than one: the same columns as "Arms", each arm's evaluation in that session."""
+    if len(r.session_arms) < 2:
+        return []
+    L = ["## Arms by evaluation session", "",
+         "Each arm summarised in each session it was evaluated in; contrasts use the session named in their design.", ""]
+    for i, (sess, arms) in enumerate(r.session_arms.items(), start=1):
+        L += [f"### Session {i}: `{sess}`", "", *_arm_table(r, d, metric, munit, tag, lvl, dict(arms))]
+    return L
+
+
+def _arm_table(r: AnalysisResult, d: _Doc, metric: str, munit: str, tag: str, lvl: str,
+               arms: dict[str, str]) -> list[str]:
+    """The rows of an arm summary table: arm -> the prefix of its value ids (``""``: ``arms.<arm>``;
+    ``sessions.<tag>.``: its evaluation in a later session)."""
     summ = r.plan.arm_summary
     stats_ = summ.statistics
-    hier = any(f"arms.{arm}.{metric}.{stats_[0]}.h{tag}.low" in r.values for arm in r.arms)
-    item_ci = any(f"arms.{arm}.{metric}.mean.item.{tag}.low" in r.values for arm in r.arms)
-    desc = [k for k in ("zvf_mean", "gu_mean") if any(f"arms.{arm}.{k}" in r.values for arm in r.arms)]
+    hier = any(f"{p}arms.{arm}.{metric}.{stats_[0]}.h{tag}.low" in r.values for arm, p in arms.items())
+    item_ci = any(f"{p}arms.{arm}.{metric}.mean.item.{tag}.low" in r.values for arm, p in arms.items())
+    desc = [k for k in ("zvf_mean", "gu_mean") if any(f"{p}arms.{arm}.{k}" in r.values for arm, p in arms.items())]
     head = ["Arm", "Seeds (seeds)"]
     for s in stats_:
         head += [f"{s} ({munit})", f"{lvl} {summ.interval} CI of {s} ({munit})"]
@@ -228,18 +248,18 @@ def _md_arms(r: AnalysisResult, d: _Doc, metric: str, munit: str, tag: str, lvl:
         head.append(f"{lvl} item-level CI of mean ({munit})")
     head += [f"SD over seeds ({munit})"]
     head += [f"{k} ({r.unit(f'arms.{r.arms[0]}.{k}', 'fraction')})" for k in desc]
-    L = ["## Arms", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for arm in r.arms:
-        row = [f"`{arm}`" + _arm_note(r, arm), d.cell(f"arms.{arm}.n_seeds")]
+    L = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for arm, p in arms.items():
+        row = [f"`{arm}`" + _arm_note(r, arm), d.cell(f"{p}arms.{arm}.n_seeds")]
         for s in stats_:
-            base = f"arms.{arm}.{metric}.{s}"
+            base = f"{p}arms.{arm}.{metric}.{s}"
             row += [d.cell(base), d.interval(f"{base}.{tag}")]
             if hier:
                 row.append(d.interval(f"{base}.h{tag}"))
         if item_ci:
-            row.append(d.interval(f"arms.{arm}.{metric}.mean.item.{tag}"))
-        row.append(d.cell(f"arms.{arm}.{metric}.sd"))
-        row += [d.cell(f"arms.{arm}.{k}") for k in desc]
+            row.append(d.interval(f"{p}arms.{arm}.{metric}.mean.item.{tag}"))
+        row.append(d.cell(f"{p}arms.{arm}.{metric}.sd"))
+        row += [d.cell(f"{p}arms.{arm}.{k}") for k in desc]
         L.append("| " + " | ".join(row) + " |")
     return L + [""]
 

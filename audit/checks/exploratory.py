@@ -3,6 +3,7 @@ where it appears (same line or sentence, table caption or header, row, or sectio
 
 from __future__ import annotations
 
+from audit import sessions
 from audit.sources import entity_of_text, names_a_seed
 from audit.trace import mentions_exploratory, traced_report
 
@@ -37,7 +38,7 @@ def run(ctx, out) -> None:
             srcs_expl = False
         else:
             srcs_expl = bool(t.sources) and all(s.exploratory for s in t.sources)
-        text = m.identity or m.row or m.line_text
+        text = sessions.without_session(m.identity or m.row or m.line_text, m, idx.sessions)   # "s2" no seed
         if text not in entity_of:
             entity_of[text] = None if locked_arms and not names_a_seed(text) else entity_of_text(text, arms)
         text_ent = entity_of[text]

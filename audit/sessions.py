@@ -1,0 +1,310 @@
+"""Evaluation sessions in a report: which session a number is scoped to, and its sources there.
+
+A study evaluated in several sessions (s1: base, SFT, GRPO, DAPO, Dr. GRPO; s2: base, SFT and
+DAPO again) has each arm's summaries of every session in ``analysis.json``: the first session's
+under ``arms.<arm>.*`` / ``runs.<arm>.*``, a later one's under ``sessions.<tag>.…``, and
+``session_arms`` says which (:mod:`stats.sessions`). A table row, column, caption or heading, or
+the sentence, that names a session ("s2", "session 2", "the second evaluation", "re-evaluation"
+when there are two) scopes the number to it: it is traced against that session's values (a
+view of the source index in which each arm's values are that session's, :func:`view`), and a
+value of another session written there is an error naming both (README failure 16).
+
+The later sessions' values are kept out of the main index (a number no context scopes is
+checked against the session the contrasts use, as before); a pin finds them by id.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from dataclasses import dataclass
+
+__all__ = ["SessionInfo", "attach", "clean", "mark", "traced_as_written", "scope_of", "session_info", "unseed", "without_session", "view", "with_other_session"]
+
+_ORDINALS = {"first": 1, "1st": 1, "initial": 1, "original": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
+             "fourth": 4, "4th": 4, "one": 1, "two": 2, "three": 3, "four": 4}
+_NUMBERED = re.compile(r"\b(?:evaluation\s+|eval\s+)?session\s*(?:#|no\.?\s*)?(\d+|one|two|three|four)\b", re.I)
+_ORDINAL = re.compile(r"\b(first|1st|initial|original|second|2nd|third|3rd|fourth|4th)\s+(?:evaluation\s+|eval\s+)?"
+                      r"(?:session|evaluation|eval|round|batch)\b", re.I)
+_AGAIN = re.compile(r"\bre-?evaluat(?:ion|ed|ing|e)\b|\bre-?run\b|\bre-?ran\b", re.I)
+_SESSION_WORD = re.compile(r"\bsessions?\b", re.I)
+_SEED_LIKE = re.compile(r"s(\d+)", re.I)
+_STOP = {"a", "an", "the", "in", "on", "of", "at", "to", "is", "it", "and", "or", "by", "as", "be"}
+# what may stand between a number and the session named right after it: "61.1% in s2", "0.611 (re-evaluation)"
+_ATTACHED = re.compile(r"[\s%*)\],:;(]*(?:(?:in|for|during|at|from|on|of)\s+)?(?:the\s+)?$", re.I)
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """The study's evaluation sessions as ``analysis.json`` names them.
+
+    ``names`` in order of first appearance; ``prefixes`` session -> arm -> the prefix of that
+    evaluation's value ids (``""``: the arm's first session); ``seeds`` the locked seeds (a session
+    named like a seed tag, "s2", names a session only where the words say "session" when 2 is a seed).
+    """
+
+    names: tuple[str, ...]
+    prefixes: dict
+    seeds: frozenset
+
+    def find(self, text: str, says_session: bool = False) -> list[tuple[int, int, str]]:
+        """Every phrase of ``text`` that names one of the sessions: ``(start, end, session)``, in order.
+
+        Example:
+            >>> info = SessionInfo(("s1", "s2"), {}, frozenset({7, 8}))
+            >>> [x[2] for x in info.find("s2 (re-run) and the first session; session 2")]
+            ['s2', 's1', 's2']
+        """
+        if not text:
+            return []
+        says = says_session or _SESSION_WORD.search(text) is not None
+        out = []
+        for name in self.names:
+            if len(name) < 2 or name.lower() in _STOP:
+                continue
+            sm = _SEED_LIKE.fullmatch(name)
+            if sm and int(sm.group(1)) in self.seeds and not says:
+                continue   # "s7" is seed 7 unless the words say "session"
+            for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text, re.I):
+                out.append((m.start(), m.end(), name))
+        for m in _NUMBERED.finditer(text):
+            name = self._numbered(m.group(1))
+            if name:
+                out.append((m.start(), m.end(), name))
+        for m in _ORDINAL.finditer(text):
+            k = _ORDINALS[m.group(1).lower()]
+            if k <= len(self.names):
+                out.append((m.start(), m.end(), self.names[k - 1]))
+        if len(self.names) == 2:
+            out += [(m.start(), m.end(), self.names[1]) for m in _AGAIN.finditer(text)]
+        out.sort()
+        return [x for i, x in enumerate(out) if not i or x[0] >= out[i - 1][1]]   # overlaps: the first
+
+    def _numbered(self, word: str) -> str | None:
+        """The session "session N" names: one named N, sN or "session N", else the N-th."""
+        n = _ORDINALS.get(word.lower()) or int(word)
+        for name in self.names:
+            if name.lower() in (str(n), f"s{n}", f"session {n}", f"session{n}"):
+                return name
+        return self.names[n - 1] if 1 <= n <= len(self.names) else None
+
+
+def session_info(analysis: dict, seeds) -> SessionInfo | None:
+    """The sessions of ``analysis`` (``sessions``, ``session_arms``), or None with fewer than two.
+
+    Example:
+        >>> session_info({"sessions": ["a"], "session_arms": {"a": {"x": ""}}}, [1]) is None
+        True
+    """
+    names = tuple(s for s in analysis.get("sessions") or () if isinstance(s, str))
+    where = analysis.get("session_arms")
+    if len(names) < 2 or not isinstance(where, dict):
+        return None
+    prefixes = {s: dict(where.get(s) or {}) for s in names}
+    return SessionInfo(names, prefixes, frozenset(s for s in seeds or () if isinstance(s, int)))
+
+
+def attach(idx, analysis: dict, seeds, aside: list) -> None:
+    """Put the later sessions' values (``aside``: ``(id, Source)`` pairs built like any source, from
+    the id without its ``sessions.<tag>.`` prefix) where pins and session views find them, and
+    the sessions on the index (``idx.sessions``)."""
+    idx.sessions = session_info(analysis, seeds)
+    for vid, s in aside:
+        idx.by_id.setdefault(vid, s)
+
+
+def _arm_of(vid: str, arms) -> str | None:
+    head, _, rest = vid.partition(".")
+    arm = rest.split(".", 1)[0]
+    return arm if head in ("arms", "runs") and arm in arms else None
+
+
+def view(idx, session: str):
+    """The source index as session ``session`` sees it: each arm evaluated there has that
+    session's values (under their ``sessions.<tag>.`` ids), an arm not evaluated there none; the
+    rest (contrasts, lock, counts) as in ``idx``. Built once per session and kept on ``idx``.
+
+    Example:
+        >>> from audit.sources import SourceIndex
+        >>> view(SourceIndex(["a"]), "s1").arms
+        ['a']
+    """
+    info = getattr(idx, "sessions", None)
+    prefixes = info.prefixes.get(session) if info is not None else None
+    if prefixes is None:
+        return idx
+    cache = idx.__dict__.setdefault("_session_views", {})
+    if session in cache:
+        return cache[session]
+    out = copy.copy(idx)
+    out.__dict__.pop("_session_views", None)
+    out.__dict__.pop("_p_leaves", None)
+    out.sources, out.by_id, out.by_entity = [], dict(idx.by_id), {}
+    out._sorted, out._by_token, out._scaled = {}, {}, None
+    for s in idx.sources:
+        arm = _arm_of(s.id, idx.arms)
+        if arm is not None and prefixes.get(arm, None) != "":
+            alt = idx.by_id.get(f"{prefixes[arm]}{s.id}") if prefixes.get(arm) else None
+            if alt is None:
+                continue   # the arm was not evaluated in this session
+            if alt.max is None:
+                alt.max = s.max
+            out.by_id[s.id] = alt
+            s = alt
+        out.sources.append(s)
+        out.by_entity.setdefault(s.entity, []).append(s)
+    cache[session] = out
+    return out
+
+
+def scope_of(m, info: SessionInfo) -> tuple[str | None, str]:
+    """The session ``m`` is scoped to and where that was read (row | column | caption | sentence |
+    heading), or ``(None, "")``: its row or column, else its table's caption, else (prose) the session
+    its sentence names next to it, else the innermost heading naming one (a caption or heading
+    naming two sessions scopes nothing)."""
+    if m.kind == "table":
+        says = _header_says(m)
+        for where, text in (("row", m.identity or m.row or ""), ("column", m.column or "")):
+            hits = info.find(text, says)
+            if hits:
+                return hits[0][2], where
+        name = _one_session(m.table_caption or "", info)
+        if name:
+            return name, "caption"
+    elif m.kind == "prose" and m.sentence:
+        name = _in_sentence(m, info)
+        if name:
+            return name, "sentence"
+    for text in reversed(m.scope):
+        name = _one_session(text, info)
+        if name:
+            return name, "heading"
+    return None, ""
+
+
+def _one_session(text: str, info: SessionInfo) -> str | None:
+    """The session a caption or heading names, when it names exactly one ("All metrics, session s1");
+    one naming two ("scored in s1; a second session (s2) re-ran ...") scopes nothing."""
+    names = {h[2] for h in info.find(text)}
+    return names.pop() if len(names) == 1 else None
+
+
+def _in_sentence(m, info: SessionInfo) -> str | None:
+    """The session a sentence names for one of its numbers: one named right after the number ("61.1%
+    in s2"), else the last named before it, else the first named after it."""
+    hits = info.find(m.sentence)
+    if not hits:
+        return None
+    at = m.sentence.find(m.text)
+    if at < 0:
+        return hits[0][2]
+    end = at + len(m.text)
+    after = [h for h in hits if h[0] >= end]
+    if after and _ATTACHED.match(m.sentence[end:after[0][0]]):
+        return after[0][2]
+    before = [h for h in hits if h[1] <= at]
+    return before[-1][2] if before else after[0][2] if after else None
+
+
+def clean(text: str, info: SessionInfo, says_session: bool = False) -> str:
+    """``text`` without the phrases naming a session and a parenthesis right after one ("s2 (re-run:
+    Base, SFT, DAPO)" is a session's row, not a comparison of three arms; "s1" no seed).
+
+    Example:
+        >>> clean("s2 (re-run: Base, SFT, DAPO)", SessionInfo(("s1", "s2"), {}, frozenset()))
+        ''
+    """
+    hits = info.find(text, says_session)
+    for start, end, _ in reversed(hits):
+        tail = re.match(r"\s*\([^()]*\)", text[end:])
+        end += tail.end() if tail else 0
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text.strip() if hits else text
+
+
+def mark(files: list, info: SessionInfo | None) -> None:
+    """Set each number's ``session`` (:func:`scope_of`) and take the session's words out of the
+    heading texts its arm and seed are read from (a heading "Session s1" names no seed 1)."""
+    if info is None:
+        return
+    cleaned: dict[tuple, tuple] = {}
+    for f in files:
+        for m in f.mentions:
+            m.session, _ = scope_of(m, info)
+            if m.session is None:
+                continue
+            if m.scope not in cleaned:
+                cleaned[m.scope] = tuple(clean(h, info) for h in m.scope)
+            m.scope = cleaned[m.scope]
+
+
+def _header_says(m) -> bool:
+    """The table's first header cell says "Session": its rows are sessions ("| Session | Base | SFT |")."""
+    return bool(m.header) and _SESSION_WORD.search(m.header[0] or "") is not None
+
+
+def without_session(text: str, m, info: SessionInfo | None) -> str:
+    """``text`` (a number's row label or line) without the words naming its session, for a reading of
+    the arm or seed it names (check 11: "s1 (all five models)" names no seed 1); as is otherwise."""
+    if info is None or m.session is None:
+        return text
+    return clean(text, info, _header_says(m))
+
+
+def traced_as_written(m, info: SessionInfo | None, trace):
+    """``trace()`` of a table number read without the session's words in its row label or column
+    header (the row "s2 (re-run: Base, SFT, DAPO)" is session s2's, not seed 2's nor a comparison of
+    three arms), its message and the mention giving the row and column as written."""
+    saved = (m.identity, m.row, m.column)
+    if info is not None and m.session is not None and m.kind == "table":
+        _, where = scope_of(m, info)
+        if where == "row":
+            says = _header_says(m)
+            m.identity, m.row = clean(m.identity, info, says), clean(m.row or "", info, says)
+        elif where == "column":
+            m.column = clean(m.column or "", info)
+    read = (m.row, m.column)
+    try:
+        t = trace()
+    finally:
+        m.identity, m.row, m.column = saved
+    if t.message and read != (m.row, m.column):
+        said = f"row {read[0]!r}, column {read[1]!r}: "
+        t = dataclasses.replace(t, message=t.message.replace(said, f"row {m.row!r}, column {m.column!r}: ", 1))
+    return t
+
+
+def unseed(reading, info: SessionInfo | None) -> None:
+    """A sentence's "s2" read as seed 2 where 2 is no locked seed and "s2" a session: no seed."""
+    seed = getattr(reading, "seed", None)
+    if info is not None and seed is not None and seed not in info.seeds \
+            and any(n.lower() == f"s{seed}" for n in info.names):
+        reading.seed = None
+
+
+def with_other_session(idx, t, session: str | None):
+    """An error whose number is another session's value of the same quantity says so, naming both
+    sessions: "61.1 is session s2's value (sessions.s2.arms.dapo.solve_rate.mean = 0.611), the
+    row names session s1"."""
+    info = getattr(idx, "sessions", None)
+    if info is None or t.status != "error" or not t.sources:
+        return t
+    src = t.sources[0]
+    base = re.sub(r"^sessions\.[^.]+\.", "", src.id)
+    arm = _arm_of(base, idx.arms)
+    if arm is None:
+        return t
+    here = session or next((s for s in info.names if info.prefixes[s].get(arm) == ""), None)
+    m = t.mention
+    lo, hi = m.bounds
+    for other in info.names:
+        if other == here or arm not in info.prefixes[other]:
+            continue
+        alt = idx.by_id.get(f"{info.prefixes[other][arm]}{base}")
+        if alt is not None and any(lo <= alt.value * k <= hi for k in ((1, 100) if alt.percentable else (1,))):
+            said = (f"the report scopes it to session {here}" if session
+                    else f"nothing scopes it to a session, so it is session {here}'s, where the contrasts are")
+            t.message += f"; {m.text} is session {other}'s value ({alt.id} = {alt.value:g}), {said}"
+            break
+    return t
