@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["SessionInfo", "attach", "clean", "mark", "traced_as_written", "scope_of", "session_info", "unseed", "without_session", "view", "with_other_session"]
 
@@ -47,17 +47,27 @@ class SessionInfo:
     names: tuple[str, ...]
     prefixes: dict
     seeds: frozenset
+    memo: dict = field(default_factory=dict, compare=False, repr=False)   # (text, says) -> find's answer
 
     def find(self, text: str, says_session: bool = False) -> list[tuple[int, int, str]]:
         """Every phrase of ``text`` that names one of the sessions: ``(start, end, session)``, in order.
 
         Example:
             >>> info = SessionInfo(("s1", "s2"), {}, frozenset({7, 8}))
-            >>> [x[2] for x in info.find("s2 (re-run) and the first session; session 2")]
+            >>> [x[2] for x in info.find("s2 and the first session; session 2")]
             ['s2', 's1', 's2']
         """
         if not text:
             return []
+        key = (text, says_session)
+        got = self.memo.get(key)
+        if got is None:   # once per distinct text: every number of a sentence, row or heading asks (README failure 10)
+            if len(self.memo) > 50_000:
+                self.memo.clear()
+            got = self.memo[key] = self._find(text, says_session)
+        return got
+
+    def _find(self, text: str, says_session: bool) -> list[tuple[int, int, str]]:
         says = says_session or _SESSION_WORD.search(text) is not None
         out = []
         for name in self.names:
@@ -158,7 +168,7 @@ def view(idx, session: str):
     return out
 
 
-def scope_of(m, info: SessionInfo) -> tuple[str | None, str]:
+def scope_of(m, info: SessionInfo, nth: int = 0) -> tuple[str | None, str]:
     """The session ``m`` is scoped to and where that was read (row | column | caption | sentence |
     heading), or ``(None, "")``: its row or column, else its table's caption, else (prose) the session
     its sentence names next to it, else the innermost heading naming one (a caption or heading
@@ -173,7 +183,7 @@ def scope_of(m, info: SessionInfo) -> tuple[str | None, str]:
         if name:
             return name, "caption"
     elif m.kind == "prose" and m.sentence:
-        name = _in_sentence(m, info)
+        name = _in_sentence(m, info, nth)
         if name:
             return name, "sentence"
     for text in reversed(m.scope):
@@ -190,21 +200,40 @@ def _one_session(text: str, info: SessionInfo) -> str | None:
     return names.pop() if len(names) == 1 else None
 
 
-def _in_sentence(m, info: SessionInfo) -> str | None:
+def _in_sentence(m, info: SessionInfo, nth: int = 0) -> str | None:
     """The session a sentence names for one of its numbers: one named right after the number ("61.1%
-    in s2"), else the last named before it, else the first named after it."""
+    in s2"), else the last named before it, else the first named after it; a parenthesised aside
+    that does not hold the number scopes only its own ("61.1% (59.2% in the first session), and ...")."""
     hits = info.find(m.sentence)
     if not hits:
         return None
-    at = m.sentence.find(m.text)
+    at = -1
+    for _ in range(nth + 1):   # the number is the nth + 1-th of its text in the sentence ("59.2% (59.2% in s1)")
+        at = m.sentence.find(m.text, at + 1)
     if at < 0:
         return hits[0][2]
     end = at + len(m.text)
+    asides = [(a, b) for a, b in _parentheses(m.sentence) if not a <= at < b]
+    hits = [h for h in hits if not any(a <= h[0] < b for a, b in asides)]   # "(59.2% in the first session)"
     after = [h for h in hits if h[0] >= end]
     if after and _ATTACHED.match(m.sentence[end:after[0][0]]):
         return after[0][2]
     before = [h for h in hits if h[1] <= at]
     return before[-1][2] if before else after[0][2] if after else None
+
+
+def _parentheses(text: str) -> list[tuple[int, int]]:
+    """The spans of the parenthesised asides of a sentence (outermost), start to end."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            start = i if depth == 0 else start
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+            if depth == 0:
+                out.append((start, i + 1))
+    return out
 
 
 def clean(text: str, info: SessionInfo, says_session: bool = False) -> str:
@@ -229,9 +258,16 @@ def mark(files: list, info: SessionInfo | None) -> None:
     if info is None:
         return
     cleaned: dict[tuple, tuple] = {}
+    seen: dict[tuple, int] = {}   # (sentence, text) -> numbers of that text read in it so far
     for f in files:
         for m in f.mentions:
-            m.session, _ = scope_of(m, info)
+            nth = 0
+            if m.kind == "prose" and m.sentence and info.find(m.sentence):
+                key = (f.path, m.sentence, m.text)
+                nth = seen.get(key, 0)
+                seen[key] = nth + 1
+                nth %= max(1, m.sentence.count(m.text))
+            m.session, _ = scope_of(m, info, nth)
             if m.session is None:
                 continue
             if m.scope not in cleaned:
