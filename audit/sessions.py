@@ -118,7 +118,18 @@ def session_info(analysis: dict, seeds) -> SessionInfo | None:
 def attach(idx, analysis: dict, seeds, aside: list) -> None:
     """Put the later sessions' values (``aside``: ``(id, Source)`` pairs built like any source, from
     the id without its ``sessions.<tag>.`` prefix) where pins and session views find them, and
-    the sessions on the index (``idx.sessions``)."""
+    the sessions on the index (``idx.sessions``).
+
+    Args:
+        idx: the source index (changed in place). analysis: the analysis document. seeds: the locked seeds.
+        aside: the later sessions' sources, kept out of the main index.
+    Returns:
+        None.
+    Example:
+        >>> from audit.sources import SourceIndex
+        >>> idx = SourceIndex(["a"]); attach(idx, {}, [1], []); idx.sessions is None
+        True
+    """
     idx.sessions = session_info(analysis, seeds)
     for vid, s in aside:
         idx.by_id.setdefault(vid, s)
@@ -134,6 +145,11 @@ def view(idx, session: str):
     """The source index as session ``session`` sees it: each arm evaluated there has that
     session's values (under their ``sessions.<tag>.`` ids), an arm not evaluated there none; the
     rest (contrasts, lock, counts) as in ``idx``. Built once per session and kept on ``idx``.
+
+    Args:
+        idx: the source index. session: a session name of ``idx.sessions``.
+    Returns:
+        A :class:`audit.sources.SourceIndex` sharing ``idx``'s other fields (``idx`` itself without sessions).
 
     Example:
         >>> from audit.sources import SourceIndex
@@ -172,7 +188,19 @@ def scope_of(m, info: SessionInfo, nth: int = 0) -> tuple[str | None, str]:
     """The session ``m`` is scoped to and where that was read (row | column | caption | sentence |
     heading), or ``(None, "")``: its row or column, else its table's caption, else (prose) the session
     its sentence names next to it, else the innermost heading naming one (a caption or heading
-    naming two sessions scopes nothing)."""
+    naming two sessions scopes nothing).
+
+    Args:
+        m: a report number. info: the study's sessions. nth: which of its text's occurrences in its
+            sentence it is (0: the first).
+    Returns:
+        ``(session, where)``.
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> (m,) = parse_markdown("r.md", "# Re-evaluation\\n\\nDAPO: 0.611", "r.md").mentions[-1:]
+        >>> scope_of(m, SessionInfo(("s1", "s2"), {}, frozenset()))
+        ('s2', 'heading')
+    """
     if m.kind == "table":
         says = _header_says(m)
         for where, text in (("row", m.identity or m.row or ""), ("column", m.column or "")):
@@ -254,7 +282,15 @@ def clean(text: str, info: SessionInfo, says_session: bool = False) -> str:
 
 def mark(files: list, info: SessionInfo | None) -> None:
     """Set each number's ``session`` (:func:`scope_of`) and take the session's words out of the
-    heading texts its arm and seed are read from (a heading "Session s1" names no seed 1)."""
+    heading texts its arm and seed are read from (a heading "Session s1" names no seed 1).
+
+    Args:
+        files: the parsed report files (their mentions are changed in place). info: the sessions, or None.
+    Returns:
+        None.
+    Example:
+        >>> mark([], None)
+    """
     if info is None:
         return
     cleaned: dict[tuple, tuple] = {}
@@ -282,7 +318,16 @@ def _header_says(m) -> bool:
 
 def without_session(text: str, m, info: SessionInfo | None) -> str:
     """``text`` (a number's row label or line) without the words naming its session, for a reading of
-    the arm or seed it names (check 11: "s1 (all five models)" names no seed 1); as is otherwise."""
+    the arm or seed it names (check 11: "s1 (all five models)" names no seed 1); as is otherwise.
+
+    Args:
+        text: the text. m: its number (its ``session`` and table header). info: the sessions, or None.
+    Returns:
+        ``text`` with the session's phrases blanked, or ``text``.
+    Example:
+        >>> without_session("s1 (all five models)", None, None)
+        's1 (all five models)'
+    """
     if info is None or m.session is None:
         return text
     return clean(text, info, _header_says(m))
@@ -291,7 +336,20 @@ def without_session(text: str, m, info: SessionInfo | None) -> str:
 def traced_as_written(m, info: SessionInfo | None, trace):
     """``trace()`` of a table number read without the session's words in its row label or column
     header (the row "s2 (re-run: Base, SFT, DAPO)" is session s2's, not seed 2's nor a comparison of
-    three arms), its message and the mention giving the row and column as written."""
+    three arms), its message and the mention giving the row and column as written.
+
+    Args:
+        m: a table number. info: the sessions, or None. trace: traces ``m`` (no argument).
+    Returns:
+        ``trace()``'s :class:`audit.trace.Traced`, its message naming the row and column as written.
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> m = parse_markdown("r.md", "| a | b |\\n|---|---|\\n| s2 | 1.5 |", "r.md").mentions[-1]
+        >>> from audit.sources import SourceIndex
+        >>> from audit.trace import trace_mention
+        >>> traced_as_written(m, None, lambda: trace_mention(SourceIndex([]), m, [])).status
+        'untraced'
+    """
     saved = (m.identity, m.row, m.column)
     if info is not None and m.session is not None and m.kind == "table":
         _, where = scope_of(m, info)
@@ -312,7 +370,15 @@ def traced_as_written(m, info: SessionInfo | None, trace):
 
 
 def unseed(reading, info: SessionInfo | None) -> None:
-    """A sentence's "s2" read as seed 2 where 2 is no locked seed and "s2" a session: no seed."""
+    """A sentence's "s2" read as seed 2 where 2 is no locked seed and "s2" a session: no seed.
+
+    Args:
+        reading: a prose reading (:class:`audit.words.Reading`, changed in place), or None. info: the sessions.
+    Returns:
+        None.
+    Example:
+        >>> unseed(None, None)
+    """
     seed = getattr(reading, "seed", None)
     if info is not None and seed is not None and seed not in info.seeds \
             and any(n.lower() == f"s{seed}" for n in info.names):
@@ -321,8 +387,18 @@ def unseed(reading, info: SessionInfo | None) -> None:
 
 def with_other_session(idx, t, session: str | None):
     """An error whose number is another session's value of the same quantity says so, naming both
-    sessions: "61.1 is session s2's value (sessions.s2.arms.dapo.solve_rate.mean = 0.611), the
-    row names session s1"."""
+    sessions: "61.1 is session s2's value (sessions.s2.arms.dapo.solve_rate.mean = 0.611111), the
+    report scopes it to session s1".
+
+    Args:
+        idx: the main source index (not a session's view). t: a traced number. session: its session, or None.
+    Returns:
+        ``t``, its message extended when its number is another session's value.
+    Example:
+        >>> from audit.sources import SourceIndex
+        >>> with_other_session(SourceIndex([]), None, None) is None
+        True
+    """
     info = getattr(idx, "sessions", None)
     if info is None or t.status != "error" or not t.sources:
         return t
@@ -341,6 +417,6 @@ def with_other_session(idx, t, session: str | None):
         if alt is not None and any(lo <= alt.value * k <= hi for k in ((1, 100) if alt.percentable else (1,))):
             said = (f"the report scopes it to session {here}" if session
                     else f"nothing scopes it to a session, so it is session {here}'s, where the contrasts are")
-            t.message += f"; {m.text} is session {other}'s value ({alt.id} = {alt.value:g}), {said}"
-            break
+            return dataclasses.replace(t, message=f"{t.message}; {m.text} is session {other}'s value "
+                                                  f"({alt.id} = {alt.value:g}), {said}")   # t may be a memo's
     return t
