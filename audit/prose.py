@@ -608,6 +608,7 @@ class _Sentence:
         self._seeds: list[int] = []
         self._spread: bool | None = None
         self._row: dict | None = None
+        self._test: str | None | bool = False   # not yet looked for
         self.lora = (self.low is None or "lora" in self.low) and names_lora(sent)   # "LoRA (r = 16, alpha = 32)": the adapter's locked settings
 
     def arms_before(self, pos: int) -> list[str]:
@@ -624,6 +625,12 @@ class _Sentence:
         if kb:
             return self.metrics[kb - 1][1]
         return self.metrics[ka][1] if ka < len(self.metrics) else None
+
+    def test(self) -> str | None:
+        """The one test the sentence names (``words.named_test``), found once per sentence, not once per p."""
+        if self._test is False:
+            self._test = named_test(self.text, self.low)
+        return self._test
 
     def level_at(self, pos: int) -> str:
         """The last "NN% CI" level written before ``pos`` in this sentence ("95" when none)."""
@@ -855,7 +862,7 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
         return Reading(arms=prev.arms, pair=prev.pair, seed=prev.seed, metric=prev.metric, role=prev.role,
                        level=prev.level, percent=r.percent)
     r.role = role = _role_of(w, st, start, m, after, clause, to_role, r)
-    r.test, r.level = named_test(st.text) if role == "p" else None, st.level_at(start)
+    r.test, r.level = st.test() if role == "p" else None, st.level_at(start)
     _metric_of(w, st, r, start, end, m)
     r.percent = r.percent or _percent_left_off(w, r, m, start)
     own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
@@ -1027,35 +1034,41 @@ def _seed_spread(w: _Walk, st: _Sentence, start: int, end: int, seed: int | None
     return low or high
 
 
-def _relative(text: str, start: int, end: int, m: Mention) -> bool:
+def _relative(text: str, start: int, end: int, m: Mention, low: str | None = None) -> bool:
+    """A relative change (``_RELATIVE_AFTER``, ``_RELATIVE_BEFORE``); ``low``: ``folded(text)`` or None
+    (the pattern before the number runs only where "relative" is in its window)."""
     return (m.percent or text[end:end + 2].lstrip().startswith("%")) and (
         _RELATIVE_AFTER.match(text, end, end + 80) is not None
-        or _RELATIVE_BEFORE.search(text[max(0, start - 60):start]) is not None)
+        or ((low is None or low.find("relative", max(0, start - 60), start) >= 0)
+            and _RELATIVE_BEFORE.search(text[max(0, start - 60):start]) is not None))
 
 
 def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) -> bool:
     """A number that names rather than reports: a fact audit.claims checks (seed list, n, counts), a
     legend's threshold ("* p < 0.05"), a parameter ("95% CI", "8 seeds"), a claim's own number, or
     the maximum of a count ("2.51 of 4")."""
-    text = w.text
-    if start in w.facts or (m.comparator and m.line in w.legend) or _relative(text, start, start + len(m.text), m):
+    text, low = w.text, w.names.low
+    if start in w.facts or (m.comparator and m.line in w.legend) or _relative(text, start, start + len(m.text), m, low):
         return True
-    # (each pattern tried only where the character or word it needs is: "%", "(", "within")
-    low = w.names.low
+    # (each pattern tried only where the character or word it needs is: "%", "(", "within", "detect")
     if _is_param(after) or (m.comparator is None and text.find("%", start, start + 12) >= 0
                             and (_LEVEL.match(text[start:start + 12]) or _LEVEL_WORDS.match(text, start, start + 40))) \
             or (text.find("(", max(0, start - 6), start) >= 0 and _DF_BEFORE.search(text[max(0, start - 6):start])
                 and after.lstrip().startswith(")")) \
             or ((low is None or low.find("within", max(0, start - 30), start) >= 0)
                 and CLAIM_BEFORE.search(text[max(0, start - 30):start])) \
-            or _PARAM_BEFORE.search(text, max(0, start - 60), start) \
+            or ((low is None or low.find("detect", max(0, start - 60), start) >= 0)
+                and _PARAM_BEFORE.search(text, max(0, start - 60), start)) \
             or (text.find("![", max(0, start - 200), start) >= 0 and _IMAGE_DIRECTIVE.search(text, max(0, start - 12), start)) \
             or _NAMING_BEFORE.search(text, max(0, start - 12), start) or _in_post_number(text, start):
         return True
     if text.find("margin", max(0, start - 20), start) >= 0 or text.find("p", max(0, start - 60), start) >= 0:
-        before = text[max(0, start - 60):start]
-        if (_THRESHOLD_BEFORE.search(before) and not _TOST_P_BEFORE.search(before)) \
-                or (0 < m.value <= 0.1 and _ALPHA_BEFORE.search(before)):
+        a = max(0, start - 60)
+        before = text[a:start]
+        if ((low is None or low.find("margin", a, start) >= 0) and _THRESHOLD_BEFORE.search(before)
+                and not _TOST_P_BEFORE.search(before)) \
+                or (0 < m.value <= 0.1 and (low is None or any(low.find(v, a, start) >= 0 for v in _ALPHA_VERBS))
+                    and _ALPHA_BEFORE.search(before)):
             # "the equivalence margin of 0.01", "the adjusted p misses 0.05": a threshold, not a value; the
             # arms named before it are not the next number's ("margin of 0.01, so the DAPO result ...")
             w.prev_end, w.last_kind = start + len(m.text), "mean"
@@ -1069,6 +1082,7 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
 
 # A threshold named before the number: the plan's equivalence margin, or the level a p is held against.
 _THRESHOLD_BEFORE = re.compile(r"\bmargin\s+(?:of\s+|is\s+|=\s*)?(?:±\s*)?$", re.I)
+_ALPHA_VERBS = ("below", "under", "misses", "above", "exceeds")   # one of them is in each _ALPHA_BEFORE match
 _ALPHA_BEFORE = re.compile(r"\bp\b[^;]{0,40}?\b(?:is\s+)?(?:below|under|misses|above|exceeds)\s+$", re.I)
 # A size the words set rather than report: a size a verdict needs the design to detect ("also needs the design to
 # detect a 1-point gap").
