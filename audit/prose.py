@@ -11,6 +11,7 @@ pair of arms the sentence names, in the order written (README failure 15). Param
 from __future__ import annotations
 
 import bisect
+import copy
 import functools
 import re
 from dataclasses import dataclass
@@ -844,7 +845,7 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     w.low_end = (end, to_pct) if to_role == "low" else None
     r = Reading(percent=_reads_percent(w, start, m, after, to_role, to_pct))
     clause = text[w.prev_end:start]
-    if _is_margin(text, st.start, start, m, after):
+    if _is_margin(text, st.start, start, m, after, w.names.low, end):
         r.role, r.percent = "margin", r.percent or bool(_PP.match(after))   # checked against the locked margin
         # as for any threshold: the arms named before it are not the next number's ("margin of 0.01, so the DAPO
         # result ... its 90% interval, [a, b]")
@@ -905,7 +906,8 @@ def _reads_percent(w: _Walk, start: int, m: Mention, after: str, to_role, to_pct
     return bool(m.percent or is_points(after, m.decimals) or to_pct
                 or ((m.role in ("low", "high", "pm") or to_role in ("low", "high")) and w.last_pct)
                 or (m.role in ("low", "high") and _END_PP.match(after))
-                or (m.role is None and _PP_THEN_PAREN.search(w.text, max(0, start - 24), start)))
+                or (m.role is None and w.text.find("(", max(0, start - 24), start) >= 0
+                    and _PP_THEN_PAREN.search(w.text, max(0, start - 24), start)))
 
 
 def _seed_row_reading(w: _Walk, st: _Sentence, start: int, end: int, m: Mention, r: Reading) -> bool:
@@ -922,13 +924,21 @@ def _seed_row_reading(w: _Walk, st: _Sentence, start: int, end: int, m: Mention,
     return True
 
 
-def _is_margin(text: str, s_start: int, start: int, m: Mention, after: str) -> bool:
+def _is_margin(text: str, s_start: int, start: int, m: Mention, after: str, low: str | None = None,
+               end: int | None = None) -> bool:
     """An equivalence margin: "within our ±1-point margin", "the registered margin of \\qty{1}{\\pp}" (a "±"
-    alone, after no value: a bound, not a spread)."""
+    alone, after no value: a bound, not a spread). ``low``: ``folded(text)`` or None, ``end``: where the number
+    ends (``after`` lies in ``text[end:end + 40]``): each pattern then runs only where "margin" is in its window."""
     lone = m.role is None or (m.role == "pm" and not _PM_AFTER_VALUE.search(text, max(0, start - 8), start))
     if lone and _TOST_P_BEFORE.search(text, max(s_start, start - 80), start):
         return False   # "The TOST p against the ±0.01 margin is 0.336": the p, not the margin
-    return lone and bool(_MARGIN_AFTER.match(after) or _MARGIN_BEFORE.search(text, max(s_start, start - 40), start))
+    if not lone:
+        return False
+    lo = max(s_start, start - 40)
+    if low is not None and end is not None:
+        return (low.find("margin", end, end + 40) >= 0 and _MARGIN_AFTER.match(after) is not None) \
+            or (low.find("margin", lo, start) >= 0 and _MARGIN_BEFORE.search(text, lo, start) is not None)
+    return bool(_MARGIN_AFTER.match(after) or _MARGIN_BEFORE.search(text, lo, start))
 
 
 def _percent_left_off(w: _Walk, r: Reading, m: Mention, start: int) -> bool:
@@ -1154,6 +1164,7 @@ _LOSES = re.compile(r"\b(?:loses|sheds|drops|falls|trails|declines|lost|shed|dro
                     r"another\s+|a\s+further\s+)?$", re.I)
 # "cannot tell a 1-point loss from nothing", "AERO's deficit of 1.02 points": a negative difference
 _LOSS_AFTER = re.compile(r"\s*-?\s*(?:pp|percentage[\s-]+points?|points?|pts)\s+(?:loss|deficit|shortfall|decline|decrease)\b", re.I)
+_LOSS_WORDS = ("deficit", "shortfall", "loss")   # one of them is in each _LOSS_BEFORE match
 _LOSS_BEFORE = re.compile(r"\b(?:deficit|shortfall|loss)\s+(?:of\s+)?(?:only\s+|about\s+|roughly\s+)?$", re.I)
 # "The DAPO gain of 0.62 points", "AERO's deficit of 1.02": the arm named just before its own change
 _OWN_CHANGE = re.compile(r"^\W*(?:'s|’s)?\s+(?:gain|deficit|loss|drop|improvement|advantage|lead|edge|shortfall|"
@@ -1177,7 +1188,9 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         role = role_before(w.text[max(st.start, w.prev_end - 100):start])   # "the MDE at α = 0.05 is 0.0144"
     if m.role == "pm" and HALF_WIDTH.search(st.text):
         role = "halfwidth"   # "0.045 ± 0.022 (half-width of the 95% CI)"
-    if role is None and _OBSERVED.search(clause) and _MDE_CUE.search(st.text):
+    low = w.names.low   # (patterns over the clause run only where the word they need is in it)
+    if role is None and (low is None or low.find("observed", w.prev_end, start) >= 0) and _OBSERVED.search(clause) \
+            and _MDE_CUE.search(st.text):
         role = "diff"    # "MDE ≈ 0.079: the observed 0.076 is right at the edge"
     if role is None and m.text.startswith("+"):
         role = "diff"    # "+0.214" next to named arms, "Do not read the +0.148 as ...": a signed number is a difference
@@ -1194,7 +1207,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     if role is None and m.text[:1] in "-−" and w.last_kind == "diff" and st.arms and m.role is None:
         role = "diff"    # "the gain of 3.9 points clears that bar; AERO's −1.05 does not"
         r.percent = r.percent or w.last_pct
-    if role is None and _LOSS_BEFORE.search(clause):
+    if role is None and (low is None or any(low.find(v, w.prev_end, start) >= 0 for v in _LOSS_WORDS)) \
+            and _LOSS_BEFORE.search(clause):
         role = "diff"    # "AERO's deficit of 1.02 points"
     direction = diff_after(after) if role is None else None
     if direction is not None and (st.arms or _PP.match(after)):
@@ -1288,7 +1302,8 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
     paren = _PAREN_ARM.match(text, end) if nxt and c_arms else None
     if paren and [a for _, a in w.names.arms(end, paren.end())] == [nxt]:
         return [nxt]   # "cuts it from 0.287 (GRPO) to 0.159": the arm in parentheses right after the value is its own
-    if role == "mean" and not nxt and c_arms and _TO_NEW.search(clause):
+    if role == "mean" and not nxt and c_arms and (w.names.low is None or w.names.low.find("to", w.prev_end, start) >= 0) \
+            and _TO_NEW.search(clause):
         mover = _changed_arm(st, start)
         if mover is not None and mover not in c_arms:
             return [mover]   # "GSPO increases accuracy by 0.018 over GRPO (a 2.8% relative increase, to 0.650)"
@@ -1309,7 +1324,7 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
     arms = (list(dict.fromkeys(c_arms)) if c_arms else [nxt] if nxt else lead if lead else
             [w.subject] if w.subject else list(st.uniq))
     if not nxt and role == "mean" and len(arms) == 1 and vocab.baseline and arms[0] != vocab.baseline \
-            and (_ARROW.match(text, end) or (_FROM.search(clause) and _FROM_OF_TO.match(text, end))):
+            and (_ARROW.match(text, end) or (_FROM_OF_TO.match(text, end) and _FROM.search(clause))):
         return [vocab.baseline]   # "GSPO: 61.9% → 65.8%", "AERO cuts them from 36.45 % of groups to 26.1 %"
     return arms if nxt else _against_pair(w, role, clause, end, arms, bool(c_arms))
 
@@ -1525,9 +1540,38 @@ def _header_contrast(m: Mention, ent, vocab: Vocabulary):
     return ("contrast", ent[1], hits[0][1]) if hits and hits[0][1] != ent[1] else ent
 
 
-def table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
+def table_reading(m: Mention, ent, vocab: Vocabulary, memo: dict | None = None) -> Reading | None:
     """A table cell read like a sentence: the metric its row or column names, the arm or run its
-    row, column or heading names, the statistic its column names (mean, ± sd, CI end, p, Δ)."""
+    row, column or heading names, the statistic its column names (mean, ± sd, CI end, p, Δ).
+
+    ``memo`` (a dict kept for one audit, or None): the reading is made once per distinct context, the
+    cell's value left out (:func:`_cell_context`), and copied to each cell that shares it: every cell
+    of a column of a large table is read from the same labels (README failure 10)."""
+    if memo is None:
+        return _table_reading(m, ent, vocab)
+    key = _cell_context(m, ent)
+    if key not in memo:
+        if len(memo) >= 100_000:
+            memo.clear()
+        memo[key] = _table_reading(m, ent, vocab)
+    r = memo[key]
+    if r is None:
+        return None
+    r = copy.copy(r)
+    r.arms = list(r.arms)
+    return r
+
+
+def _cell_context(m: Mention, ent) -> tuple:
+    """All that :func:`_table_reading` reads of a cell: its labels, heading, caption, header and role,
+    and of the cell's own text only whether it writes points or "%", and a "(" before the number."""
+    cell = next((c for c in m.row_cells if m.text in c), "")
+    return (ent, m.row, m.column, m.scope[-1] if m.scope else "", getattr(m, "table_caption", ""), m.role, m.header,
+            len(m.row_cells) > 2, bool(_CELL_PP.search(cell)), "%" in cell, "(" not in cell[:cell.find(m.text)],
+            m.role in ("low", "high") and "%" not in cell and len(m.row_cells) > 2 and row_states_percent(m.row_cells))
+
+
+def _table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     other, is_contrast = vocab.baseline, False
     ent = _header_contrast(m, ent, vocab)
     if ent is not None and ent[0] == "contrast":

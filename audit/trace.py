@@ -1095,6 +1095,7 @@ class TraceMemo:
     scopes: dict = field(default_factory=dict)
     cells: dict = field(default_factory=dict)
     session_cells: dict = field(default_factory=dict)   # session -> the cells memo of numbers scoped to it
+    readings: dict = field(default_factory=dict)   # a cell's reading by its context, value left out (prose.table_reading), per session
 
 
 def _trace_files(idx: SourceIndex, files: list, vocab) -> list[Traced]:
@@ -1126,8 +1127,10 @@ def trace_in_context(idx: SourceIndex, m: Mention, reading: Reading | None, voca
     if m.session is not None:   # the session its row, column, caption, sentence or heading names: its values
         sessions.unseed(reading, info)
         src, cells = sessions.view(idx, m.session), memo.session_cells.setdefault(m.session, {})
+    readings = memo.readings.setdefault(m.session, {})
     if reading is None and m.kind == "table":
-        t = sessions.traced_as_written(m, info, lambda: _trace_cell(src, m, arms, scope_ent, vocab, cells, heading))
+        t = sessions.traced_as_written(
+            m, info, lambda: _trace_cell(src, m, arms, scope_ent, vocab, cells, heading, readings))
     else:
         if reading is not None and m.kind == "prose" and m.status_hint == "value":
             _scoped_reading(reading, scope_ent, vocab)
@@ -1185,7 +1188,8 @@ def _first_cell_with(cells: tuple, text: str) -> str:
 _WIDE_ROWS: dict[int, tuple] = {}
 
 
-def _trace_cell(idx: SourceIndex, m: Mention, arms, scope_ent, vocab, memo: dict, heading: tuple) -> Traced:
+def _trace_cell(idx: SourceIndex, m: Mention, arms, scope_ent, vocab, memo: dict, heading: tuple,
+                readings: dict | None = None) -> Traced:
     """A table cell's number read (:func:`audit.prose.table_reading`) and traced, or the decision of an
     earlier cell with the same :func:`_cell_key`, copied (the mention, and the unit its row gave it)."""
     key = _cell_key(m, scope_ent, heading)
@@ -1197,7 +1201,7 @@ def _trace_cell(idx: SourceIndex, m: Mention, arms, scope_ent, vocab, memo: dict
     reading = None
     if vocab is not None:
         ent, _ = _context(m, arms)
-        reading = table_reading(m, _merge_scope(ent, scope_ent), vocab)
+        reading = table_reading(m, _merge_scope(ent, scope_ent), vocab, readings)
     t = trace_mention(idx, m, arms, reading, scope_ent)
     if _CELL_MEMO_MAX:
         if len(memo) >= _CELL_MEMO_MAX:
