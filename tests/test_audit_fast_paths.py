@@ -482,3 +482,46 @@ def test_memoised_role_before_reads_each_tail_as_the_patterns_do():
     want = [plain(t) for t in texts]   # the patterns are pure: the second pass's answers are the first's
     assert got == want + want
     assert len(set(got)) > 8
+
+
+def test_a_cell_reading_made_once_per_context_equals_a_fresh_one(monkeypatch):
+    from audit import prose, trace
+
+    monkeypatch.setattr(trace, "_CELL_MEMO_MAX", 0)   # every cell read, none copied from a decided one
+    pairs, memo = [], {}
+
+    def both(m, ent, vocab, readings=None):
+        got = prose.table_reading(m, ent, vocab, memo)
+        got_again = prose.table_reading(m, ent, vocab, memo)
+        pairs.append((got, prose.table_reading(m, ent, vocab)))
+        if got is not None:
+            got.arms.append("x")   # a copy: changing it changes no later reading
+            assert got_again is not got and "x" not in got_again.arms
+        return prose.table_reading(m, ent, vocab, memo)
+
+    monkeypatch.setattr(trace, "table_reading", both)
+    for seed in range(examples(ci=40, dev=12)):
+        _traced_rows(_random_table_report(seed))
+    got = [a for a, _ in pairs]
+    assert [(a if a is None else {**a.__dict__, "arms": a.arms[:-1]}) for a in got] == \
+        [(b if b is None else b.__dict__) for _, b in pairs]
+    assert len(memo) < len(pairs) / 3 and any(r is not None and r.role == "sd" for r in got) \
+        and any(r is not None and r.percent for r in got)
+
+
+def test_exploratory_words_read_part_by_part_equal_the_joined_context():
+    from audit.checks.exploratory import _labelled
+    from audit.trace import mentions_exploratory
+
+    pool = ["post", "hoc results", "", None, "not", "preregistered", "Post-hoc", "x not", "registered y", "EXPLORATORY",
+            "unregistered", "GRPO 0.61", "not  registered", "post ", "Hoc", "seed 2", "| gspo | 0.61 |"]
+    rng = random.Random(21)
+    seen = set()
+    for _ in range(5000):
+        parts = tuple(rng.choice(pool) for _ in range(7))
+        joined = mentions_exploratory(" ".join(x or "" for x in parts))
+        assert _labelled(parts) == joined, parts
+        seen.add(joined)
+    assert seen == {True, False}
+    assert _labelled(("GRPO post", "hoc", None, None, None, None, None))   # only across two parts
+    assert not _labelled(("GRPO post", "", "hoc", None, None, None, None))   # "post  hoc": no label
