@@ -30,6 +30,7 @@ from audit.words import (
     diff_after,
     every_after,
     folded,
+    interval_kinds,
     is_param,
     is_points,
     lora_role,
@@ -267,6 +268,8 @@ def _positions(file: ParsedFile, para, by: dict[int, list[Mention]]) -> list[tup
 # "d_z = 3.18 for GSPO, and about −0.83", "19.1 points for GSPO (20.6 for DAPO)", "… for Dr. GRPO and 0.0071".
 _AND = re.compile(r"\s*(?:points?\s+|pp\s+|pts?\s+)?(?:(?:for|in)\s+[^,;()]{1,40}?|\([^()]{1,30}\))?\s*(?:,\s*and|,|and|\()\s*"
                   r"(?:about\s+|roughly\s+|around\s+|~\s*)?", re.I)
+# "0.058 for GSPO (seed 3 is high) and 0.024 for Dr. GRPO": an aside after the first arm, then the next value
+_AND_ASIDE = re.compile(r"\s*(?:points?\s+|pp\s+|pts?\s+)?(?:for|in)\s+[^,;()]{1,40}?\s*\([^()]{1,40}\)\s*(?:,\s*and|,|and)\s*", re.I)
 _VS = re.compile(r"\s*,?\s*(?:vs\.?|versus|against|compared\s+with)\s*", re.I)   # "(0.043 vs 0.067 for GRPO)": the same statistic of another arm
 _FOR = re.compile(r"\s*(?:pp\b|points?\b)?\s*(?:for|in|of)\s+(?:the\s+)?", re.I)
 _FROM = re.compile(r"\bfrom\s*$", re.I)
@@ -303,10 +306,15 @@ def _arm_pair_after(text: str, pos: int, names: TextNames, base: str | None = No
     arm = _arm_after(text, m.end(), names) if m and m.end() > pos else None   # "2.6 points for GSPO"
     if arm is None and _PAREN_ARM.match(text, pos):
         arm = _arm_after(text, pos, names)   # "between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
+    if arm is None and _UNIT_PAREN_ARM.match(text, pos):
+        arm = _arm_after_unit(text, pos, names)   # "are 0.64 points (DAPO) and 1.75 points (GSPO)"
     baseline = base or names.vocab.baseline
     return (arm, baseline) if arm and baseline and arm != baseline else None
 
 
+
+
+_UNIT_PAREN_ARM = re.compile(r"\s*(?:pp|pts?|points?|percentage\s+points?)\s*\(\s*[\w.\- ]{1,30}?\s*\)", re.I)
 
 
 def _arm_after(text: str, pos: int, names: TextNames) -> str | None:
@@ -839,6 +847,8 @@ _DF_BEFORE = re.compile(r"\bt\s*\(\s*$")
 def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> Reading:
     """The reading of one number of the sentence ``st`` (offsets ``start:end`` in the paragraph):
     a label, the same value restated, or a statistic with its role, metric, seed and arm(s) or pair."""
+    if m.label_fact is not None and m.label_fact[0] == "seed" and m.role is None and m.status_hint == "label":
+        return Reading(param=True)   # "(seed 3 is high)" names a run: the next value's words reach back past it
     text = w.text
     after = text[end:end + 40].lstrip("*_")   # "**+17.33** points": the emphasis closes before the unit
     to_role, to_pct = _to_range(text, st.start, start, end, m, w.low_end, w.names.low)
@@ -876,6 +886,8 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     written = _written_pair(text, max(st.start, start - 60), start, w.names) if role in ("low", "high") else None
     arm_sd = role == "sd" and m.role is None and bool(_arm_after(text, end, w.names)
                                                       or _arm_after_unit(text, end, w.names))   # "sd 0.96 pts for GRPO"
+    if role in ("low", "high"):
+        r.methods = interval_kinds(text[max(st.start, start - 160):start])   # "the t-based interval ... [0.049,"
     if role in ("low", "high") and m.role is not None and _DIFF_CI.search(text, max(st.start, start - 60), start):
         w.last_kind = "diff"   # "a gain of \gspoDelta{} (95% CI [1.56, 1.95] pp": a difference's interval, its value in a macro
     every, n_every = every_after(after) if role in _CONTRAST_ROLES and m.role is None else (False, None)
@@ -1196,7 +1208,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
         role = "diff"    # "+0.214" next to named arms, "Do not read the +0.148 as ...": a signed number is a difference
     if role is None and prev is not None and prev.role == "sd" and prev.contrast and _AND.fullmatch(clause):
         role = "sd"   # "(SD 0.30 points for DAPO, 0.82 for GSPO)" of the paired differences: each contrast's
-    if role is None and prev is not None and prev.role == "sd" and not prev.contrast and (_AND.fullmatch(clause) or _VS.fullmatch(clause)) \
+    if role is None and prev is not None and prev.role == "sd" and not prev.contrast \
+            and (_AND.fullmatch(clause) or _VS.fullmatch(clause) or _AND_ASIDE.fullmatch(clause)) \
             and (_arm_after(w.text, start + len(m.text), w.names) or _arm_after_unit(w.text, start + len(m.text), w.names)):
         role = "sd"   # "SD ... is 5.8 points for GRPO, 4.8 for DAPO and 2.0 for GSPO": each arm's SD
     if role is None and prev is not None and prev.role in _CONTRAST_ROLES and (_AND.fullmatch(clause) or (

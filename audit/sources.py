@@ -335,6 +335,9 @@ class SourceIndex:
         # quotes the text says which warning its numbers come from (audit.trace.quoted_context).
         self.quotes: dict[str, str] = {}
         self.sessions = None   # the study's evaluation sessions (audit.sessions.SessionInfo), when it has several
+        # an interval's id prefix ("contrasts.gspo-base.ci95_t") -> the method its analysis records ("t",
+        # "paired_bootstrap"): what "the t-based interval [a, b]" is checked against (audit.trace)
+        self.interval_methods: dict[str, str] = {}
 
     def add(self, vid: str, value, unit: str, *, exploratory=False, origin="analysis", max=None) -> None:
         """Index value ``vid`` (a finite number; anything else, or an id already indexed, is skipped).
@@ -464,6 +467,9 @@ def build_index(ctx) -> SourceIndex:
                 aside.append((vid, Source(vid, v, _value_unit(rec), ent, toks, expl)))
             continue
         idx.add(vid, rec.get("value"), _value_unit(rec), exploratory=expl)
+        method = rec["params"].get("method") if isinstance(rec.get("params"), dict) else None
+        if vid.endswith(".low") and isinstance(method, str):
+            idx.interval_methods[vid[:-4]] = method
     for r in ctx.runs:
         m = r.manifest
         expl = not _registered_confirmatory(ctx, r)

@@ -830,7 +830,8 @@ def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     if role == "halfwidth":
         return _half_width(idx, f"{pre}.ci{r.level}")
     if role in ("low", "high"):
-        leaf = [f"ci{r.level}.{('high' if role == 'low' else 'low') if flip else role}"]
+        end = ('high' if role == 'low' else 'low') if flip else role
+        leaf = [f"{tag}.{end}" for tag in _interval_tags(idx, pre, r)]
     else:
         leaf = list(_CONTRAST_LEAF.get(role, ()))
     if role == "p" and _other_test(idx, pre, r.test):
@@ -845,6 +846,19 @@ def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     elif role == "diff" and r.metric and not pre.endswith(f".{r.metric}"):
         srcs = _metric_difference(idx, r, srcs) + srcs
     return srcs
+
+
+def _interval_tags(idx: SourceIndex, pre: str, r: Reading) -> list[str]:
+    """The intervals of contrast ``pre`` an interval end may be: ``ci<level>``, unless its sentence is about
+    a t interval ("the t-based interval ... [0.049, 0.298]"): then the interval at that level whose analysis
+    records the t method (``ci95_t``, or ``ci95`` where the plan's interval is t); none where the analysis
+    holds no t interval (the number is then untraced, never an error against the bootstrap interval's
+    ends: README failure 15)."""
+    base = f"ci{r.level}"
+    if "t" not in r.methods:
+        return [base]
+    return [k[len(pre) + 1:] for k, method in idx.interval_methods.items()
+            if method == "t" and k.startswith(f"{pre}.{base}") and k[len(pre) + 1 + len(base):][:1] in ("", "_")]
 
 
 def _metric_difference(idx: SourceIndex, r: Reading, contrast: list[Source]) -> list[Source]:

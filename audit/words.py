@@ -131,6 +131,26 @@ def named_test(sentence: str, low: str | None = None) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+# The kind of interval the words name: "the t-based interval", "95% t CI", "the bootstrap one".
+_INTERVAL_KINDS = re.compile(r"\b(?:t[- ](?:based\s+|distribution\s+)?(?:interval|CI|confidence)|t-based|"
+                             r"student(?:'s)?[- ]t\b|(bootstrap)(?:ped)?\b)", re.I)
+
+
+def interval_kinds(text: str) -> tuple[str, ...]:
+    """``("t",)`` when the first interval kind ``text`` names is a t interval ("the t-based interval is
+    wider than the bootstrap one ("): the interval the sentence is about, whose ends follow; else ``()``
+    (a bootstrap interval, or none named: the planned interval). README failure 15.
+
+    Example:
+        >>> interval_kinds("the t-based interval is wider than the bootstrap one ("), interval_kinds("95% bootstrap CI")
+        (('t',), ())
+    """
+    if "t" not in text.lower():
+        return ()
+    m = _INTERVAL_KINDS.search(text)
+    return ("t",) if m is not None and not m.group(1) else ()
+
+
 # "±" stated as an interval's half-width, in a column header, a table's caption or a sentence: "mean ± 95% CI",
 # "± is the half-width of the 95% t interval", "(± = 95% CI)". A "±" number is then that half-width, not an SD.
 HALF_WIDTH = re.compile(r"\bhalf[- ]?widths?\b|±\s*(?:[=:]\s*|is\s+)?(?:the\s+)?\d+(?:\.\d+)?\s*%\s*"
@@ -445,6 +465,7 @@ class Reading:
     code_key: bool = False        # a number in a YAML/JSON code block, read by its keys (audit.code_data)
     every: tuple[int | None, str] | None = None   # "(0.156 for all three)": (how many, baseline): each contrast's statistic
     test: str | None = None       # the one test its sentence names ("the paired bootstrap test says p ≈ ..."): a p is that test's
+    methods: tuple[str, ...] = ()  # ("t",): its sentence is about a t interval ("the t-based interval ... [0.049, 0.298]")
 
 
 # "LoRA adapter (r = 16, alpha = 32)": the adapter's locked settings (lock.training.lora_r, lora_alpha,
