@@ -39,7 +39,8 @@ from audit.words import Vocabulary, folded, matches_from, sentences
 
 _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
                        r"(?!\s*(?:,|and)\s*\d)", re.I)
-_SEED_LIST = re.compile(r"\bseeds?\b[^.;:\d]{0,40}?:?[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+(?!\d|[.,]\d)"
+# ("**Seeds:** 100, 200 and 300", a reST field ":Seeds: 11, 12 and 13": a label's colon before the list)
+_SEED_LIST = re.compile(r"\bseeds?\b(?:[*_]{0,2}\s*:\s*[*_]{0,2}|[^.;:\d]{0,40}?:?)[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+(?!\d|[.,]\d)"
                         r"(?:\s*,?\s*(?:\.\.\.|…))?)", re.I)
 # "seeds 1 to 6", "seeds 100–500", "six seeds each (1 to 6)", "seeds ($s \\in \\{1, \\dots, 8\\}$)": the first
 # and the last seed
@@ -48,6 +49,8 @@ _SEED_RANGE = re.compile(r"\bseeds\b(?:\s+|[^.;:\d]{0,20}?[{(\[]\s*)(\d+)\s*(?:t
 _N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|adapters?)\b)|\(\s*(?:(?:fraction|share|proportion|percent(?:age)?|%)\s+)?of\s+(\d[\d,]*)\s*\)|(?<![\d.,])(\d[\d,]*)(?:\s+(?:(?:held[- ]out|test|[A-Z][A-Za-z0-9-]*)"
                      r"\s+){0,3}(?:problems|items|questions|puzzles|examples|boards)|\s*-\s*(?:problem|item|question|puzzle|"
                      r"example)s?|-q(?=\s+(?:held[- ]?out|test)\b))\b|\bout\s+of\s+(\d[\d,]*)\b(?![.,]\d)", re.I)
+# "by 12, 2 and 4 problems", "by 3 problems": a difference counted in problems
+_BY_COUNT = re.compile(r"\bby\s+(?:\d[\d,]*(?:,\s*(?:and\s+)?|\s+and\s+))*$")
 # One of them is in each statement of n without "=" or "(" (a noun after the number, or near "out of N")
 _N_NOUNS = ("problem", "item", "question", "puzzle", "example", "board", "-q held", "-q test")
 # "2,000 bootstrap resamples": the locked number of resamples.
@@ -576,6 +579,8 @@ def n_facts(text: str) -> list[re.Match]:
             continue   # "n=3 seeds", "at n=3 (bounded data)": not the held-out n
         if m.group(4) and not _OUT_OF_ITEMS.search(near):
             continue   # "2.5 groups out of 4": only a count of items is out of the held-out n
+        if m.group(3) and _BY_COUNT.search(text, max(0, m.start() - 40), m.start()):
+            continue   # "ahead of GRPO ... by 12, 2 and 4 problems": differences in problems, not the n
         out.append(m)
     return out
 

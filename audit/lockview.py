@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from prereg.declarations import ArmDecl, MetricDecl, arm_decls, metric_decls
+from prereg.declarations import ArmDecl, MetricDecl, arm_decls, contrast_decls, metric_decls
 from prereg.rules import study_seeds
 
 DEFAULT_PRIMARY = "heldout_accuracy"   # the plan's primary metric when a broken lock names none
@@ -62,6 +62,7 @@ class LockView:
     arm_decls: Mapping[str, ArmDecl] = field(default_factory=dict)      # empty when unreadable
     metric_decls: Mapping[str, MetricDecl] = field(default_factory=dict)  # empty when unreadable
     declared_max: frozenset = frozenset()      # every ``metrics.X.max`` the plan writes as a number
+    pairs: frozenset = frozenset()             # the declared contrasts as (arm, baseline); empty when unreadable
     stack_pins: Mapping[str, Any] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict)  # the preregistration (lock.* source ids walk it)
 
@@ -104,6 +105,7 @@ def lock_view(prereg: Any) -> LockView:
         metric_decls=_tolerant(metric_decls, prereg) if plan else {},
         declared_max=frozenset(float(d["max"]) for d in metrics.values()
                                if isinstance(d, dict) and type(d.get("max")) in (int, float)),
+        pairs=frozenset(_tolerant(lambda p: {(c.arm, c.baseline): 1 for c in contrast_decls(p)}, prereg)) if plan else frozenset(),
         stack_pins=prereg.get("stack_pins") if isinstance(prereg.get("stack_pins"), dict) else {},
         raw=prereg)
 

@@ -54,13 +54,17 @@ _END_PP = re.compile(r"[^\]\)\n]{0,24}[\]\)]\s*(?:pp\b|percentage[\s-]+points?\b
 _TO_RANGE = re.compile(r"\s*(%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s+[−+\-]?\d[\d,]*(?:\.\d+)?\s*"
                        r"(%|pp\b|percentage\s+points?\b|points?\b)?", re.I)
 _TO_BEFORE = re.compile(r"^\s*(?:%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s*$", re.I)
-_SEED_AFTER = re.compile(r"\s*(?:%|pp\b)?\s*\(\s*seed\s*[#=:]?\s*(\d+)\s*\)", re.I)
+# "0.44 (seed 23)", "0.6733 on seed 5": the seed named right after the value
+_SEED_AFTER = re.compile(r"\s*(?:%|pp\b)?\s*(?:\(\s*seed\s*[#=:]?\s*(\d+)\s*\)|(?:on|at|for|with)\s+seed\s*[#=:]?\s*(\d+)\b(?![.,]\d))",
+                         re.I)
 _OF_MAX = re.compile(r"^\s*(?:out\s+)?of\s*$", re.I)
 _CI_WORDS = re.compile(r"\bCI\b|\binterval\b|\bconfidence\b|\bcredible\b", re.I)
 _AFTER_ARM = re.compile(r"\s*(?:\)|,)?\s*(?:for|of|with|by|from)?\s*\(?\s*\**`?")
 _LEVEL = re.compile(r"(\d{2})\s*%\s*(?:CI|confidence|credible|interval)", re.I)
 # "95% bootstrap CI", "90% percentile interval": a level with the interval's method between, a parameter
-_LEVEL_WORDS = re.compile(r"\d{2}\s*%\s*(?:[A-Za-z-]+\s+){1,2}(?:CI|confidence|credible|intervals?|bootstrap)\b", re.I)
+# "Interval: 95% percentile bootstrap over seeds": a level followed by the interval's method alone
+_LEVEL_WORDS = re.compile(r"\d{2}\s*%\s*(?:(?:[A-Za-z-]+\s+){1,2}(?:CI|confidence|credible|intervals?|bootstrap)\b|"
+                          r"(?:percentile|bootstrap|BCa)\b)", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _PLAIN_LINE = re.compile(r"^\s*(?:#|\||```|~~~|<!--|---\s*$|\\)")
 
@@ -771,6 +775,23 @@ def _listed_diff_sds(st: _Sentence, text: str, located, out: dict) -> None:
             r.role, r.pair, r.arms, r.contrast, r.seed = "sd", pair, [], True, None
 
 
+_PLUS_SEP = re.compile(r"\s*(?:\+|,\s*(?:and\s+)?|\s+and\s+)\s*")
+
+
+def _listed_metrics(st: _Sentence, text: str, located, out: dict) -> None:
+    """"the zero-variance fraction and the group utilisation add up to one (0.167 + 0.833 for GRPO)": as many
+    values of one arm, joined by "+", "," or "and", as metrics named before the first of them are those
+    metrics' values, in the order written (each was read as the last metric named)."""
+    vals = [(a, b, out[id(m)]) for a, b, m in located if id(m) in out and not out[id(m)].param
+            and out[id(m)].role == "mean" and out[id(m)].arms and m.role is None]
+    if len(vals) < 2 or any(not _PLUS_SEP.fullmatch(text, b0, a1) for (_, b0, _), (a1, _, _) in zip(vals, vals[1:], strict=False)):
+        return
+    named = list(dict.fromkeys(x for pos, x in st.metrics if pos < vals[0][0] - st.start))
+    if len(named) == len(vals) and len({tuple(r.arms) for _, _, r in vals}) == 1:
+        for (_, _, r), metric in zip(vals, named, strict=True):
+            r.metric = metric
+
+
 @dataclass
 class _Walk:
     """Where the reading of one paragraph stands: what carries from number to number (the previous
@@ -797,6 +818,7 @@ class _Walk:
     prev_end: int = 0
     prev: Reading | None = None
     base: str | None = None     # the baseline a heading names ("## Against the SFT checkpoint"), else None
+    last_role: str | None = None   # the role of the previous sentence's last number ("...; at AERO's it is 0.21")
 
 
 def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None,
@@ -816,6 +838,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
         st = _Sentence(text[s_start:s_end], s_start, vocab, w.names)
         w.pair = _versus_subject(st.text, st.arms, w.subject, vocab) or _compared_first(st.text, vocab) \
             or _pair(st.arms, w.pair, vocab) or w.pair
+        w.last_role = w.prev.role if w.prev is not None else None
         w.prev_end, w.prev, w.diff_pct, w.noun_metric = s_start, None, False, None
         mine = located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]
         for start, end, m in mine:
@@ -828,6 +851,8 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
                 _listed_contrasts(st, text, mine, out)
             if st.low is None or "differences" in st.low:
                 _listed_diff_sds(st, text, mine, out)
+            if len(st.metrics) > 1:
+                _listed_metrics(st, text, mine, out)
         if st.arms:
             w.subject = st.arms[0]
             w.first_arm = w.first_arm or st.arms[0]
@@ -876,10 +901,7 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     r.test, r.level = st.test() if role == "p" else None, st.level_at(start)
     _metric_of(w, st, r, start, end, m)
     r.percent = r.percent or _percent_left_off(w, r, m, start)
-    own = _SEED_AFTER.match(after)   # "0.44 (seed 23)": the seed named right after the value
-    # else the last seed named before it in the sentence ("seed 11 scored 0.632 and seed 23 0.628"), else the sentence's
-    r.seed = int(own.group(1)) if own else st.seed_before(start) if m.role is None else None
-    r.seed = r.seed if r.seed is not None else st.seed()
+    r.seed = _seed_of(st, start, after, m)
     if _seed_spread(w, st, start, end, r.seed):
         r.param = True   # the range of the per-seed values (see _SEED_SPREAD)
         return r
@@ -887,19 +909,18 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     arm_sd = role == "sd" and m.role is None and bool(_arm_after(text, end, w.names)
                                                       or _arm_after_unit(text, end, w.names))   # "sd 0.96 pts for GRPO"
     if role in ("low", "high"):
-        r.methods = interval_kinds(text[max(st.start, start - 160):start])   # "the t-based interval ... [0.049,"
-    if role in ("low", "high") and m.role is not None and _DIFF_CI.search(text, max(st.start, start - 60), start):
-        w.last_kind = "diff"   # "a gain of \gspoDelta{} (95% CI [1.56, 1.95] pp": a difference's interval, its value in a macro
+        _interval_end(w, st, start, m, r)
     every, n_every = every_after(after) if role in _CONTRAST_ROLES and m.role is None else (False, None)
     if every:   # "After Holm (0.156 for all three)": the statistic of each contrast against the baseline
         r.every, r.contrast, w.last_kind = (n_every, w.base or w.vocab.baseline), True, "diff"
     elif role in _CONTRAST_ROLES or (role in ("low", "high", "sd") and w.last_kind == "diff" and not arm_sd) or written \
-            or (role == "sd" and m.role is None and _DIFF_SD.search(text, st.start, start)):   # "SD of the paired differences"
+            or (role == "sd" and m.role is None and _DIFF_SD.search(text, st.start, start)) \
+            or _plus_range(text, end, m, role):   # "SD of the paired differences"; "from −0.003 to +0.002"
         # (the last: "the bootstrap CI for GSPO vs GRPO is [0.050, 0.167]": a contrast's interval)
         r.pair, r.contrast = (_pair_after(text, end, w.names) or _arm_pair_after(text, end, w.names, w.base)
                               or (written if role in ("low", "high") else
                                   _written_pair(text, max(st.start, start - 60), start, w.names))
-                              or _heading_pair(w, st, start) or _own_change(w, st, start) or _nearest_pair(w, st, start) or w.pair), True
+                              or _heading_pair(w, st, start) or _own_change(w, st, start) or _nearest_pair(w, st, start, end, role) or w.pair), True
         if role in _CONTRAST_ROLES:
             w.last_kind = "diff"
     else:
@@ -934,6 +955,53 @@ def _seed_row_reading(w: _Walk, st: _Sentence, start: int, end: int, m: Mention,
     r.percent = r.percent or (r.metric in w.vocab.fractions and bool(m.decimals) and 1 < abs(m.value) <= 100)
     w.prev_end, w.prev, w.last_kind = end, r, "mean"
     return True
+
+
+_TO_PLUS = re.compile(r"\s*(?:%|pp\b|points?\b)?\s*(?:to\s+|[,–]\s*)\+\d")
+
+
+def _in_points(w: _Walk, start: int, m: Mention, clause: str, role: str | None, prev: Reading | None) -> bool:
+    """Whether a number with no percent sign of its own is in percent or points by what came before it (the
+    unit of the statistic it repeats, of the mean it follows, of the table row's lead)."""
+    if role == "diff" and (_PARALLEL.search(clause) or (
+            _LIST_NEXT.fullmatch(clause) and len(w.names.arms(w.prev_end, start)) == 1)) and (
+            w.diff_pct or (prev is not None and prev.role == "diff" and prev.percent)):
+        return True  # "GSPO gains 1.8 points (p < 0.001) and AERO loses 2.0": the second in points too
+    if role == "diff" and abs(m.value) > 1 and prev is not None \
+            and prev.percent and prev.role == "mean" and w.vocab.primary not in w.vocab.counts:
+        return True  # "GSPO: 65.0% (+1.8 vs GRPO)": after a percent, a change above 1 is in points
+    if role == "mde" and _RANGE_POINTS.match(w.text, start + len(m.text)):
+        return True  # "detects a paired difference between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
+    if role in ("mde", "dz", "sd") and prev is not None and prev.role == role \
+            and prev.percent and _AND.fullmatch(clause):
+        return True  # "2.6 points for GSPO and 2.7 for AERO", "19.1 points for GSPO (20.6 for DAPO)"
+    if role in (None, "mean") and w.lead_pct:
+        return True  # "Held-out accuracy (%) on each seed:" over "- seed 17: grpo 63.4, gspo 65.8"
+    if role == "sd" and prev is not None and prev.percent and prev.role == "mean":
+        return True  # "GSPO 57.8% (sd 6.3)": the SD of a percent mean is in points too
+    return False
+
+
+def _interval_end(w: _Walk, st: _Sentence, start: int, m: Mention, r: Reading) -> None:
+    """An interval end's method from the words before it ("the t-based interval ... [0.049,"), and a
+    difference's interval whose value is in a macro ("a gain of \\gspoDelta{} (95% CI [1.56, 1.95] pp")."""
+    r.methods = interval_kinds(w.text[max(st.start, start - 160):start])
+    if m.role is not None and _DIFF_CI.search(w.text, max(st.start, start - 60), start):
+        w.last_kind = "diff"
+
+
+def _seed_of(st: _Sentence, start: int, after: str, m: Mention) -> int | None:
+    """The seed a value reports: the one named right after it ("0.44 (seed 23)"), else the last one named before
+    it in the sentence ("seed 11 scored 0.632 and seed 23 0.628"), else the sentence's."""
+    own = _SEED_AFTER.match(after)
+    seed = int(own.group(1) or own.group(2)) if own else st.seed_before(start) if m.role is None else None
+    return seed if seed is not None else st.seed()
+
+
+def _plus_range(text: str, end: int, m: Mention, role: str | None) -> bool:
+    """"Dr. GRPO's 95 % interval, from −0.003375 to +0.00275": an interval "A to B" with an end signed "+" is a
+    difference's (a "+" is written on a change, never on an arm's own value), so the contrast's interval."""
+    return (role == "high" and m.text[:1] == "+") or (role == "low" and _TO_PLUS.match(text, end) is not None)
 
 
 def _is_margin(text: str, s_start: int, start: int, m: Mention, after: str, low: str | None = None,
@@ -1024,13 +1092,31 @@ _OWN_NAME = re.compile(r"[A-Za-z0-9_.\- ]*?(?=\W*(?:'s|’s)?\s+(?:gain|deficit|
                        r"shortfall|difference|change)\b)", re.I)
 
 
-def _nearest_pair(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None:
+_OWN_CONTRAST_ROLES = ("power", "mde", "tost_p")   # statistics of one arm's contrast, never of a pair of arms
+
+
+def _no_contrast(pair: tuple[str, str] | None, pairs: frozenset) -> bool:
+    """Whether ``pair`` is two arms the plan contrasts in neither order (``pairs``: its declared contrasts)."""
+    return bool(pairs) and pair is not None and pair not in pairs and pair[::-1] not in pairs
+
+
+def _nearest_pair(w: _Walk, st: _Sentence, start: int, end: int, role: str) -> tuple[str, str] | None:
     """In a sentence naming three or more arms ("GSPO ... above GRPO (t(7) = 8.69), and DAPO's gain of
-    0.85 ..."), a contrast statistic is the last non-baseline arm named before it against the baseline,
-    not the sentence's last pair."""
+    0.85 ..."), or two the plan does not contrast ("the achieved power at GSPO's observed effect is 0.81;
+    at AERO's it is 0.21"), a contrast statistic is the last non-baseline arm named before it against the
+    baseline, not the sentence's pair. (Of two arms not contrasted, only a statistic of one arm's contrast, its
+    power, MDE or TOST p: "GSPO leads DAPO by 1.4 points" is their own difference, which no contrast holds.)"""
     base = w.vocab.baseline
-    if len(st.uniq) < 3 or not base:
+    loose = role in _OWN_CONTRAST_ROLES and _no_contrast(w.pair, w.vocab.pairs)
+    if not base or (len(st.uniq) < 3 and not loose):
         return None
+    if loose:   # the arm right after it ("1.75 points (GSPO)"), else the arm named last, even if named earlier
+        own = _arm_after(w.text, end, w.names) or _arm_after_unit(w.text, end, w.names)   # too ("(DAPO) ..., so the DAPO result")
+        if own is not None and own != base:
+            return (own, base)
+        named = st.arms[:bisect.bisect_left(st.arm_pos, start - st.start)]
+        recent = [a for a in named if a != base]
+        return (recent[-1], base) if recent else None
     recent = [a for a in st.arms_before(start) if a != base]
     return (recent[-1], base) if recent and (w.pair is None or recent[-1] not in w.pair) else None
 
@@ -1082,7 +1168,9 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
             or ((low is None or low.find("detect", max(0, start - 60), start) >= 0)
                 and _PARAM_BEFORE.search(text, max(0, start - 60), start)) \
             or (text.find("![", max(0, start - 200), start) >= 0 and _IMAGE_DIRECTIVE.search(text, max(0, start - 12), start)) \
-            or _NAMING_BEFORE.search(text, max(0, start - 12), start) or _in_post_number(text, start):
+            or _NAMING_BEFORE.search(text, max(0, start - 12), start) or _in_post_number(text, start) \
+            or ((low is None or low.find("range", max(0, start - 24), start) >= 0)
+                and _RANGE_BEFORE.search(text, max(0, start - 24), start)):
         return True
     if text.find("margin", max(0, start - 20), start) >= 0 or text.find("p", max(0, start - 60), start) >= 0:
         a = max(0, start - 60)
@@ -1102,6 +1190,9 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
     return w.prev is not None and w.prev.metric in w.vocab.counts and _OF_MAX.search(clause) is not None
 
 
+# "(from 0.6411 on seed 2 to 0.6733 on seed 5, a range of 0.0322)": the distance between two values, which the
+# analysis does not hold (a label, not the arm's mean)
+_RANGE_BEFORE = re.compile(r"\brange\s+(?:of|is|was)\s*(?:only\s+|about\s+|roughly\s+)?$", re.I)
 # A threshold named before the number: the plan's equivalence margin, or the level a p is held against.
 _THRESHOLD_BEFORE = re.compile(r"\bmargin\s+(?:of\s+|is\s+|=\s*)?(?:±\s*)?$", re.I)
 _ALPHA_VERBS = ("below", "under", "misses", "above", "exceeds")   # one of them is in each _ALPHA_BEFORE match
@@ -1187,6 +1278,11 @@ _LIST_NEXT = re.compile(r"\s*[\])]?\s*,\s*(?:and\s+)?[^\d,;()\[\]]{1,24}")
 _PARALLEL = re.compile(r"\b(?:and|while|but|whereas)\b|;", re.I)
 
 
+# A sentence that only names another arm and says "it is": the previous sentence's statistic, for that arm
+_ELLIPSIS = re.compile(r"\W*(?:and\s+|but\s+|while\s+)?(?:at|for|in|with)\s+[^,;:()\d]{1,30}?,?\s+(?:it|this|that)\s+"
+                       r"(?:is|was)\s+(?:only\s+|about\s+|just\s+)?", re.I)
+
+
 def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause: str, to_role, r: Reading) -> str:
     """The statistic a number is: an interval end or SD by its own role, else the words before it
     ("BH-adjusted", "a gain of"), a signed value next to named arms, the statistic before it repeated
@@ -1215,6 +1311,9 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     if role is None and prev is not None and prev.role in _CONTRAST_ROLES and (_AND.fullmatch(clause) or (
             m.role is None and _AND_ARM.fullmatch(clause) and len(w.names.arms(w.prev_end, start)) == 1)):
         role = prev.role   # "0.0042 for GSPO--GRPO and 0.0054 for AERO--GRPO", "GSPO gains 0.018 and DAPO 0.0035"
+    last = prev.role if prev is not None else w.last_role
+    if role is None and last in _CONTRAST_ROLES and _ELLIPSIS.fullmatch(clause):
+        role = last   # "The achieved power at GSPO's observed effect is 0.81; at AERO's it is 0.21"
     if _ADJ_AFTER.match(after) and (role == "p" or (role is None and prev is not None and prev.role in ("p", "p_adjusted", "alpha"))):
         role = "p_adjusted"   # "p = 0.081 → 0.163 after BH", "and 0.016 after the BH correction", "(0.40 adjusted)"
     if role is None and m.text[:1] in "-−" and w.last_kind == "diff" and st.arms and m.role is None:
@@ -1232,22 +1331,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     if role == "diff" and m.text[:1] not in "+-−" and (_LOWER_BY.search(clause) or _LOSES.search(clause)
                                                        or _LOSS_BEFORE.search(clause) or _LOSS_AFTER.match(after)):
         r.negate = True  # "AERO is lower than GRPO by 1.52 pp", "AERO loses 2.0": a difference of −1.52, −2.0
-    if role == "diff" and not r.percent and m.role is None and (_PARALLEL.search(clause) or (
-            _LIST_NEXT.fullmatch(clause) and len(w.names.arms(w.prev_end, start)) == 1)) and (
-            w.diff_pct or (prev is not None and prev.role == "diff" and prev.percent)):
-        r.percent = True  # "GSPO gains 1.8 points (p < 0.001) and AERO loses 2.0": the second in points too
-    if role == "diff" and not r.percent and m.role is None and abs(m.value) > 1 and prev is not None \
-            and prev.percent and prev.role == "mean" and w.vocab.primary not in w.vocab.counts:
-        r.percent = True  # "GSPO: 65.0% (+1.8 vs GRPO)": after a percent, a change above 1 is in points
-    if role == "mde" and not r.percent and m.role is None and _RANGE_POINTS.match(w.text, start + len(m.text)):
-        r.percent = True  # "detects a paired difference between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
-    if role in ("mde", "dz", "sd") and not r.percent and m.role is None and prev is not None and prev.role == role \
-            and prev.percent and _AND.fullmatch(clause):
-        r.percent = True  # "2.6 points for GSPO and 2.7 for AERO", "19.1 points for GSPO (20.6 for DAPO)"
-    if role in (None, "mean") and w.lead_pct and m.role is None:
-        r.percent = True  # "Held-out accuracy (%) on each seed:" over "- seed 17: grpo 63.4, gspo 65.8"
-    if role == "sd" and not r.percent and m.role is None and prev is not None and prev.percent and prev.role == "mean":
-        r.percent = True  # "GSPO 57.8% (sd 6.3)": the SD of a percent mean is in points too
+    if not r.percent and m.role is None:
+        r.percent = _in_points(w, start, m, clause, role, prev)
     if role == "diff":
         w.diff_pct = r.percent
     return role or "mean"

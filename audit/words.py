@@ -179,6 +179,7 @@ class Vocabulary:
     labels: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (metric, a declared label's words): what a shortened label may stand for
     fractions: tuple[str, ...] = ()   # metrics declared as fractions: a bare 56.8 after percents in its paragraph is 56.8%
     seeds: tuple[int, ...] = ()       # the locked seeds, in order: "GRPO 70.13 · 70.13 · …" lists one value a seed
+    pairs: frozenset = frozenset()    # the declared contrasts (arm, baseline): a pair of arms no contrast has is no contrast
 
     # Per-audit memo of name look-ups: a long sentence is read once per number that sits in it, and a
     # 30,000-number line must not be re-scanned 30,000 times (README failure 10: no shape may take minutes).
@@ -401,7 +402,7 @@ _METRIC_WORDS = {"heldout_accuracy": ("accuracy", "acc", "heldout accuracy", "te
                                      "correct items", "correct answers"),
                  "zvf_mean": ("zvf", "zero variance fraction", "mean zvf", "fraction of zero variance groups",
                               "zero variance groups"),
-                 "gu_mean": ("gu", "gradient utilisation", "gradient utilization"),
+                 "gu_mean": ("gu", "gradient utilisation", "gradient utilization", "group utilisation", "group utilization"),
                  "reward_last10": ("reward last 10 steps", "last 10 steps", "reward last 10", "last ten steps",
                                    "final 10 steps", "final ten steps"),
                  "reward_first5": ("reward first 5 steps", "first 5 steps")}
@@ -443,7 +444,8 @@ def vocabulary(lock: LockView | dict) -> Vocabulary:
                    for name, d in decls.items() for text in d.labels)
     return Vocabulary(arms, metrics, view.baseline, primary, tuple(n for n, d in decls.items() if d.unit == "count" and d.max),
                       labels, tuple(n for n, d in decls.items() if d.unit == "fraction"),
-                      tuple(s for s in view.seeds if isinstance(s, int) and not isinstance(s, bool)))
+                      tuple(s for s in view.seeds if isinstance(s, int) and not isinstance(s, bool)),
+                      view.pairs)
 
 
 @dataclass

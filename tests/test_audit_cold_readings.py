@@ -276,3 +276,97 @@ def test_unadjusted_words_hold_no_adjusted_p(appendix_study, tmp_path, find, rep
     assert _findings(appendix_study, tmp_path, RAW_THEN_ADJUSTED) == []
     wrong = _findings(appendix_study, tmp_path / "w", RAW_THEN_ADJUSTED.replace(find, replace))
     assert [f for f in wrong if source in f[1]], wrong
+
+
+# ---- second round: contrasts a sentence names by one arm, labels in fields, captions and lists ----------------
+
+@pytest.fixture(scope="module")
+def gdoc_study(tmp_path_factory):
+    from tests.report_corpus_cold import cold
+
+    return cold.build("gdoc_export", tmp_path_factory.mktemp("cold_gdoc"))
+
+
+@pytest.fixture(scope="module")
+def sphinx_study(tmp_path_factory):
+    from tests.report_corpus_cold import cold
+
+    return cold.build("sphinx_page", tmp_path_factory.mktemp("cold_sphinx"))
+
+
+def _audit(study, folder, name, text, strict=False):
+    from tests.report_corpus import corpus
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in study.iterdir():
+        if f.suffix == ".rst":   # the set's own report: only the text under test is audited
+            f.unlink()
+    res = corpus.audit_written(study, folder, {name: text}, strict=strict)
+    return [(f.location.rsplit(":", 1)[-1], f.expected, f.found, f.message) for f in res.findings]
+
+
+PLUS_END = "Dr. GRPO alone: a 95% CI of −0.0034 to +0.0028, well inside the margin.\n"
+BOLD_SEEDS = "**Seeds:** 100, 200, 300 and 400. **Held-out set:** 450 problems.\n"
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("text", "find", "replace", "source"), [
+    (PLUS_END, "to +0.0028", "to +0.0082", "contrasts.dr_grpo-grpo.ci95.high"),
+    (PLUS_END, "−0.0034 to", "−0.0043 to", "contrasts.dr_grpo-grpo.ci95.low"),
+    (BOLD_SEEDS, "300 and 400", "300 and 600", "lock.seeds"),
+], ids=["plus-high-end", "its-low-end", "bold-seeds-label"])
+def test_signed_interval_of_one_arm_and_a_bold_seed_label(gdoc_study, tmp_path, text, find, replace, source):
+    assert _findings(gdoc_study, tmp_path, text) == []
+    wrong = _findings(gdoc_study, tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
+
+
+POWER_ELLIPSIS = "GSPO against GRPO has an achieved power of 0.81; for AERO, it is only 0.21.\n"
+FIELD_SEEDS = "Pilot\n=====\n\n:Study: ``pilot``\n:Seeds: 11, 12 and 13\n"
+CAPTION_LEVEL = ("Arms\n====\n\n.. table:: Mean over the seeds. Band: 90% percentile bootstrap.\n\n"
+                 "   =====  ========\n   Arm    Accuracy\n   =====  ========\n   GSPO   0.609\n   =====  ========\n")
+BY_PROBLEMS = "AERO is ahead of GRPO by 12, 2 and 4 problems, out of 64 each.\n"
+TWO_METRICS = "GSPO's zero-variance fraction and group utilisation are 0.215 and 0.785.\n"
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("name", "text", "find", "replace", "source"), [
+    ("report.md", POWER_ELLIPSIS, "only 0.21", "only 0.12", "contrasts.aero-grpo.power_achieved"),
+    ("report.md", POWER_ELLIPSIS, "of 0.81", "of 0.18", "contrasts.gspo-grpo.power_achieved"),
+    ("results.rst", FIELD_SEEDS, "12 and 13", "12 and 15", "lock.seeds"),
+    ("results.rst", CAPTION_LEVEL, "0.609", "0.906", "arms.gspo.heldout_accuracy.mean"),
+    ("report.md", BY_PROBLEMS, "out of 64", "out of 46", "lock.dataset.heldout_n"),
+    ("report.md", TWO_METRICS, "0.215 and 0.785", "0.785 and 0.215", "arms.gspo.gu_mean"),
+], ids=["power-after-semicolon", "power-one-arm-each", "rst-seeds-field", "caption-level", "by-n-problems",
+        "two-metrics-in-order"])
+def test_statistics_of_one_arm_each_and_labels_in_fields(sphinx_study, tmp_path, name, text, find, replace, source):
+    assert _audit(sphinx_study, tmp_path, name, text) == []
+    wrong = _audit(sphinx_study, tmp_path / "w", name, text.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
+
+
+TOST_ONE_ARM = ("The design could detect 0.0055 (DAPO) and 0.0073 (GSPO), so the DAPO result is equivalent: "
+                "the TOST p is 0.020.\n")
+RANGE_OF = "GRPO's seeds run from 0.6411 on seed 2 to 0.6733 on seed 5, a range of 0.0322.\n"
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("text", "find", "replace", "source"), [
+    (TOST_ONE_ARM, "is 0.020", "is 0.002", "contrasts.dapo-grpo.tost_p"),
+], ids=["tost-of-the-arm-named-last"])
+def test_contrast_of_the_arm_named_last_when_the_two_named_are_not_contrasted(card_study, tmp_path, text, find, replace,
+                                                                            source):
+    assert _findings(card_study, tmp_path, text) == []
+    wrong = _findings(card_study, tmp_path / "w", text.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
+
+
+@pytest.mark.usefixtures("shared_recompute")
+@pytest.mark.parametrize(("find", "replace", "source"), [
+    ("0.6733 on seed 5", "0.6733 on seed 4", "runs.grpo.s4.heldout_accuracy"),
+    ("0.6411 on seed 2", "0.6433 on seed 2", "runs.grpo.s2.heldout_accuracy"),
+], ids=["seed-after-the-value", "first-end"])
+def test_values_on_a_named_seed_and_a_range_between_them(appendix_study, tmp_path, find, replace, source):
+    assert _findings(appendix_study, tmp_path, RANGE_OF) == []
+    wrong = _findings(appendix_study, tmp_path / "w", RANGE_OF.replace(find, replace))
+    assert [f for f in wrong if source in f[1]], wrong
