@@ -111,6 +111,18 @@ def names() -> list[str]:
     return sorted(p.parent.name for p in HERE.glob("*/study.json"))
 
 
+def apply_patch(prereg: dict, patch: dict | None) -> dict:
+    """Set each dotted path of a study's ``"patch"`` (``{"analysis.multiplicity.method": "holm"}``)
+    in ``prereg``, in place: one way for every study generator to vary the plan."""
+    for path, value in (patch or {}).items():
+        node = prereg
+        *head, leaf = path.split(".")
+        for k in head:
+            node = node[k]
+        node[leaf] = value
+    return prereg
+
+
 def study_prereg(spec: dict) -> dict:
     """The preregistration of a corpus study: examples/e1.json narrowed and patched by ``spec``."""
     p = copy.deepcopy(json.loads((REPO / "examples" / "e1.json").read_text()))
@@ -126,12 +138,7 @@ def study_prereg(spec: dict) -> dict:
     fam = [f"{a}-{p['baseline_arm']}" for a in arms if a != p["baseline_arm"]]
     p["analysis"]["multiplicity"]["family"] = fam
     p["analysis"]["resamples"] = spec.get("resamples", 2000)
-    for path, value in (spec.get("patch") or {}).items():
-        node = p
-        *head, leaf = path.split(".")
-        for k in head:
-            node = node[k]
-        node[leaf] = value
+    apply_patch(p, spec.get("patch"))
     return p
 
 
@@ -154,12 +161,7 @@ def _study12(spec: dict, table: Path) -> dict:
 
     p = study12.prereg(**spec.get("analysis", {}))
     p["id"] = spec["id"]
-    for path, value in (spec.get("patch") or {}).items():
-        node = p
-        *head, leaf = path.split(".")
-        for k in head:
-            node = node[k]
-        node[leaf] = value
+    apply_patch(p, spec.get("patch"))
     rows = study12.rows(seed=spec.get("seed", 0), sessions=spec.get("sessions") or {"s1": ["base", "sft", "grpo"]},
                         abilities=spec.get("abilities"))
     study12.write_csv(table, rows)

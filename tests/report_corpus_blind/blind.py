@@ -64,6 +64,7 @@ def _items_prereg(spec: dict) -> dict:
                         "direction": "two-sided"} for i, a in enumerate(spec["trained"])]
     p["analysis"]["contrasts"]["pairs"] = pairs
     p["analysis"]["multiplicity"]["family"] = [f"{a}-base" for a in spec["trained"]]
+    corpus.apply_patch(p, spec.get("patch"))
     return p
 
 
@@ -133,19 +134,29 @@ class BlindSet(sets.ReportSet):
         """The plants of ``name`` measured in this mode (those marked ``"strict"`` only ``with_strict``)."""
         return read_plants(name, strict=None if self.with_strict else False, folder=self.folder)
 
+    def all_plants(self, name: str) -> list[Plant]:
+        """Every plant of ``name``, those audited with ``--strict`` included (whatever ``with_strict``)."""
+        return read_plants(name, folder=self.folder)
+
+    def strict_plants(self, name: str) -> list[Plant]:
+        """The plants of ``name`` that only ``--strict`` can catch (a number in code)."""
+        return read_plants(name, strict=True, folder=self.folder)
+
+    def exports(self) -> tuple:
+        """What a set module offers its tests, by the names every set module uses:
+        ``names, build, plants, known, all_plants, strict_plants`` (one scaffold, not a copy per set)."""
+        return self.names, self.build, self.plants, self.known, self.all_plants, self.strict_plants
+
 
 SET = BlindSet(HERE)
-names, build, plants, known = SET.names, SET.build, SET.plants, SET.known
+names, build, plants, known, all_plants, strict_plants = SET.exports()
 
 
-def strict_plants(name: str) -> list[Plant]:
-    """The plants of ``name`` that only ``--strict`` can catch (a number in code)."""
-    return read_plants(name, strict=True)
-
-
-def main() -> int:
-    argv = sys.argv[1:]
-    return sets.run_set(argv, BlindSet(HERE, with_strict="--strict" in argv))
+def main(folder: Path = HERE, argv: list[str] | None = None) -> int:
+    """Measure the set in ``folder`` from the command line (``[--strict] [NAME ...]``, by default
+    ``sys.argv``): every set module built on this scaffold runs ``sys.exit(blind.main(HERE))``."""
+    argv = sys.argv[1:] if argv is None else argv
+    return sets.run_set(argv, BlindSet(folder, with_strict="--strict" in argv))
 
 
 if __name__ == "__main__":

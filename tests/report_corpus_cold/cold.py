@@ -25,29 +25,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.report_corpus import sets
-from tests.report_corpus_blind.blind import BlindSet, read_plants
+from tests.report_corpus_blind import blind
 
 HERE = Path(__file__).resolve().parent
 
-SET = BlindSet(HERE)
-names, build, plants, known = SET.names, SET.build, SET.plants, SET.known
-
-
-def all_plants(name: str) -> list:
-    """Every plant of cold report ``name``, those audited with ``--strict`` included."""
-    return read_plants(name, folder=HERE)
-
-
-def strict_plants(name: str) -> list:
-    """The plants of ``name`` that only ``--strict`` can catch."""
-    return read_plants(name, strict=True, folder=HERE)
-
-
-def main() -> int:
-    argv = sys.argv[1:]
-    return sets.run_set(argv, BlindSet(HERE, with_strict="--strict" in argv))
-
+SET = blind.BlindSet(HERE)
+names, build, plants, known, all_plants, strict_plants = SET.exports()
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(blind.main(HERE))
