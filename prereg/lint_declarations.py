@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from prereg.declarations import arm_decls, contrast_decls, label_index, metric_decls, planned_metrics
+from prereg.declarations import label_index, planned_metrics
 from prereg.lint import Finding, rule
-from prereg.rules import study_seeds
+from prereg.study import Study
 
 _NATURAL = {"fraction": (0.0, 1.0), "percent": (0.0, 100.0)}
 
@@ -36,33 +36,33 @@ def _metric_findings(name: str, m, where: str) -> list[Finding]:
 
 
 @rule("declarations")
-def declarations(p: dict) -> list[Finding]:
+def declarations(s: Study) -> list[Finding]:
     """Metric ranges that contradict their unit, pass@k with k > n, undeclared planned metrics,
     display labels that name two arms or two metrics, and reference arms that do not say what
     they are."""
     out: list[Finding] = []
-    decls = metric_decls(p)
+    decls = dict(s.metrics)
     for name, m in decls.items():
         if m.declared:
             out.extend(_metric_findings(name, m, f"$.metrics.{name}"))
-    for name in planned_metrics(p):
+    for name in planned_metrics(s.raw):
         if name not in decls:
             out.append(Finding("declarations", "$.metrics",
                                f"planned metric {name!r} has no declaration: its unit is unknown, so a report's "
                                "'22.8%' for a 0.228 rate cannot be checked (README failure 10); declare its unit, "
                                "range, direction and labels under metrics"))
-    for kind, idx in (("arm", label_index(arm_decls(p))), ("metric", label_index(decls))):
+    for kind, idx in (("arm", label_index(dict(s.arm_decls))), ("metric", label_index(decls))):
         for key, names in sorted(idx.items()):
             if len(names) > 1:
                 out.append(Finding("declarations", "$.arms" if kind == "arm" else "$.metrics",
                                    f"display label {key!r} names {kind}s {', '.join(names)}: a report using it "
                                    "cannot be traced to one of them"))
-    for name, a in arm_decls(p).items():
-        if a.is_reference and not (a.checkpoint or p["arms"][name].get("description")):
+    greedy = s.evaluation.decoding == "greedy"
+    for name, a in s.arm_decls.items():
+        if a.is_reference and not (a.checkpoint or s.arms[name].description):
             out.append(Finding("declarations", f"$.arms.{name}",
                                f"reference arm {name!r} does not say what was evaluated; set checkpoint "
                                "(model id@revision, checkpoint path, or 'base')"))
-        greedy = (p.get("evaluation") or {}).get("decoding", "greedy") == "greedy"
         if a.is_reference and a.evaluated == "per_seed" and greedy:
             out.append(Finding("declarations", f"$.arms.{name}.evaluated",
                                f"reference arm {name!r} is evaluated per seed with greedy decoding: a fixed "
@@ -73,16 +73,16 @@ def declarations(p: dict) -> list[Finding]:
 
 
 @rule("contrast-plan")
-def contrast_plan(p: dict) -> list[Finding]:
+def contrast_plan(s: Study) -> list[Finding]:
     """Declared contrasts naming unknown arms or hypotheses, an arm against itself, repeated
     ids, an exploratory contrast inside the confirmatory family, and reference contrasts whose
     planned unit cannot exist (a reference evaluated once has no seeds to pair)."""
     out: list[Finding] = []
-    arms = arm_decls(p)
-    hyps = {h["id"]: h for h in p["hypotheses"]}
-    cs = contrast_decls(p)
+    arms, unit, n_seeds = s.arm_decls, s.analysis.unit, len(s.seeds)
+    hyps = {h.id: h for h in s.hypotheses}
+    cs = s.contrasts
     for i, c in enumerate(cs):
-        where = f"$.analysis.contrasts.pairs[{i}]" if "pairs" in p["analysis"]["contrasts"] else "$.arms"
+        where = f"$.analysis.contrasts.pairs[{i}]" if s.analysis.pairs_declared else "$.arms"
         for side in ("arm", "baseline"):
             if getattr(c, side) not in arms:
                 out.append(Finding("contrast-plan", f"{where}.{side}",
@@ -93,30 +93,30 @@ def contrast_plan(p: dict) -> list[Finding]:
             out.append(Finding("contrast-plan", f"{where}.hypothesis",
                                f"contrast {c.id} names hypothesis {c.hypothesis!r}, which is not declared"))
         h = hyps.get(c.hypothesis)
-        if h is not None and (h["arm"], h["baseline"]) != (c.arm, c.baseline):
+        if h is not None and (h.arm, h.baseline) != (c.arm, c.baseline):
             out.append(Finding("contrast-plan", f"{where}.hypothesis",
-                               f"contrast {c.id} ({c.arm} vs {c.baseline}) names hypothesis {h['id']}, which "
-                               f"compares {h['arm']} with {h['baseline']}"))
+                               f"contrast {c.id} ({c.arm} vs {c.baseline}) names hypothesis {h.id}, which "
+                               f"compares {h.arm} with {h.baseline}"))
         if c.in_family and not c.confirmatory:
             out.append(Finding("contrast-plan", where,
                                f"contrast {c.id} is declared exploratory but listed in the multiplicity family"))
         b = arms.get(c.baseline)
-        if b is not None and b.evaluated_once and p["analysis"]["unit"] == "seed":
+        if b is not None and b.evaluated_once and unit == "seed":
             out.append(Finding("contrast-plan", where,
                                f"contrast {c.id}: baseline {c.baseline!r} is a reference evaluated once, so there "
                                "are no seed pairs; with analysis.unit 'seed' and per-item data it is analysed as "
                                "seed_item (seeds and items resampled, the reference's item-level uncertainty "
                                "kept), with per-seed values only each seed is compared with the reference's one "
                                "value held fixed (its sampling error ignored); plan unit seed_item to say which"))
-    if p["analysis"]["unit"] == "seed" and len(study_seeds(p)) == 1:
+    if unit == "seed" and n_seeds == 1:
         out.append(Finding("contrast-plan", "$.analysis.unit",
                            "unit 'seed' with one registered seed: every seed-level interval is undefined and no "
                            "verdict rule on an interval can hold; plan unit item (items as the unit) or more seeds"))
-    if p["analysis"]["unit"] == "item" and len(study_seeds(p)) > 1 and any(
+    if unit == "item" and n_seeds > 1 and any(
             c.arm in arms and c.baseline in arms and arms[c.arm].evaluated == "per_seed"
             and arms[c.baseline].evaluated == "per_seed" for c in cs):
         out.append(Finding("contrast-plan", "$.analysis.unit",
-                           f"unit 'item' over {len(study_seeds(p))} seeds treats the seeds as fixed: intervals ignore "
+                           f"unit 'item' over {n_seeds} seeds treats the seeds as fixed: intervals ignore "
                            "seed-to-seed variation and over-reject when it is real (README failure 17); plan "
                            "seed_item (seeds and items resampled) or seed"))
     for cid, k in Counter(c.id for c in cs).items():

@@ -24,28 +24,23 @@ pure Python, and the power math is ``prereg.power`` (scipy).
 from __future__ import annotations
 
 from prereg import coverage_table as coverage
-from prereg.declarations import metric_decls, unit_of
-from prereg.lint import Finding, rule
-from prereg.rules import same_level, study_seeds
-from prereg.study import alternative_of
-
-EQUIVALENCE_CHECKS = ("interval_within_margin", "tost_equivalent", "mde_at_most_margin")
-
-
-def _n_seeds(p: dict) -> int:
-    return len(study_seeds(p))
+from prereg.declarations import unit_of
+from prereg.lint import EQUIVALENCE_CHECKS, Finding, rule
+from prereg.rules import same_level
+from prereg.study import Study, VerdictRule
 
 
 # ----------------------------------------------------------------------------- coverage
 @rule("interval-coverage")
-def interval_coverage(p: dict) -> list[Finding]:
-    a = p["analysis"]
-    n = _n_seeds(p)
-    unit = unit_of(a["primary_metric"], metric_decls(p))  # the declared unit (README failure 16)
-    planned = [("$.analysis.arm_summary.interval", a["arm_summary"]["interval"], stat, a["arm_summary"]["level"],
-                False) for stat in a["arm_summary"]["statistics"] if stat in ("mean", "median")]
-    planned += [(f"$.analysis.contrasts.intervals[{i}]", s["method"], "mean", s["level"], True)
-                for i, s in enumerate(a["contrasts"].get("intervals", []))]
+def interval_coverage(s: Study) -> list[Finding]:
+    a = s.analysis
+    n = len(s.seeds)
+    unit = unit_of(a.primary_metric, dict(s.metrics))  # the declared unit (README failure 16)
+    summary = a.arm_summary
+    planned = [("$.analysis.arm_summary.interval", summary.interval, stat, summary.level, False)
+               for stat in summary.statistics if stat in ("mean", "median")]
+    planned += [(f"$.analysis.contrasts.intervals[{i}]", iv.method, "mean", iv.level, True)
+                for i, iv in enumerate(a.intervals)]
     out = []
     for path, method, stat, level, contrast in planned:
         note = coverage.untabulated(level)
@@ -68,8 +63,8 @@ def interval_coverage(p: dict) -> list[Finding]:
 
 
 @rule("item-level-pooled")
-def item_level_pooled(p: dict) -> list[Finding]:
-    kind = p["analysis"]["contrasts"].get("item_level", "none")
+def item_level_pooled(s: Study) -> list[Finding]:
+    kind = s.analysis.item_level
     if kind not in ("mcnemar", "paired_bootstrap"):
         return []
     rates = ""
@@ -85,9 +80,9 @@ def item_level_pooled(p: dict) -> list[Finding]:
 
 
 @rule("iqm-few-seeds")
-def iqm_few_seeds(p: dict) -> list[Finding]:
-    n = _n_seeds(p)
-    if "iqm" not in p["analysis"]["arm_summary"]["statistics"] or n >= 4:
+def iqm_few_seeds(s: Study) -> list[Finding]:
+    n = len(s.seeds)
+    if "iqm" not in s.analysis.arm_summary.statistics or n >= 4:
         return []
     return [Finding("iqm-few-seeds", "$.analysis.arm_summary.statistics",
                     f"IQM over {n} seeds trims nothing (25% of {n} rounds to 0): it is the mean under another name; "
@@ -96,10 +91,10 @@ def iqm_few_seeds(p: dict) -> list[Finding]:
 
 # ----------------------------------------------------------------------------- multiplicity
 @rule("bh-confirmatory")
-def bh_confirmatory(p: dict) -> list[Finding]:
-    a = p["analysis"]
-    uses = any(c["check"] == "multiplicity_rejects" for v in a["verdicts"] for c in v["when"])
-    if a["multiplicity"]["method"] != "bh" or p.get("evidence_class") != "confirmatory" or not uses:
+def bh_confirmatory(s: Study) -> list[Finding]:
+    a = s.analysis
+    uses = any("multiplicity_rejects" in v.checks for v in a.verdict_rules)
+    if a.multiplicity.method != "bh" or s.evidence_class != "confirmatory" or not uses:
         return []
     return [Finding("bh-confirmatory", "$.analysis.multiplicity.method",
                     "Benjamini-Hochberg controls the false discovery rate, but the verdict rules decide each "
@@ -108,39 +103,35 @@ def bh_confirmatory(p: dict) -> list[Finding]:
 
 
 # ----------------------------------------------------------------------------- verdict rules
-def _two_sided(p: dict) -> bool:
-    return alternative_of(p["analysis"]) == "two-sided"
-
-
 @rule("verdict-asymmetric")
-def verdict_asymmetric(p: dict) -> list[Finding]:
+def verdict_asymmetric(s: Study) -> list[Finding]:
     from prereg import verdict_scan as vs
 
-    if not _two_sided(p):
+    if s.analysis.alternative != "two-sided":
         return []  # a one-sided plan asks a directional question on purpose
-    bad = vs.asymmetric(p, vs.scan(p))
+    bad = vs.asymmetric(s.raw, vs.scan(s.raw))
     if not bad:
         return []
-    rules = p["analysis"]["verdicts"]
+    rules = s.analysis.verdict_rules
     a, b = min(bad, key=lambda ab: (abs(ab[0].mean), ab[0].se))
     neg, pos = (a, b) if a.mean < 0 else (b, a)
     return [Finding("verdict-asymmetric", "$.analysis.verdicts",
                     f"mirror-image results get verdicts that are not mirror images: a mean difference of "
                     f"{neg.mean:.3g} (SE {neg.se:.3g}) gets {neg.verdict} (rule {neg.rule}) but {pos.mean:.3g} gets "
                     f"{pos.verdict} (rule {pos.rule}); {len(bad)} such pairs in the scan. Order the rules so a "
-                    f"directional rule on one side is matched by one on the other (e.g. {rules[neg.rule]['verdict']} "
+                    f"directional rule on one side is matched by one on the other (e.g. {rules[neg.rule].verdict} "
                     "and its opposite both before or both after the equivalence rule)")]
 
 
 @rule("verdict-dead-rule")
-def verdict_dead_rule(p: dict) -> list[Finding]:
+def verdict_dead_rule(s: Study) -> list[Finding]:
     from prereg import verdict_scan as vs
 
-    rules = p["analysis"]["verdicts"]
-    published = [h.get("published_effect") for h in p["hypotheses"] if h.get("published_effect") is not None]
+    rules = s.analysis.verdict_rules
+    published = [h.published_effect for h in s.hypotheses if h.published_effect is not None]
     out = []
-    for i in vs.never_fired(p, vs.scan(p)):
-        checks = {c["check"] for c in rules[i]["when"]}
+    for i in vs.never_fired(s.raw, vs.scan(s.raw)):
+        checks = rules[i].checks
         if checks & {"published_effect_exists", "lower_reaches_fraction_of_published"} and not published:
             why = "it needs a published effect and no hypothesis declares published_effect"
         elif not checks:
@@ -148,25 +139,25 @@ def verdict_dead_rule(p: dict) -> list[Finding]:
         else:
             why = "earlier rules take every result it could match (or its conditions contradict each other)"
         out.append(Finding("verdict-dead-rule", f"$.analysis.verdicts[{i}]",
-                           f"rule {i} ({rules[i]['verdict']}) cannot fire on any result of the scan: {why}"))
+                           f"rule {i} ({rules[i].verdict}) cannot fire on any result of the scan: {why}"))
     return out
 
 
 # ----------------------------------------------------------------------------- equivalence
-def _equivalence_rules(p: dict) -> list[tuple[int, dict]]:
-    return [(i, v) for i, v in enumerate(p["analysis"]["verdicts"])
-            if any(c["check"] in EQUIVALENCE_CHECKS for c in v["when"])]
+def _equivalence_rules(s: Study) -> list[tuple[int, VerdictRule]]:
+    return [(i, v) for i, v in enumerate(s.analysis.verdict_rules) if v.checks & set(EQUIVALENCE_CHECKS)]
 
 
-def _applied(p: dict, v: dict) -> tuple[str, float, float, str]:
+def _applied(s: Study, v: VerdictRule) -> tuple[str, float, float, str]:
     """(power rule, alpha of each one-sided test, interval level, description) of an equivalence verdict."""
-    a = p["analysis"]
-    checks = {c["check"]: c for c in v["when"]}
+    a = s.analysis
+    checks = {c.check: c for c in v.when}
     if "tost_equivalent" in checks:
-        alpha = checks["tost_equivalent"].get("value", a["multiplicity"]["alpha"])
+        value = checks["tost_equivalent"].value
+        alpha = a.multiplicity.alpha if value is None else value
         return "tost", alpha, 1 - 2 * alpha, f"TOST at alpha {alpha:g}"
-    c = checks.get("interval_within_margin", {})
-    level = c.get("level") or max((s["level"] for s in a["contrasts"].get("intervals", [])), default=0.9)
+    c = checks.get("interval_within_margin")
+    level = (c.level if c is not None else None) or max((iv.level for iv in a.intervals), default=0.9)
     alpha = (1 - level) / 2
     if "mde_at_most_margin" in checks:
         return "interval_and_mde", alpha, level, f"{level:g} interval within the margin and MDE <= margin"
@@ -174,38 +165,37 @@ def _applied(p: dict, v: dict) -> tuple[str, float, float, str]:
 
 
 @rule("equivalence-power")
-def equivalence_power(p: dict) -> list[Finding]:
+def equivalence_power(s: Study) -> list[Finding]:
     from prereg import power as pw
 
-    a = p["analysis"]
-    eq = _equivalence_rules(p)
-    margin = a.get("equivalence_margin")
+    a = s.analysis
+    eq = _equivalence_rules(s)
+    margin = a.equivalence_margin
     if not eq or margin is None:
         return []  # verdict-plan reports a missing margin
-    spec = a.get("power") or {}
-    if "pilot_sd" not in spec:
+    if a.power is None or a.power.pilot_sd is None:
         return [Finding("equivalence-power", "$.analysis.power.pilot_sd",
-                        f"an equivalence verdict ({eq[0][1]['verdict']}) is planned without TOST power: declare "
+                        f"an equivalence verdict ({eq[0][1].verdict}) is planned without TOST power: declare "
                         "analysis.power.pilot_sd (SD of per-seed paired differences) so lint can check that the "
                         "seeds can show equivalence; 'no effect' from a non-significant test is not evidence "
                         "(README failure 18)")]
-    n, sd, target = _n_seeds(p), spec["pilot_sd"], spec["target"]
+    n, sd, target = len(s.seeds), a.power.pilot_sd, a.power.target
     if n < 2:  # the schema allows 1 seed; TOST's paired t needs 2 (a finding, not a crash)
-        how, alpha, _, _ = _applied(p, eq[0][1])
+        how, alpha, _, _ = _applied(s, eq[0][1])
         need = pw.n_required_equivalence(margin, sd, alpha, target)
         return [Finding("equivalence-power", "$.seeds",
-                        f"{n} seed cannot support a t test: the {eq[0][1]['verdict']} verdict has no equivalence "
+                        f"{n} seed cannot support a t test: the {eq[0][1].verdict} verdict has no equivalence "
                         f"power (a paired t / TOST needs at least 2 seeds); the {target:g} target needs {need} "
                         f"seeds with TOST (pilot SD {sd:g}, margin {margin:g})")]
     out = []
     for i, v in eq:
-        how, alpha, level, desc = _applied(p, v)
+        how, alpha, level, desc = _applied(s, v)
         pw_applied = pw.power_equivalence(margin, sd, n, alpha, rule=how, level=level, power_target=target)
         pw_tost = pw.power_equivalence(margin, sd, n, alpha)
         need = pw.n_required_equivalence(margin, sd, alpha, target)
-        methods = {s["method"] for s in a["contrasts"].get("intervals", []) if same_level(s["level"], level)}
+        methods = {iv.method for iv in a.intervals if same_level(iv.level, level)}
         boot = sorted(m for m in methods if m != "t")
-        msg = (f"{n} seeds give the {v['verdict']} verdict as planned ({desc}) power {pw_applied:.2f} at a true "
+        msg = (f"{n} seeds give the {v.verdict} verdict as planned ({desc}) power {pw_applied:.2f} at a true "
                f"difference of 0 (pilot SD {sd:g}, margin {margin:g}, exact)")
         if how != "tost":
             msg += f"; TOST at the same seeds has {pw_tost:.2f}: use tost_equivalent"
@@ -219,22 +209,21 @@ def equivalence_power(p: dict) -> list[Finding]:
 
 
 @rule("noninferiority-plan")
-def noninferiority_plan(p: dict) -> list[Finding]:
+def noninferiority_plan(s: Study) -> list[Finding]:
     from prereg import power as pw
 
-    a = p["analysis"]
-    uses = [i for i, v in enumerate(a["verdicts"]) if any(c["check"] == "noninferior" for c in v["when"])]
+    a = s.analysis
+    uses = [i for i, v in enumerate(a.verdict_rules) if "noninferior" in v.checks]
     if not uses:
         return []
-    margin = a.get("noninferiority_margin")
+    margin = a.noninferiority_margin
     if margin is None:
         return [Finding("noninferiority-plan", f"$.analysis.verdicts[{uses[0]}]",
                         "noninferior needs analysis.noninferiority_margin")]
-    spec = a.get("power") or {}
-    if "pilot_sd" not in spec:
+    if a.power is None or a.power.pilot_sd is None:
         return [Finding("noninferiority-plan", "$.analysis.power.pilot_sd",
                         "a non-inferiority verdict is planned without a pilot SD: its power cannot be checked")]
-    n, sd, target, alpha = _n_seeds(p), spec["pilot_sd"], spec["target"], a["multiplicity"]["alpha"]
+    n, sd, target, alpha = len(s.seeds), a.power.pilot_sd, a.power.target, a.multiplicity.alpha
     got = pw.power_noninferiority(margin, sd, n, alpha) if n >= 2 else 0.0
     if got >= target:
         return []

@@ -3,31 +3,32 @@
 from __future__ import annotations
 
 from prereg.lint import Finding, rule
+from prereg.study import Study
 
 
 @rule("sequential-plan")
-def sequential_plan(p: dict) -> list[Finding]:
+def sequential_plan(s: Study) -> list[Finding]:
     """A sequential plan the design, the interim analysis or the runner would refuse."""
-    if not p["analysis"].get("sequential"):
+    if s.analysis.sequential is None:
         return []
     from prereg.seqdesign import check, plan_of
 
-    return [Finding("sequential-plan", path, msg) for path, msg in check(p, plan_of(p))]
+    return [Finding("sequential-plan", path, msg) for path, msg in check(s.raw, plan_of(s.raw))]
 
 
 @rule("sequential-underpowered")
-def sequential_underpowered(p: dict) -> list[Finding]:
+def sequential_underpowered(s: Study) -> list[Finding]:
     """Power of the sequential design (simulated paired t, from the pilot SD) below the power target."""
-    a = p["analysis"]
-    if not a.get("sequential") or not (a.get("power") or {}).get("pilot_sd"):
+    a = s.analysis
+    if a.sequential is None or a.power is None or not a.power.pilot_sd:
         return []
     from prereg.seqdesign import check, design, operating, plan_of
 
-    plan = plan_of(p)
-    if check(p, plan) or plan.drift is None:
+    plan = plan_of(s.raw)
+    if check(s.raw, plan) or plan.drift is None:
         return []
     oc = operating(design(plan))
-    target = a["power"]["target"]
+    target = a.power.target
     if oc.power >= target:
         return []
     return [Finding("sequential-underpowered", "$.analysis.sequential",

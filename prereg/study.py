@@ -23,6 +23,8 @@ from prereg.declarations import ArmDecl, ContrastDecl, MetricDecl, arm_decls, co
 from prereg.fields import merged_fields
 from prereg.rules import off_policy, study_seeds
 
+IMPORTANCE_SAMPLING_LEVEL = "token"   # TRL's importance_sampling_level when the plan does not lock it
+
 
 def _frozen(d: Mapping | None) -> Mapping:
     return MappingProxyType(dict(d or {}))
@@ -30,7 +32,9 @@ def _frozen(d: Mapping | None) -> Mapping:
 
 @dataclass(frozen=True)
 class Training:
-    """One arm's training settings (shared settings with the arm's changes applied)."""
+    """One arm's training settings (shared settings with the arm's changes applied). A field left
+    unlocked is None (TRL's default of the installed release decides it; lint's library-default
+    rule names the volatile ones), except where the runner and lint agree on one default here."""
 
     fields: Mapping[str, Any]     # every locked field, by its preregistration name
     max_steps: int | None
@@ -39,17 +43,30 @@ class Training:
     gradient_accumulation_steps: int   # TRL's default 1 when not locked
     steps_per_generation: int | None   # None: TRL's default, one update's worth
     num_iterations: int                # TRL's default 1 when not locked
+    loss_type: str | None = None
+    scale_rewards: str | None = None
+    importance_sampling_level: str = IMPORTANCE_SAMPLING_LEVEL
+    epsilon: float | None = None
+    epsilon_high: float | None = None
+    max_completion_length: int | None = None
 
     @property
     def off_policy(self) -> bool:
         """Whether a generation batch serves more than one update (:func:`prereg.rules.off_policy`)."""
         return off_policy(self.fields)
 
+    @property
+    def declares_aero(self) -> bool:
+        """Whether any ``aero_*`` setting is locked (an AERO arm needs at least one)."""
+        return any(k.startswith("aero_") for k in self.fields)
+
     @classmethod
     def of(cls, fields: Mapping) -> Training:
-        return cls(_frozen(fields), fields.get("max_steps"), fields.get("prompts_per_step"),
-                   fields.get("num_generations"), fields.get("gradient_accumulation_steps") or 1,
-                   fields.get("steps_per_generation"), fields.get("num_iterations") or 1)
+        g = fields.get
+        return cls(_frozen(fields), g("max_steps"), g("prompts_per_step"), g("num_generations"),
+                   g("gradient_accumulation_steps") or 1, g("steps_per_generation"), g("num_iterations") or 1,
+                   g("loss_type"), g("scale_rewards"), g("importance_sampling_level", IMPORTANCE_SAMPLING_LEVEL),
+                   g("epsilon"), g("epsilon_high"), g("max_completion_length"))
 
 
 @dataclass(frozen=True)
@@ -59,6 +76,7 @@ class Arm:
     changes: Mapping[str, Any]
     decl: ArmDecl                  # kind (trained/reference), labels, checkpoint
     training: Training
+    description: str | None = None
 
     @property
     def trained(self) -> bool:
@@ -149,6 +167,33 @@ class SequentialSpec:
 
 
 @dataclass(frozen=True)
+class Condition:
+    """One ``when`` entry of a verdict rule: the check and the level, value or fraction it takes."""
+
+    check: str
+    level: float | None
+    value: float | None
+    fraction: float | None
+
+
+@dataclass(frozen=True)
+class VerdictRule:
+    """One rule of ``analysis.verdicts``: the verdict and the conditions that must all hold."""
+
+    verdict: str
+    when: tuple[Condition, ...]
+
+    @property
+    def checks(self) -> frozenset[str]:
+        return frozenset(c.check for c in self.when)
+
+    @classmethod
+    def of(cls, v: Mapping) -> VerdictRule:
+        return cls(v["verdict"], tuple(Condition(c["check"], c.get("level"), c.get("value"), c.get("fraction"))
+                                       for c in v["when"]))
+
+
+@dataclass(frozen=True)
 class AnalysisPlan:
     primary_metric: str
     secondary_metrics: tuple[str, ...]
@@ -168,6 +213,9 @@ class AnalysisPlan:
     tasks: tuple[str, ...]         # strata of a multi-task plan; empty for one task
     verdicts: tuple[Mapping[str, Any], ...]   # the verdict rules as written (prereg.verdicts.evaluate)
     raw: Mapping[str, Any]         # the whole block, for fields without a typed view yet
+    verdict_rules: tuple[VerdictRule, ...] = ()   # the same rules, typed
+    contrast_baseline: str | None = None   # analysis.contrasts.baseline (old form), None when not given
+    pairs_declared: bool = False   # whether analysis.contrasts.pairs lists the contrasts (else derived from arms)
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -319,7 +367,9 @@ def analysis_plan(plan: Mapping) -> AnalysisPlan:
         equivalence_margin=plan.get("equivalence_margin"), noninferiority_margin=plan.get("noninferiority_margin"),
         power=Power(pw["method"], pw["alpha"], pw["target"], pw.get("pilot_sd"), pw.get("effect")) if pw else None,
         sequential=SequentialSpec.of(plan["sequential"]) if plan.get("sequential") else None,
-        tasks=tuple(plan.get("tasks") or ()), verdicts=tuple(plan.get("verdicts") or ()), raw=_frozen(plan))
+        tasks=tuple(plan.get("tasks") or ()), verdicts=tuple(plan.get("verdicts") or ()), raw=_frozen(plan),
+        verdict_rules=tuple(VerdictRule.of(v) for v in plan.get("verdicts") or ()),
+        contrast_baseline=c.get("baseline"), pairs_declared="pairs" in c)
 
 
 def _hypothesis(h: Mapping) -> Hypothesis:
@@ -342,7 +392,7 @@ def study_of(prereg: dict) -> Study:
     """
     decls = arm_decls(prereg)
     arms = {name: Arm(name, spec.get("algorithm"), _frozen(spec.get("changes")), decls[name],
-                      Training.of(merged_fields(prereg, name)))
+                      Training.of(merged_fields(prereg, name)), spec.get("description"))
             for name, spec in prereg["arms"].items()}
     ev = prereg["evaluation"]
     evaluation = Evaluation(ev["decoding"], ev["max_new_tokens"], ev["batch_size"], ev["backend"],

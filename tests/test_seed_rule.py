@@ -90,7 +90,6 @@ def test_every_reader_counts_the_seeds_study_seeds_returns():
     from audit.lockview import lock_view
     from prereg.crossfield import sequential_errors
     from prereg.lint import lint
-    from prereg.lint_inference import _n_seeds
     from prereg.study import study_of
 
     doc = _with_seeds([5, 3, 9])
@@ -98,7 +97,6 @@ def test_every_reader_counts_the_seeds_study_seeds_returns():
     n = len(study_seeds(doc))
     assert study_of(doc).seeds == (5, 3, 9)
     assert tuple(lock_view(doc).seeds) == (5, 3, 9)
-    assert _n_seeds(doc) == n
     doc["analysis"]["power"] = {**(doc["analysis"].get("power") or {}), "pilot_sd": 0.01}
     power = [f.message for f in lint(doc, ["seeds-underpowered"])]
     assert power and power[0].startswith(f"{n} seeds give power")
