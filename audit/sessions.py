@@ -20,6 +20,8 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
+from stats.sessions import split_id
+
 __all__ = ["SessionInfo", "attach", "clean", "mark", "traced_as_written", "scope_of", "session_info", "unseed", "without_session", "view", "with_other_session"]
 
 _ORDINALS = {"first": 1, "1st": 1, "initial": 1, "original": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
@@ -403,7 +405,7 @@ def with_other_session(idx, t, session: str | None):
     if info is None or t.status != "error" or not t.sources:
         return t
     src = t.sources[0]
-    base = re.sub(r"^sessions\.[^.]+\.", "", src.id)
+    _tag, base = split_id(src.id)
     arm = _arm_of(base, idx.arms)
     if arm is None:
         return t

@@ -20,6 +20,7 @@ from audit import sessions
 from audit.names import longest_names, name_prefixes
 from audit.numbers import numbers_in
 from prereg.records import HELDOUT_TRACE, task_record
+from stats.sessions import split_id
 
 PERCENTABLE = {"fraction", "probability", "difference"}
 COUNT_UNITS = {"count", "items", "seeds"}
@@ -460,10 +461,11 @@ def build_index(ctx) -> SourceIndex:
         expl = ("exploratory" in vid or (isinstance(rec.get("params"), dict)
                 and rec["params"].get("evidence_class") == "exploratory")
                 or (bool(ins) and bool(exploratory_seals) and all(s in exploratory_seals for s in ins)))
-        if vid.startswith("sessions."):
+        tag, base = split_id(vid)
+        if tag is not None:
             v = _num(rec.get("value"))
             if v is not None:
-                ent, toks = _id_entity(vid.split(".", 2)[2], idx.arms)
+                ent, toks = _id_entity(base, idx.arms)
                 aside.append((vid, Source(vid, v, _value_unit(rec), ent, toks, expl)))
             continue
         idx.add(vid, rec.get("value"), _value_unit(rec), exploratory=expl)

@@ -12,6 +12,7 @@ import importlib
 import inspect
 from typing import Any
 
+from prereg.declarations import normalise_label
 from prereg.rules import study_seeds
 
 _CONTRAST_ARM_KEYS = ("arm", "baseline", "baseline_arm", "treatment")
@@ -64,7 +65,29 @@ def prereg_errors(doc: Any) -> list[str]:
         problem = _not_an_arm(path, value, arms)
         if problem:
             out.append(problem)
-    return out + sequential_errors(doc)
+    return out + sequential_errors(doc) + session_label_errors(doc)
+
+
+def session_label_errors(doc: dict) -> list[str]:
+    """A display label (or name) that two declared sessions answer to: a report writing it could be
+    either session's, so the audit could not scope its numbers (README failure 16). Refused, not
+    linted: an ambiguous label would silently scope a number to whichever session was read first.
+
+    Example:
+        >>> session_label_errors({"sessions": {"s1": {"labels": ["rerun"]}, "s2": {"labels": ["Re-run"]}}})
+        ["$.sessions: label 'Re-run' names sessions s1 and s2"]
+    """
+    sessions = doc.get("sessions")
+    if not isinstance(sessions, dict) or not all(isinstance(d, dict) for d in sessions.values()):
+        return []
+    seen: dict[str, str] = {}
+    out = []
+    for name, d in sessions.items():
+        for text in (name, *d.get("labels", ())):
+            key = normalise_label(text) if isinstance(text, str) else ""
+            if key and seen.setdefault(key, name) != name:
+                out.append(f"$.sessions: label {text!r} names sessions {seen[key]} and {name}")
+    return out
 
 
 def sequential_errors(doc: dict) -> list[str]:

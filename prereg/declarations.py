@@ -339,6 +339,34 @@ def contrast_decls(prereg: dict) -> list[ContrastDecl]:
     return out
 
 
+@dataclass(frozen=True)
+class SessionDecl:
+    """One declared evaluation session: its name as the data write it (``runner run --session``, a
+    table's ``session`` column), the display labels a report writes for it and what it is."""
+
+    name: str
+    labels: tuple[str, ...]
+    description: str = ""
+
+
+def session_decls(prereg: Mapping) -> dict[str, SessionDecl]:
+    """The plan's declared evaluation sessions (``sessions``), in order; empty when it declares none.
+
+    Args:
+        prereg: a schema-valid preregistration.
+
+    Returns:
+        Session name -> :class:`SessionDecl`.
+
+    Example:
+        >>> p = {"sessions": {"s1": {}, "s2": {"labels": ["re-evaluation at T=0.6"]}}}
+        >>> [(d.name, d.labels) for d in session_decls(p).values()]
+        [('s1', ()), ('s2', ('re-evaluation at T=0.6',))]
+    """
+    return {name: SessionDecl(name, tuple((d or {}).get("labels", ())), (d or {}).get("description", ""))
+            for name, d in (prereg.get("sessions") or {}).items()}
+
+
 def label_index(decls: dict) -> dict[str, list[str]]:
     """Folded display name -> the names of the arms or metrics it can mean.
 

@@ -59,18 +59,28 @@ def unit_dir(out: str | Path, study_id: str, arm: str, seed: int | None) -> Path
     return Path(out) / study_id / arm / seed_tag(seed)
 
 
-def check_session(session: str | None) -> str | None:
+def check_session(session: str | None, declared=()) -> str | None:
     """An evaluation session name (``--session``) as recorded, or a one-line error naming the flag.
+
+    When the lock declares its sessions (``declared``: the preregistration's ``sessions``), a name
+    it does not declare is refused before anything is written: the runner runs only what was fixed
+    (README failure 16); a plan that declares none keeps the session a free setting.
 
     Example:
         >>> check_session(" 2025-03 batch ")
         '2025-03 batch'
+        >>> check_session("s3", ("s1", "s2"))
+        Traceback (most recent call last):
+        prereg.errors.UserError: --session 's3': the lock declares sessions 's1', 's2' only
     """
     if session is None:
         return None
     name = str(session).strip()
     if not name or any(ord(c) < 32 for c in name):
         raise UserError(f"--session {session!r}: must be a non-empty name without control characters")
+    declared = tuple(declared)
+    if declared and name not in declared:
+        raise UserError(f"--session {name!r}: the lock declares sessions {', '.join(map(repr, declared))} only")
     return name
 
 

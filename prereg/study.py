@@ -15,11 +15,20 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from prereg.declarations import ArmDecl, ContrastDecl, MetricDecl, arm_decls, contrast_decls, metric_decls
+from prereg.declarations import (
+    ArmDecl,
+    ContrastDecl,
+    MetricDecl,
+    SessionDecl,
+    arm_decls,
+    contrast_decls,
+    metric_decls,
+    session_decls,
+)
 from prereg.fields import merged_fields
 from prereg.rules import off_policy, study_seeds
 
@@ -317,6 +326,7 @@ class Study:
     dataset: DatasetSpec
     task: TaskSpec
     raw: Mapping[str, Any]
+    sessions: Mapping[str, SessionDecl] = field(default_factory=lambda: MappingProxyType({}))   # declared, in order
 
     @property
     def trained_arms(self) -> tuple[str, ...]:
@@ -403,8 +413,7 @@ def study_of(prereg: dict) -> Study:
                  metrics=_frozen(metric_decls(prereg)), contrasts=tuple(contrast_decls(prereg)),
                  hypotheses=tuple(_hypothesis(h) for h in prereg.get("hypotheses") or ()),
                  model=_model(prereg["model"]), dataset=DatasetSpec.of(prereg["dataset"]),
-                 task=TaskSpec.of(prereg["task"]),
-                 raw=prereg)
+                 task=TaskSpec.of(prereg["task"]), raw=prereg, sessions=_frozen(session_decls(prereg)))
 
 
 def _model(m: Mapping) -> ModelSpec:  # the schema requires name and revision (read leniently, as study_of reads)

@@ -177,6 +177,7 @@ def evaluate_reference(lock_path: str | Path | None, arm: str, seed: int | None 
         key = load_private_key(sign_key)
     lock, evaluated, env, ckpt = _preflight(lock_path, arm, seed, device=device, require_signature=require_signature,
                                             trusted_keys=trusted_keys, environ=environ, lock_dir=lock_dir)
+    session = check_session(session, lock.study.sessions)
     run_dir = unit_dir(out, lock.study_id, arm, seed)
     settings = {"out": str(out), "device": device, "quiet": quiet,
                 "require_signature": require_signature, "lock_path": str(lock.path), "env": env,

@@ -193,6 +193,7 @@ def run_unit(lock_path: str | Path | None, arm: str, seed: int, out: str | Path 
     lock, cfg, env, _ = preflight(lock_path, arm, seed, out, device=device, exploratory=exploratory,
                                   require_signature=require_signature, trusted_keys=trusted_keys,
                                   environ=environ, lock_dir=lock_dir)
+    session = check_session(session, lock.study.sessions)
     run_dir = unit_dir(out, lock.study_id, arm, seed)
     settings = {"out": str(out), "device": device, "store_text": store_text, "quiet": quiet,
                 "exploratory": exploratory, "require_signature": require_signature,

@@ -686,12 +686,17 @@ EXPLORATORY_STUDY = "exploratory study (evidence_class exploratory): no confirma
 EXPLORATORY_CONTRAST = "exploratory contrast (declared confirmatory: false): outside the multiplicity family"
 
 
-def _cross_session(data: Data, cds: list[ContrastDecl]) -> dict[str, str]:
-    """Contrast id -> the deviation text for contrasts whose arms share no session (added to deviations)."""
+def _cross_session(data: Data, cds: list[ContrastDecl], declared=()) -> dict[str, str]:
+    """Contrast id -> the deviation text for contrasts whose arms share no session, or (when the plan
+    declares sessions) that are formed in a session it does not declare (added to deviations)."""
+    data.deviations.extend(sessions.declaration_deviations(declared, data.sessions))
     out = {}
     for c in cds:
         _va, _vb, info = _session_views(data, c.arm, c.baseline)
-        if info.cross is not None:
+        if declared and info.session is not None and info.session not in declared:
+            out[c.id] = (f"contrast {c.id} is formed in session {info.session!r}, which the plan does not declare "
+                         f"({', '.join(map(repr, declared))}): its evidence comes from an unregistered evaluation")
+        elif info.cross is not None:
             sa, sb = info.cross
             out[c.id] = (f"contrast {c.id} compares {c.arm} evaluated in session {sa!r} with {c.baseline} evaluated "
                          f"in session {sb!r}: no session has both, so evaluation-batch differences are confounded "
@@ -843,7 +848,7 @@ def build(lock: Lock, data: Data, lock_path: str | Path, *, validate: bool = Tru
     arms = list(study.arms)
     cds = list(study.contrasts)
     exploratory = study.evidence_class == "exploratory"
-    cross = _cross_session(data, cds)
+    cross = _cross_session(data, cds, tuple(study.sessions))
     _study_values(V, study, data)
     for arm in arms:
         _arm_values(V, plan, data, arm, warnings)
@@ -958,6 +963,8 @@ def _document(lock, lock_path, data: Data, V, verdicts, warnings, facts, cds) ->
     }
     if data.named_sessions:
         out["sessions"] = [s for s in data.sessions if s is not None]
+    if lock.study.sessions:   # the declared labels, for readers of analysis.json (render, the audit)
+        out["session_labels"] = {d.name: list(d.labels) for d in lock.study.sessions.values()}
     return out
 
 

@@ -15,6 +15,44 @@ import re
 from collections.abc import Iterable
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+PREFIX = "sessions."   # the one spelling of a later session's id prefix: sessions.<tag>.<id>
+
+
+def id_prefix(tag: str) -> str:
+    """The prefix of the value ids of a later session's evaluation, ``sessions.<tag>.``.
+
+    Args:
+        tag: the session's id-safe tag (:func:`session_tags`).
+
+    Returns:
+        The prefix, ending in a dot.
+
+    Example:
+        >>> id_prefix("s2") + "arms.dapo.solve_rate.mean"
+        'sessions.s2.arms.dapo.solve_rate.mean'
+    """
+    return f"{PREFIX}{tag}."
+
+
+def split_id(vid: str) -> tuple[str | None, str]:
+    """A value id as (session tag, the id without its session prefix); the tag is None for an id of
+    an arm's first session (or no session). The audit strips the prefix with it (one rule, here).
+
+    Args:
+        vid: a value id of analysis.json.
+
+    Returns:
+        ``(tag, base id)``.
+
+    Example:
+        >>> split_id("sessions.s2.arms.dapo.solve_rate.mean"), split_id("arms.dapo.n_seeds")
+        (('s2', 'arms.dapo.solve_rate.mean'), (None, 'arms.dapo.n_seeds'))
+    """
+    if vid.startswith(PREFIX):
+        tag, dot, rest = vid[len(PREFIX):].partition(".")
+        if dot and tag and rest:
+            return tag, rest
+    return None, vid
 
 
 def session_tags(names: Iterable[str]) -> dict[str, str]:
@@ -64,5 +102,35 @@ def session_arms(sessions: dict, first: dict[str, object]) -> dict[str, dict[str
         if sess is None:
             continue
         arms = list(dict.fromkeys(a for a, _ in view))
-        out[sess] = {a: "" if first.get(a) == sess else f"sessions.{tags[sess]}." for a in arms}
+        out[sess] = {a: "" if first.get(a) == sess else id_prefix(tags[sess]) for a in arms}
+    return out
+
+
+def declaration_deviations(declared: Iterable[str], named: Iterable[str | None]) -> list[dict]:
+    """The deviations between the sessions a plan declares (``sessions``) and those the data name:
+    a session in the data the plan does not declare (``undeclared_session``: an evaluation batch
+    nobody registered, e.g. a re-run after seeing the first results) and one declared but absent
+    (``declared_session_absent``: a registered evaluation that was not run or not included). A plan
+    that declares none has neither (sessions stay a free setting). Deviations, not refusals: the
+    data are real and are analysed; the study's verdict says DEVIATION (README failure 16).
+
+    Args:
+        declared: the declared session names, in order. named: the sessions the data name (None: no session).
+
+    Returns:
+        Deviation records (``kind``, ``detail``, ``session``).
+
+    Example:
+        >>> [d["kind"] for d in declaration_deviations(["s1", "s2"], ["s1", "s3"])]
+        ['undeclared_session', 'declared_session_absent']
+    """
+    declared, named = list(declared), [s for s in named if s is not None]
+    if not declared:
+        return []
+    out = [{"kind": "undeclared_session", "session": s,
+            "detail": f"session {s!r} is in the data but the plan declares only {', '.join(map(repr, declared))}: "
+                      "an evaluation batch that was not registered"} for s in named if s not in declared]
+    out += [{"kind": "declared_session_absent", "session": s,
+             "detail": f"session {s!r} is declared in the plan but no included evaluation names it"}
+            for s in declared if s not in named]
     return out
