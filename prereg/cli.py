@@ -13,10 +13,14 @@ import os
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prereg import __version__
 from prereg.errors import UserError, run_cli
-from prereg.rules import LOCK_DIR, study_seeds
+from prereg.rules import LOCK_DIR
+
+if TYPE_CHECKING:
+    from prereg.study import Condition, Study
 
 TEMPLATES = ("e1", "demo")
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
@@ -160,19 +164,19 @@ def cmd_show(args) -> int:
     from rich.console import Console
 
     lock = _verify(args)
-    p = lock.prereg
+    s = lock.study
     con = Console(file=sys.stdout, highlight=False, soft_wrap=False, width=max(100, Console().width))
     con.print("[bold]verified lock[/bold]")
-    con.print(_grid(_lock_rows(lock.data, p)))
-    con.print(_arms_table(p))
-    con.print("[bold]shared training[/bold]: " + ", ".join(f"{k}={_fmt(v)}" for k, v in p["training"].items()))
-    e = p["evaluation"]
-    con.print(f"[bold]evaluation[/bold]: {e['decoding']}"
-              f"{' T=' + _fmt(e['temperature']) if 'temperature' in e else ''}, max_new_tokens {e['max_new_tokens']},"
-              f" batch {e['batch_size']}, {e['backend']}")
+    con.print(_grid(_lock_rows(lock.data, s)))
+    con.print(_arms_table(s))
+    con.print("[bold]shared training[/bold]: " + ", ".join(f"{k}={_fmt(v)}" for k, v in s.training.items()))
+    e = s.evaluation
+    con.print(f"[bold]evaluation[/bold]: {e.decoding}"
+              f"{' T=' + _fmt(e.temperature) if e.temperature is not None else ''}, max_new_tokens {e.max_new_tokens},"
+              f" batch {e.batch_size}, {e.backend}")
     con.print("[bold]analysis plan[/bold]")
-    con.print(_grid(_plan_rows(p)))
-    con.print(_hypotheses_table(p))
+    con.print(_grid(_plan_rows(s)))
+    con.print(_hypotheses_table(s))
     return EXIT_OK
 
 
@@ -188,12 +192,12 @@ def _grid(rows: list[tuple[str, str]]):
     return grid
 
 
-def _lock_rows(d: dict, p: dict) -> list[tuple[str, str]]:
+def _lock_rows(d: dict, s: Study) -> list[tuple[str, str]]:
     """What was locked, when, by whom (git, signature, amendment) and on what model, data and seeds."""
     sig, git = d["signature"], d["git"]
     rows = [
-        ("study", f"{p['id']} — {p['title']}"),
-        ("evidence", p["evidence_class"]),
+        ("study", f"{s.id} — {s.title}"),
+        ("evidence", s.evidence_class),
         ("version", str(d["version"])),
         ("lock_hash", d["lock_hash"]),
         ("content_hash", d["content_hash"]),
@@ -204,46 +208,43 @@ def _lock_rows(d: dict, p: dict) -> list[tuple[str, str]]:
     if d["amends"]:
         a = d["amends"]
         rows.append(("amends", f"version {a['version']} {a['lock_hash']}: {a['reason']}"))
-    m, ds = p["model"], p["dataset"]
+    m, ds = s.model, s.dataset
     return rows + [
-        ("model", f"{m['name']} @ {m.get('revision')}"),
-        ("dataset", f"{ds['name']}{'/' + ds['config'] if ds.get('config') else ''} @ {ds.get('revision')}; "
-                    f"train={ds['train_split']} held-out={ds['heldout_split']} (n={ds['heldout_n']})"),
-        ("task", p["task"]["name"]),
-        ("seeds", ", ".join(map(str, study_seeds(p))) + f"  ({len(study_seeds(p))})"),
+        ("model", f"{m.name} @ {m.revision}"),
+        ("dataset", f"{ds.name}{'/' + ds.config if ds.config else ''} @ {ds.revision}; "
+                    f"train={ds.train_split} held-out={ds.heldout_split} (n={ds.heldout_n})"),
+        ("task", s.task.name),
+        ("seeds", ", ".join(map(str, s.seeds)) + f"  ({len(s.seeds)})"),
     ]
 
 
-def _arms_table(p: dict):
+def _arms_table(s: Study):
     from rich.table import Table
 
     arms = Table(title="arms (shared training settings + declared changes)", show_lines=False)
     arms.add_column("arm")
     arms.add_column("algorithm")
     arms.add_column("declared changes")
-    for name, spec in p["arms"].items():
-        label = f"{name} (baseline)" if name == p["baseline_arm"] else name
-        if spec.get("kind") == "reference":
-            arms.add_row(label, f"reference, evaluated {spec.get('evaluated', 'once')}",
-                         f"not trained: {spec.get('checkpoint', spec.get('description', 'checkpoint not named'))}")
+    for name, spec in s.arms.items():
+        label = f"{name} (baseline)" if name == s.baseline_arm else name
+        if not spec.trained:
+            what = next((x for x in (spec.decl.checkpoint, spec.description) if x is not None), "checkpoint not named")
+            arms.add_row(label, f"reference, evaluated {spec.decl.evaluated}", f"not trained: {what}")
             continue
-        changes = ", ".join(f"{k}={_fmt(v)}" for k, v in sorted(spec["changes"].items())) or "(none)"
-        arms.add_row(label, spec["algorithm"], changes)
+        changes = ", ".join(f"{k}={_fmt(v)}" for k, v in sorted(spec.changes.items())) or "(none)"
+        arms.add_row(label, spec.algorithm, changes)
     return arms
 
 
-def _plan_rows(p: dict) -> list[tuple[str, str]]:
+def _plan_rows(study: Study) -> list[tuple[str, str]]:
     """The analysis plan in words: metric, summaries, contrasts, resampling, multiplicity, margins,
     sequential design, power and the verdict rules in order (read from the typed plan, defaults applied
     in :mod:`prereg.study` only)."""
-    from prereg.declarations import contrast_decls, metric_decls
-    from prereg.study import analysis_plan
-
-    a = analysis_plan(p["analysis"])
+    a = study.analysis
     mult, s = a.multiplicity, a.arm_summary
-    md = metric_decls(p).get(a.primary_metric)
+    md = study.metrics.get(a.primary_metric)
     pairs = ", ".join(("" if d.confirmatory else "exploratory ") + f"{d.arm} vs {d.baseline}"
-                      for d in contrast_decls(p))
+                      for d in study.contrasts)
     rows = [
         ("primary metric", f"{a.primary_metric} ({md.unit if md else 'unit not declared'}; "
                            f"inferential unit: {a.unit})"),
@@ -264,28 +265,28 @@ def _plan_rows(p: dict) -> list[tuple[str, str]]:
         pw = a.power
         extra = "".join(f", {k} {x:g}" for k, x in (("pilot_sd", pw.pilot_sd), ("effect", pw.effect)) if x is not None)
         rows.append(("power", f"{pw.method}, alpha {pw.alpha:g}, target {pw.target:g}{extra}"))
-    verdicts = [f"{v['verdict']} when {' and '.join(_cond(x) for x in v['when']) or 'otherwise'}"
-                for v in a.verdicts]
+    verdicts = [f"{v.verdict} when {' and '.join(_cond(x) for x in v.when) or 'otherwise'}"
+                for v in a.verdict_rules]
     rows.append(("verdicts", "\n".join(f"{i + 1}. {t}" for i, t in enumerate(verdicts))))
     return rows
 
 
-def _hypotheses_table(p: dict):
+def _hypotheses_table(s: Study):
     from rich.table import Table
 
     hyp = Table(title="hypotheses")
     for col in ("id", "contrast", "metric", "direction", "statement"):
         hyp.add_column(col)
-    for h in p["hypotheses"]:
-        hyp.add_row(h["id"], f"{h['arm']} vs {h['baseline']}", h["metric"], h["direction"], h.get("statement", ""))
+    for h in s.hypotheses:
+        hyp.add_row(h.id, f"{h.arm} vs {h.baseline}", h.metric, h.direction, h.statement)
     return hyp
 
 
-def _cond(c: dict) -> str:
-    parts = [c["check"]]
+def _cond(c: Condition) -> str:
+    parts = [c.check]
     for k in ("level", "value", "fraction"):
-        if k in c:
-            parts.append(f"{k}={c[k]:g}")
+        if getattr(c, k) is not None:
+            parts.append(f"{k}={getattr(c, k):g}")
     return "(" + " ".join(parts) + ")"
 
 
@@ -296,6 +297,7 @@ def cmd_design(args) -> int:
     from prereg.diff import read_document
     from prereg.schema import require_valid
     from prereg.seqdesign import design, operating, require_usable
+    from prereg.study import study_of
 
     doc = read_document(args.file)
     require_valid(doc.prereg, "preregistration", str(args.file))
@@ -304,7 +306,7 @@ def cmd_design(args) -> int:
     if args.json:
         print(json.dumps(design_dict(d, oc), indent=2))
     else:
-        print_design(d, oc, doc.prereg["id"])
+        print_design(d, oc, study_of(doc.prereg).id)
     return EXIT_OK
 
 

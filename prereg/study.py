@@ -106,6 +106,17 @@ class Evaluation:
     temperature: float | None
     heldout_n: int                 # from the dataset block: how many held-out items are scored
 
+    def as_locked(self) -> dict:
+        """The block as the lock states it (temperature only when locked), for the manifest's record.
+
+        Example:
+            >>> Evaluation("greedy", 64, 8, "transformers", None, 4).as_locked()["backend"]
+            'transformers'
+        """
+        out = {"decoding": self.decoding, "max_new_tokens": self.max_new_tokens, "batch_size": self.batch_size,
+               "backend": self.backend}
+        return out if self.temperature is None else {**out, "temperature": self.temperature}
+
     @property
     def sampling_temperature(self) -> float:
         """The temperature sampling uses: the locked one, else :data:`SAMPLING_TEMPERATURE`."""
@@ -327,6 +338,8 @@ class Study:
     task: TaskSpec
     raw: Mapping[str, Any]
     sessions: Mapping[str, SessionDecl] = field(default_factory=lambda: MappingProxyType({}))   # declared, in order
+    training: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))   # the shared settings
+    stack_pins: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))   # package -> specifier
 
     @property
     def trained_arms(self) -> tuple[str, ...]:
@@ -413,7 +426,8 @@ def study_of(prereg: dict) -> Study:
                  metrics=_frozen(metric_decls(prereg)), contrasts=tuple(contrast_decls(prereg)),
                  hypotheses=tuple(_hypothesis(h) for h in prereg.get("hypotheses") or ()),
                  model=_model(prereg["model"]), dataset=DatasetSpec.of(prereg["dataset"]),
-                 task=TaskSpec.of(prereg["task"]), raw=prereg, sessions=_frozen(session_decls(prereg)))
+                 task=TaskSpec.of(prereg["task"]), raw=prereg, sessions=_frozen(session_decls(prereg)),
+                 training=_frozen(prereg["training"]), stack_pins=_frozen(prereg.get("stack_pins")))
 
 
 def _model(m: Mapping) -> ModelSpec:  # the schema requires name and revision (read leniently, as study_of reads)

@@ -22,11 +22,13 @@ import dataclasses
 import enum
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from prereg.errors import Refusal
-from prereg.fields import merged_fields, resolved_path
+from prereg.fields import resolved_path
 from prereg.rules import OFF_POLICY_ALGORITHMS, needs_off_policy, off_policy
+from prereg.study import Study, study_of
 from runner.arms import COMMON_EXTENSIONS, ArmPreset, check_preset, get_preset
 
 # Trainer fields the runner owns; a lock that sets one is refused (they are not science).
@@ -132,22 +134,35 @@ class ResolvedConfig:
         }
 
 
-def arm_view(prereg: dict, arm: str, *, exploratory: bool = False) -> tuple[str, dict, dict]:
+def _study(plan: Study | Mapping) -> Study:
+    return plan if isinstance(plan, Study) else study_of(plan)
+
+
+def arm_view(plan: Study | Mapping, arm: str, *, exploratory: bool = False) -> tuple[str, dict, dict]:
     """(algorithm, merged locked fields, declared changes) of an arm.
 
     An exploratory run may name an arm the lock does not have if it is a preset name: it then
     runs the shared settings with that preset and declares no changes.
+
+    Args:
+        plan: the lock's typed :class:`prereg.study.Study` (or the preregistration, parsed here).
+        arm: the arm to run.
+        exploratory: allow a preset name that is not a registered arm.
+
+    Returns:
+        (algorithm, merged fields, declared changes), plain dicts the resolver may fill in.
     """
-    if arm in prereg["arms"]:
-        spec = prereg["arms"][arm]
-        if spec.get("kind") == "reference":
+    study = _study(plan)
+    spec = study.arms.get(arm)
+    if spec is not None:
+        if not spec.trained:
             raise Refusal(f"--arm {arm!r} is a reference arm (kind: reference): the runner does not train "
                           "reference arms; evaluate it with `runner evaluate --arm " + arm + "` (README failure 16)")
-        return spec["algorithm"], merged_fields(prereg, arm), dict(spec["changes"])
+        return spec.algorithm, dict(spec.training.fields), dict(spec.changes)
     if exploratory:
         get_preset(arm)
-        return arm, dict(prereg["training"]), {}
-    raise Refusal(f"--arm {arm!r} is not registered in the lock (registered: {', '.join(sorted(prereg['arms']))})")
+        return arm, dict(study.training), {}
+    raise Refusal(f"--arm {arm!r} is not registered in the lock (registered: {', '.join(sorted(study.arms))})")
 
 
 @dataclass
@@ -165,7 +180,7 @@ class _Draft:
         self.sources[f"{ns}.{key}"] = source
 
 
-def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
+def resolve(prereg: Study | Mapping, arm: str, seed: int, *, device: str, output_dir: str,
             exploratory: bool = False) -> ResolvedConfig:
     """The arm's trainer, LoRA and runner config, built only from the lock (README failure 1).
 
@@ -174,7 +189,7 @@ def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
     split, an on-policy GSPO arm, a precision the device cannot run.
 
     Args:
-        prereg: the locked preregistration.
+        prereg: the lock's typed :class:`prereg.study.Study` (or the preregistration, parsed here).
         arm, seed: the unit.
         device: ``cpu`` or ``cuda``.
         output_dir: the trainer's checkpoint folder.
@@ -187,7 +202,8 @@ def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
         >>> resolve(prereg, "grpo", 1, device="cpu", output_dir="/tmp/x").grpo_config.loss_type  # doctest: +SKIP
         'grpo'
     """
-    algorithm, merged, _ = arm_view(prereg, arm, exploratory=exploratory)
+    study = _study(prereg)
+    algorithm, merged, _ = arm_view(study, arm, exploratory=exploratory)
     preset = get_preset(algorithm)
     d = _from_lock(merged, check_preset(arm, preset, merged), preset)
     _refuse_unknown_fields(d, arm, preset)
@@ -195,7 +211,7 @@ def resolve(prereg: dict, arm: str, seed: int, *, device: str, output_dir: str,
     if preset.validate is not None:  # e.g. dapo/aero settings the preset cannot run
         preset.validate(d.trainer, d.runner)
     _on_policy_rule(d, arm, preset, exploratory)
-    _runner_settings(d, prereg, arm, seed, device, output_dir)
+    _runner_settings(d, study.id, arm, seed, device, output_dir)
     grpo, lora = _build(d, arm)
     _record_default_sources(d, grpo, lora)
     return ResolvedConfig(arm=arm, algorithm=algorithm, preset=preset, seed=seed, device=device,
@@ -275,14 +291,14 @@ def _on_policy_rule(d: _Draft, arm: str, preset: ArmPreset, exploratory: bool) -
     d.notes.append(msg)
 
 
-def _runner_settings(d: _Draft, prereg: dict, arm: str, seed: int, device: str, output_dir: str) -> None:
+def _runner_settings(d: _Draft, study_id: str, arm: str, seed: int, device: str, output_dir: str) -> None:
     """The free settings the runner owns: seeds, output, logging, device and precision, checkpoints."""
     if device not in ("cpu", "cuda"):
         raise Refusal(f"--device {device!r}: expected cpu or cuda")
     run_set = {
         "seed": seed, "data_seed": seed, "output_dir": output_dir, "report_to": "none",
         "logging_strategy": "steps", "logging_steps": 1, "save_strategy": "no", "disable_tqdm": True,
-        "use_cpu": device == "cpu", "run_name": f"{prereg['id']}/{arm}/s{seed}",
+        "use_cpu": device == "cpu", "run_name": f"{study_id}/{arm}/s{seed}",
     }
     if device == "cpu":
         for prec in ("bf16", "fp16"):

@@ -29,7 +29,7 @@ from prereg.errors import Refusal, UserError
 from prereg.jsonio import write_atomic
 from prereg.lock import Lock, utc_now, verify_lock
 from prereg.records import HELDOUT_TRACE, artifact_digests, unit_dir, write_manifest
-from prereg.rules import LOCK_DIR, RUNS_DIR, study_seeds
+from prereg.rules import LOCK_DIR, RUNS_DIR
 from prereg.study import ModelSpec
 
 EVALUATION_SEED_ONCE = 0  # sampling seed of a reference evaluated once (recorded; greedy ignores it)
@@ -98,7 +98,7 @@ def check_reference_unit(lock: Lock, arm: str, seed: int | None) -> str:
     if not decl.is_reference:
         raise Refusal(f"--arm {arm!r} is a trained arm: `runner run --arm {arm} --seed N` trains and evaluates it; "
                       "`runner evaluate` evaluates reference arms (kind: reference) only")
-    seeds = study_seeds(lock.prereg)
+    seeds = lock.study.seeds
     if decl.evaluated_once and seed is not None:
         raise Refusal(f"--seed {seed}: arm {arm!r} is a reference evaluated once (evaluated: once): it has no seed; "
                       "omit --seed")
@@ -127,11 +127,11 @@ def _preflight(lock_path, arm, seed, *, device, require_signature, trusted_keys,
 
         if not torch.cuda.is_available():
             raise UserError("--device cuda: no CUDA device is visible here")
-    problems = check_stack_pins(lock.prereg.get("stack_pins") or {})
+    problems = check_stack_pins(dict(lock.study.stack_pins))
     if problems:
         raise Refusal(f"stack_pins: {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""))
     check_backend(lock.study.evaluation, device)
-    task = get_task(lock.prereg["task"], lock.prereg["dataset"])
+    task = get_task(lock.study.task, lock.study.dataset)
     if hasattr(task, "preflight"):
         task.preflight()
     task.heldout_items(lock.study.dataset.heldout_n)
@@ -190,7 +190,7 @@ def evaluate_reference(lock_path: str | Path | None, arm: str, seed: int | None 
 def _base_manifest(lock: Lock, arm: str, seed, evaluated: str, ckpt: Checkpoint, settings: dict, session) -> dict:
     from runner.train import MANIFEST_FORMAT, PENDING_FINGERPRINT, evidence_class
 
-    prereg = lock.prereg
+    study = lock.study
     eval_seed = EVALUATION_SEED_ONCE if seed is None else seed
     m = {
         "manifest_format": MANIFEST_FORMAT, "study_id": lock.study_id,
@@ -199,10 +199,10 @@ def _base_manifest(lock: Lock, arm: str, seed, evaluated: str, ckpt: Checkpoint,
         "status": "running", "started_at": utc_now(), "ended_at": None,
         # nothing is trained: no trainer, no LoRA config; the evaluation protocol is the config
         "resolved_config": {"trainer": {}, "peft": {}, "runner": {},
-                            "evaluation": {**prereg["evaluation"], "heldout_n": prereg["dataset"]["heldout_n"],
+                            "evaluation": {**study.evaluation.as_locked(), "heldout_n": study.dataset.heldout_n,
                                            "evaluation_seed": eval_seed}},
         "declared_changes": {},
-        "reference": {"checkpoint": prereg["arms"][arm].get("checkpoint"), "evaluated": evaluated,
+        "reference": {"checkpoint": study.arms[arm].decl.checkpoint, "evaluated": evaluated,
                       "loaded": {"kind": ckpt.kind, "model": ckpt.name, "revision": ckpt.revision}},
         "fingerprint": PENDING_FINGERPRINT, "summaries": {}, "artifacts": {}, "settings": settings,
         "resumes": [], "notes": [], "error": None,
@@ -235,7 +235,6 @@ def _evaluate(lock: Lock, manifest: dict, ckpt: Checkpoint, run_dir: Path, *, de
     from runner.tasks import get_task
     from runner.train import _set_seeds, runner_source_hashes
 
-    prereg = lock.prereg
     write_manifest(run_dir, manifest, key)
     _say(quiet, f"runner: {lock.study_id}/{run_dir.parent.name}/{run_dir.name} (reference {ckpt.kind}: {ckpt.name}, "
                 f"{manifest['evidence_class']}) -> {run_dir}")
@@ -243,7 +242,7 @@ def _evaluate(lock: Lock, manifest: dict, ckpt: Checkpoint, run_dir: Path, *, de
     try:
         eval_seed = manifest["resolved_config"]["evaluation"]["evaluation_seed"]
         _set_seeds(eval_seed)
-        task = get_task(prereg["task"], prereg["dataset"])
+        task = get_task(lock.study.task, lock.study.dataset)
         manifest["task"] = task.manifest_record()
         model, tokenizer, info = _load(ckpt, lock.study.model, device)
         if ckpt.kind == "adapter":

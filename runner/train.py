@@ -116,15 +116,15 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
     """Every refusal that needs no model; returns (lock, config, recorded env, notes)."""
     path = Path(lock_path) if lock_path is not None else find_default_lock(lock_dir)
     lock = verify_lock(path, require_signature=require_signature, trusted_keys=trusted_keys)
-    prereg = lock.prereg
-    arm_view(prereg, arm, exploratory=exploratory)  # refuses an unregistered arm
+    study = lock.study
+    arm_view(study, arm, exploratory=exploratory)  # refuses an unregistered arm
     if seed not in lock.study.seeds and not exploratory:
         raise Refusal(f"--seed {seed} is not registered in the lock (registered: {', '.join(map(str, lock.study.seeds))})")
     check_seed_range(seed)
     if not exploratory:  # a later look's seed waits for the earlier look's interim record (README failure 19)
         from prereg.looks import gate
 
-        gate(prereg, lock.hash, out, lock.study_id, arm, seed)
+        gate(lock.prereg, lock.hash, out, lock.study_id, arm, seed)
     env = check_environment(environ, exploratory=exploratory)
     notes = [f"environment override allowed (exploratory): {k}={v}" for k, v in env.items()
              if k.startswith(FORBIDDEN_ENV_PREFIXES) and k not in ALLOWED_ENV]
@@ -135,7 +135,7 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
             raise UserError("--device cuda: no CUDA device is visible here")
     from runner.fingerprint import check_stack_pins
 
-    problems = check_stack_pins(prereg.get("stack_pins") or {})
+    problems = check_stack_pins(dict(study.stack_pins))
     if problems:
         if not exploratory:
             raise Refusal(f"stack_pins: {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""))
@@ -143,15 +143,15 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
     check_backend(lock.study.evaluation, device)
     from runner.gpu import check_gpu_requirements
 
-    check_gpu_requirements(arm_view(prereg, arm, exploratory=exploratory)[1], lock.study.model, device)
+    check_gpu_requirements(arm_view(study, arm, exploratory=exploratory)[1], study.model, device)
     from runner.tasks import get_task
 
-    task = get_task(prereg["task"], prereg["dataset"])
+    task = get_task(study.task, study.dataset)
     if hasattr(task, "preflight"):  # cheap load-time checks (e.g. connections: split dates, shortcut probe)
         task.preflight()
     task.heldout_items(lock.study.evaluation.heldout_n)  # refuses a held-out split shorter than heldout_n now
     run_dir = unit_dir(out, lock.study_id, arm, seed)
-    cfg = resolve(prereg, arm, seed, device=device, output_dir=str(run_dir / "checkpoints"),
+    cfg = resolve(study, arm, seed, device=device, output_dir=str(run_dir / "checkpoints"),
                   exploratory=exploratory)
     cfg.notes[:0] = notes
     return lock, cfg, env, {}
@@ -217,7 +217,7 @@ def _start_trackers(names, lock: Lock, cfg: ResolvedConfig, exploratory: bool, t
 
 
 def _base_manifest(lock: Lock, cfg: ResolvedConfig, settings: dict, exploratory: bool) -> dict:
-    _, _, declared = arm_view(lock.prereg, cfg.arm, exploratory=exploratory)
+    _, _, declared = arm_view(lock.study, cfg.arm, exploratory=exploratory)
     return {
         "manifest_format": MANIFEST_FORMAT,
         "study_id": lock.study_id,
@@ -311,9 +311,8 @@ def _load_stack(lock: Lock, cfg: ResolvedConfig, manifest: dict, point):
     from runner.models import load_model_and_tokenizer
     from runner.tasks import get_task
 
-    prereg = lock.prereg
     _set_seeds(cfg.seed)
-    task = get_task(prereg["task"], prereg["dataset"])
+    task = get_task(lock.study.task, lock.study.dataset)
     manifest["task"] = task.manifest_record()  # reward bounds and item metrics, read by the audit
     m = lock.study.model
     model, tokenizer, info = load_model_and_tokenizer(

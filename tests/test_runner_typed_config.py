@@ -40,3 +40,24 @@ def test_a_backend_this_host_cannot_run_is_refused_and_transformers_passes():
     check_backend(_evaluation(backend="transformers"), "cpu")
     with pytest.raises(Refusal, match="^evaluation.backend is 'vllm'"):
         check_backend(_evaluation(backend="vllm"), "cpu")
+
+
+def test_the_runner_reads_arms_tasks_and_the_evaluation_record_from_the_typed_study():
+    from runner.config import arm_view
+    from runner.tasks import get_task
+
+    study = study_of(copy.deepcopy(DEMO))
+    for arm in study.trained_arms:  # the typed view gives what the dict view gave
+        algorithm, merged, changes = arm_view(study, arm)
+        assert algorithm == DEMO["arms"][arm]["algorithm"] and changes == DEMO["arms"][arm]["changes"]
+        assert merged == {**DEMO["training"], **DEMO["arms"][arm]["changes"]}
+    with pytest.raises(Refusal, match="not registered"):
+        arm_view(study, "nope")
+    assert arm_view(study, "dapo", exploratory=True) == ("dapo", DEMO["training"], {})
+    typed, raw = get_task(study.task, study.dataset), get_task(DEMO["task"], DEMO["dataset"])
+    assert typed.manifest_record() == raw.manifest_record()
+    assert typed.heldout_items(2) == raw.heldout_items(2)
+    assert study.evaluation.as_locked() == DEMO["evaluation"]
+    sampled = _evaluation(decoding="sample", temperature=0.7)
+    assert sampled.as_locked() == {**DEMO["evaluation"], "decoding": "sample", "temperature": 0.7}
+    assert dict(study.stack_pins) == DEMO.get("stack_pins", {})

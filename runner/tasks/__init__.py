@@ -9,10 +9,11 @@ A name containing ``:`` that is not registered is a user task ``module:callable`
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from prereg.errors import UserError
-from runner.tasks.base import Task
+from prereg.study import DatasetSpec, TaskSpec
+from runner.tasks.base import Task, _block
 
 Factory = Callable[[dict, dict], Task]
 
@@ -43,17 +44,32 @@ def _resolve(factory: Factory | str) -> Factory:
     return getattr(importlib.import_module(module), attr)
 
 
-def get_task(task_spec: dict, dataset_spec: dict) -> Task:
-    """The task the lock's ``task`` block names, over the lock's ``dataset`` block."""
-    name = (task_spec or {}).get("name")
+def get_task(task_spec: TaskSpec | Mapping, dataset_spec: DatasetSpec | Mapping) -> Task:
+    """The task the lock's ``task`` block names, over the lock's ``dataset`` block.
+
+    Args:
+        task_spec: the lock's typed task (``lock.study.task``), or the block as a dict.
+        dataset_spec: the lock's typed dataset (``lock.study.dataset``), or the block as a dict.
+
+    Returns:
+        The built :class:`runner.tasks.base.Task`. Factories (registered or ``module:callable``)
+        receive the blocks as plain dicts (the plugin interface of runner/tasks/README.md), made
+        from the typed values: a field the lock leaves unset (or null) is absent.
+
+    Example:
+        >>> get_task(lock.study.task, lock.study.dataset).name  # doctest: +SKIP
+        'arith'
+    """
+    task_block, dataset_block = _block(task_spec), _block(dataset_spec)
+    name = task_block.get("name")
     if not isinstance(name, str) or not name:
         raise UserError("task.name: missing")
     if name in _REGISTRY:
-        return _resolve(_REGISTRY[name])(task_spec, dataset_spec)
+        return _resolve(_REGISTRY[name])(task_block, dataset_block)
     if ":" in name:
         from runner.tasks.user import load_user_task
 
-        return load_user_task(name, task_spec, dataset_spec)
+        return load_user_task(name, task_block, dataset_block)
     raise UserError(f"task.name: unknown task {name!r}; registered: {', '.join(registered_tasks())} "
                     "(or give 'module:callable')")
 
