@@ -2,9 +2,10 @@
 
 ``prereg lint``'s rules moved from string-key reads of the preregistration dict onto
 :class:`prereg.study.Study`. ``tests/data/lint_findings.json`` holds every finding line the
-dict-reading lint (main at 145f8ac) gave for the examples, the templates, every corpus set's
-study and variants of the examples that make each rule fire (``tests/lint_documents.py``); the
-typed lint must give the same lines, in the same order.
+dict-reading lint (main at 145f8ac's prereg/lint*.py) gave for the examples, the templates, every
+corpus set's study (the ninth set's recorded with that lint too) and variants of the examples that
+make each rule fire (``tests/lint_documents.py``); the typed lint must give the same lines, in the
+same order. A set added later is not compared until its findings are recorded.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ def found() -> dict[str, list[str]]:
     return lint_documents.findings()
 
 
-@pytest.mark.slow  # ~4 CPU-s (103 plans, the verdict scan each); lint's own tests cover each rule in the fast tier
+@pytest.mark.slow  # ~4 CPU-s (108 plans, the verdict scan each); lint's own tests cover each rule in the fast tier
 def test_every_recorded_document_is_still_built(found):
-    assert sorted(found) == sorted(RECORDED)
+    assert not set(RECORDED) - set(found)
 
 
 @pytest.mark.slow
