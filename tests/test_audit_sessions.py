@@ -13,6 +13,9 @@ import pytest
 
 from audit.sessions import SessionInfo, clean
 
+# check 9 recomputes the study's analysis once for all these audits (only the report differs)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 
 @pytest.fixture(scope="module")
 def pr_study(tmp_path_factory):
