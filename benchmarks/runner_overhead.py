@@ -20,6 +20,15 @@ telemetry line), measured as wall time and as the process's CPU time (the waitin
 thread uses none). CPU time is what the runner's extra work costs and moves little with machine
 load; wall time on a shared machine mostly measures the other processes.
 
+**Each round's process is pinned to one CPU** (``--cpu one``, the default): on the 2-vCPU test
+machine the vCPUs' speeds differ by up to ~40% for stretches (a pure-Python loop pinned to each in
+turn: 19 vs 27 ms), and each trainer thread tended to stay on its own vCPU, so each variant had its
+own speed for stretches of steps (the idle run at 145f8ac: a step's CPU time correlated 0.68 with
+the same variant's previous step but 0.26 with the other variant's step next to it; per-round
+ratios SD 8.7%). On one CPU both variants get that CPU's speed, which the pairing cancels. Only one
+trainer works at a time, so nothing waits for the CPU; rounds run ``--jobs`` at a time (one per
+CPU, at most 2), round r on CPU r mod n.
+
 Each round runs in its own interpreter: within one process the pairs agree with each other
 more than with another process's (its memory layout and hash seed shift both variants' steps
 by a percent or two; two in-process runs gave 0.997 [0.990, 1.004] and 1.014 [1.005, 1.023]),
@@ -41,8 +50,16 @@ with a 3.3% round-to-round spread, the stopped interval covers ~0.93 and the run
 ~44 rounds (~18 at 2%; at 5% the 80-round cap ends it at about ±1.2%);
 tests/test_runner_overhead_stats.py checks that.
 
+Where the overhead goes: each step also records the garbage collector's CPU time (``gc.callbacks``),
+the kernel's share and page faults (``getrusage(RUSAGE_THREAD)``) and the CPU it ran on; the last
+lines split the measured CPU overhead into the recorder's own CPU time, the collector's extra time
+and the rest, with the interval. ``--profile`` runs each variant alone under cProfile over the
+same steps and lists the functions only the runner calls (and any other function whose call count
+differs: none of TRL's, transformers' or torch's may, or the runner would not train what plain TRL
+trains).
+
     .venv/bin/python benchmarks/runner_overhead.py [--target 0.01] [--min-rounds 12] [--max-rounds 80]
-        [--max-minutes 60] [--steps 32] [--json raw.json]
+        [--max-minutes 15] [--steps 32] [--cpu one|any] [--jobs N] [--json raw.json] [--profile]
 """
 
 from __future__ import annotations
@@ -51,9 +68,11 @@ import argparse
 import functools
 import math
 import os
+import resource
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -140,8 +159,51 @@ def _set_rng(state: tuple) -> None:
         torch.cuda.set_rng_state_all(state[3])
 
 
+GC_SPENT: dict[int, float] = {}   # thread id -> thread CPU seconds spent in the cyclic garbage collector
+_gc_began: dict[int, float] = {}
+
+
+def _gc_clock(phase: str, info: dict) -> None:
+    """``gc.callbacks`` hook: charges each collection's CPU time to the thread that triggered it (the
+    trainer holding the baton), so a step's time can be split into GC and the rest."""
+    me = threading.get_ident()
+    if phase == "start":
+        _gc_began[me] = time.thread_time()
+    elif me in _gc_began:
+        GC_SPENT[me] = GC_SPENT.get(me, 0.0) + time.thread_time() - _gc_began.pop(me)
+
+
+def _core() -> int:
+    """The CPU this thread last ran on (field 39 of /proc/thread-self/stat; -1 where unreadable)."""
+    try:
+        return int(Path("/proc/thread-self/stat").read_text().rsplit(")", 1)[1].split()[36])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
+def pin(cpu: int | None) -> str:
+    """Pin this process (before it starts threads) to CPU ``cpu`` for the round (None: not pinned).
+
+    On the 2-vCPU test machine the two vCPUs ran at different speeds, and each trainer thread
+    tended to stay on the CPU it last ran on: each variant then had its own speed for stretches
+    of steps (idle run at 145f8ac: a step's CPU time correlated 0.68 with the variant's previous
+    step but 0.26 with the other variant's step next to it), which the pairing cannot cancel and
+    which made the per-round ratios spread (SD 8.7%). Only one trainer works at a time (the
+    baton), so one CPU serves both without slowing either; the parent gives each running round a
+    CPU no other running round has (:func:`_child_round`).
+
+    Returns:
+        The CPU used, for the record ("any" when not pinned).
+    """
+    if cpu is None or cpu < 0 or not hasattr(os, "sched_setaffinity"):
+        return "any"
+    os.sched_setaffinity(0, {cpu})
+    return str(cpu)
+
+
 class _StepTimer:
-    """Times each step from its begin to the next step's begin, holding the baton meanwhile."""
+    """Times each step from its begin to the next step's begin, holding the baton meanwhile; also
+    the part of each step spent in the garbage collector (``gc``, thread CPU seconds)."""
 
     def __init__(self, baton: Baton | None = None, me: str = "plain"):
         from transformers import TrainerCallback
@@ -150,6 +212,10 @@ class _StepTimer:
         self.times: list[float] = []
         self.cpu: list[float] = []
         self.proc: list[float] = []
+        self.gc: list[float] = []
+        self.sys: list[float] = []      # of the thread's CPU time, the kernel's (page faults, writes)
+        self.faults: list[int] = []     # minor page faults (fresh memory touched) during the step
+        self.core: list[int] = []       # the CPU the step ended on (a variant's speed follows its core)
         self._t0 = None
 
         def lap():
@@ -157,8 +223,15 @@ class _StepTimer:
                 timer.times.append(time.perf_counter() - timer._t0)
                 timer.cpu.append(time.thread_time() - timer._c0)
                 timer.proc.append(time.process_time() - timer._p0)
+                timer.gc.append(GC_SPENT.get(threading.get_ident(), 0.0) - timer._g0)
+                ru = resource.getrusage(resource.RUSAGE_THREAD)
+                timer.sys.append(ru.ru_stime - timer._ru.ru_stime)
+                timer.faults.append(ru.ru_minflt - timer._ru.ru_minflt)
+                timer.core.append(_core())
 
         def start():
+            timer._g0 = GC_SPENT.get(threading.get_ident(), 0.0)
+            timer._ru = resource.getrusage(resource.RUSAGE_THREAD)
             timer._t0, timer._c0, timer._p0 = time.perf_counter(), time.thread_time(), time.process_time()
 
         class CB(TrainerCallback):
@@ -186,16 +259,18 @@ class _StepTimer:
 def _fresh(cfg, prereg):
     from transformers import set_seed
 
+    from prereg.study import study_of
     from runner.models import load_model_and_tokenizer
     from runner.tasks import get_task
 
     set_seed(cfg.seed)
-    task = get_task(prereg["task"], prereg["dataset"])
-    model, tok, _ = load_model_and_tokenizer(prereg["model"]["name"], prereg["model"].get("revision"))
+    study = study_of(prereg)
+    task = get_task(study.task, study.dataset)
+    model, tok, _ = load_model_and_tokenizer(study.model.name, study.model.revision)
     return task, model, tok
 
 
-def run_plain(cfg, prereg, baton=None):
+def run_plain(cfg, prereg, baton=None, callbacks=()):
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
     from trl import GRPOTrainer
@@ -210,26 +285,29 @@ def run_plain(cfg, prereg, baton=None):
 
     timer = _StepTimer(baton, "plain")
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=cfg.grpo_config, train_dataset=ds,
-                          processing_class=tok, peft_config=cfg.lora_config, callbacks=[timer.callback])
+                          processing_class=tok, peft_config=cfg.lora_config, callbacks=[timer.callback, *callbacks])
     trainer.remove_callback(PrinterCallback)
     trainer.train()
     return timer, [h["loss"] for h in trainer.state.log_history if "loss" in h]
 
 
 def _timed_recorder_cls():
-    """Recorder that also sums the wall time spent in its own methods (load-robust overhead bound)."""
+    """Recorder that also sums the wall and thread CPU time spent in its own methods (load-robust
+    overhead bound; the CPU sum is on the ratio's own clock)."""
     from runner.telemetry import Recorder
 
     class TimedRecorder(Recorder):
         spent = 0.0
+        spent_cpu = 0.0
 
         def _timed(name):
             def method(self, *a, **kw):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.thread_time()
                 try:
                     return getattr(Recorder, name)(self, *a, **kw)
                 finally:
                     self.spent += time.perf_counter() - t0
+                    self.spent_cpu += time.thread_time() - c0
             return method
 
         record_batch = _timed("record_batch")
@@ -240,7 +318,7 @@ def _timed_recorder_cls():
     return TimedRecorder
 
 
-def run_runner(cfg, prereg, out: Path, baton=None):
+def run_runner(cfg, prereg, out: Path, baton=None, callbacks=()):
     from runner.train import build_trainer
 
     task, model, tok = _fresh(cfg, prereg)
@@ -248,10 +326,10 @@ def run_runner(cfg, prereg, out: Path, baton=None):
                         max_completion_length=cfg.grpo_config.max_completion_length,
                         eos_token_id=tok.eos_token_id, total_steps=cfg.grpo_config.max_steps)
     timer = _StepTimer(baton, "runner")
-    trainer = build_trainer(cfg, model, tok, task, recorder, callbacks=[timer.callback])
+    trainer = build_trainer(cfg, model, tok, task, recorder, callbacks=[timer.callback, *callbacks])
     trainer.train()
     recorder.close()
-    timer.instrumentation = recorder.spent
+    timer.instrumentation, timer.instrumentation_cpu = recorder.spent, recorder.spent_cpu
     return timer, [h["loss"] for h in trainer.state.log_history if "loss" in h]
 
 
@@ -318,9 +396,12 @@ def _round(cfg, prereg, out: Path, r: int, warmup: int) -> dict:
     for t in threads:
         t.join()
     (plain, plain_loss), (ours, our_loss) = got["plain"], got["runner"]
-    x = {"share": ours.instrumentation / sum(plain.times), "identical": plain_loss == our_loss,
+    x = {"share": ours.instrumentation / sum(plain.times), "share_cpu": ours.instrumentation_cpu / sum(plain.cpu),
+         "identical": plain_loss == our_loss,
          "first": baton.first, "order": baton.order,
-         "raw": {k: {"wall": t.times, "thread": t.cpu, "process": t.proc} for k, t in (("plain", plain), ("runner", ours))}}
+         "raw": {k: {"wall": t.times, "thread": t.cpu, "process": t.proc, "gc": t.gc, "sys": t.sys, "faults": t.faults,
+                     "core": t.core}
+                 for k, t in (("plain", plain), ("runner", ours))}}
     for clock in CLOCKS:
         x[clock] = trimmed_ratio(log_ratios([x], clock, warmup)[0])[0]
         x[f"{clock}_ms"] = {k: 1000 * statistics.median(x["raw"][k][clock][warmup:]) for k in ("plain", "runner")}
@@ -453,7 +534,7 @@ def should_stop(ci: RatioCI, target: float, min_rounds: int) -> bool:
 
 
 def measure(run_round, *, target: float, min_rounds: int, max_rounds: int, warmup: int,
-            max_seconds: float = math.inf, say=print) -> tuple[list[dict], str]:
+            max_seconds: float = math.inf, say=print, jobs: int = 1) -> tuple[list[dict], str]:
     """Run rounds until the CPU ratio's interval reaches ``target`` or a cap is hit.
 
     Args:
@@ -464,29 +545,45 @@ def measure(run_round, *, target: float, min_rounds: int, max_rounds: int, warmu
         warmup: steps of each round left out of the pairs.
         max_seconds: the cap on time; no round starts after it.
         say: where the progress lines go.
+        jobs: rounds run at once (each round pinned to its own CPU, see :func:`pin`); the rule reads
+            them in round order, so the stopping point does not depend on which finishes first.
 
     Returns:
         The rounds and why they stopped: "reached", "round cap", "time cap" or "failed".
     """
-    rounds, t0 = [], time.monotonic()
-    while len(rounds) < max_rounds:
-        if time.monotonic() - t0 >= max_seconds:
-            return rounds, "time cap"
-        x = run_round(len(rounds))
-        if x is None:
-            return rounds, "failed"
-        rounds.append(x)
-        ci = ratio_of_means(*round_totals(rounds, "process", warmup))
-        y1, x1 = round_totals([x], "process", warmup)
-        yw, xw = round_totals([x], "wall", warmup)
-        so_far = (f"[{ci.low:.3f}, {ci.high:.3f}] ±{100 * ci.half:.2f}%" if len(rounds) > 1
-                  else "(an interval needs 2 rounds)")
-        say(f"round {len(rounds)} ({x['first']} first): this round CPU {y1[0] / x1[0]:.3f} wall {yw[0] / xw[0]:.3f}; "
-            f"so far CPU {ci.ratio:.3f} {so_far} (target ±{100 * target:g}%), {_pairs(rounds, warmup)} pairs, "
-            f"{(time.monotonic() - t0) / 60:.1f} min", flush=True)
-        if should_stop(ci, target, min_rounds):
-            return rounds, "reached"
-    return rounds, "round cap"
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    rounds, t0, done, running, started = [], time.monotonic(), {}, {}, 0
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        while True:
+            while len(running) < max(1, jobs) and started < max_rounds and time.monotonic() - t0 < max_seconds:
+                running[pool.submit(run_round, started)] = started
+                started += 1
+            if not running and len(rounds) not in done:
+                return rounds, "round cap" if started >= max_rounds else "time cap"
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            done.update({running.pop(fut): fut.result() for fut in finished})
+            while len(rounds) in done:
+                x = done.pop(len(rounds))
+                if x is None:
+                    return rounds, "failed"  # the pool waits for the rounds still running
+                rounds.append(x)
+                ci = _progress(rounds, x, target, warmup, t0, say)
+                if should_stop(ci, target, min_rounds):
+                    return rounds, "reached"
+
+
+def _progress(rounds: list[dict], x: dict, target: float, warmup: int, t0: float, say) -> RatioCI:
+    """Print the round's line (its ratio, the interval so far); return the interval."""
+    ci = ratio_of_means(*round_totals(rounds, "process", warmup))
+    y1, x1 = round_totals([x], "process", warmup)
+    yw, xw = round_totals([x], "wall", warmup)
+    so_far = (f"[{ci.low:.3f}, {ci.high:.3f}] ±{100 * ci.half:.2f}%" if len(rounds) > 1
+              else "(an interval needs 2 rounds)")
+    say(f"round {len(rounds)} ({x['first']} first): this round CPU {y1[0] / x1[0]:.3f} wall {yw[0] / xw[0]:.3f}; "
+        f"so far CPU {ci.ratio:.3f} {so_far} (target ±{100 * target:g}%), {_pairs(rounds, warmup)} pairs, "
+        f"{(time.monotonic() - t0) / 60:.1f} min", flush=True)
+    return ci
 
 
 def _pairs(rounds: list[dict], warmup: int) -> int:
@@ -529,12 +626,16 @@ def _one_round(args) -> int:
     """The child: one round in this fresh interpreter, its per-step times written to ``args.json``."""
     import json
 
+    pinned = pin(args.on_cpu)  # before torch starts any thread: they inherit the mask
     import torch
 
     if args.device == "cuda" and not torch.cuda.is_available():
         print("error: --device cuda: no CUDA GPU is visible on this machine", file=sys.stderr)
         return 2
     torch.set_num_threads(args.threads)
+    import gc
+
+    gc.callbacks.append(_gc_clock)
     warnings.filterwarnings("ignore")
     from transformers.utils import logging as hf_logging
 
@@ -546,10 +647,114 @@ def _one_round(args) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = resolve(prereg, "grpo", 1, device=args.device, output_dir=str(Path(tmp) / "ckpt"))
         x = _round(cfg, prereg, Path(tmp), args.round, args.warmup)
+    x["cpu"] = pinned
     Path(args.json).write_text(json.dumps(x))
     return 0
 
 
+
+
+RUNNER_ONLY = ("/runner/", "/prereg/", "hashlib", "sha256", "json", "encoder", "TextIOWrapper", "flush")
+
+
+def _stats_of(profile) -> dict:
+    """(file, line, function) -> (calls, own seconds) of a finished ``cProfile.Profile``."""
+    import pstats
+
+    return {k: (v[1], v[2]) for k, v in pstats.Stats(profile).stats.items()}
+
+
+def _name(key) -> str:
+    file, line, func = key
+    return f"{func} ({Path(file).name}:{line})" if line else func
+
+
+def profile_diff(plain: dict, ours: dict) -> tuple[list, list, float, float]:
+    """What the runner variant runs that plain TRL does not, from two :func:`_stats_of` profiles.
+
+    Args:
+        plain: the plain trainer's profile.
+        ours: the runner's profile (same steps, same seed).
+
+    Returns:
+        (extra, differing, extra_seconds, plain_seconds): ``extra`` the functions with more calls
+        or own time in the runner that belong to its instrumentation (``RUNNER_ONLY`` names), as
+        (own seconds added, calls added, name), largest first; ``differing`` every other function
+        whose call count differs, builtins left out (the training itself: must be empty but for
+        the callback dispatch); the instrumentation's added own seconds; plain's total own seconds.
+
+    Example:
+        >>> a = {("t.py", 1, "step"): (4, 1.0)}
+        >>> b = {("t.py", 1, "step"): (4, 1.0), ("/x/runner/telemetry.py", 9, "log"): (4, 0.01)}
+        >>> extra, differing, s, total = profile_diff(a, b)
+        >>> [e[2] for e in extra], differing, round(s, 3), total
+        (['log (telemetry.py:9)'], [], 0.01, 1.0)
+    """
+    extra, differing = [], []
+    for key in set(plain) | set(ours):
+        (pc, pt), (oc, ot) = plain.get(key, (0, 0.0)), ours.get(key, (0, 0.0))
+        mine = any(m in key[0] or m in key[2] for m in RUNNER_ONLY)
+        if mine and (oc > pc or key not in plain):
+            extra.append((ot - pt, oc - pc, _name(key)))
+        elif oc != pc and key[0] != "~":  # builtins (isinstance, len...) are counted in their callers' time
+            differing.append((oc - pc, _name(key)))
+    extra.sort(reverse=True)
+    differing.sort(key=lambda d: -abs(d[0]))
+    return extra, differing, math.fsum(e[0] for e in extra), math.fsum(t for _, t in plain.values())
+
+
+def _profiling(prof, warmup: int):
+    """A callback that profiles from the step after ``warmup`` to the end of training."""
+    from transformers import TrainerCallback
+
+    class Profiling(TrainerCallback):
+        begun = 0
+
+        def on_step_begin(self, args, state, control, **kw):
+            self.begun += 1
+            if self.begun == warmup + 1:
+                prof.enable()
+
+        def on_train_end(self, args, state, control, **kw):
+            prof.disable()
+
+    return Profiling()
+
+
+def _profile(args) -> int:
+    """``--profile``: each variant alone under cProfile (plain, then the runner; one process, no
+    baton): where the runner's extra time goes, and whether it runs the same training code."""
+    import cProfile
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    warnings.filterwarnings("ignore")
+    from transformers.utils import logging as hf_logging
+
+    from runner.config import resolve
+
+    hf_logging.set_verbosity_error()
+    prereg = _prereg(args.steps)
+    got = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = resolve(prereg, "grpo", 1, device=args.device, output_dir=str(Path(tmp) / "ckpt"))
+        for kind in ("plain", "runner"):
+            prof = cProfile.Profile()
+            cb = _profiling(prof, args.warmup)
+            run_plain(cfg, prereg, callbacks=[cb]) if kind == "plain" else run_runner(
+                cfg, prereg, Path(tmp) / "run", callbacks=[cb])
+            got[kind] = _stats_of(prof)
+    extra, differing, added, total = profile_diff(got["plain"], got["runner"])
+    print(f"profile of steps {args.warmup + 1}-{args.steps} of each variant (cProfile inflates Python-level code, "
+          f"so the share is an upper bound): the runner's instrumentation adds {added:.3f} s of own time to "
+          f"plain's {total:.2f} s ({100 * added / total:.2f}%)")
+    for secs, calls, name in extra[:12]:
+        print(f"  +{1000 * secs:8.1f} ms  +{calls:6d} calls  {name}")
+    print(f"functions outside the instrumentation whose call counts differ: {len(differing)}")
+    for calls, name in differing[:15]:
+        print(f"  {calls:+6d} calls  {name}")
+    return 0
 
 
 def _args(argv):
@@ -559,44 +764,75 @@ def _args(argv):
                     help="stop when the 95%% CPU interval's half-width is at most this share of the ratio")
     ap.add_argument("--min-rounds", type=int, default=12, help="rounds before the stopping rule may stop")
     ap.add_argument("--max-rounds", type=int, default=80, help="the cap on rounds (said plainly when hit)")
-    ap.add_argument("--max-minutes", type=float, default=60.0, help="the cap on time: no round starts after it")
+    ap.add_argument("--max-minutes", type=float, default=15.0, help="the cap on time: no round starts after it")
+    ap.add_argument("--jobs", type=int, default=0,
+                    help="rounds at once (0: one per CPU, at most 2, with --cpu one; else 1)")
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--json", help="write every round's per-step times here")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (same for both variants)")
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
                     help="where both variants train (cuda: the GPU path of the same comparison)")
+    ap.add_argument("--cpu", default="one", choices=["one", "any"],
+                    help="one: each round's process pinned to one CPU (both variants on the same core); any: not")
+    ap.add_argument("--profile", action="store_true",
+                    help="profile each variant alone (cProfile) and print where the runner's extra time goes")
     ap.add_argument("--round", type=int, default=None, help=argparse.SUPPRESS)  # the child's round number
+    ap.add_argument("--on-cpu", type=int, default=-1, help=argparse.SUPPRESS)  # the child's CPU (-1: not pinned)
     args = ap.parse_args(argv)
     if not 0 < args.target < 1 or args.min_rounds < 2 or args.max_rounds < args.min_rounds or args.steps <= args.warmup:
         ap.error("need 0 < --target < 1, 2 <= --min-rounds <= --max-rounds and --steps > --warmup")
     return args
 
 
-def _child_round(args, r: int, tmp: Path) -> dict | None:
-    """Round ``r`` in a fresh interpreter (this script with ``--round``); its record, or None if it failed."""
+def _child_round(args, r: int, tmp: Path, cpus) -> dict | None:
+    """Round ``r`` in a fresh interpreter (this script with ``--round``), on a CPU taken from the
+    queue ``cpus`` (None: not pinned) and given back after; its record, or None if it failed."""
     import json
     import subprocess
 
     out = tmp / f"round{r}.json"
-    proc = subprocess.run([sys.executable, __file__, "--round", str(r), "--json", str(out),
-                           *(f"--{k}={getattr(args, k)}" for k in ("steps", "warmup", "threads", "device"))])
+    cpu = cpus.get() if cpus is not None else -1
+    try:
+        proc = subprocess.run([sys.executable, __file__, "--round", str(r), "--json", str(out), f"--on-cpu={cpu}",
+                               *(f"--{k}={getattr(args, k)}" for k in ("steps", "warmup", "threads", "device"))],
+                              check=False)
+    finally:
+        if cpus is not None:
+            cpus.put(cpu)
     return json.loads(out.read_text()) if proc.returncode == 0 else None
+
+
+def _cpu_queue(args, jobs: int):
+    """One CPU per round running at once (``--cpu one``), or None (rounds not pinned)."""
+    import queue
+
+    if args.cpu != "one" or not hasattr(os, "sched_getaffinity"):
+        return None
+    q = queue.Queue()
+    allowed = sorted(os.sched_getaffinity(0))
+    for i in range(jobs):
+        q.put(allowed[i % len(allowed)])
+    return q
 
 
 def main(argv=None) -> int:
     args = _args(argv)
     if args.round is not None:
         return _one_round(args)
+    if args.profile:
+        return _profile(args)
     import json
 
     load0 = os.getloadavg()[0]
+    jobs = args.jobs or (min(2, len(os.sched_getaffinity(0))) if args.cpu == "one" else 1)
     print(f"rounds of {args.steps} steps until the 95% CPU interval is within ±{100 * args.target:g}% (at least "
-          f"{args.min_rounds} rounds, an even number; caps {args.max_rounds} rounds, {args.max_minutes:g} min)",
-          flush=True)
+          f"{args.min_rounds} rounds, an even number; caps {args.max_rounds} rounds, {args.max_minutes:g} min); "
+          f"{jobs} round(s) at a time, {'each pinned to one CPU' if args.cpu == 'one' else 'not pinned'}", flush=True)
+    cpus = _cpu_queue(args, jobs)
     with tempfile.TemporaryDirectory() as tmp:
-        rounds, why = measure(lambda r: _child_round(args, r, Path(tmp)), target=args.target,
+        rounds, why = measure(lambda r: _child_round(args, r, Path(tmp), cpus), target=args.target,
                               min_rounds=args.min_rounds, max_rounds=args.max_rounds, warmup=args.warmup,
-                              max_seconds=60 * args.max_minutes)
+                              max_seconds=60 * args.max_minutes, jobs=jobs)
     if why == "failed" or len(rounds) < 2:
         print(f"error: round {len(rounds) + 1} failed" if why == "failed" else "error: fewer than 2 rounds ran",
               file=sys.stderr)
@@ -611,9 +847,31 @@ def main(argv=None) -> int:
     print(f"identical training (logged losses equal): {'yes' if all(x['identical'] for x in rounds) else 'NO'}")
     _summary(rounds, args.warmup)
     print(f"time inside the runner's recorder (hashing, traces, telemetry lines) / plain training time: "
-          f"{100 * statistics.median(x['share'] for x in rounds):.2f}% (the reward function's own task.reward "
-          f"calls excluded)")
+          f"{100 * statistics.median(x['share'] for x in rounds):.2f}% wall, "
+          f"{100 * statistics.median(x['share_cpu'] for x in rounds):.2f}% CPU (the reward function's own "
+          f"task.reward calls excluded; `--profile` lists the functions)")
+    print(_accounting(rounds, args.warmup))
     return 0 if why == "reached" else 1
+
+
+def _accounting(rounds: list[dict], warmup: int) -> str:
+    """Where the measured CPU overhead goes: the recorder's own CPU time, the garbage collector's
+    extra time in the runner's steps, and the rest (with the measured ratio's interval)."""
+    ci = ratio_of_means(*round_totals(rounds, "process", warmup))
+    plain = math.fsum(math.fsum(x["raw"]["plain"]["process"][warmup:]) for x in rounds)
+
+    def extra(clock: str) -> float:
+        return math.fsum(math.fsum(x["raw"]["runner"][clock][warmup:]) - math.fsum(x["raw"]["plain"][clock][warmup:])
+                         for x in rounds) / plain
+
+    rec = statistics.median(x["share_cpu"] for x in rounds)
+    gc_extra, sys_extra = extra("gc"), extra("sys")
+    rest = ci.ratio - 1 - rec - gc_extra
+    return (f"overhead accounted (CPU, share of plain's step time): measured {100 * (ci.ratio - 1):+.2f}% "
+            f"[{100 * (ci.low - 1):+.2f}%, {100 * (ci.high - 1):+.2f}%] = recorder {100 * rec:+.2f}% + garbage "
+            f"collector {100 * gc_extra:+.2f}% + not in either {100 * rest:+.2f}% [{100 * (ci.low - 1 - rec - gc_extra):+.2f}%, "
+            f"{100 * (ci.high - 1 - rec - gc_extra):+.2f}%] (kernel time, part of these: {100 * sys_extra:+.2f}%); "
+            f"an interval of the rest that holds 0 leaves nothing to explain beyond the recorder")
 
 
 if __name__ == "__main__":

@@ -123,10 +123,64 @@ def test_a_noisy_source_hits_the_round_cap_and_says_so(capsys):
     args = ro._args(["--target", "0.01", "--max-rounds", "6", "--min-rounds", "2"])
     line = ro._stop_line(why, rounds, args)
     assert line.startswith("CAP HIT (--max-rounds 6): the CPU interval did NOT reach the target ±1%")
-    assert ro._stop_line("time cap", rounds, args).startswith("CAP HIT (--max-minutes 60)")
+    assert ro._stop_line("time cap", rounds, args).startswith("CAP HIT (--max-minutes 15)")
     assert ro.measure(lambda r: _round(r, 1.0), target=0.01, min_rounds=2, max_rounds=6, warmup=1,
                       max_seconds=0, say=print) == ([], "time cap")
     assert ro.measure(lambda r: None, target=0.01, min_rounds=2, max_rounds=6, warmup=1, say=print) == ([], "failed")
+
+
+def test_rounds_run_two_at_a_time_are_read_in_round_order_and_stop_where_one_at_a_time_stops():
+    import threading
+    import time
+
+    ratios = [1.010, 1.012, 1.008, 1.011, 1.009, 1.010, 1.011, 1.009]
+    at_once, lock, running = [], threading.Lock(), [0]
+
+    def slow_first(r):  # even rounds finish after the odd one started beside them
+        with lock:
+            running[0] += 1
+            at_once.append(running[0])
+        time.sleep(0.05 if r % 2 == 0 else 0.0)
+        with lock:
+            running[0] -= 1
+        return _round(r, ratios[r])
+
+    one = ro.measure(lambda r: _round(r, ratios[r]), target=0.01, min_rounds=3, max_rounds=8, warmup=1,
+                     say=lambda *a, **k: None)
+    two = ro.measure(slow_first, target=0.01, min_rounds=3, max_rounds=8, warmup=1, say=lambda *a, **k: None, jobs=2)
+    assert two[1] == one[1] == "reached" and [x["first"] for x in two[0]] == [x["first"] for x in one[0]]
+    assert ro.ratio_of_means(*ro.round_totals(two[0], "process", 1)) == ro.ratio_of_means(
+        *ro.round_totals(one[0], "process", 1))
+    assert max(at_once) == 2
+
+
+def _accounted_round(r: int, recorder: float, gc_runner: float, extra: float) -> dict:
+    x = _round(r, 1.0 + extra)
+    for k in ("plain", "runner"):
+        x["raw"][k]["gc"] = [0.0] * 6
+        x["raw"][k]["sys"] = [0.0] * 6
+    x["raw"]["runner"]["gc"] = [0.25 * gc_runner] * 6
+    x["share_cpu"] = recorder
+    return x
+
+
+def test_the_accounting_leaves_nothing_when_the_recorder_and_collector_explain_the_overhead():
+    rounds = [_accounted_round(r, 0.006, 0.004, 0.010 + (0.001 if r % 2 else -0.001)) for r in range(8)]
+    line = ro._accounting(rounds, 1)
+    assert "measured +1.00%" in line and "recorder +0.60%" in line and "garbage collector +0.40%" in line
+    assert "not in either +0.00%" in line
+    rounds = [_accounted_round(r, 0.006, 0.0, 0.030 + (0.001 if r % 2 else -0.001)) for r in range(8)]
+    assert "not in either +2.40% [+2.31%, +2.49%]" in ro._accounting(rounds, 1)  # 2.4% the recorder does not explain
+
+
+def test_the_profile_diff_names_what_only_the_runner_runs_and_any_other_difference():
+    step, log = ("/x/trl/trainer.py", 10, "training_step"), ("/x/runner/telemetry.py", 184, "log")
+    plain = {step: (30, 2.0)}
+    extra, differing, added, total = ro.profile_diff(plain, {step: (30, 2.1), log: (30, 0.02)})
+    assert [e[2] for e in extra] == ["log (telemetry.py:184)"] and differing == [] and round(added, 3) == 0.02
+    assert total == 2.0
+    _, differing, _, _ = ro.profile_diff(plain, {step: (31, 2.1)})  # one more training step: not the same training
+    assert differing == [(1, "training_step (trainer.py:10)")]
 
 
 @pytest.mark.parametrize("argv", [["--target", "0"], ["--min-rounds", "1"], ["--max-rounds", "4", "--min-rounds", "6"],
