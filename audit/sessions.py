@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from stats.sessions import split_id
@@ -50,6 +52,19 @@ class SessionInfo:
     prefixes: dict
     seeds: frozenset
     memo: dict = field(default_factory=dict, compare=False, repr=False)   # (text, says) -> find's answer
+    labels: tuple = ()   # (label, session): the display labels the plan declares (preregistration sessions)
+
+    @functools.cached_property
+    def _label_patterns(self) -> tuple:
+        """Each declared label as a pattern matching it case-insensitively with any punctuation or
+        spacing between its words ("Nov 20 re-run" matches "Nov. 20 rerun"), longest label first."""
+        out = []
+        for label, name in sorted(self.labels, key=lambda x: -len(x[0])):
+            words = re.findall(r"[^\W_]+", label)
+            if words:
+                out.append((re.compile(r"(?<![^\W_])" + r"[\W_]*".join(map(re.escape, words)) + r"(?![^\W_])",
+                                       re.I), name))
+        return tuple(out)
 
     def find(self, text: str, says_session: bool = False) -> list[tuple[int, int, str]]:
         """Every phrase of ``text`` that names one of the sessions: ``(start, end, session)``, in order.
@@ -80,6 +95,8 @@ class SessionInfo:
                 continue   # "s7" is seed 7 unless the words say "session"
             for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text, re.I):
                 out.append((m.start(), m.end(), name))
+        for pat, name in self._label_patterns:   # a declared label scopes as written, seed-like or not
+            out += [(m.start(), m.end(), name) for m in pat.finditer(text)]
         for m in _NUMBERED.finditer(text):
             name = self._numbered(m.group(1))
             if name:
@@ -90,8 +107,12 @@ class SessionInfo:
                 out.append((m.start(), m.end(), self.names[k - 1]))
         if len(self.names) == 2:
             out += [(m.start(), m.end(), self.names[1]) for m in _AGAIN.finditer(text)]
-        out.sort()
-        return [x for i, x in enumerate(out) if not i or x[0] >= out[i - 1][1]]   # overlaps: the first
+        out.sort(key=lambda x: (x[0], -x[1]))
+        keep: list[tuple[int, int, str]] = []
+        for x in out:   # overlaps: the first, the longest of those starting together ("Nov 20 re-run", not "re-run")
+            if not keep or x[0] >= keep[-1][1]:
+                keep.append(x)
+        return keep
 
     def _numbered(self, word: str) -> str | None:
         """The session "session N" names: one named N, sN or "session N", else the N-th."""
@@ -102,29 +123,50 @@ class SessionInfo:
         return self.names[n - 1] if 1 <= n <= len(self.names) else None
 
 
-def session_info(analysis: dict, seeds) -> SessionInfo | None:
-    """The sessions of ``analysis`` (``sessions``, ``session_arms``), or None with fewer than two.
+def session_info(analysis: dict, seeds, prereg=None) -> SessionInfo | None:
+    """The sessions of ``analysis`` (``sessions``, ``session_arms``), or None with fewer than two;
+    with the display labels ``prereg`` (the locked preregistration) declares for them.
 
     Example:
         >>> session_info({"sessions": ["a"], "session_arms": {"a": {"x": ""}}}, [1]) is None
         True
+        >>> session_info({"sessions": ["a", "b"], "session_arms": {"a": {}, "b": {}}}, [1],
+        ...              {"sessions": {"b": {"labels": ["Nov 20 re-run"]}}}).labels
+        (('Nov 20 re-run', 'b'),)
     """
     names = tuple(s for s in analysis.get("sessions") or () if isinstance(s, str))
     where = analysis.get("session_arms")
     if len(names) < 2 or not isinstance(where, dict):
         return None
     prefixes = {s: dict(where.get(s) or {}) for s in names}
-    return SessionInfo(names, prefixes, frozenset(s for s in seeds or () if isinstance(s, int)))
+    return SessionInfo(names, prefixes, frozenset(s for s in seeds or () if isinstance(s, int)),
+                       labels=declared_labels(prereg, names))
 
 
-def attach(idx, analysis: dict, seeds, aside: list) -> None:
+def declared_labels(prereg, names) -> tuple[tuple[str, str], ...]:
+    """(label, session) of each label the plan declares for a session the data name; read leniently
+    (the audit reads a lock it also reports on: a malformed ``sessions`` block gives none).
+
+    Example:
+        >>> declared_labels({"sessions": {"s2": {"labels": ["re-run", 3]}, "s9": {"labels": ["x"]}}}, ("s1", "s2"))
+        (('re-run', 's2'),)
+    """
+    decl = prereg.get("sessions") if isinstance(prereg, Mapping) else None
+    if not isinstance(decl, Mapping):
+        return ()
+    return tuple((label, name) for name, d in decl.items() if name in names and isinstance(d, Mapping)
+                 for label in d.get("labels") or () if isinstance(label, str) and label.strip())
+
+
+def attach(idx, analysis: dict, seeds, aside: list, prereg=None) -> None:
     """Put the later sessions' values (``aside``: ``(id, Source)`` pairs built like any source, from
     the id without its ``sessions.<tag>.`` prefix) where pins and session views find them, and
     the sessions on the index (``idx.sessions``).
 
     Args:
         idx: the source index (changed in place). analysis: the analysis document. seeds: the locked seeds.
-        aside: the later sessions' sources, kept out of the main index.
+        aside: the later sessions' sources, kept out of the main index. prereg: the locked
+            preregistration (its declared session labels), or None.
     Returns:
         None.
     Example:
@@ -132,7 +174,7 @@ def attach(idx, analysis: dict, seeds, aside: list) -> None:
         >>> idx = SourceIndex(["a"]); attach(idx, {}, [1], []); idx.sessions is None
         True
     """
-    idx.sessions = session_info(analysis, seeds)
+    idx.sessions = session_info(analysis, seeds, prereg)
     for vid, s in aside:
         idx.by_id.setdefault(vid, s)
 

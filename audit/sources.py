@@ -497,7 +497,7 @@ def build_index(ctx) -> SourceIndex:
     _add_seed_spread(idx, ctx.arms)
     attach_scales(idx, _num(view.heldout_n))
     _attach_declared_max(idx, view.metric_decls)
-    sessions.attach(idx, ctx.analysis, view.seeds, aside)
+    sessions.attach(idx, ctx.analysis, view.seeds, aside, view.raw)
     return idx
 
 
