@@ -133,7 +133,8 @@ def _heldout_records(arm: str, seed: int, n: int, accuracy: float, difficulty: n
 def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, accuracy: float,
               difficulty: np.ndarray, rng: np.random.Generator, started_at: _dt.datetime,
               evidence_class: str = "confirmatory", lock_path: str = "locks/x.lock.json",
-              components: dict | None = None, tasks: list[str] | None = None, study: Study | None = None) -> Path:
+              components: dict | None = None, tasks: list[str] | None = None, study: Study | None = None,
+              session: str | None = None) -> Path:
     """Write one sealed synthetic run folder (telemetry, traces, adapter bytes, manifest) as the runner would.
 
     Args:
@@ -145,6 +146,8 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
         rng: every draw comes from it, in a fixed order (byte-identical reruns).
         started_at: start time (the run ends 5 minutes later).
         evidence_class, lock_path, components, tasks: manifest fields and multi-task items.
+        session: the evaluation session, recorded as ``runner run --session`` records it (the
+            manifest's ``session`` and ``settings.session``), or None.
 
     Returns:
         The run folder.
@@ -185,6 +188,8 @@ def write_run(prereg: dict, lock: dict, runs_dir: Path, arm: str, seed: int, *, 
         "resumes": [],
         "error": None,
     }
+    if session is not None:
+        manifest["session"] = manifest["settings"]["session"] = session
     write_manifest(run_dir, manifest)
     return run_dir
 
@@ -193,13 +198,14 @@ def make_campaign(root: str | Path, prereg: dict, *, effects: dict[str, float] |
                   base_accuracy: float = 0.5, seed_sd: float = 0.03, rng_seed: int = 0,
                   locked_at: str = "2026-01-01T00:00:00.000000Z", arms: list[str] | None = None,
                   seeds: list[int] | None = None, lock: dict | None = None,
-                  tasks: list[str] | None = None) -> Campaign:
+                  tasks: list[str] | None = None, session: str | None = None) -> Campaign:
     """Write ``root/locks/<id>.lock.json`` and ``root/runs/<id>/<arm>/s<seed>/`` for every unit.
 
     ``effects[arm]`` shifts the arm's expected held-out accuracy from ``base_accuracy``;
     each seed adds N(0, seed_sd) so seeds are the unit of replication, and items share a
     difficulty so the per-item outcomes of different arms are paired. ``lock`` (e.g. an
-    amendment built with ``prereg.lock.build_lock``) is used instead of a fresh version-1 lock.
+    amendment built with ``prereg.lock.build_lock``) is used instead of a fresh version-1 lock;
+    ``session`` is recorded in every run as ``runner run --session`` records it.
     """
     root = Path(root)
     rng = np.random.default_rng(rng_seed)
@@ -220,7 +226,8 @@ def make_campaign(root: str | Path, prereg: dict, *, effects: dict[str, float] |
         for j, s in enumerate(seeds or study.seeds):
             acc = base_accuracy + effects.get(a, 0.0) + seed_noise[s] + rng.normal(0, seed_sd / 2)
             write_run(prereg, lock, runs_dir, a, s, accuracy=acc, difficulty=difficulty, rng=rng,
-                      started_at=t0 + _dt.timedelta(hours=j), lock_path=str(lock_path), tasks=tasks, study=study)
+                      started_at=t0 + _dt.timedelta(hours=j), lock_path=str(lock_path), tasks=tasks, study=study,
+                      session=session)
     return Campaign(lock_path=lock_path, runs_dir=runs_dir, lock=lock)
 
 

@@ -178,6 +178,25 @@ def _compare(out, ap, stored: dict, fresh: dict) -> None:
                     repr((stored.get("verdicts") or {}).get(k)), "verdict differs from its recomputation")
 
 
+SESSION_KEYS = ("sessions", "session_arms", "session_labels")
+
+
+def _compare_sessions(out, ap, stored: dict, fresh: dict) -> None:
+    """The session blocks (which session each ``sessions.<tag>.`` prefix is, the declared labels) and
+    each input run's session, against the recomputation: values compared by id alone would let an
+    edited ``session_arms`` pass a later session's values off as another's (README failure 16)."""
+    for key in SESSION_KEYS:
+        if stored.get(key) != fresh.get(key):
+            out.add(f"{ap}#$.{key}", repr(fresh.get(key)), repr(stored.get(key)),
+                    f"{key} differs from its recomputation (which evaluation session a value belongs to)")
+    runs = {r.get("seal"): r.get("session") for r in (fresh.get("inputs") or {}).get("runs") or []
+            if isinstance(r, dict) and r.get("seal")}
+    for i, r in enumerate((stored.get("inputs") or {}).get("runs") or []):
+        if isinstance(r, dict) and r.get("seal") in runs and r.get("session") != runs[r["seal"]]:
+            out.add(f"{ap}#$.inputs.runs[{i}].session", repr(runs[r["seal"]]), repr(r.get("session")),
+                    "input run's session differs from its manifest's")
+
+
 def run(ctx, out) -> None:
     ap = ctx.rel(ctx.analysis_path)
     _consistency(ctx, out, ap)
@@ -207,3 +226,4 @@ def run(ctx, out) -> None:
         out.notes.append("stats API not available for these inputs: full recomputation skipped")
         return
     _compare(out, ap, ctx.analysis, fresh)
+    _compare_sessions(out, ap, ctx.analysis, fresh)

@@ -66,10 +66,21 @@ def _one_run(ctx, head: tuple, run) -> tuple[CheckResult, str | None, dict]:
     if actual != m.get("seal"):
         out.add(f"{mp()}#$.seal", actual, m.get("seal"), "manifest seal does not match its content (edited after sealing)")
     _check_signature(ctx, out, mp, m)
+    _check_session(out, mp, m)
     if m.get("status") != "complete":
         out.notes.append(f"{mp()}: status {m.get('status')}; artifact files not checked (not sealed yet)")
         return out, actual, {}
     return out, actual, _check_artifacts(ctx, out, run, mp)
+
+
+def _check_session(out, mp, m: dict) -> None:
+    """The manifest's ``session`` is the one the runner was given (``settings.session``, written with
+    it): a run moved to another evaluation session by editing ``session`` and re-sealing shows here
+    (README failure 16). Manifests from before ``settings`` recorded it carry neither."""
+    settings = m.get("settings") if isinstance(m.get("settings"), dict) else {}
+    if "session" in settings and settings.get("session") != m.get("session"):
+        out.add(f"{mp()}#$.session", repr(settings.get("session")), repr(m.get("session")),
+                "manifest's session differs from the session the runner was given (settings.session)")
 
 
 def _check_artifacts(ctx, out, run, mp) -> dict:
