@@ -6,9 +6,10 @@ typed view of ``prereg.declarations`` so lint, stats and the audit agree on one 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
-from prereg.declarations import label_index, planned_metrics
+from prereg.declarations import label_index, normalise_label, planned_metrics
 from prereg.lint import Finding, rule
 from prereg.study import Study
 
@@ -69,6 +70,35 @@ def declarations(s: Study) -> list[Finding]:
                                "checkpoint decoded greedily gives the same evaluation under every seed, i.e. one "
                                "evaluation copied to seeds (audit check 8 flags the identical traces); declare "
                                "evaluated: once, or sampled decoding"))
+    return out + _session_findings(s)
+
+
+_SEED_TAG = re.compile(r"(?:s|seed\s*)(\d+)", re.I)
+
+
+def _session_findings(s: Study) -> list[Finding]:
+    """Declared sessions a report could not be traced to (README failure 16): one named like a
+    locked seed's tag with no labels ("s2" with seed 2: a report's "s2" reads as the seed unless the
+    words say "session"), a label that reads as a seed's tag (a report's "s2" for seed 2 would be
+    scoped to the session), and a label that also names an arm."""
+    out, arms = [], label_index(dict(s.arm_decls))
+    for name, d in s.sessions.items():
+        m = _SEED_TAG.fullmatch(name.strip())
+        if m and int(m.group(1)) in s.seeds and not d.labels:
+            out.append(Finding("declarations", f"$.sessions.{name}",
+                               f"session {name!r} is named like seed {m.group(1)}'s tag and declares no labels: a "
+                               f"report's '{name}' reads as the seed unless its words say 'session'; declare the "
+                               "labels people write for it"))
+        for label in d.labels:
+            m = _SEED_TAG.fullmatch(label.strip())
+            if m and int(m.group(1)) in s.seeds:
+                out.append(Finding("declarations", f"$.sessions.{name}.labels",
+                                   f"session {name!r}'s label {label!r} reads as seed {m.group(1)}'s tag: a report "
+                                   f"writing it for the seed would be checked against session {name!r}"))
+            if arms.get(normalise_label(label)):
+                out.append(Finding("declarations", f"$.sessions.{name}.labels",
+                                   f"session {name!r}'s label {label!r} also names arm "
+                                   f"{', '.join(arms[normalise_label(label)])}"))
     return out
 
 

@@ -164,6 +164,11 @@ FIRING["declarations"] = [
     _set(("metrics",), {"a": {"unit": "real", "labels": ["Acc"]}, "b": {"unit": "real", "labels": ["acc."]}}),
     _set(("arms", "base"), {"kind": "reference"}),  # does not say what was evaluated
     _set(("arms", "base"), {**REF, "evaluated": "per_seed"}),  # greedy: every seed's evaluation the same
+    # sessions (README failure 16): named like seed 2's tag with no labels; a label reading as seed 3's
+    # tag; a label naming an arm
+    _both(_set(("seeds",), [1, 2, 3]), _set(("sessions",), {"s1": {"labels": ["first pass"]}, "s2": {}})),
+    _both(_set(("seeds",), [1, 2, 3]), _set(("sessions",), {"a": {"labels": ["s3"]}})),
+    _set(("sessions",), {"a": {}, "b": {"labels": ["GRPO"]}}),
 ]
 FIRING["contrast-plan"] = [
     _set(PAIRS, [{"arm": "grpo", "baseline": "grpo"}]),
@@ -250,6 +255,8 @@ NOT_FIRING = {
                                    _set(("analysis", "contrasts", "alternative"), "greater"))],
     "arm-algorithm-mismatch": [_set(("arms", "bnpo"), {"algorithm": "dapo", "changes": {
         "loss_type": "dapo", "epsilon_high": 0.28}})],
+    "declarations": [_both(_set(("seeds",), [1, 2, 3]), _set(("sessions",), {  # labelled, or not seed-like
+        "s1": {"labels": ["first evaluation"]}, "s2": {"labels": ["Nov 20 re-run"]}, "s9": {}, "late": {}}))],
     "multiplicity-family": [_both(_set(("analysis", "multiplicity", "method"), "none"),
                                   _set(("hypotheses",), DEMO["hypotheses"][:1]),
                                   _set(("analysis", "verdicts"), [{"verdict": "INCONCLUSIVE", "when": []}]))],
