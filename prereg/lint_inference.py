@@ -109,7 +109,7 @@ def verdict_asymmetric(s: Study) -> list[Finding]:
 
     if s.analysis.alternative != "two-sided":
         return []  # a one-sided plan asks a directional question on purpose
-    bad = vs.asymmetric(s.raw, vs.scan(s.raw))
+    bad = vs.asymmetric(s, vs.scan(s))
     if not bad:
         return []
     rules = s.analysis.verdict_rules
@@ -130,7 +130,7 @@ def verdict_dead_rule(s: Study) -> list[Finding]:
     rules = s.analysis.verdict_rules
     published = [h.published_effect for h in s.hypotheses if h.published_effect is not None]
     out = []
-    for i in vs.never_fired(s.raw, vs.scan(s.raw)):
+    for i in vs.never_fired(s, vs.scan(s)):
         checks = rules[i].checks
         if checks & {"published_effect_exists", "lower_reaches_fraction_of_published"} and not published:
             why = "it needs a published effect and no hypothesis declares published_effect"

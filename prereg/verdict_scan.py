@@ -12,10 +12,10 @@ asymmetric pairs and the rules that never fired.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from prereg.rules import study_seeds
-from prereg.study import alternative_of
+from prereg.study import AnalysisPlan, Study, VerdictRule, study_of
 
 MEANS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.2, 1.6, 2.5, 4.0, 8.0)
 SES = (0.01, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
@@ -30,35 +30,36 @@ class Outcome:
     verdict: str | None
 
 
-def _direction(rule: dict, published: float | None) -> int:
+def _direction(rule: VerdictRule, published: float | None) -> int:
     """+1 / -1 when the rule asserts a positive / negative effect, 0 when it asserts no direction."""
     d = 0
-    for c in rule["when"]:
-        if c["check"] == "lower_above" and c.get("value", 0.0) >= 0:
+    for c in rule.when:
+        value = 0.0 if c.value is None else c.value
+        if c.check == "lower_above" and value >= 0:
             d = 1
-        elif c["check"] == "upper_below" and c.get("value", 0.0) <= 0:
+        elif c.check == "upper_below" and value <= 0:
             d = -1
-        elif c["check"] == "lower_reaches_fraction_of_published" and published:
+        elif c.check == "lower_reaches_fraction_of_published" and published:
             d = 1 if published > 0 else -1
     return d
 
 
-def _constants(plan: dict, n: int) -> dict:
+def _constants(plan: AnalysisPlan, n: int) -> dict:
     """What the facts need that does not depend on the scenario: t quantiles per level, the MDE in SDs."""
     from scipy import stats
 
     from prereg import power as pw
 
-    q = {lv: float(stats.t.ppf(0.5 + lv / 2, n - 1)) for lv in {s["level"] for s in plan["contrasts"].get("intervals", [])}}
-    alt = alternative_of(plan)
+    q = {lv: float(stats.t.ppf(0.5 + lv / 2, n - 1)) for lv in {iv.level for iv in plan.intervals}}
+    alt = plan.alternative
     mde_d = None
-    if plan.get("power"):
-        pp = plan["power"]
-        mde_d = pw.mde(1.0, n, pp["alpha"], pp["target"], alt, design="paired", method=pp["method"])
+    if plan.power is not None:
+        pp = plan.power
+        mde_d = pw.mde(1.0, n, pp.alpha, pp.target, alt, design="paired", method=pp.method)
     return {"q": q, "alt": alt, "mde_d": mde_d, "df": n - 1, "n": n}
 
 
-def _facts(plan: dict, k: dict, mean: float, se: float, published: float | None):
+def _facts(plan: AnalysisPlan, k: dict, mean: float, se: float, published: float | None):
     from scipy.special import stdtr
 
     from prereg.verdicts import ContrastFacts
@@ -67,22 +68,26 @@ def _facts(plan: dict, k: dict, mean: float, se: float, published: float | None)
     ints = {lv: (mean - q * se, mean + q * se) for lv, q in k["q"].items()}
     t = mean / se
     p = {"greater": stdtr(df, -t), "less": stdtr(df, t)}.get(k["alt"], 2 * stdtr(df, -abs(t)))
-    alpha = plan["multiplicity"]["alpha"]
+    alpha = plan.multiplicity.alpha
     mde = None if k["mde_d"] is None else k["mde_d"] * se * k["n"] ** 0.5
-    margin = plan.get("equivalence_margin")
+    margin = plan.equivalence_margin
     tost = None if margin is None else max(stdtr(df, -(mean + margin) / se), stdtr(df, (mean - margin) / se))
-    ni_margin = plan.get("noninferiority_margin")
+    ni_margin = plan.noninferiority_margin
     ni = None if ni_margin is None else float(stdtr(df, -(mean + ni_margin) / se))
     return ContrastFacts(intervals=ints, p=float(p), reject=bool(p < alpha), mde=mde,
                          tost_p=None if tost is None else float(tost), margin=margin, alpha=alpha,
                          published_effect=published, noninferiority_p=ni)
 
 
-def scan(prereg: dict, scale: float | None = None) -> list[tuple[Outcome, Outcome]]:
+def _study(plan: Study | Mapping) -> Study:
+    return plan if isinstance(plan, Study) else study_of(plan)
+
+
+def scan(prereg: Study | Mapping, scale: float | None = None) -> list[tuple[Outcome, Outcome]]:
     """(result, mirror) outcome pairs over the grid, for every distinct published effect.
 
     Args:
-        prereg: a schema-valid preregistration.
+        prereg: the typed :class:`prereg.study.Study` (or a schema-valid preregistration, parsed here).
         scale: metric scale of the grid (default: the equivalence margin, else the pilot SD, else 1).
 
     Returns:
@@ -93,10 +98,11 @@ def scan(prereg: dict, scale: float | None = None) -> list[tuple[Outcome, Outcom
     """
     from prereg.verdicts import evaluate
 
-    plan = prereg["analysis"]
-    n = max(2, len(study_seeds(prereg)))
-    u = scale or plan.get("equivalence_margin") or (plan.get("power") or {}).get("pilot_sd") or 1.0
-    pubs = sorted({h.get("published_effect") for h in prereg["hypotheses"]}, key=lambda x: (x is None, x or 0))
+    study = _study(prereg)
+    plan = study.analysis
+    n = max(2, len(study.seeds))
+    u = scale or plan.equivalence_margin or (plan.power.pilot_sd if plan.power is not None else None) or 1.0
+    pubs = sorted({h.published_effect for h in study.hypotheses}, key=lambda x: (x is None, x or 0))
     k = _constants(plan, n)
     out = []
     for pub in pubs or [None]:
@@ -105,15 +111,15 @@ def scan(prereg: dict, scale: float | None = None) -> list[tuple[Outcome, Outcom
                 pair = []
                 for sign in (1, -1):
                     pe = None if pub is None else sign * pub
-                    r = evaluate(plan["verdicts"], _facts(plan, k, sign * m * u, s * u, pe))
+                    r = evaluate(plan.verdicts, _facts(plan, k, sign * m * u, s * u, pe))
                     pair.append(Outcome(sign * m * u, s * u, pe, r["rule"], r["verdict"]))
                 out.append((pair[0], pair[1]))
     return out
 
 
-def asymmetric(prereg: dict, pairs) -> list[tuple[Outcome, Outcome]]:
+def asymmetric(prereg: Study | Mapping, pairs) -> list[tuple[Outcome, Outcome]]:
     """Pairs whose verdicts are not mirror images (directions d and -d, same rule when undirected)."""
-    rules = prereg["analysis"]["verdicts"]
+    rules = _study(prereg).analysis.verdict_rules
     bad = []
     for a, b in pairs:
         if a.rule is None or b.rule is None:
@@ -124,7 +130,7 @@ def asymmetric(prereg: dict, pairs) -> list[tuple[Outcome, Outcome]]:
     return bad
 
 
-def never_fired(prereg: dict, pairs) -> list[int]:
+def never_fired(prereg: Study | Mapping, pairs) -> list[int]:
     """Indices of rules that no outcome of the scan reached."""
     fired = {o.rule for pair in pairs for o in pair}
-    return [i for i in range(len(prereg["analysis"]["verdicts"])) if i not in fired]
+    return [i for i in range(len(_study(prereg).analysis.verdict_rules)) if i not in fired]
