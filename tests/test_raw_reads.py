@@ -30,6 +30,8 @@ RAW = {
     "prereg/lock.py": "building and verifying a lock: the study id is checked against the raw JSON before it is "
                       "parsed (tamper check), and the lock stores the plan as written",
     "audit/lockview.py": "the audit reads locks it has not validated (tampered or hand-edited), tolerantly",
+    "audit/sessions.py": "the audit's declared session labels, read leniently from a lock it also reports on "
+                         "(a malformed sessions block gives no labels)",
 }
 
 # Readers still to move onto Study: the count may only go down (lower it when you move one).
