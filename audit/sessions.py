@@ -54,6 +54,27 @@ class SessionInfo:
     memo: dict = field(default_factory=dict, compare=False, repr=False)   # (text, says) -> find's answer
     labels: tuple = ()   # (label, session): the display labels the plan declares (preregistration sessions)
 
+    def label_spans(self, text: str) -> list[tuple[int, int, bool]]:
+        """Where ``text`` writes a declared label: ``(start, end, the label holds a digit)``.
+
+        Example:
+            >>> SessionInfo(("a", "b"), {}, frozenset(), labels=(("run at T=0.6", "b"),)).label_spans("the run at T=0.6")
+            [(4, 16, True)]
+        """
+        return [(m.start(), m.end(), any(c.isdigit() for c in m.group())) for pat, _ in self._label_patterns
+                for m in pat.finditer(text)]
+
+    @functools.cached_property
+    def unnumbered_labels(self) -> tuple:
+        """The declared labels holding a number, as patterns over a text whose numbers are blanked
+        (a number's ``window``): "re-evaluation at T=0.6" matches "re-evaluation at T=  "."""
+        out = []
+        for label, _name in self.labels:
+            words = [w for w in re.findall(r"[^\W_]+", label) if not w.isdigit()]
+            if words and any(c.isdigit() for c in label):
+                out.append(re.compile(r"(?<![^\W_])" + r"[\W\d_]*".join(map(re.escape, words)) + r"[=:\s]*", re.I))
+        return tuple(out)
+
     @functools.cached_property
     def _label_patterns(self) -> tuple:
         """Each declared label as a pattern matching it case-insensitively with any punctuation or
@@ -348,11 +369,33 @@ def mark(files: list, info: SessionInfo | None) -> None:
                 seen[key] = nth + 1
                 nth %= max(1, m.sentence.count(m.text))
             m.session, _ = scope_of(m, info, nth)
+            if m.kind == "prose" and m.sentence and info.labels:
+                _unread_label_numbers(m, info, nth)
             if m.session is None:
                 continue
             if m.scope not in cleaned:
                 cleaned[m.scope] = tuple(clean(h, info) for h in m.scope)
             m.scope = cleaned[m.scope]
+
+
+def _unread_label_numbers(m, info: SessionInfo, nth: int) -> None:
+    """A number inside a declared session label of its sentence ("the re-evaluation at T=0.6") is
+    part of the session's name, not a value (a label); and the label's numbers are blanked from the
+    sentence the number is read in, so "T=0.6" is no statistic of "DAPO's solve rate was 52.1%"."""
+    spans = [(a, b) for a, b, has_digit in info.label_spans(m.sentence) if has_digit]
+    if not spans:
+        return
+    at = -1
+    for _ in range(nth + 1):
+        at = m.sentence.find(m.text, at + 1)
+    if at >= 0 and any(a <= at < b for a, b in spans):
+        m.status_hint = "label"
+    text = m.sentence
+    for a, b in spans:
+        text = text[:a] + re.sub(r"[\d.,=]", " ", text[a:b]) + text[b:]
+    m.sentence = text
+    for pat in info.unnumbered_labels:   # the window has its numbers blanked already: "at T=  DAPO's"
+        m.window = pat.sub(lambda x: " " * len(x.group()), m.window)
 
 
 def _header_says(m) -> bool:

@@ -19,7 +19,8 @@ import pytest
 from audit.sessions import SessionInfo
 from tests.report_corpus import corpus
 
-LABELS = {"s1": {"labels": ["launch-day pass"]}, "s2": {"labels": ["Nov 20 batch", "fresh-server pass", "S2"]}}
+LABELS = {"s1": {"labels": ["launch-day pass"]},
+          "s2": {"labels": ["Nov 20 batch", "fresh-server pass", "S2", "re-evaluation at T=0.6"]}}
 
 
 def _spec(declared: bool) -> dict:
@@ -64,7 +65,12 @@ def _texts(pct):
              f"solve rate {pct['base2']}.\n")
     heading = (f"# Card\n\n## Nov 20 batch\n\nScored again on a fresh server.\n\n| Model | Solve rate |\n|---|---|\n"
                f"| Base model | {pct['base2']} |\n| DAPO | {pct['dapo2']} |\n")
+    temp = f"# Notes\n\nDAPO's solve rate was {pct['dapo2']} in the re-evaluation at T=0.6.\n"
+    between = f"# Notes\n\nDAPO's solve rate in the re-evaluation at T=0.6 was {pct['dapo2']}.\n"
     return {   # wording: (clean text, planted text, line of the plant)
+        # a label holding a number: its 0.6 is part of the session's name, not a value
+        "label with a number, after": (temp, temp.replace(f"was {pct['dapo2']}", f"was {pct['dapo1']}"), 3),
+        "label with a number, between": (between, between.replace(f"was {pct['dapo2']}", f"was {pct['dapo1']}"), 3),
         "table rows": (table, table.replace(f"| {pct['base2']} | {pct['dapo2']} |",
                                             f"| {pct['base2']} | {pct['dapo1']} |"), 8),
         "sentence": (prose, prose.replace(f"was {pct['dapo2']}", f"was {pct['dapo1']}"), 3),
@@ -72,7 +78,8 @@ def _texts(pct):
     }
 
 
-@pytest.mark.parametrize("case", ["table rows", "sentence", "heading"])
+@pytest.mark.parametrize("case", ["table rows", "sentence", "heading", "label with a number, after",
+                                  "label with a number, between"])
 def test_declared_label_scopes_a_number_to_its_session(declared, tmp_path, case):
     report, pct = declared
     good, bad, line = _texts(pct)[case]
@@ -102,3 +109,25 @@ def test_label_matching():
     assert info.find("the Nov 200 batch; s21") == []                     # whole words only
     plain = SessionInfo(("s1", "s2"), {}, frozenset({1, 2, 3}))
     assert plain.find("s2: DAPO 61.1%") == []                            # undeclared: seed 2's tag
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: a declared label holding a number written right before a value "
+                   "('In the re-evaluation at T=0.6, DAPO ... was X'): the prose reader reads the paragraph's own "
+                   "text, where 'T=0.6' is a statistic, so X's context reads as naming none (--strict)")
+def test_label_with_a_number_before_the_value(declared, tmp_path):
+    report, pct = declared
+    text = f"# Notes\n\nIn the re-evaluation at T=0.6, DAPO's solve rate was {pct['dapo2']}.\n"
+    assert _findings(report, tmp_path, text, strict=True) == []
+
+
+def test_a_number_inside_a_declared_label_is_a_label():
+    from audit.numbers import parse_markdown
+    from audit.sessions import mark
+
+    info = SessionInfo(("s1", "s2"), {"s1": {}, "s2": {}}, frozenset({1, 2, 3}),
+                       labels=(("re-evaluation at T=0.6", "s2"),))
+    f = parse_markdown("r.md", "# Notes\n\nDAPO's solve rate was 52.1% in the re-evaluation at T=0.6.\n", "r.md")
+    mark([f], info)
+    assert [(m.text, m.status_hint) for m in f.mentions] == [("52.1%", "value"), ("0.6", "label")]
+    assert f.mentions[0].session == "s2"
+    assert "0.6" not in f.mentions[0].sentence   # read without the label's number
