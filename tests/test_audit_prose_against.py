@@ -90,6 +90,7 @@ def test_swapped_ends_of_a_gap_interval_are_found(five_arms, tmp_path):
 def _read_cpu(text: str, k: int = 3) -> float:
     import time
 
+    from audit.engine import collector_paused
     from audit.numbers import parse_markdown
     from audit.prose import read_file
     from audit.words import Vocabulary
@@ -98,9 +99,10 @@ def _read_cpu(text: str, k: int = 3) -> float:
     best = float("inf")
     for _ in range(k):
         parsed = parse_markdown("r.md", text, "r.md")
-        t = time.process_time()
-        read_file(parsed, vocab)
-        best = min(best, time.process_time() - t)
+        with collector_paused():  # a full collection of the session's heap is not the reader's cost
+            t = time.process_time()
+            read_file(parsed, vocab)
+            best = min(best, time.process_time() - t)
     return best
 
 
