@@ -52,11 +52,12 @@ def _copy(campaign, tmp_path):
     return dest
 
 
-def _audit(root):
+def _audit(root, keys=None):
     from audit import check
 
     with chdir(root):
-        res = check("report", lock=f"locks/{STUDY}.lock.json", runs="runs", only=["2", "9"], jobs=1)
+        res = check("report", lock=f"locks/{STUDY}.lock.json", runs="runs", only=["2", "9"], jobs=1,
+                    trusted_run_keys=keys)
     return [(f.check, f.location, f.message) for f in res.findings]
 
 
@@ -148,3 +149,27 @@ def test_session_edited_without_settings_is_caught_after_reanalysis(campaign, tm
     found = _audit(root)
     assert [(c, loc.rsplit("#", 1)[-1]) for c, loc, _ in found] == [("2", "$.session")], found
     assert "'s2'" in found[0][2] or "settings.session" in found[0][2]
+
+
+def test_a_fully_consistent_move_shows_only_on_signed_runs(campaign, tmp_path):
+    """Every run signed by the lab's key; then a s2 run moved into s1 with session and settings.session
+    both edited, re-sealed and re-analysed: the records agree with each other, so only the signature
+    shows the move (a re-sealed manifest no longer carries the lab's signature)."""
+    from prereg.records import seal
+    from prereg.signing import keygen, load_private_key, load_public_key_b64
+
+    root = _copy(campaign, tmp_path)
+    lab, pub = keygen(tmp_path / "lab")
+    key = load_private_key(lab)
+    for m in sorted((root / "runs").rglob(MANIFEST)):
+        write_json_atomic(m, seal(read_json(m), key), overwrite=True)
+    trusted = [load_public_key_b64(pub)]
+    assert _audit(root, trusted) == []   # signed, untouched: clean
+
+    def move(m):
+        m["session"] = m["settings"]["session"] = "s1"
+    edit_manifest(_run(root, "B"), move)
+    _reanalyse(root)
+    assert _audit(root) == []            # consistent records: nothing to see without a key
+    found = _audit(root, trusted)
+    assert found and all(c == "2" and "B/e1s/dapo/s11" in loc for c, loc, _m in found), found
