@@ -424,9 +424,11 @@ def reading_breaks(file: ParsedFile) -> list[int]:
     return out
 
 
-def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None) -> dict[int, Reading]:
+def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None,
+              cuts: dict[int, SentenceCut] | None = None) -> dict[int, Reading]:
     """Readings of the prose numbers of one Markdown file, keyed by ``id(mention)``; with ``lines``
-    (from one :func:`reading_breaks` line to the next), only of the paragraphs that start there."""
+    (from one :func:`reading_breaks` line to the next), only of the paragraphs that start there; ``cuts``:
+    {first line of a paragraph: the sentences of it to read} (:class:`SentenceCut`)."""
     out: dict[int, Reading] = {}
     if is_bibliography(file.path):
         return out    # a bibliography: every number is a citation's (audit.statuses), no prose to read
@@ -449,7 +451,13 @@ def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None) -
         if all(m.in_code for _, _, m in located):   # no number a reading is used for (audit.trace reads code by value)
             subject = _first_arm(para[1], vocab) or parent
         else:
-            subject = _read_paragraph(para, located, vocab, out, parent, legend, lead=lead if indent is not None else None)
+            cut = cuts.get(para[0][0]) if cuts else None
+            subject = _read_paragraph(para, located, vocab, out, parent, legend, lead=lead if indent is not None else None,
+                                      cut=cut)
+            if cut is not None:   # the paragraph's numbers found nowhere in its text: the first part's
+                every = frozenset(id(m) for n in para[0] for m in by.get(n, ()))
+                found = frozenset(id(m) for _, _, m in located)
+                cut.all_ids, cut.ids = every, cut.ids | (every - found if not cut.k0 else frozenset())
         if indent is None:
             lead = None if tex or not para[1].rstrip().endswith(":") else "pct" if _LEAD_PCT.search(para[1]) \
                 else "count" if _LEAD_COUNT.search(para[1]) and _OUT_OF_ITEMS.search(para[1]) else None
@@ -822,43 +830,141 @@ class _Walk:
 
 
 def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None,
-                    legend: frozenset = frozenset(), lead: str | None = None) -> str | None:
+                    legend: frozenset = frozenset(), lead: str | None = None, cut: SentenceCut | None = None) -> str | None:
     """Read one paragraph's numbers into ``out``; returns the arm it is about (its first named arm,
     else ``parent``: the arm of the list item a nested bullet sits under, "- **GRPO**" > "- seed 3: 70.00%").
     ``legend``: the file's legend lines (:mod:`audit.markers`), whose p thresholds are labels;
     ``lead``: "pct" for a list item under a lead-in that states percent ("Held-out accuracy (%) on each seed:"),
-    "count" under one that states counts out of N ("Problems solved per run, out of 500:")."""
+    "count" under one that states counts out of N ("Problems solved per run, out of 500:"); ``cut``: read
+    only some of its sentences (:class:`SentenceCut`)."""
     text = para[1]
-    names = TextNames(text, vocab)
-    w = _Walk(text, vocab, names, _Covered(_fact_spans(text, names)), legend, parent, lead_pct=lead == "pct",
-              lead_count=lead == "count")
+    names, facts = cut.prepared[1:] if cut is not None and cut.prepared and cut.prepared[0] is text else (None, None)
+    if names is None:
+        names, facts = _prepared(text, vocab)
+    w = _Walk(text, vocab, names, facts, legend, parent, lead_pct=lead == "pct", lead_count=lead == "count")
     w.base = _heading_baseline(located, vocab)
     starts = [x[0] for x in located]
-    for s_start, s_end in sentences(text):
-        st = _Sentence(text[s_start:s_end], s_start, vocab, w.names)
-        w.pair = _versus_subject(st.text, st.arms, w.subject, vocab) or _compared_first(st.text, vocab) \
-            or _pair(st.arms, w.pair, vocab) or w.pair
-        w.last_role = w.prev.role if w.prev is not None else None
-        w.prev_end, w.prev, w.diff_pct, w.noun_metric = s_start, None, False, None
-        mine = located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]
-        for start, end, m in mine:
-            out[id(m)] = _read_number(w, st, start, end, m)
-        if mine:   # the sentence's numbers only: a paragraph's would make one long paragraph quadratic
-            _respectively(st.text, s_start, mine, out, st.low)
-            if st.low is None or "respectively" in st.low:
-                _respectively_arms(st, mine, out)
-            if st.low is None or "values" in st.low:
-                _listed_contrasts(st, text, mine, out)
-            if st.low is None or "differences" in st.low:
-                _listed_diff_sds(st, text, mine, out)
-            if len(st.metrics) > 1:
-                _listed_metrics(st, text, mine, out)
-        if st.arms:
-            w.subject = st.arms[0]
-            w.first_arm = w.first_arm or st.arms[0]
-        if st.metrics:
-            w.metric = st.metrics[-1][1]
+    sents = sentences(text)
+    if cut is not None:
+        sents = cut.enter(w, sents, located, starts)
+    for s_start, s_end in sents:
+        _read_sentence(w, s_start, s_end, located, starts, out)
+    if cut is not None:
+        cut.leave(w, located)
     return w.first_arm or parent
+
+
+def _read_sentence(w: _Walk, s_start: int, s_end: int, located, starts: list[int], out: dict) -> None:
+    """Read the numbers of one sentence of ``w``'s paragraph into ``out`` (``located``: the paragraph's
+    (start, end, mention), ``starts`` their starts); what carries to the next sentence is left in ``w``."""
+    text, vocab = w.text, w.vocab
+    st = _Sentence(text[s_start:s_end], s_start, vocab, w.names)
+    w.pair = _versus_subject(st.text, st.arms, w.subject, vocab) or _compared_first(st.text, vocab) \
+        or _pair(st.arms, w.pair, vocab) or w.pair
+    w.last_role = w.prev.role if w.prev is not None else None
+    w.prev_end, w.prev, w.diff_pct, w.noun_metric = s_start, None, False, None
+    mine = located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]
+    for start, end, m in mine:
+        out[id(m)] = _read_number(w, st, start, end, m)
+    if mine:   # the sentence's numbers only: a paragraph's would make one long paragraph quadratic
+        _respectively(st.text, s_start, mine, out, st.low)
+        if st.low is None or "respectively" in st.low:
+            _respectively_arms(st, mine, out)
+        if st.low is None or "values" in st.low:
+            _listed_contrasts(st, text, mine, out)
+        if st.low is None or "differences" in st.low:
+            _listed_diff_sds(st, text, mine, out)
+        if len(st.metrics) > 1:
+            _listed_metrics(st, text, mine, out)
+    if st.arms:
+        w.subject = st.arms[0]
+        w.first_arm = w.first_arm or st.arms[0]
+    if st.metrics:
+        w.metric = st.metrics[-1][1]
+
+
+def _prepared(text: str, vocab: Vocabulary) -> tuple[TextNames, _Covered]:
+    """The names and the facts' spans of a paragraph: found once for it, before any number is read."""
+    names = TextNames(text, vocab)
+    return names, _Covered(_fact_spans(text, names))
+
+
+def prepare_cut(file: ParsedFile, line: int, vocab: Vocabulary) -> tuple:
+    """(text, names, facts' spans) of the paragraph starting on ``line``, found once for every part that
+    reads some of its sentences (:class:`SentenceCut`: found before the workers fork, not once per part)."""
+    para = next(p for p in file_paragraphs(file) if p[0][0] == line)
+    return (para[1], *_prepared(para[1], vocab))
+
+
+def _names_state(w: _Walk, sents: list) -> None:
+    """``w`` as :func:`_read_sentence` leaves it after ``sents`` in what depends on their names alone (the
+    subject, metric, pair and first arm), without reading their numbers: the state a part of a long
+    paragraph starts from, exact in these (a metric named once carries over any number of sentences)."""
+    for a, b in sents:
+        sent, hits, metrics = w.text[a:b], w.names.arms(a, b), w.names.metrics(a, b)
+        w.vocab.remember("arms", sent, hits)   # as _Sentence does: _compared_first and audit.claims look them up
+        w.vocab.remember("metrics", sent, metrics)
+        arms = [x for _, x in hits]
+        w.pair = _versus_subject(sent, arms, w.subject, w.vocab) or _compared_first(sent, w.vocab) \
+            or _pair(arms, w.pair, w.vocab) or w.pair
+        if arms:
+            w.subject = arms[0]
+            w.first_arm = w.first_arm or arms[0]
+        if metrics:
+            w.metric = metrics[-1][1]
+
+
+WARM_SENTENCES = 8   # sentences read before a cut to rebuild the reading's state there (SentenceCut)
+
+
+def walk_state(w: _Walk) -> tuple:
+    """All that carries from one sentence of a paragraph to the next in :func:`_read_sentence` (the rest of
+    ``w`` is the paragraph's, or reset at each sentence): equal states read the next sentence alike."""
+    return (w.subject, w.metric, w.pair, w.last_kind, w.last_pct, w.first_arm, w.low_end, w.spread_end,
+            w.prev.role if w.prev is not None else None)
+
+
+@dataclass
+class SentenceCut:
+    """The sentences ``k0:k1`` of the paragraph that starts on line ``line``, read apart from the rest
+    (audit.report_pool: one long paragraph, a one-line report of 5 MB, read by two workers; README
+    failure 10). The reading state at sentence ``k0`` is ``state`` where the caller knows it, else it
+    is rebuilt: what depends on the sentences' names alone exactly (:func:`_names_state`), then by
+    reading the :data:`WARM_SENTENCES` sentences before it: ``start_state`` and ``end_state`` (:func:`walk_state`)
+    say where the reading began and ended, so that the caller can check that one part's end is the
+    next one's start, and read a part again from the true state where it is not. ``ids``: the
+    ``id()`` of the paragraph's prose mentions this part decides (those found in its offsets ``lo:hi``,
+    and in the first part those found nowhere); ``all_ids``: of all of them; ``prepared``: :func:`prepare_cut`'s
+    (text, names, facts' spans) of the paragraph, where found before."""
+
+    line: int
+    k0: int
+    k1: int
+    lo: int
+    hi: int
+    state: tuple | None = None
+    start_state: tuple | None = None
+    end_state: tuple | None = None
+    ids: frozenset = frozenset()
+    all_ids: frozenset = frozenset()
+    prepared: tuple = ()   # prepare_cut's, where found before
+
+    def enter(self, w: _Walk, sents: list, located, starts: list[int]) -> list:
+        """Set ``w`` to the state at sentence ``k0``; returns the sentences to read."""
+        if self.state is not None:
+            (w.subject, w.metric, w.pair, w.last_kind, w.last_pct, w.first_arm, w.low_end, w.spread_end,
+             role) = self.state
+            w.prev = Reading(role=role) if role is not None else None
+        elif self.k0:
+            _names_state(w, sents[:max(0, self.k0 - WARM_SENTENCES)])
+            for s_start, s_end in sents[max(0, self.k0 - WARM_SENTENCES):self.k0]:
+                _read_sentence(w, s_start, s_end, located, starts, {})
+        self.start_state = walk_state(w)
+        return sents[self.k0:self.k1]
+
+    def leave(self, w: _Walk, located) -> None:
+        self.end_state = walk_state(w)
+        self.ids = frozenset(id(m) for a, _, m in located if self.lo <= a < self.hi)
 
 
 _LOWER_BY = re.compile(r"\b(?:lower(?:s|ed)?|less|worse|below|behind|smaller|drops?|falls?|trails?|underperform(?:s|ed)?|lags?|"

@@ -28,8 +28,9 @@ from audit.claims import Tally, file_claims, merged_claims, paragraph_claims, re
 from audit.context import TracedReport
 from audit.markers import legend_lines
 from audit.pool import can_fork
-from audit.prose import read_file, reading_breaks
+from audit.prose import _LIST_ITEM, SentenceCut, file_paragraphs, prepare_cut, read_file, reading_breaks
 from audit.trace import Traced, TraceMemo, _only_contrast, _trace_files, trace_in_context
+from audit.words import sentences
 
 __all__ = ["MIN_NUMBERS", "jobs_for", "traced_in_parts"]
 
@@ -55,12 +56,16 @@ def jobs_for(files: list, jobs: int) -> int:
 class _Part:
     """One task of a worker, over the lines ``lines`` of file ``file``: ``trace`` the numbers
     ``numbers`` there (indices into the file's mentions), reading the paragraphs that start there;
-    check the ``claims`` of those paragraphs; or (``whole``) the claims read over the whole file."""
+    check the ``claims`` of those paragraphs; or (``whole``) the claims read over the whole file. ``cut``:
+    (line, k0, k1, lo, hi) of :class:`audit.prose.SentenceCut`: of the long paragraph starting on that line,
+    read only the sentences ``k0:k1`` and decide only its numbers at offsets ``lo:hi`` (``sentences``:
+    a part of a paragraph that another part starts, :func:`_sentence_parts`)."""
 
     file: int
-    what: str                  # trace | claims | whole
+    what: str                  # trace | sentences | claims | whole
     lines: range = range(0)
     numbers: tuple[int, ...] = ()
+    cut: tuple = ()
 
 
 def _parts(files: list, jobs: int, claims: bool) -> list[_Part]:
@@ -70,6 +75,7 @@ def _parts(files: list, jobs: int, claims: bool) -> list[_Part]:
     target = max(1, sum(len(f.mentions) for f in files) // (jobs * _PARTS_PER_JOB))
     out: list[_Part] = []
     for k, f in enumerate(files):
+        first = len(out)
         breaks = reading_breaks(f)
         legend_lines(f)   # found once here (a per-file memo), inherited by every worker that reads a part
         groups: dict[int, list[int]] = {}
@@ -84,6 +90,7 @@ def _parts(files: list, jobs: int, claims: bool) -> list[_Part]:
                 numbers = []
         numbers += groups.get(len(breaks) - 1, [])
         out.append(_Part(k, "trace", range(cuts[-1], sys.maxsize), tuple(numbers)))
+        out[first:] = [q for p in out[first:] for q in _sentence_parts(f, p, target)]
         if claims:
             ends = [*cuts[1:], sys.maxsize]
             out += [_Part(k, "claims", range(a, b)) for a, b in zip(cuts, ends, strict=True)]
@@ -91,8 +98,46 @@ def _parts(files: list, jobs: int, claims: bool) -> list[_Part]:
     return out
 
 
+def _sentence_parts(f, part: _Part, target: int) -> list[_Part]:
+    """``part``, or, where it holds a paragraph of at least four times ``target`` numbers that is no list item
+    (its reading starts from nothing that came before it), ``part`` reading only that paragraph's first
+    sentences and one more part for each further run of sentences of about twice ``target`` numbers (cut at
+    equal lengths of its text): a report of one 5 MB line is read by every worker, not one (README
+    failure 10). A part after the first rebuilds the reading's state where it starts
+    (:class:`audit.prose.SentenceCut`); :func:`_checked_cuts` reads it again where that state is not the
+    one the part before it ended with."""
+    if len(part.numbers) < 4 * target:
+        return [part]
+    tex = f.path.endswith(".tex")
+    per_line: dict[int, list[int]] = {}
+    for i in part.numbers:
+        if f.mentions[i].kind == "prose":
+            per_line.setdefault(f.mentions[i].line, []).append(i)
+    best, mine = None, []
+    for para in file_paragraphs(f):
+        if para[0][0] in part.lines and (tex or not _LIST_ITEM.match(f.lines[para[0][0] - 1])):
+            idx = [i for n in para[0] for i in per_line.get(n, ())]
+            if len(idx) > len(mine):
+                best, mine = para, idx
+    n_cuts = len(mine) // (2 * target)   # each part reads the whole paragraph's names and facts: not too many
+    if best is None or n_cuts < 2:
+        return [part]
+    text, sents = best[1], sentences(best[1])
+    starts = [a for a, _ in sents]
+    ks = sorted({bisect.bisect_left(starts, len(text) * j // n_cuts) for j in range(1, n_cuts)} - {0, len(sents)})
+    if not ks:
+        return [part]
+    ks = [0, *ks, len(sents)]
+    los = [0, *(starts[k] for k in ks[1:-1]), sys.maxsize]
+    line, span = best[0][0], range(best[0][0], best[0][-1] + 1)
+    return [_Part(part.file, "trace", part.lines, part.numbers, (line, 0, ks[1], 0, los[1]))] + [
+        _Part(part.file, "sentences", span, tuple(mine), (line, ks[j], ks[j + 1], los[j], los[j + 1]))
+        for j in range(1, len(ks) - 1)]
+
+
 _WORK: tuple | None = None   # (index, files, vocab, facts, parts): set just before the fork, inherited
 _WORK_MEMO: TraceMemo | None = None   # made just before the fork: each worker fills its own copy
+_PREPARED: dict = {}   # (file, line) of a paragraph read in parts -> audit.prose.prepare_cut's: set before the fork
 
 
 def _run_part(k: int):
@@ -106,13 +151,22 @@ def _run_part(k: int):
         return file_claims(f, vocab, facts, tally), tally
     if part.what == "claims":
         return paragraph_claims(f, vocab, facts, tally, part.lines), tally
-    readings = read_file(f, vocab, part.lines) if vocab is not None else {}
-    memo = _WORK_MEMO   # one per worker process, kept from task to task (a table's cells repeat across parts)
+    return _decided(idx, f, vocab, part, _WORK_MEMO)   # one memo per worker, kept from task to task
+
+
+def _decided(idx, f, vocab, part: _Part, memo: TraceMemo, state: tuple | None = None) -> tuple[list, tuple | None]:
+    """A trace part's numbers read and traced: [(index of the mention, :func:`_compact` decision)], and the
+    (start, end) reading states of its :class:`audit.prose.SentenceCut`, if it has one (else None);
+    ``state``: the state its cut starts from, where known."""
+    cut = SentenceCut(*part.cut, state=state, prepared=_PREPARED.get((part.file, part.cut[0]), ())) if part.cut else None
+    readings = read_file(f, vocab, part.lines, {cut.line: cut} if cut else None) if vocab is not None else {}
     decided = []
     for i in part.numbers:
         m = f.mentions[i]
-        decided.append(_compact(idx, trace_in_context(idx, m, readings.get(id(m)), vocab, memo)))
-    return decided
+        if cut is not None and (id(m) not in cut.ids if part.what == "sentences" or id(m) in cut.all_ids else False):
+            continue   # another part's (a part of the same long paragraph)
+        decided.append((i, _compact(idx, trace_in_context(idx, m, readings.get(id(m)), vocab, memo))))
+    return decided, (cut.start_state, cut.end_state) if cut else None
 
 
 def _compact(idx, t: Traced) -> tuple:
@@ -121,6 +175,23 @@ def _compact(idx, t: Traced) -> tuple:
     the unit its row gave its mention."""
     srcs = tuple(s.id if idx.by_id.get(s.id) is s else s for s in t.sources)
     return t.status, srcs, t.expected, t.message, t.decisive, t.rule, t.mention.column_percent
+
+
+def _checked_cuts(idx, files, vocab, parts: list[_Part], done: list) -> list:
+    """``done`` with each part of a long paragraph (:func:`_sentence_parts`) read again, here, from the state
+    the part before it ended with, where the state its worker rebuilt differs from that one: the result is
+    the serial reading's whatever the warm-up found."""
+    done = list(done)
+    ended: dict[tuple, tuple] = {}   # (file, line) of a cut paragraph -> the state its last part read ended with
+    memo = TraceMemo(only=_only_contrast(idx))
+    for j in sorted((j for j, p in enumerate(parts) if p.cut), key=lambda j: (parts[j].file, parts[j].cut[:2])):
+        part, key = parts[j], (parts[j].file, parts[j].cut[0])
+        states = done[j][1]
+        if part.what == "sentences" and states is not None and states[0] != ended.get(key):
+            done[j] = _decided(idx, files[part.file], vocab, part, memo, ended.get(key))
+            states = done[j][1]
+        ended[key] = states[1] if states is not None else None
+    return done
 
 
 def _traced(idx, m, c: tuple) -> Traced:
@@ -146,13 +217,16 @@ def traced_in_parts(ctx, idx, files: list, vocab, jobs: int) -> TracedReport:
     if len(parts) < 2:   # nothing to cut, no claims to read beside: the serial path
         return TracedReport(results=_trace_files(idx, files, vocab), index=idx, files=files, vocab=vocab)
     _WORK, _WORK_MEMO = (idx, files, vocab, facts, parts), TraceMemo(only=_only_contrast(idx))
+    if vocab is not None:   # a long paragraph's names and facts, found here once, not once in each part reading it
+        _PREPARED.update({key: prepare_cut(files[key[0]], key[1], vocab) for key in {(p.file, p.cut[0]) for p in parts if p.cut}})
     try:
         # a worker that dies is a BrokenProcessPool error here, never a hang (as in audit.pool)
         with ProcessPoolExecutor(min(jobs, len(parts)), mp_context=multiprocessing.get_context("fork")) as workers:
             done = list(workers.map(_run_part, range(len(parts))))
+        return _assembled(idx, files, vocab, facts, parts, done)
     finally:
         _WORK = _WORK_MEMO = None
-    return _assembled(idx, files, vocab, facts, parts, done)
+        _PREPARED.clear()
 
 
 def _assembled(idx, files, vocab, facts, parts, done) -> TracedReport:
@@ -163,10 +237,11 @@ def _assembled(idx, files, vocab, facts, parts, done) -> TracedReport:
     paras: list[list] = [[] for _ in files]
     claims: list = []
     tally = Tally()
+    done = _checked_cuts(idx, files, vocab, parts, done)
     for part, answer in zip(parts, done, strict=True):
-        if part.what == "trace":
+        if part.what in ("trace", "sentences"):
             mentions = files[part.file].mentions
-            for i, c in zip(part.numbers, answer, strict=True):
+            for i, c in answer[0]:
                 slots[part.file][i] = _traced(idx, mentions[i], c)
             continue
         found, t = answer

@@ -9,6 +9,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
+import audit.prose as prose
 import audit.report_pool as pool
 from audit import check
 from audit.output import plain_text, to_json
@@ -59,6 +60,37 @@ def test_pooled_audit_is_byte_identical_to_the_serial_one(name, tmp_path, monkey
     assert '"error_count": 0' not in serial[0]      # the planted errors are in both outputs
     assert pooled[0] == serial[0]
     assert pooled[1] == serial[1]
+
+
+def _one_line(report) -> None:
+    """The results section's paragraphs of report.md joined into one line: one long paragraph of many
+    sentences (as a one-line report of 5 MB is)."""
+    path = report / "report.md"
+    head, sep, rest = path.read_text().partition("## 4 Results\n\n")
+    body, sep2, tail = rest.partition("### ")
+    path.write_text(head + sep + " ".join(body.split()) + "\n\n" + sep2 + tail)
+
+
+@pytest.mark.parametrize("warm", [prose.WARM_SENTENCES, 0])
+def test_one_long_paragraph_read_in_parts_is_byte_identical(warm, tmp_path, monkeypatch):
+    """A paragraph too long for one part is read by several, each from the state the reading had where it
+    starts: rebuilt from the sentences before it, and where that differs from the state the part before it
+    ended with (no warm-up at all here, with ``warm`` 0) the part is read again from that one."""
+    report = _planted("prose_results", tmp_path / "p")
+    _one_line(report)
+    serial = _outputs(check(report, jobs=1))
+    cut, again = [], []
+    parts, decided = pool._parts, pool._decided
+    monkeypatch.setattr(pool, "MIN_NUMBERS", 0)
+    monkeypatch.setattr(pool, "_PARTS_PER_JOB", 40)
+    monkeypatch.setattr(prose, "WARM_SENTENCES", warm)
+    monkeypatch.setattr(pool, "_parts", lambda *a: cut.append(parts(*a)) or cut[-1])
+    monkeypatch.setattr(pool, "_decided", lambda *a: (again.append(1) if len(a) > 5 else None) or decided(*a))
+    pooled = _outputs(check(report, jobs=2))
+    assert sum(1 for p in cut[0] if p.what == "sentences") >= 2, "the long paragraph is read in parts"
+    assert bool(again) == (warm == 0), "a part is read again where (and only where) its rebuilt state is wrong"
+    assert '"error_count": 0' not in serial[0]
+    assert pooled == serial
 
 
 def test_a_small_report_starts_no_worker(tmp_path, monkeypatch):
