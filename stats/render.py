@@ -226,7 +226,9 @@ def _md_sessions(r: AnalysisResult, d: _Doc, metric: str, munit: str, tag: str, 
     L = ["## Arms by evaluation session", "",
          "Each arm summarised in each session it was evaluated in; contrasts use the session named in their design.", ""]
     for i, (sess, arms) in enumerate(r.session_arms.items(), start=1):
-        L += [f"### Session {i}: `{sess}`", "", *_arm_table(r, d, metric, munit, tag, lvl, dict(arms))]
+        said = r.session_labels.get(sess) or ()
+        head = f"### Session {i}: `{sess}`" + (f" ({said[0]})" if said else "")   # as the plan's labels call it
+        L += [head, "", *_arm_table(r, d, metric, munit, tag, lvl, dict(arms))]
     return L
 
 

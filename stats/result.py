@@ -193,6 +193,8 @@ class AnalysisResult:
     sessions: tuple[str, ...] = ()  # evaluation sessions the data names, in order of first appearance
     # session -> arm -> the prefix of that evaluation's value ids ("" or "sessions.<tag>.": stats.sessions)
     session_arms: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: MappingProxyType({}))
+    # declared session -> the display labels the plan gives it (preregistration sessions)
+    session_labels: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     contrast_designs: Mapping[str, ContrastDesign] = field(default_factory=lambda: MappingProxyType({}))
     metric_units: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     digest: str | None = None       # sha256 of the analysis.json bytes it was read from (None: built in memory)
@@ -316,6 +318,7 @@ class AnalysisResult:
                    evidence_class=doc.get("evidence_class"), sessions=tuple(doc.get("sessions") or ()),
                    session_arms=MappingProxyType({s: MappingProxyType(dict(a))
                                                   for s, a in (doc.get("session_arms") or {}).items()}),
+                   session_labels=MappingProxyType({s: tuple(v) for s, v in (doc.get("session_labels") or {}).items()}),
                    contrast_designs=MappingProxyType({c: ContrastDesign.of(x)
                                                       for c, x in (doc.get("contrast_designs") or {}).items()}),
                    metric_units=MappingProxyType(dict(doc.get("metric_units") or {})), digest=digest)

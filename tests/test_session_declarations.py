@@ -42,9 +42,15 @@ def _analyse(tmp_path, sessions=None, data_sessions=None):
 
 
 @pytest.fixture(scope="module")
-def declared(tmp_path_factory):
+def declared_root(tmp_path_factory):
+    """Where the study with both of its sessions declared is locked and tabled."""
+    return tmp_path_factory.mktemp("declared")
+
+
+@pytest.fixture(scope="module")
+def declared(declared_root):
     """The study analysed with both of its sessions declared (shared: analyses cost a CPU-second)."""
-    return _analyse(tmp_path_factory.mktemp("declared"), DECLARED)
+    return _analyse(declared_root, DECLARED)
 
 
 def test_declaration_is_typed_and_optional():
@@ -101,3 +107,17 @@ def test_contrast_formed_in_an_undeclared_session_says_so_in_its_verdict(declare
     assert "formed in session 's1', which the plan does not declare ('s2')" in v["deviation"], v
     assert [d["session"] for d in a["deviations"] if d["kind"] == "undeclared_session"] == ["s1"]
     assert not any("deviation" in v for v in declared["verdicts"]["contrasts"].values())
+
+
+def test_render_names_each_session_by_its_first_label_and_audits_clean(declared, declared_root, tmp_path):
+    from audit import check
+    from stats.analyze import write
+    from stats.cli import main as stats_main
+
+    apath = write(declared, tmp_path / "report" / "analysis.json")
+    assert stats_main(["render", str(apath), "-o", str(tmp_path / "report")]) == 0
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "### Session 1: `s1` (first evaluation)" in md and "### Session 2: `s2` (re-evaluation at T=0.6)" in md
+    lock = declared_root / "study12.lock.json"
+    res = check(tmp_path / "report", lock=lock, runs=lock.parent / "items.csv", strict=True, jobs=1)
+    assert res.findings == [], [f.message for f in res.findings][:5]
