@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from operator import attrgetter
 
 from audit.doc import Table, TableRows
 from audit.pool import can_fork
@@ -79,11 +80,7 @@ def _place_part():
     """The worker's task: its items placed; (interval count, each mention's field values)."""
     build, path, items, lines, fields = _PART
     b = build(path, items, lines)
-    rows = []
-    for m in b.out:
-        d = m.__dict__
-        rows.append(tuple(d.values()) if len(d) == fields else dict(d))
-    return b.interval_count, rows
+    return b.interval_count, list(map(attrgetter(*fields), b.out))
 
 
 def placed_in_two(build, mention_of, path: str, parts: tuple[list, list], lines: list[str], fields: tuple) -> list:
@@ -93,15 +90,15 @@ def placed_in_two(build, mention_of, path: str, parts: tuple[list, list], lines:
 
     Args:
         build: ``(path, items, lines) -> builder`` with ``out`` (mentions) and ``interval_count``.
-        mention_of: makes a mention from the dict of its fields.
+        mention_of: makes a mention from its field values, in declaration order.
         path: the file's name in findings. parts: (the audit's items, the worker's items).
-        lines: the file's lines. fields: the mention's field names, in the order of its ``__dict__``.
+        lines: the file's lines. fields: the mention's field names, in declaration order.
     Returns:
         Every mention, in document order.
     """
     global _PART
     first_items, later_items = parts
-    _PART = (build, path, later_items, lines, len(fields))
+    _PART = (build, path, later_items, lines, fields)
     try:
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as worker:
             later = worker.submit(_place_part)
@@ -111,8 +108,8 @@ def placed_in_two(build, mention_of, path: str, parts: tuple[list, list], lines:
         _PART = None
     out = first.out
     for r in rows:
-        d = dict(zip(fields, r, strict=True)) if isinstance(r, tuple) else r
-        if shift and d["interval"] is not None:
-            d["interval"] += shift
-        out.append(mention_of(d))
+        mn = mention_of(*r)
+        if shift and mn.interval is not None:
+            mn.interval += shift
+        out.append(mn)
     return out

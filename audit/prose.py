@@ -11,7 +11,6 @@ pair of arms the sentence names, in the order written (README failure 15). Param
 from __future__ import annotations
 
 import bisect
-import copy
 import functools
 import re
 from dataclasses import dataclass
@@ -1761,9 +1760,10 @@ def table_reading(m: Mention, ent, vocab: Vocabulary, memo: dict | None = None) 
     r = memo[key]
     if r is None:
         return None
-    r = copy.copy(r)
-    r.arms = list(r.arms)
-    return r
+    out = object.__new__(Reading)   # copy.copy's reduce protocol cost a fifth of a table cell's trace
+    out.__dict__.update(r.__dict__)
+    out.arms = list(r.arms)
+    return out
 
 
 def _cell_context(m: Mention, ent) -> tuple:

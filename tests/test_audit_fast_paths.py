@@ -10,6 +10,7 @@ blanks cut. Speed itself is measured in ``benchmarks/audit_parse_scale.py``, not
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 
@@ -42,7 +43,7 @@ METRICS = {"accuracy": "heldout_accuracy", "heldoutaccuracy": "heldout_accuracy"
 def _mentions(text: str, shortcuts: bool) -> list[dict]:
     """Each mention's fields as a dict. A shallow copy is a snapshot (every field is a str, number,
     bool, None or tuple) at a tenth of ``dataclasses.asdict``'s cost, which deep-copies each value."""
-    return [dict(vars(m)) for m in parse_markdown("r.md", text, "r.md", shortcuts=shortcuts).mentions]
+    return [dataclasses.asdict(m) for m in parse_markdown("r.md", text, "r.md", shortcuts=shortcuts).mentions]
 
 
 # ---- Markdown: inline parsing only where it can change a number -------------------------------------
@@ -516,11 +517,12 @@ def test_exploratory_words_read_part_by_part_equal_the_joined_context():
     pool = ["post", "hoc results", "", None, "not", "preregistered", "Post-hoc", "x not", "registered y", "EXPLORATORY",
             "unregistered", "GRPO 0.61", "not  registered", "post ", "Hoc", "seed 2", "| gspo | 0.61 |"]
     rng = random.Random(21)
-    seen = set()
+    seen, said = set(), {}
     for _ in range(5000):
         parts = tuple(rng.choice(pool) for _ in range(7))
         joined = mentions_exploratory(" ".join(x or "" for x in parts))
         assert _labelled(parts) == joined, parts
+        assert _labelled(parts, said) == joined, parts   # the check's per-audit memo of each part
         seen.add(joined)
     assert seen == {True, False}
     assert _labelled(("GRPO post", "hoc", None, None, None, None, None))   # only across two parts

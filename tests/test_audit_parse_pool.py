@@ -3,6 +3,7 @@ for field; small files and one job never fork (README failure 10)."""
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 from pathlib import Path
 
@@ -73,7 +74,7 @@ GSPO & \SI{61.2}{\percent} & $0.61 \pm 0.02$ \\
 
 
 def _fields(parsed) -> list[dict]:
-    return [dict(vars(m)) for m in parsed.mentions]
+    return [dataclasses.asdict(m) for m in parsed.mentions]
 
 
 @pytest.fixture
@@ -130,7 +131,7 @@ def test_without_the_interval_shift_the_parts_would_differ(always_cut):
 
     items, lines = walk(text).items, text.splitlines()
     parts = parse_pool.split(items, len(text), 2)
-    two = parse_pool.placed_in_two(unshifted, Mention._of, "r.md", parts, lines, tuple(_MENTION_FIELDS))
+    two = parse_pool.placed_in_two(unshifted, Mention, "r.md", parts, lines, tuple(_MENTION_FIELDS))
     assert [m.interval for m in two] != [m.interval for m in one.mentions]
     assert [m.text for m in two] == [m.text for m in one.mentions]
 

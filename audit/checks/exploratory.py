@@ -26,21 +26,36 @@ def _is_exploratory_entity(ctx, ent) -> bool:
 
 # The labels a word can make across the space where two parts of a number's context meet ("post" + "hoc").
 _SPACED = tuple(w for w in EXPLORATORY_WORDS if " " in w)
+# A label written across two parts has one of its spaces where they meet: the first part ends with the letter
+# before that space, the second starts with the letter after it (a test of two characters before the join).
+_ENDS = frozenset(w[k - 1] for w in _SPACED for k in range(1, len(w)) if w[k] == " ")
+_STARTS = frozenset(w[k + 1] for w in _SPACED for k in range(len(w) - 1) if w[k] == " ")
 _part_says = per_line(mentions_exploratory)
 
 
-def _labelled(parts: tuple) -> bool:
+def _labelled(parts: tuple, said: dict | None = None) -> bool:
     """``mentions_exploratory(" ".join(x or "" for x in parts))``, each part read once per string object (a
     row's line, its column, the caption and section are shared by every number of it; joining and folding
     them for each number cost ~50 us a number of a 5 MB table, README failure 10), then only the meeting
-    points of two parts for a label written across them."""
+    points of two parts for a label written across them, where the letters either side of the join can
+    begin and end one (most cells' parts cannot: no joined string is made for them). ``said``: the
+    audit's {id(part): (part, its verdict)} (a dict look-up a part, not a call), else a bounded memo."""
     texts = [x or "" for x in parts]
-    if any(_part_says(t) for t in texts if t):
-        return True
+    if said is None:
+        if any(_part_says(t) for t in texts if t):
+            return True
+    else:
+        for t in texts:
+            if t:
+                hit = said.get(id(t))
+                if hit is None or hit[0] is not t:
+                    hit = said[id(t)] = (t, mentions_exploratory(t))
+                if hit[1]:
+                    return True
     if not _SPACED:
         return False
     return any(mentions_exploratory(f"{a[-24:]} {b[:24]}") for a, b in zip(texts, texts[1:], strict=False)
-               if a and b)
+               if a and b and a[-1].lower()[-1:] in _ENDS and b[0].lower()[:1] in _STARTS)
 
 
 def run(ctx, out) -> None:
@@ -53,6 +68,7 @@ def run(ctx, out) -> None:
     # read every line of a 5 MB report for arms).
     locked_arms = set(arms) <= set(ctx.arms)
     expl_of: dict = {}
+    said: dict = {}   # each context part's verdict, held while the check runs (the parts are the mentions')
     for t in results:
         m = t.mention
         if t.status == "untraced" and not t.sources:
@@ -70,7 +86,7 @@ def run(ctx, out) -> None:
         if not (srcs_expl or expl_of[text_ent]):
             continue
         # the sentence: "(p = 0.012,\nexploratory)" wraps
-        if _labelled((m.line_text, m.sentence, m.row, m.column, m.table_caption, m.section, m.macro)):
+        if _labelled((m.line_text, m.sentence, m.row, m.column, m.table_caption, m.section, m.macro), said):
             continue
         key = (m.file, m.line)
         if key in reported:
