@@ -70,7 +70,7 @@ def test_analyze_render_check_end_to_end(tmp_path):
     assert g.p_adjusted == result.value("contrasts.gspo-grpo.p_adjusted") and g.reject is True
     assert result.hypotheses and all(v for v in result.hypotheses.values())
     report = tmp_path / "report"
-    written = render(result, report)
+    written = render(result, report, figures=False)  # the text is audited; PNGs: test_stats_render.py::test_figures_are_pngs
     assert (report / "analysis.json").exists() and (report / "report.md") in written
     audited = check(report, lock=c.lock_path, runs=c.runs_dir)
     assert isinstance(audited, AuditResult) and audited.passed, [f.message for f in audited.errors]
