@@ -281,13 +281,6 @@ def n_required_independent_normal(effect, sd, alpha=0.05, power=0.80, alternativ
                       method="normal_approximation")
 
 
-def plan_alternative(prereg: dict) -> str:
-    """The alternative of the plan's contrast test (:func:`prereg.study.alternative_of`)."""
-    from prereg.study import alternative_of
-
-    return alternative_of(prereg.get("analysis") or {})
-
-
 # ----------------------------------------------------------------------------- equivalence / non-inferiority
 EQUIVALENCE_RULES = ("tost", "interval_and_mde")
 

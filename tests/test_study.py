@@ -200,20 +200,20 @@ def test_registration_reads_the_parsed_study_and_the_raw_plan_alike():
 
 def test_the_default_alternative_is_one_value_every_reader_takes(monkeypatch):
     """``analysis.contrasts.alternative`` left out means two-sided: the default was written in five
-    places (the typed study, two lint rules, the verdict scan, the power helpers); now each reads
-    prereg.study.alternative_of, so changing the one default moves them all."""
+    places (the typed study, two lint rules, the verdict scan, the power helpers); now lint and the
+    verdict scan read the typed study, which prereg.study.alternative_of fills, so changing the one
+    default moves them all."""
     import prereg.study as study
-    from prereg import power
     from prereg.lint import lint
 
     p = json.loads((ROOT / "examples" / "e1.json").read_text())
     p["analysis"]["contrasts"].pop("alternative", None)
     p["hypotheses"] = [{**h, "direction": "two-sided"} for h in p["hypotheses"]]
-    assert study_of(p).analysis.alternative == power.plan_alternative(p) == "two-sided"
+    assert study_of(p).analysis.alternative == study.alternative_of(p["analysis"]) == "two-sided"
     assert "hypothesis-direction" not in {f.rule for f in lint(p, ["hypothesis-direction"])}
     assert lint(p, ["verdict-asymmetric"]) != []  # E1's rules are not mirror images (a two-sided plan)
     monkeypatch.setattr(study, "ALTERNATIVE", "greater")
-    assert study_of(p).analysis.alternative == power.plan_alternative(p) == "greater"
+    assert study_of(p).analysis.alternative == study.alternative_of(p["analysis"]) == "greater"
     found = [f.path for f in lint(p, ["hypothesis-direction"])]
     assert found == [f"$.hypotheses[{i}].direction" for i in range(len(p["hypotheses"]))]
     assert lint(p, ["verdict-asymmetric"]) == []  # a one-sided plan is asymmetric on purpose
