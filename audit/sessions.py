@@ -15,6 +15,7 @@ checked against the session the contrasts use, as before); a pin finds them by i
 
 from __future__ import annotations
 
+import bisect
 import copy
 import dataclasses
 import functools
@@ -361,6 +362,8 @@ def mark(files: list, info: SessionInfo | None) -> None:
     cleaned: dict[tuple, tuple] = {}
     seen: dict[tuple, int] = {}   # (sentence, text) -> numbers of that text read in it so far
     for f in files:
+        bold = _bold_headings(f, info)
+        bold_at = [b[0] for b in bold]
         for m in f.mentions:
             nth = 0
             if m.kind == "prose" and m.sentence and info.find(m.sentence):
@@ -368,7 +371,9 @@ def mark(files: list, info: SessionInfo | None) -> None:
                 nth = seen.get(key, 0)
                 seen[key] = nth + 1
                 nth %= max(1, m.sentence.count(m.text))
-            m.session, _ = scope_of(m, info, nth)
+            m.session, where = scope_of(m, info, nth)
+            if bold and where in ("", "heading"):   # a bold pseudo-heading is inside any heading above it
+                m.session = _under_bold(bold, bold_at, m.line) or m.session
             if m.kind == "prose" and m.sentence and info.labels:
                 _unread_label_numbers(m, info, nth)
             if m.session is None:
@@ -376,6 +381,40 @@ def mark(files: list, info: SessionInfo | None) -> None:
             if m.scope not in cleaned:
                 cleaned[m.scope] = tuple(clean(h, info) for h in m.scope)
             m.scope = cleaned[m.scope]
+
+
+_BOLD_LINE = re.compile(r"\s*(?:\*\*|__)(?P<text>[^*_].*?)(?:\*\*|__)")   # a paragraph opening in bold
+_HEADING_LINE = re.compile(r"\s{0,3}#{1,6}\s")
+
+
+def _bold_headings(f, info: SessionInfo) -> list[tuple[int, str | None]]:
+    """(line, session or None) of each paragraph opening in bold in a Markdown file, a heading in all
+    but name (an e-mail's "**Session 2 (re-evaluation …)**", "**Against the base model** (…):"): the
+    session its bold words name when they name exactly one, None when they name none ("**Next
+    week**"), as for a real heading, which ends the scope too. Empty when no bold opening names a
+    session (nothing changes for the file)."""
+    if not str(f.path).endswith((".md", ".markdown")):
+        return []
+    out, any_session = [], False
+    lines = f.lines
+    for i, line in enumerate(lines):
+        if _HEADING_LINE.match(line):
+            out.append((i + 1, None))
+            continue
+        bm = _BOLD_LINE.match(line)
+        if bm is None or (i and lines[i - 1].strip()):
+            continue   # no paragraph opening in bold
+        name = _one_session(bm.group("text"), info)
+        any_session = any_session or name is not None
+        out.append((i + 1, name))
+    return out if any_session else []
+
+
+def _under_bold(bold: list[tuple[int, str | None]], at: list[int], line: int) -> str | None:
+    """The session of the last bold pseudo-heading (or heading: None) at or above ``line``; ``at`` the lines
+    of ``bold`` (a bisection: a long report's every number asks)."""
+    k = bisect.bisect_right(at, line) - 1
+    return bold[k][1] if k >= 0 else None
 
 
 def _unread_label_numbers(m, info: SessionInfo, nth: int) -> None:

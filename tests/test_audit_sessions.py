@@ -65,7 +65,24 @@ Scored again on a fresh server with the same 240 puzzles.
 | DAPO | 61.1% |
 """
 
+EMAIL = """Hi all,
+
+**Session 1 (the confirmatory one)**
+
+DAPO's solve rate is 59.2% and the base model's 37.5%.
+
+**Session 2 (re-run on a fresh server)**
+
+DAPO comes out at 61.1%; the base model at 40.8%.
+
+**Next week**
+
+DAPO's solve rate of 59.2% is the one we write up.
+"""
+
 CASES = {   # wording: (clean text, planted text, line of the plant, the value written there)
+    "bold pseudo-headings (an e-mail)": (EMAIL, EMAIL.replace("at 61.1%", "at 59.2%"), 9, "59.2"),
+    "bold pseudo-heading, s1 paragraph": (EMAIL, EMAIL.replace("is 59.2%", "is 61.1%"), 5, "61.1"),
     "sessions-as-rows table": (TABLE, TABLE.replace("| 0.500 | 0.592 |", "| 0.500 | 0.611 |"), 7, "0.611"),
     "sessions-as-rows table, s2 row": (TABLE, TABLE.replace("| 0.483 | 0.611 |", "| 0.483 | 0.592 |"), 8, "0.592"),
     "prose sentence": (PROSE, PROSE.replace("was 61.1%", "was 59.2%"), 3, "59.2"),
