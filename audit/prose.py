@@ -1115,7 +1115,8 @@ def _is_margin(text: str, s_start: int, start: int, m: Mention, after: str, low:
     alone, after no value: a bound, not a spread). ``low``: ``folded(text)`` or None, ``end``: where the number
     ends (``after`` lies in ``text[end:end + 40]``): each pattern then runs only where "margin" is in its window."""
     lone = m.role is None or (m.role == "pm" and not _PM_AFTER_VALUE.search(text, max(0, start - 8), start))
-    if lone and _TOST_P_BEFORE.search(text, max(s_start, start - 80), start):
+    if lone and (low is None or low.find("tost", max(s_start, start - 80), start) >= 0) \
+            and _TOST_P_BEFORE.search(text, max(s_start, start - 80), start):
         return False   # "The TOST p against the ±0.01 margin is 0.336": the p, not the margin
     if not lone:
         return False
@@ -1395,7 +1396,8 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     prev = w.prev
     role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role \
         or lora_role(w.text[max(st.start, start - 40):start], st.lora) or role_before(clause)
-    if role is None and _TOST_P_BEFORE.search(w.text, max(st.start, start - 80), start):
+    if role is None and (w.names.low is None or w.names.low.find("tost", max(st.start, start - 80), start) >= 0) \
+            and _TOST_P_BEFORE.search(w.text, max(st.start, start - 80), start):
         role = "tost_p"   # "The TOST p against the ±0.01 margin is 0.336" (the margin between them)
     if role is None and prev is not None and prev.role == "alpha" and w.prev_end > st.start:
         role = role_before(w.text[max(st.start, w.prev_end - 100):start])   # "the MDE at α = 0.05 is 0.0144"
