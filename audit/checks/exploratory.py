@@ -6,7 +6,6 @@ from __future__ import annotations
 from audit import sessions
 from audit.numbers import EXPLORATORY_WORDS
 from audit.sources import entity_of_text, names_a_seed
-from audit.statuses import per_line
 from audit.trace import mentions_exploratory, traced_report
 
 
@@ -30,7 +29,6 @@ _SPACED = tuple(w for w in EXPLORATORY_WORDS if " " in w)
 # before that space, the second starts with the letter after it (a test of two characters before the join).
 _ENDS = frozenset(w[k - 1] for w in _SPACED for k in range(1, len(w)) if w[k] == " ")
 _STARTS = frozenset(w[k + 1] for w in _SPACED for k in range(len(w) - 1) if w[k] == " ")
-_part_says = per_line(mentions_exploratory)
 
 
 def _labelled(parts: tuple, said: dict | None = None) -> bool:
@@ -39,23 +37,22 @@ def _labelled(parts: tuple, said: dict | None = None) -> bool:
     them for each number cost ~50 us a number of a 5 MB table, README failure 10), then only the meeting
     points of two parts for a label written across them, where the letters either side of the join can
     begin and end one (most cells' parts cannot: no joined string is made for them). ``said``: the
-    audit's {id(part): (part, its verdict)} (a dict look-up a part, not a call), else a bounded memo."""
-    texts = [x or "" for x in parts]
+    audit's {id(part): (part, its verdict)}, a dict look-up a part (a fresh one when None)."""
     if said is None:
-        if any(_part_says(t) for t in texts if t):
+        said = {}
+    prev = ""
+    for t in parts:
+        if not t:
+            prev = ""
+            continue
+        hit = said.get(id(t))
+        if hit is None or hit[0] is not t:
+            hit = said[id(t)] = (t, mentions_exploratory(t))
+        if hit[1] or (prev and prev[-1].lower()[-1:] in _ENDS and t[0].lower()[:1] in _STARTS
+                      and mentions_exploratory(f"{prev[-24:]} {t[:24]}")):
             return True
-    else:
-        for t in texts:
-            if t:
-                hit = said.get(id(t))
-                if hit is None or hit[0] is not t:
-                    hit = said[id(t)] = (t, mentions_exploratory(t))
-                if hit[1]:
-                    return True
-    if not _SPACED:
-        return False
-    return any(mentions_exploratory(f"{a[-24:]} {b[:24]}") for a, b in zip(texts, texts[1:], strict=False)
-               if a and b and a[-1].lower()[-1:] in _ENDS and b[0].lower()[:1] in _STARTS)
+        prev = t
+    return False
 
 
 def run(ctx, out) -> None:
