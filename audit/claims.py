@@ -32,6 +32,7 @@ from audit.comparisons import (
     seed_win_claims,
     within_claims,
 )
+from audit.lock_settings import wrong_settings
 from audit.lockview import LockView, lock_view
 from audit.numbers import ParsedFile, is_bibliography
 from audit.prose import _OUT_OF_ITEMS, _versus_subject, file_paragraphs
@@ -54,7 +55,7 @@ _BY_COUNT = re.compile(r"\bby\s+(?:\d[\d,]*(?:,\s*(?:and\s+)?|\s+and\s+))*$")
 # One of them is in each statement of n without "=" or "(" (a noun after the number, or near "out of N")
 _N_NOUNS = ("problem", "item", "question", "puzzle", "example", "board", "-q held", "-q test")
 # "2,000 bootstrap resamples": the locked number of resamples.
-_RESAMPLES = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?k?)\s+(?:bootstrap\s+)?(?:resamples|bootstrap\s+samples|"
+_RESAMPLES = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?k?)\s+(?:(?:paired|percentile|stratified)\s+)?(?:bootstrap\s+)?(?:resamples|bootstrap\s+samples|"
                         r"bootstrap\s+replicates)\b", re.I)
 _HELDOUT_WORDS = re.compile(r"held[- ]?out|\btest\b|split|items|problems|questions|puzzles|accuracy|GSM8K|"
                             r"\beval", re.I)
@@ -150,6 +151,8 @@ class Facts:
     resamples: int | None = None         # lock.analysis.resamples
     exploratory: frozenset = frozenset()   # contrasts the analysis marks not confirmatory (outside "each registered verdict")
     sessions: tuple = ()                 # the analysis' evaluation sessions ("two evaluation sessions")
+    lock: dict = dataclasses.field(default_factory=dict)   # the preregistration ("LoRA rank 8", "RNG seed 7")
+    steps_recorded: bool = False         # the runs recorded their steps ("30 steps" is checked against them)
 
 
 def facts_of(lock: LockView | dict, analysis: dict, run_seeds=()) -> Facts:
@@ -171,7 +174,8 @@ def facts_of(lock: LockView | dict, analysis: dict, run_seeds=()) -> Facts:
                  view.declared_max, view.resamples,
                  frozenset(k for k, v in ((analysis.get("verdicts") or {}).get("contrasts") or {}).items()
                            if isinstance(v, dict) and v.get("confirmatory") is False),
-                 tuple(analysis.get("sessions") or ()))
+                 tuple(analysis.get("sessions") or ()), dict(view.raw),
+                 any(k.startswith("arms.") and k.endswith(".steps") for k in values))
 
 
 def _metric_facts(view: LockView, analysis: dict) -> tuple[dict, dict]:
@@ -714,6 +718,9 @@ def _fact_claims(sent: str, facts: Facts, at, out: list[Claim]) -> None:
     if low is None or "samples" in low or "replicates" in low:
         _resample_facts(sent, facts, at, out)
     _n_facts(sent, facts, at, out)
+    for s in wrong_settings(sent, facts.lock, facts.steps_recorded) if facts.lock else ():
+        out.append(Claim(at(s.start), f"{s.locked:g} (lock.{s.key})", s.written,
+                         f"{s.written} written, the lock says {s.locked:g} (lock.{s.key})"))
 
 
 _COUNTS = re.compile(r"(?<![\d.,×x*])(\d+)\s+(?:(?:registered|confirmatory|trained|locked)\s+)?"

@@ -825,6 +825,7 @@ class _Walk:
     prev_end: int = 0
     prev: Reading | None = None
     base: str | None = None     # the baseline a heading names ("## Against the SFT checkpoint"), else None
+    head_base: str | None = None   # the heading's; a sentence opening "Against the SFT checkpoint: ..." names its own
     last_role: str | None = None   # the role of the previous sentence's last number ("...; at AERO's it is 0.21")
 
 
@@ -841,7 +842,7 @@ def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | N
     if names is None:
         names, facts = _prepared(text, vocab)
     w = _Walk(text, vocab, names, facts, legend, parent, lead_pct=lead == "pct", lead_count=lead == "count")
-    w.base = _heading_baseline(located, vocab)
+    w.base = w.head_base = _heading_baseline(located, vocab)
     starts = [x[0] for x in located]
     sents = sentences(text)
     if cut is not None:
@@ -858,6 +859,7 @@ def _read_sentence(w: _Walk, s_start: int, s_end: int, located, starts: list[int
     (start, end, mention), ``starts`` their starts); what carries to the next sentence is left in ``w``."""
     text, vocab = w.text, w.vocab
     st = _Sentence(text[s_start:s_end], s_start, vocab, w.names)
+    w.base = _lead_baseline(st.text, vocab) or w.head_base   # "Against the SFT checkpoint: GRPO +0.025 (...), DAPO ..."
     w.pair = _versus_subject(st.text, st.arms, w.subject, vocab) or _compared_first(st.text, vocab) \
         or _pair(st.arms, w.pair, vocab) or w.pair
     w.last_role = w.prev.role if w.prev is not None else None
@@ -1160,6 +1162,19 @@ def _heading_baseline(located, vocab: Vocabulary) -> str | None:
     m = _HEAD_AGAINST.match(head)
     hits = vocab.arms_in(head[m.end():]) if m else []
     return hits[0][1] if hits and hits[0][0] == 0 else None
+
+
+def _lead_baseline(sent: str, vocab: Vocabulary) -> str | None:
+    """The arm a sentence opens by naming as what its arms are compared with, as a heading would ("Against
+    the SFT checkpoint (exploratory): GRPO +0.025 (...), DAPO +0.044 (...)", "vs SFT: GSPO +6.25 pts, ..."):
+    each contrast statistic in it is the arm before it against that one (README failure 15)."""
+    m = _HEAD_AGAINST.match(sent) if sent[:40].lstrip("*_ -").lower().startswith(_LEAD_WORDS) else None
+    hits = vocab.arms_in(sent[m.end():m.end() + 60]) if m else []
+    return hits[0][1] if hits and hits[0][0] == 0 else None
+
+
+_LEAD_WORDS = ("against", "vs", "versus", "relative", "compared", "gain", "improvement", "difference", "change",
+               "contrast")   # what _HEAD_AGAINST can start with (a cheap test before the pattern, once a sentence)
 
 
 _MINUS_WORDS = ("-", "−", "–", "—", "minus", "vs", "versus")   # one of them is in each _MINUS_GAP match
@@ -1672,7 +1687,7 @@ def _label_words(row: str, column: str, heading_pct: bool) -> _LabelWords:
 
 # A caption that gives the table's unit once: "Held-out accuracy (%, mean ± s.d.)", "Paired differences
 # in accuracy points", "in percentage points (pp)".
-_CAPTION_PCT = re.compile(r"\(\s*%|%\s*\)|\bpercent(?:age)?s?\b|\bin\s+%|\bin\s+(?:[a-z-]+\s+)?points\b|\bpp\b", re.I)
+_CAPTION_PCT = re.compile(r"\(\s*%|%\s*\)|\bpercent(?:age)?s?\b|\bin\s+%|(?:\bin|\()\s*(?:[a-z-]+\s+)?points\b|\bpp\b", re.I)
 _LEVEL_PCT = re.compile(r"\d+(?:\.\d+)?\s*\\?%\s*(?=CI\b|conf|cred|interval|bootstrap)", re.I)
 
 
@@ -1730,19 +1745,31 @@ def _shortened(m: Mention, vocab: Vocabulary) -> list[tuple[int, str]]:
 
 
 def _header_contrast(m: Mention, ent, vocab: Vocabulary):
-    """An arm's row in a table whose first value column compares with another arm ("| | Δ solve rate vs SFT |
-    95% CI | p |"): its interval ends and p after that column are that contrast's, not the arm's own (README
-    failure 15). A "95% CI" before a "Δ vs GRPO" column stays the arm's ("| Method | Acc | 95% CI | Δ vs GRPO |").
+    """An arm's row in a table whose first value column, or its rows' own header ("| Objective − Base | Δ |
+    95% CI |"), compares with another arm ("| | Δ solve rate vs SFT | 95% CI | p |"): its interval ends and p
+    after that column are that contrast's, not the arm's own (README failure 15). A "95% CI" before a "Δ vs GRPO" column stays the arm's ("| Method | Acc | 95% CI | Δ vs GRPO |").
     Else ``ent``."""
-    if ent is None or ent[0] != "arm" or len(m.header) < 3 or not (
+    if ent is None or ent[0] != "arm" or len(m.header) < 2 or m.column == m.header[0] or m.column not in m.header:
+        return ent
+    other = _versus_arm(m.header[0], ent[1], vocab)   # the rows' header: every value column is the contrast's
+    if other is None and len(m.header) >= 3 and (
             m.role in ("low", "high") or any(rx.search(m.column or "") for _, rx in _COL_ROLE[:2])):
-        return ent
-    cols = list(m.header)
-    if m.column not in cols or cols.index(m.column) <= 1:
-        return ent
-    k = _VERSUS.search(cols[1])
-    hits = vocab.arms_in(cols[1][k.end():]) if k else []
-    return ("contrast", ent[1], hits[0][1]) if hits and hits[0][1] != ent[1] else ent
+        cols = list(m.header)
+        if m.column in cols and cols.index(m.column) > 1:
+            other = _versus_arm(cols[1], ent[1], vocab)
+    return ("contrast", ent[1], other) if other else ent
+
+
+def _versus_arm(head: str, arm: str, vocab: Vocabulary) -> str | None:
+    """The arm a header compares with ("Δ solve rate vs SFT", "Objective − Base"), other than ``arm``;
+    found once per header and arm (every cell of a table asks of the same header: README failure 10)."""
+    memo = vocab._memo
+    key = ("versus", head, arm)
+    if key not in memo:
+        k = _VERSUS.search(head)
+        hits = vocab.arms_in(head[k.end():]) if k else []
+        memo[key] = hits[0][1] if hits and hits[0][1] != arm else None
+    return memo[key]
 
 
 def table_reading(m: Mention, ent, vocab: Vocabulary, memo: dict | None = None) -> Reading | None:

@@ -98,7 +98,7 @@ def test_a_subject_named_by_the_heading_or_the_previous_sentence(studies):
     assert _claims(studies, "contrast_card", "# GRPO adapter\n\nIt stays above the base model.\n") == []
     got = _claims(studies, "contrast_card", "# GRPO adapter\n\nIt collapses below the base model.\n")
     assert [m.split(":")[0] for _, m in got] == ["'below' contradicts the analysis"]
-    got = _claims(studies, "contrast_card", "# Card\n\nGRPO was trained for 30 steps. It collapses below the "
+    got = _claims(studies, "contrast_card", "# Card\n\nGRPO was trained for 4 steps. It collapses below the "
                   "base model.\n")
     assert len(got) == 1 and "grpo is above base" in got[0][1]
 
