@@ -35,10 +35,12 @@ from audit.comparisons import (
 from audit.lock_settings import wrong_settings
 from audit.lockview import LockView, lock_view
 from audit.numbers import ParsedFile, is_bibliography
-from audit.prose import _OUT_OF_ITEMS, _versus_subject, file_paragraphs
+from audit.prose import _LIST_ITEM, _OUT_OF_ITEMS, _versus_subject, file_paragraphs
+from audit.seed_claims import per_seed_claims
 from audit.words import Vocabulary, folded, matches_from, sentences
 
-_SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )seed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
+# ("within 0.3pp on every seed: 2 up, 3 down": a count over the seeds, no seed named)
+_SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )(?<!every )(?<!each )(?<!per )(?<!any )seed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
                        r"(?!\s*(?:,|and)\s*\d)", re.I)
 # ("**Seeds:** 100, 200 and 300", a reST field ":Seeds: 11, 12 and 13": a label's colon before the list)
 _SEED_LIST = re.compile(r"\bseeds?\b(?:[*_]{0,2}\s*:\s*[*_]{0,2}|[^.;:\d]{0,40}?:?)[(\[]?\s*((?:\d+(?:,\s+|\s+and\s+|\s*&\s*|,\s*and\s+))+\d+(?!\d|[.,]\d)"
@@ -55,7 +57,9 @@ _BY_COUNT = re.compile(r"\bby\s+(?:\d[\d,]*(?:,\s*(?:and\s+)?|\s+and\s+))*$")
 # One of them is in each statement of n without "=" or "(" (a noun after the number, or near "out of N")
 _N_NOUNS = ("problem", "item", "question", "puzzle", "example", "board", "-q held", "-q test")
 # "2,000 bootstrap resamples": the locked number of resamples.
-_RESAMPLES = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?k?)\s+(?:(?:paired|percentile|stratified)\s+)?(?:bootstrap\s+)?(?:resamples|bootstrap\s+samples|"
+# ("2\u2009000 resamples": a thin space between thousands; a paragraph's spaces arrive as plain spaces)
+_RESAMPLES = re.compile(r"(?<![\d.,\u2009\u202f])(\d{1,3}(?:[ \u2009\u202f]\d{3})+|\d[\d,]*(?:\.\d+)?k?)\s+"
+                        r"(?:(?:paired|percentile|stratified)\s+)?(?:bootstrap\s+)?(?:resamples|bootstrap\s+samples|"
                         r"bootstrap\s+replicates)\b", re.I)
 _HELDOUT_WORDS = re.compile(r"held[- ]?out|\btest\b|split|items|problems|questions|puzzles|accuracy|GSM8K|"
                             r"\beval", re.I)
@@ -270,10 +274,59 @@ def paragraph_claims(f: ParsedFile, vocab: Vocabulary, facts: Facts, tally: Tall
         return out
     starts = [ln for ln, _ in getattr(f, "heading_scopes", None) or []]
     notes = _legends(f)
-    for para in file_paragraphs(f):
+    paras = file_paragraphs(f)
+    for k, para in enumerate(paras):
         if lines is None or para[0][0] in lines:
-            _paragraph_claims(f, para, vocab, facts, out, starts, tally, notes)
+            _paragraph_claims(f, para, vocab, facts, out, starts, tally, notes, _lead_in(f, paras, k, vocab, starts))
     return out
+
+
+def _follows(paras, k: int) -> bool:
+    """Whether paragraph ``k`` is a list item typed on the line right after paragraph ``k - 1`` ends."""
+    nums, text, _ = paras[k]
+    return k > 0 and bool(nums) and bool(paras[k - 1][0]) and nums[0] == paras[k - 1][0][-1] + 1 \
+        and _LIST_ITEM.match(text) is not None
+
+
+def _lead_in(f: ParsedFile, paras, k: int, vocab: Vocabulary, starts) -> tuple | None:
+    """(subject, pair, metric) a list item starts from when it sits right under a paragraph (no blank line
+    between): that paragraph's at its end (":handshake: **Dr. GRPO ≈ GRPO**: ...\n- 2 up, 3 down, 2 ties"
+    compares Dr. GRPO with GRPO); the items before it in the same list carry it on. Read from the texts
+    alone (a part of a large report read apart, audit.report_pool, finds the same); each paragraph's end
+    is found once per file (memo), so a long list costs one pass."""
+    if not _follows(paras, k):
+        return None
+    memo = f.__dict__.get("_claim_ends")
+    if memo is None or memo[0] is not paras:
+        memo = f.__dict__["_claim_ends"] = (paras, {})
+    ends = memo[1]
+    todo = [k - 1]
+    while todo[-1] not in ends and _follows(paras, todo[-1]):
+        todo.append(todo[-1] - 1)   # back to a paragraph already read or the one the list sits under
+    for j in reversed(todo):
+        if j not in ends:
+            ends[j] = _claim_end(f, paras[j], vocab, starts, ends.get(j - 1) if _follows(paras, j) else None)
+    return ends[k - 1]
+
+
+def _claim_end(f: ParsedFile, para, vocab: Vocabulary, starts, lead: tuple | None) -> tuple:
+    """(subject, pair, metric) at the end of one paragraph, as :func:`_paragraph_claims` carries them."""
+    nums, text, _ = para
+    if lead is not None:
+        subject, pair, metric = lead
+    else:
+        pair = scope_pair(f, nums[0], vocab, starts) if nums else None
+        subject, metric = (pair[0] if pair else None), None
+    for s_start, s_end in sentences(text):
+        sent = text[s_start:s_end]
+        arms = list(dict.fromkeys(a for _, a in vocab.arms_in(sent)))
+        pair = _versus_subject(sent, arms, subject, vocab) or _sentence_pair(arms, pair, vocab)
+        if sent.rstrip(" *_)\"'”’").endswith("?"):
+            continue   # a question: the pair moves, the subject and metric stay (as in _paragraph_claims)
+        subject = arms[0] if arms else subject
+        metrics = vocab.metrics_in(sent)
+        metric = metrics[-1][1] if metrics else metric
+    return subject, pair, metric
 
 
 def _heading_facts(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
@@ -564,7 +617,7 @@ def _parsed_header_facts(f: ParsedFile, facts: Facts, out: list[Claim]) -> None:
 def _resample_facts(text: str, facts: Facts, at, out: list[Claim]) -> None:
     """"2,000 bootstrap resamples" against lock.analysis.resamples."""
     for m in _RESAMPLES.finditer(text) if facts.resamples else ():
-        raw = m.group(1).replace(",", "")   # "2k bootstrap resamples": thousands
+        raw = re.sub(r"[, \u2009\u202f]", "", m.group(1))   # "2k bootstrap resamples": thousands
         if (float(raw[:-1]) * 1000 if raw.endswith("k") else float(raw)) != facts.resamples:
             out.append(Claim(at(m.start()), f"{facts.resamples} (lock.analysis.resamples)", m.group(0),
                              f"{m.group(1)} resamples written, the lock says {facts.resamples} (lock.analysis.resamples)"))
@@ -635,13 +688,16 @@ def scope_pair(f: ParsedFile, line: int, vocab: Vocabulary, starts: list[int] | 
 
 
 def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim], starts, tally: Tally,
-                      notes=None) -> None:
+                      notes=None, lead: tuple | None = None) -> None:
     """The claims of one paragraph, sentence by sentence; the pair of arms (and the subject and
     metric) a sentence is about carries over to the next one that names none, and the first
-    sentence starts from the arm its headings name."""
+    sentence starts from the arm its headings name (``lead``: a list item's, see :func:`_lead_in`)."""
     nums, text, offs = para
-    pair = scope_pair(f, nums[0], vocab, starts) if nums else None
-    subject, metric = (pair[0] if pair else None), None
+    if lead is not None:
+        subject, pair, metric = lead
+    else:
+        pair = scope_pair(f, nums[0], vocab, starts) if nums else None
+        subject, metric = (pair[0] if pair else None), None
     for s_start, s_end in sentences(text):
         sent = text[s_start:s_end]
         at = lambda pos, s0=s_start: f"{f.path}:{_line_of(offs, nums, s0 + pos)}"   # noqa: E731
@@ -658,8 +714,9 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         said += ratios
         undecided += open_ratios
         tally.checked += n_ratios
-        wins, n_wins, open_wins = seed_win_claims(sent, named, metrics, subject, pair, metric, vocab.baseline, facts)
-        said, undecided, tally.checked = said + wins, undecided + open_wins, tally.checked + n_wins
+        for read in (seed_win_claims, per_seed_claims):   # "wins on every seed", "2 up, 3 down", "tied on seeds 2 and 8"
+            wins, n_wins, open_wins = read(sent, named, metrics, subject, pair, metric, vocab.baseline, facts)
+            said, undecided, tally.checked = said + wins, undecided + open_wins, tally.checked + n_wins
         cid = _contrast_id(pair, facts)
         group = _group_significance(sent, named, facts, at, out, tally)
         if cid is not None or "verdict" in sent.lower():   # "each registered verdict is X" names no one contrast
@@ -731,6 +788,9 @@ _COUNTED = ("adapters", "runs", "checkpoints", "arms", "seeds")   # what _COUNTS
 _NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 # "four seeds per method", "three runs each": a count in words, of what every arm has
 _WORD_COUNTS = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\s+(seeds|runs)\s+(?:per|each|for\s+(?:each|every))\b", re.I)
+# "With four seeds the design could only detect ...", "trained with six seeds": the study's number of seeds
+_WITH_SEEDS = re.compile(r"\bwith\s+(?:only\s+|just\s+)?(" + "|".join(_NUMBER_WORDS) + r")\s+(seeds)\b(?!\s+(?:more|instead)\b)",
+                         re.I)
 # "12 steps and 192 rollouts per run", "trained for 12 steps": the steps (rollouts) every run trained
 _STEPS = re.compile(r"(?<![\d.,])(\d+)\s+(?:training\s+|optimi[sz]er\s+|gradient\s+)?(steps|rollouts)\b"
                     r"(?=[^.;]{0,40}?\b(?:(?:per|each|every)\s+(?:run|adapter|seed|model)\b|each\b(?!\s+(?:arm|method|objective)\b)))|"
@@ -755,8 +815,10 @@ def _word_and_step_facts(sent: str, facts: Facts, at, out: list[Claim]) -> None:
                              f"{m.group(0)} written, the analysis holds {len(facts.sessions)} evaluation sessions "
                              f"({', '.join(map(str, facts.sessions))})"))
     if "seeds" in low or "runs" in low:
-        for m in _WORD_COUNTS.finditer(sent):
+        for m in (*_WORD_COUNTS.finditer(sent), *(_WITH_SEEDS.finditer(sent) if "with" in low else ())):
             n, want = _NUMBER_WORDS[m.group(1).lower()], len(facts.seeds)
+            if _PLAN_BEFORE.search(sent, max(0, m.start() - 30), m.start()):
+                continue   # "next round, with ten seeds": a plan
             if m.group(2).lower() == "seeds" and facts.seeds and n != want:
                 out.append(Claim(at(m.start()), f"{want} (lock.seeds)", m.group(0),
                                  f"{m.group(1)} seeds written, the records hold {want} (lock.seeds count)"))
@@ -828,8 +890,9 @@ def _verdict_words(sent, s_start, cid, metrics, facts: Facts, f, para, out, tall
             continue
         if _CRITERION_AFTER.match(sent, m.end()):
             continue   # "the registered DISAPPEARS verdict also needs ...": the verdict's criterion, no claim of it
-        if _EACH_VERDICT.search(sent[max(0, m.start() - 60):m.start()]):
-            _each_verdict(word, f"{f.path}:{line}", facts, out, tally)
+        each = _EACH_VERDICT.search(sent[max(0, m.start() - 60):m.start()])
+        if each:   # "both verdicts are X" is every one's only where the plan has two ("both" of three is some)
+            _each_verdict(word, f"{f.path}:{line}", facts, out, tally, 2 if each.group(0)[:4].lower() == "both" else None)
             continue
         if cid is None:
             continue
@@ -893,17 +956,18 @@ def _foreign_verdict(sent, s_start, cid, facts: Facts, f, para, out, tally: Tall
 _CRITERION_AFTER = re.compile(r"\W{0,2}\s+verdict\s+(?:also\s+|further\s+|would\s+|itself\s+)?(?:needs?|requires?|"
                               r"demands?|asks?\s+for|calls?\s+for|is\s+defined|means)\b", re.I)
 # "so each registered verdict is INCONCLUSIVE", "all three verdicts are": one word for every registered contrast
-_EACH_VERDICT = re.compile(r"\b(?:each|every|all)\s+(?:of\s+the\s+)?(?:(?:two|three|four|five|six|\d+)\s+)?"
+_EACH_VERDICT = re.compile(r"\b(?:each|every|all|both)\s+(?:of\s+the\s+)?(?:(?:two|three|four|five|six|\d+)\s+)?"
                            r"(?:registered\s+|confirmatory\s+|preregistered\s+|planned\s+)?verdicts?\s+"
                            r"(?:is|are|was|were|reads?|stays?|remains?)\s+(?:still\s+)?\W{0,2}$", re.I)
 
 
-def _each_verdict(word: str, where: str, facts: Facts, out: list, tally: Tally) -> None:
+def _each_verdict(word: str, where: str, facts: Facts, out: list, tally: Tally, count: int | None = None) -> None:
     """"each registered verdict is INCONCLUSIVE": ``word`` against the verdict of every confirmatory contrast
-    (every contrast where none is marked exploratory); a finding names the first that differs."""
+    (every contrast where none is marked exploratory); a finding names the first that differs. ``count``:
+    how many the words say there are ("both": 2), else undecided."""
     ids = [c for c in facts.verdicts if c not in facts.exploratory] or list(facts.verdicts)
     wants = [(c, facts.verdicts[c]) for c in ids if facts.verdicts.get(c)]
-    if not wants:
+    if not wants or (count is not None and len(wants) != count):
         tally.undecided.append((where, word))
         return
     tally.checked += 1

@@ -59,7 +59,9 @@ _OTHER_QUANTITY = re.compile(r"\b(?:reward|loss|entropy|length|tokens?|KL|time|c
 # "10.7 points more than SFT (48.8%)" compares a difference with a mean).
 _NUM_COMPARE = re.compile(r"\b(higher|lower|greater|smaller|larger|below|above)\s+(?:than\s+)?", re.I)
 _NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?(?![\w.]*\d)")
-_SEED_NAMED = re.compile(r"\bseeds?\s*[#:=]?\s*$", re.I)
+# a seed named before a number, or a list of seeds up to it ("seeds 2 and 8", "s10, s13")
+_SEED_NAMED = re.compile(r"\bseeds?\s*[#:=]?\s*(?:\d+\s*(?:,|and|&|or)\s*)*$", re.I)
+_LEVEL_AFTER = re.compile(r"\s*%\s*(?:CI|confidence|credible|interval|bootstrap)", re.I)
 _DIGIT = re.compile(r"\d")
 WITHIN = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|around\s+|~\s*)?(\d+(?:\.\d+)?|one|two|three|half\s+a)\s*"
                      r"(pp|percentage\s+points?|points?)\b", re.I)
@@ -141,6 +143,8 @@ def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
         if any(a <= m.start() <= b for a, b in ratios):
             decided.add(m.start())
             continue
+        if _ONE_SEED_BEFORE.search(sent, max(0, m.start() - 60), m.start()) or _ON_SEEDS_AFTER.match(sent, m.end()):
+            continue   # "the only seed on which GRPO beats DAPO": a claim about seeds (audit.seed_claims), not the means
         sign, quality = _direction(m.group(1))
         y = _arm_right_after(sent, m.end(), arms)
         before_pos = [pos for pos, _ in arms if pos < m.start()]
@@ -193,6 +197,8 @@ def _truth(word: str, diff: float, quality: bool, higher_is_better: bool) -> str
 
 
 _CLAUSE_BREAK = re.compile(r"[,;]|\bwhat\b")
+_ON_SEEDS_AFTER = re.compile(r"[^,;.\d]{0,30}?\b(?:on|in|for)\s+seeds?\s*\d", re.I)   # "above GRPO on seeds 11 and 16"
+_ONE_SEED_BEFORE = re.compile(r"\bseeds?\s+(?:on\s+which|where|in\s+which|for\s+which)\b[^,;.]{0,40}$", re.I)
 
 
 def _arm_right_after(sent: str, end: int, arms: list[tuple[int, str]]) -> str | None:
@@ -218,8 +224,10 @@ def number_comparisons(sent: str, skip: set[int]) -> list[Said]:
         after = _NUMBER.search(sent, m.end())
         if not before or after is None or _CLAUSE_BREAK.search(sent, m.end(), after.start()):
             continue   # "below what four seeds resolve, and AERO's −1.05": no number is compared with
-        if _SEED_NAMED.search(sent, max(0, before[-1].start() - 8), before[-1].start()):
-            continue   # "Seed 5 is the only seed where the gap is below 2 points": a seed is named, not compared
+        if any(_SEED_NAMED.search(sent, max(0, n.start() - 30), n.start()) for n in (before[-1], after)):
+            continue   # "Seed 5 is the only seed where the gap is below 2 points", "lower on seeds 4 and 6": seeds
+        if _LEVEL_AFTER.match(sent, before[-1].end()):
+            continue   # "the whole 95% CI is below −1pp": the interval's level is not what is compared
         a = float(before[-1].group(0).replace("−", "-"))
         b = float(after.group(0).replace("−", "-"))
         word = m.group(1).lower()

@@ -118,7 +118,11 @@ def _metric_name(ctx, name: str) -> str:
         return name
     from prereg.declarations import normalise_label
 
-    return vocab.metrics.get(normalise_label(name), name)
+    hit = vocab.metrics.get(normalise_label(name))
+    if hit is None:   # "Mean reward, last 10 steps": the one metric the words name (a statistic word around it)
+        named = {m for _, m in vocab.metrics_in(name)}
+        hit = named.pop() if len(named) == 1 else None
+    return hit or name
 
 
 def check_card(ctx, out, f) -> int:

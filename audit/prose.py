@@ -735,6 +735,33 @@ def _respectively_arms(st: _Sentence, located, out: dict) -> None:
             r.arms = [arm]
 
 
+# "(GRPO / Dr. GRPO / AERO)": the arms a sentence's slash-joined values are, in order; "0.650 / 0.651 / 0.638"
+_ARM_SLASHES = re.compile(r"\(([^()\d/]{1,40}(?:/[^()\d/]{1,40}){1,7})\)")
+_SLASH_ROW = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?%?(?:[ \t]*/[ \t]*[-−+]?\d+(?:\.\d+)?%?)+(?!\w|\.\d)")
+
+
+def _slash_arms(st: _Sentence, vocab: Vocabulary, located, out: dict) -> None:
+    """"ZVF 0.245 / 0.249 / 0.260 (GRPO / Dr. GRPO / AERO), reward 0.650 / 0.651 / 0.638": a run of values
+    joined by "/" as long as a parenthesised "/" list of arms in the sentence holds one value of each arm,
+    in that list's order (each was read as the last arm named before it, or none)."""
+    arms: list[str] = []
+    for k in _ARM_SLASHES.finditer(st.text):
+        named = [vocab.arms_in(part.strip()) for part in k.group(1).split("/")]
+        if all(len(n) == 1 and n[0][0] == 0 for n in named):
+            arms = [n[0][1] for n in named]
+            break
+    if len(set(arms)) != len(arms) or len(arms) < 2:
+        return
+    by_start = {a - st.start: out.get(id(m)) for a, _, m in located}
+    for row in _SLASH_ROW.finditer(st.text):
+        nums = [row.start() + n.start() for n in _ROW_NUM.finditer(row.group(0))]
+        if len(nums) == len(arms):
+            for at, arm in zip(nums, arms, strict=True):
+                r = by_start.get(at)
+                if r is not None and not r.param and r.role == "mean" and r.seed is None:
+                    r.arms, r.pair = [arm], None
+
+
 # "the unadjusted p-values are 0.345, 0.174 and 0.152": a list of p-values after the arms they belong to
 _P_LIST_BEFORE = re.compile(r"\bp[- ]?values\b[^.;:\d]{0,30}?(?:\bare|\bwere|:)\s*$", re.I)
 _LIST_SEP = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)\s*")
@@ -877,6 +904,8 @@ def _read_sentence(w: _Walk, s_start: int, s_end: int, located, starts: list[int
             _listed_diff_sds(st, text, mine, out)
         if len(st.metrics) > 1:
             _listed_metrics(st, text, mine, out)
+        if len(st.uniq) > 1 and "/" in st.text and "(" in st.text:
+            _slash_arms(st, vocab, mine, out)
     if st.arms:
         w.subject = st.arms[0]
         w.first_arm = w.first_arm or st.arms[0]
@@ -1306,6 +1335,9 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
             return True
     if m.value == 0 and m.decimals == 0 and not m.exponent and _ZERO_REF.search(text[max(0, start - 24):start]):
         return True   # "the interval is entirely above 0", "excludes 0": zero is the reference, no value reported
+    if (low is None or low.find("low", max(0, start - 12), start) >= 0 or low.find("above", max(0, start - 12), start) >= 0) \
+            and _CI_BOUND.search(text, max(0, start - 50), start):
+        return True   # "its whole 95% CI lies below −1pp": the bound the interval clears, no value reported
     if m.text == "+1" and _agrees(w, start):
         return True   # "+1 to Ana.", "... wrote: +1, ship it": a reply that agrees, opening its words
     return w.prev is not None and w.prev.metric in w.vocab.counts and _OF_MAX.search(clause) is not None
@@ -1370,6 +1402,7 @@ def _agrees(w: _Walk, start: int) -> bool:
     return not any(p == 0 for p, _ in w.names.arms(agree.end() - 1, agree.end() + 24))   # (offsets from the slice)
 
 
+_CI_BOUND = re.compile(r"\b(?:CI|interval)\b[^.;:\d]{0,30}?\b(?:below|above)\s+$", re.I)
 _ZERO_REF = re.compile(r"\b(?:above|below|exclud(?:es|ing|e)|includ(?:es|ing|e)|contains?|cross(?:es|ing)?|over|under|"
                        r"than)\s+$", re.I)
 
@@ -1388,8 +1421,10 @@ _LOSES = re.compile(r"\b(?:loses|sheds|drops|falls|trails|declines|lost|shed|dro
                     r"another\s+|a\s+further\s+)?$", re.I)
 # "cannot tell a 1-point loss from nothing", "AERO's deficit of 1.02 points": a negative difference
 _LOSS_AFTER = re.compile(r"\s*-?\s*(?:pp|percentage[\s-]+points?|points?|pts)\s+(?:loss|deficit|shortfall|decline|decrease)\b", re.I)
-_LOSS_WORDS = ("deficit", "shortfall", "loss")   # one of them is in each _LOSS_BEFORE match
-_LOSS_BEFORE = re.compile(r"\b(?:deficit|shortfall|loss)\s+(?:of\s+)?(?:only\s+|about\s+|roughly\s+)?$", re.I)
+_LOSS_WORDS = ("deficit", "shortfall", "loss", "drop", "decline")   # one of them is in each _LOSS_BEFORE match
+# ("so the AERO drop is ~1.7 points": the unsigned size of a drop)
+_LOSS_BEFORE = re.compile(r"\b(?:deficit|shortfall|loss|drop|decline)\s+(?:of\s+|is\s+|was\s+)?"
+                          r"(?:only\s+|about\s+|roughly\s+|[~≈]\s*)?$", re.I)
 # "The DAPO gain of 0.62 points", "AERO's deficit of 1.02": the arm named just before its own change
 _OWN_CHANGE = re.compile(r"^\W*(?:'s|’s)?\s+(?:gain|deficit|loss|drop|improvement|advantage|lead|edge|shortfall|"
                          r"difference|change)\s+(?:of\s+)?(?:only\s+|about\s+|roughly\s+)?$", re.I)
@@ -1522,6 +1557,8 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
     paren = _PAREN_ARM.match(text, end) if nxt and c_arms else None
     if paren and [a for _, a in w.names.arms(end, paren.end())] == [nxt]:
         return [nxt]   # "cuts it from 0.287 (GRPO) to 0.159": the arm in parentheses right after the value is its own
+    if nxt and c_arms and clause.rstrip(" *_").endswith("("):
+        return [nxt]   # "slightly lower than for the base model (91.00% for Dr. GRPO": the aside names its own arm
     if role == "mean" and not nxt and c_arms and (w.names.low is None or w.names.low.find("to", w.prev_end, start) >= 0) \
             and _TO_NEW.search(clause):
         mover = _changed_arm(st, start)

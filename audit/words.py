@@ -422,6 +422,17 @@ def _rate_names(name: str, unit: str | None) -> tuple[str, ...]:
     return tuple(f"{stem} {w}" for w in _RATE_WORDS)
 
 
+def _noun_forms(labels) -> tuple[str, ...]:
+    """"well-formedness" for a declared "Well-formed answers (%)": the quality a label's participle and its
+    words before it name, without the noun after it (a sentence says "Well-formedness is slightly lower")."""
+    out = []
+    for text in labels:
+        words = _WORD.findall(_PARENS.sub(" ", text).lower())
+        if len(words) >= 2 and len(words[-2]) > 4 and words[-2].endswith("ed"):
+            out.append(" ".join(words[:-1]) + "ness")
+    return tuple(out)
+
+
 def vocabulary(lock: LockView | dict) -> Vocabulary:
     """Arm and metric names of the lock (its :class:`audit.lockview.LockView`, or the
     preregistration), with their declared labels (and a few defaults)."""
@@ -438,7 +449,8 @@ def vocabulary(lock: LockView | dict) -> Vocabulary:
     for name in ("accuracy", "acc"):   # a bare "accuracy" is the primary metric's
         metrics[name] = primary
     for name, d in sorted(decls.items(), key=lambda kv: not kv[1].declared):
-        for text in (name, *d.labels, *_METRIC_WORDS.get(name, ()), *_rate_names(name, d.unit)):
+        for text in (name, *d.labels, *_METRIC_WORDS.get(name, ()), *_rate_names(name, d.unit),
+                     *_noun_forms(d.labels)):
             metrics.setdefault(normalise_label(text), name)
     labels = tuple((name, tuple(_WORD.findall(_PARENS.sub(" ", text).lower())))
                    for name, d in decls.items() for text in d.labels)
