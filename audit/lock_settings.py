@@ -7,7 +7,8 @@ is checked against ``lock.training.*`` / ``lock.analysis.rng_seed``; a wrong one
 10, a right one a label (its number is a fact, not a value to trace). The LoRA settings are read
 only in a sentence that names LoRA ("alpha = 0.05" elsewhere is the test's level); the step count
 only where no run recorded its steps (an imported table; the runs' own steps are checked by
-:mod:`audit.claims`), and never in "last 10 steps" or "every 50 steps".
+:mod:`audit.claims`), and never in a window or cadence ("last 10 steps", "the final 10 steps", "every 50
+steps": a metric's name such as "Reward, mean over the final 10 steps" is a label).
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern], ...] = (
     ("num_generations", "training", re.compile(r"(?<![\d.,])(\d+)\s+(?:generations|completions)\s+(?:per|each|for\s+each)\b",
                                                re.I)),
     ("rng_seed", "analysis", re.compile(r"\b(?:rng|random|bootstrap)\s+seed\s*[=:]?\s*(\d+)\b", re.I)),
-    ("max_steps", "training", re.compile(r"(?<![\d.,])(?<!last )(?<!every )(?<!first )(?<!step )(\d+)\s+"
+    ("max_steps", "training", re.compile(r"(?<![\d.,])(?<!step )(\d+)\s+"
                                          r"(?:training\s+|optimi[sz]er\s+|gradient\s+|RL\s+)?steps\b", re.I)),
 )
 _CUES = {"lora_r": ("rank",), "lora_alpha": ("alpha", "α"), "learning_rate": ("learning", "lr"),
          "num_generations": ("generations", "completions"), "rng_seed": ("seed",), "max_steps": ("steps",)}
 _LORA = re.compile(r"\blora\b", re.I)
+# "the last / final / past / first / previous / every N steps": a window or a cadence, not the training length
+_WINDOW = re.compile(r"\b(?:last|final|past|first|initial|previous|closing|every|each)\s+$", re.I)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ def _settings(text: str, lock: Mapping, steps_recorded: bool) -> list[Setting]:
         if not isinstance(locked, (int, float)) or isinstance(locked, bool):
             continue
         for m in pat.finditer(text):
+            if name == "max_steps" and _WINDOW.search(text, max(0, m.start(1) - 12), m.start(1)):
+                continue
             v = _value(m.group(1))
             if v is not None:
                 wrong = abs(v - locked) > 1e-9 * max(1.0, abs(locked))

@@ -53,7 +53,11 @@ LOCK = {"training": {"lora_r": 8, "lora_alpha": 16, "learning_rate": 0.003, "max
     ("trained for 40 optimizer steps", ["training.max_steps"]),
     ("alpha 32 and rank 4 without naming the adapter", []),          # not a LoRA sentence: the test's alpha, a rank
     ("the reward over the last 10 steps", []),                      # a window, not the step count
-], ids=["right", "rank", "rank-hyphen", "alpha", "lr-power", "lr-generations", "rng-seed", "steps", "no-lora", "last"])
+    ("Reward, mean over the final 10 steps", []),                   # a metric's name (a model-index entry)
+    ("logged every 50 steps; the past 3 steps are noisy", []),      # a cadence and a window
+    ("the final model, trained for 10 steps", ["training.max_steps"]),   # "final" not right before the count
+], ids=["right", "rank", "rank-hyphen", "alpha", "lr-power", "lr-generations", "rng-seed", "steps", "no-lora", "last",
+        "final-window", "cadence", "final-model"])
 def test_settings_in_words_against_the_lock(text, wrong):
     """Each setting the sentence states is checked against the lock; a right one is a fact (its number
     a label), a wrong one a finding naming ``lock.<section>.<name>``."""
