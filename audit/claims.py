@@ -719,16 +719,21 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
             said, undecided, tally.checked = said + wins, undecided + open_wins, tally.checked + n_wins
         cid = _contrast_id(pair, facts)
         group = _group_significance(sent, named, facts, at, out, tally)
+        own = [(pos, _contrast_id(_sentence_pair([a], None, vocab), facts)) for pos, a in named] if len(arms) > 1 else []
         if cid is not None or "verdict" in sent.lower():   # "each registered verdict is X" names no one contrast
             _verdict_words(sent, s_start, cid, metrics, facts, f, para, out, tally)
             _foreign_verdict(sent, s_start, cid, facts, f, para, out, tally)
-            _significance(sent, s_start, cid, metrics, facts, f, para, out, tally, skip=group)
+            _significance(sent, s_start, cid, metrics, facts, f, para, out, tally, skip=group, own=own)
             within, open_ = within_claims(sent, cid, metrics, metric, facts)
             said += within
             undecided += open_
             tally.checked += len(WITHIN.findall(sent)) - len(open_)
-        else:   # nothing says which contrast: shown as undecided
-            undecided += [(m.start(), m.group(0)) for rx in (_SIGNIF, WITHIN) for m in rx.finditer(sent)]
+        else:   # nothing says which contrast: shown as undecided (a word in an arm's own clause is that arm's)
+            mixed = len({c for _, c in own if c}) > 1
+            if mixed:
+                _significance(sent, s_start, None, metrics, facts, f, para, out, tally, skip=group, own=own)
+            undecided += [(m.start(), m.group(0)) for rx in ((WITHIN,) if mixed else (_SIGNIF, WITHIN))
+                          for m in rx.finditer(sent)]
             undecided += [(m.start(), m.group(0)) for m in re.finditer(r"\b[A-Z][A-Z_]{3,}\b", sent)
                           if m.group(0) in facts.verdict_names]
         if notes:   # "0.650*" with "* p < 0.05" under the paragraph (audit.markers)
@@ -978,6 +983,7 @@ def _each_verdict(word: str, where: str, facts: Facts, out: list, tally: Tally, 
                          f"verdict word {word} contradicts the analysis: {c} is {v}"))
 
 
+_BREAK = re.compile(r"[,;]\s")   # a clause break before an arm: its own significance words follow
 _NOT_THIS_VERDICT = re.compile(r"\b(?:rather\s+than|instead\s+of|not)\s+(?:an?\s+|the\s+)?\W{0,2}$", re.I)
 
 
@@ -1060,15 +1066,22 @@ def _group_significance(sent: str, named, facts: Facts, at, out: list[Claim], ta
     return g.span()
 
 
-def _significance(sent, s_start, cid, metrics, facts: Facts, f, para, out, tally: Tally, skip=None) -> None:
+def _significance(sent, s_start, cid, metrics, facts: Facts, f, para, out, tally: Tally, skip=None,
+                  own=()) -> None:
     """"significant" / "not significant" / "no difference" / "significantly higher" against the
     planned test of the contrast (adjusted when the sentence says so, unless it says "unadjusted"
     or "before adjustment"), on the metric named before the words (else the primary); words inside
-    ``skip`` (the span of a group claim, checked as one by :func:`_group_significance`) are not."""
+    ``skip`` (the span of a group claim, checked as one by :func:`_group_significance`) are not.
+    ``own``: (offset, contrast id) of each arm named in the sentence: a word after a clause break is
+    about the contrast of the arm named last before it ("AERO is significantly worse (survives BH), Dr. GRPO
+    is significantly different from GRPO": the second word is Dr. GRPO's)."""
     nums, text, offs = para
     for m in _SIGNIF.finditer(sent):
         if skip and skip[0] <= m.start() < skip[1]:
             continue
+        mine = [(pos, c) for pos, c in own if pos < m.start() and c]
+        if mine and mine[-1][1] != cid and _BREAK.search(sent, 0, mine[-1][0]):
+            cid = mine[-1][1]
         where = f"{f.path}:{_line_of(offs, nums, s_start + m.start())}"
         negative = m.group(1).lower().startswith(("not", "non", "insig", "no "))
         adjusted = adjusted_at(sent, m.start(), m.end())

@@ -497,6 +497,7 @@ def _marked_arm(first: str, line: int, rows: dict, vocab: Vocabulary) -> str | N
     return next(iter(arms)) if len(arms) == 1 else None
 
 
+_NAMES_SEEDS = re.compile(r"\bs\d")   # "(s10, s13)": seeds, not "tied at 55%"
 # What a held-out n needs (claims._N_FACT): "n =", "(of 1,319)", or a noun ("162 held-out puzzles")
 _N_FACT_WORDS = ("problem", "item", "question", "puzzle", "example", "board")
 
@@ -506,6 +507,7 @@ def _fact_spans(text: str, names: TextNames) -> list[tuple[int, int]]:
     lock, so their numbers are labels here, not values to trace. A pattern runs only where its key
     word is in the text (``names.may_hold``: each scan of a long paragraph costs ~50 ns a character)."""
     from audit.claims import _COUNTS, _RESAMPLES, _SEED_LIST, _SEED_RANGE, _STEPS, n_facts
+    from audit.seed_claims import TIES, UP_DOWN
 
     spans = [(m.start(1), m.end(1)) for m in matches_from(_SEED_LIST, text, names.low, "seed")]
     spans += [(m.start(1), m.end(2)) for m in matches_from(_SEED_RANGE, text, names.low, "seeds")]
@@ -517,6 +519,11 @@ def _fact_spans(text: str, names: TextNames) -> list[tuple[int, int]]:
         spans += [(m.start(), m.end()) for m in _RESAMPLES.finditer(text)]
     if names.may_hold("steps") or names.may_hold("rollouts"):
         spans += [(m.start(), m.end()) for m in _STEPS.finditer(text)]
+    if names.may_hold("up") and names.may_hold("down"):   # "2 up, 3 down": counts of seeds (audit.seed_claims)
+        spans += [(m.start(), m.end()) for m in UP_DOWN.finditer(text)]
+    if names.may_hold("tie"):   # "2 exact ties (s10, s13)": a count and a list of seeds
+        spans += [(m.start(), m.end()) for m in TIES.finditer(text) if _NAMES_SEEDS.search(m.group("seeds"))
+                  or "seed" in m.group(0).lower()]
     if _may_date(text, names.low) and _DATE_CUE.search(text):   # "30 Nov 2026", "On Tue, 1 Dec 2026 at 09:14": a date or a time names a moment
         spans += [(m.start(), m.end()) for m in _DATE.finditer(text)]
     return spans

@@ -23,7 +23,7 @@ _WORD_NUM = {w: i for i, w in enumerate("zero one two three four five six seven 
 _K = r"(?:\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten)"
 _SEEDS = r"(?P<seeds>s?\d+(?:\s*(?:,\s*(?:and\s+)?|\band\s+|&\s*)s?\d+)*)"
 # "2 exact ties (s10, s13)", "tied on seeds 2 and 8", "Dr. GRPO ties itself on seeds 8 and 9"
-_TIES = re.compile(r"(?:\b(?P<k>" + _K + r")\s+)?(?:exact\s+)?\b(?:ties|tied|tie)\b(?P<self>\s+itself)?"
+TIES = re.compile(r"(?:\b(?P<k>" + _K + r")\s+)?(?:exact\s+)?\b(?:ties|tied|tie)\b(?P<self>\s+itself)?"
                    r"(?P<other>\s+(?:with\s+)?[^,;:\d()]{1,30}?)??(?:\s+(?:on|at|in|for))?\s*\(?\s*(?:seeds?\s*)?"
                    + _SEEDS + r"(?!\d|\.\d)", re.I)
 # "Dr. GRPO is ahead on seed 100 only", "lower on seeds 4 and 6", "above GRPO on seeds 11 and 16": the subject
@@ -34,7 +34,7 @@ _ON_SEEDS = re.compile(r"\b(?P<w>(?:is\s+|was\s+)?(?:ahead(?:\s+of)?|behind|abov
                        r"(?:seeds?\s*)" + _SEEDS + r"(?!\d|\.\d)(?P<only>\s+only\b)?", re.I)
 _UP_WORDS = ("ahead", "above", "higher", "better", "beat", "win")
 # "2 up, 3 down": on how many seeds the subject is above / below the other arm
-_UP_DOWN = re.compile(r"\b(?P<up>" + _K + r")\s+up\s*(?:,|and|/)\s*(?P<down>" + _K + r")\s+down\b", re.I)
+UP_DOWN = re.compile(r"\b(?P<up>" + _K + r")\s+up\s*(?:,|and|/)\s*(?P<down>" + _K + r")\s+down\b", re.I)
 # "within 0.3pp on every seed": the largest per-seed difference, in points of the metric's unit
 _WITHIN = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|~\s*)?(?P<b>\d+(?:\.\d+)?)\s*(?:pp|percentage\s+points?|points?)"
                      r"\s+(?:on|across|in|for)\s+(?:every|each|all)\b(?:\s+(?:of\s+)?(?:the\s+)?\w+)?\s+seeds?\b", re.I)
@@ -124,7 +124,7 @@ def _where(x: str, y: str, metric: str) -> str:
 
 def _ties(sent: str, sc: _Scope, out: list, undecided: list) -> int:
     decided = 0
-    for m in _TIES.finditer(sent):
+    for m in TIES.finditer(sent):
         seeds = _seeds_in(m.group("seeds"))
         if not seeds or any(s not in sc.facts.seeds for s in seeds):
             continue   # "tied at 0.55" is a value, "ties on seeds 2 and 9" naming an unknown seed is a seed fact
@@ -157,7 +157,7 @@ def _ties(sent: str, sc: _Scope, out: list, undecided: list) -> int:
 
 def _up_down(sent: str, sc: _Scope, out: list, undecided: list) -> int:
     decided = 0
-    for m in _UP_DOWN.finditer(sent):
+    for m in UP_DOWN.finditer(sent):
         x, y = _arms(sc, m.start())
         metric = metric_at(sc.metrics, m.start(), m.end(), sc.carried, sc.facts.primary)
         d = _diffs(sc.facts, x, y, metric) if x and y else None

@@ -195,3 +195,24 @@ def test_both_of_three_verdicts_is_undecided():
     assert out == [] and tally.undecided == [("r.md:3", "SURVIVES")]
     _each_verdict("SURVIVES", "r.md:3", facts, out, tally)
     assert [c.expected for c in out] == ["INCONCLUSIVE (verdicts.contrasts.d-c)"]
+
+
+# ---- a significance word in an arm's own clause is that arm's contrast's ------------------------------------
+
+SIGNIFICANCE = """# Takeaways
+
+Neither change survives the correction, and AERO is not significantly better than GRPO.
+"""
+
+
+@pytest.mark.parametrize("text", [
+    "Nothing survives the correction, GSPO is not significantly better than GRPO, AERO is significantly better.",
+    "GSPO ends up level with the baseline; AERO is significantly better than GRPO, GSPO too.",
+], ids=["second-clause", "after-semicolon"])
+def test_significance_word_in_an_arms_own_clause(wandb_study, tmp_path, text):
+    """In a sentence naming two contrasts' arms, a significance word after a clause break is about the arm
+    named last before it (AERO: BH p 0.057, not significant), not the sentence's first pair; a sentence that
+    names no one contrast was not checked at all. The true "not significantly better" passes."""
+    assert _findings(wandb_study, tmp_path, SIGNIFICANCE) == []
+    wrong = _findings(wandb_study, tmp_path / "w", "# Takeaways\n\n" + text + "\n")
+    assert [f for f in wrong if "aero-grpo" in f[1] and "significant" in f[3]], wrong
