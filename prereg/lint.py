@@ -48,6 +48,18 @@ BUILTIN_DATASET_PREFIX = "synthetic/"
 
 Rule = Callable[[Study], list]
 RULES: dict[str, Rule] = {}
+# The rule modules in the order their findings are listed. Registration order alone would depend on which
+# module a program imported first (importing prereg.lint_inference before prereg.lint registers the
+# declaration rules before the inference rules), so `lint` output would change order between programs.
+_MODULE_ORDER = ("prereg.lint", "prereg.lint_inference", "prereg.lint_declarations", "prereg.lint_sequential")
+
+
+def _keep_module_order() -> None:
+    """Reorder RULES by :data:`_MODULE_ORDER` (stable: a module's rules keep their order in its file)."""
+    rank = {m: i for i, m in enumerate(_MODULE_ORDER)}
+    ordered = sorted(RULES.items(), key=lambda kv: rank.get(kv[1].__module__, len(rank)))
+    RULES.clear()
+    RULES.update(ordered)
 
 
 def rule(rule_id: str):
@@ -60,6 +72,7 @@ def rule(rule_id: str):
             return fn(s if isinstance(s, Study) else study_of(s))
         RULES[rule_id] = run
         run.rule_id = rule_id
+        _keep_module_order()
         return run
     return register
 
