@@ -309,14 +309,19 @@ def _lead_in(f: ParsedFile, paras, k: int, vocab: Vocabulary, starts) -> tuple |
     return ends[k - 1]
 
 
+def _start_state(f: ParsedFile, nums, vocab: Vocabulary, starts, lead: tuple | None) -> tuple:
+    """(subject, pair, metric) a paragraph starts from: a list item's lead-in (:func:`_lead_in`), else the
+    pair of arms its headings name."""
+    if lead is not None:
+        return lead
+    pair = scope_pair(f, nums[0], vocab, starts) if nums else None
+    return (pair[0] if pair else None), pair, None
+
+
 def _claim_end(f: ParsedFile, para, vocab: Vocabulary, starts, lead: tuple | None) -> tuple:
     """(subject, pair, metric) at the end of one paragraph, as :func:`_paragraph_claims` carries them."""
     nums, text, _ = para
-    if lead is not None:
-        subject, pair, metric = lead
-    else:
-        pair = scope_pair(f, nums[0], vocab, starts) if nums else None
-        subject, metric = (pair[0] if pair else None), None
+    subject, pair, metric = _start_state(f, nums, vocab, starts, lead)
     for s_start, s_end in sentences(text):
         sent = text[s_start:s_end]
         arms = list(dict.fromkeys(a for _, a in vocab.arms_in(sent)))
@@ -693,11 +698,7 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
     metric) a sentence is about carries over to the next one that names none, and the first
     sentence starts from the arm its headings name (``lead``: a list item's, see :func:`_lead_in`)."""
     nums, text, offs = para
-    if lead is not None:
-        subject, pair, metric = lead
-    else:
-        pair = scope_pair(f, nums[0], vocab, starts) if nums else None
-        subject, metric = (pair[0] if pair else None), None
+    subject, pair, metric = _start_state(f, nums, vocab, starts, lead)
     for s_start, s_end in sentences(text):
         sent = text[s_start:s_end]
         at = lambda pos, s0=s_start: f"{f.path}:{_line_of(offs, nums, s0 + pos)}"   # noqa: E731

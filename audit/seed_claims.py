@@ -122,6 +122,18 @@ def _where(x: str, y: str, metric: str) -> str:
     return f"runs.{x}.s<seed>.{metric} against runs.{y}.s<seed>.{metric}"
 
 
+def _pair_diffs(sc: _Scope, m: re.Match, undecided: list, other: tuple[int, int] | None = None) -> tuple | None:
+    """(x, y, metric, per-seed differences x − y) a claim at ``m`` is about; None, with the claim
+    recorded as undecided, where its arms or their runs cannot be told."""
+    x, y = _arms(sc, m.start(), other)
+    metric = metric_at(sc.metrics, m.start(), m.end(), sc.carried, sc.facts.primary)
+    d = _diffs(sc.facts, x, y, metric) if x and y else None
+    if d is None:
+        undecided.append((m.start(), m.group(0)))
+        return None
+    return x, y, metric, d
+
+
 def _ties(sent: str, sc: _Scope, out: list, undecided: list) -> int:
     decided = 0
     for m in TIES.finditer(sent):
@@ -158,12 +170,10 @@ def _ties(sent: str, sc: _Scope, out: list, undecided: list) -> int:
 def _up_down(sent: str, sc: _Scope, out: list, undecided: list) -> int:
     decided = 0
     for m in UP_DOWN.finditer(sent):
-        x, y = _arms(sc, m.start())
-        metric = metric_at(sc.metrics, m.start(), m.end(), sc.carried, sc.facts.primary)
-        d = _diffs(sc.facts, x, y, metric) if x and y else None
-        if d is None:
-            undecided.append((m.start(), m.group(0)))
+        got = _pair_diffs(sc, m, undecided)
+        if got is None:
             continue
+        x, y, metric, d = got
         decided += 1
         up, down = sum(v > 0 for v in d.values()), sum(v < 0 for v in d.values())
         if (_count(m.group("up")), _count(m.group("down"))) != (up, down):
@@ -196,12 +206,10 @@ def _within(sent: str, sc: _Scope, out: list, undecided: list) -> int:
 def _loses_all(sent: str, sc: _Scope, out: list, undecided: list) -> int:
     decided = 0
     for m in _LOSES_ALL.finditer(sent):
-        x, y = _arms(sc, m.start(), (m.start("other"), m.end("other")) if m.group("other") else None)
-        metric = metric_at(sc.metrics, m.start(), m.end(), sc.carried, sc.facts.primary)
-        d = _diffs(sc.facts, x, y, metric) if x and y else None
-        if d is None:
-            undecided.append((m.start(), m.group(0)))
+        got = _pair_diffs(sc, m, undecided, (m.start("other"), m.end("other")) if m.group("other") else None)
+        if got is None:
             continue
+        x, y, metric, d = got
         decided += 1
         sign = 1 if sc.facts.higher.get(metric, True) else -1
         held = [s for s, v in d.items() if sign * v >= 0]
@@ -253,12 +261,10 @@ def _exception(sent: str, sc: _Scope, out: list, undecided: list) -> int:
     every seed but the one named."""
     decided = 0
     for m in _EXCEPTION.finditer(sent) if _WIN_WORDS.search(sent) else ():
-        x, y = _arms(sc, m.start())
-        metric = metric_at(sc.metrics, m.start(), m.end(), sc.carried, sc.facts.primary)
-        d = _diffs(sc.facts, x, y, metric) if x and y else None
-        if d is None:
-            undecided.append((m.start(), m.group(0)))
+        got = _pair_diffs(sc, m, undecided)
+        if got is None:
             continue
+        x, y, metric, d = got
         decided += 1
         sign = 1 if sc.facts.higher.get(metric, True) else -1
         lost = [s for s, v in d.items() if sign * v <= 0]
