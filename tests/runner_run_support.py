@@ -120,5 +120,34 @@ class FixedRewardTask(Task):
         return 1.0
 
 
+def reference_plan(study_id: str, evaluated: str = "once", checkpoint: str = "tiny:qwen2") -> dict:
+    """A plan with a base-model reference arm and one GRPO arm, contrasted per seed and item.
+
+    Shared by the reference-run and session-run tests so that the two exercise the same study shape.
+    """
+    p = prereg(arms={"base": {"kind": "reference", "checkpoint": checkpoint, "evaluated": evaluated,
+                              "labels": ["Base model"]},
+                     "grpo": {"algorithm": "grpo", "changes": {}, "labels": ["GRPO"]}},
+               baseline_arm="base",
+               hypotheses=[{"id": "H1", "metric": "heldout_accuracy", "arm": "grpo", "baseline": "base",
+                            "direction": "two-sided"}])
+    p["id"] = study_id
+    p["analysis"]["unit"] = "seed_item"
+    p["analysis"]["contrasts"] = {"test": "paired_t", "intervals": [{"method": "paired_bootstrap", "level": 0.95}],
+                                  "pairs": [{"arm": "grpo", "baseline": "base", "hypothesis": "H1"}]}
+    p["analysis"]["multiplicity"]["family"] = ["grpo-base"]
+    return p
+
+
+def evaluate(lock: Path, arm: str, seed, out: Path, **kw) -> Path:
+    """`runner evaluate` of a reference arm, quiet, on one thread (torch is imported only here)."""
+    import torch
+
+    from runner import evaluate_reference
+
+    torch.set_num_threads(1)
+    return evaluate_reference(lock, arm, seed, out, quiet=True, environ={}, **kw)
+
+
 def make_fixed_task(task_spec, dataset_spec):
     return FixedRewardTask(task_spec, dataset_spec)

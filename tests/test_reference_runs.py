@@ -22,7 +22,7 @@ from prereg.lock import build_lock
 from prereg.records import read_run
 from stats.analyze import analyze
 from stats.cli import main as stats_main
-from tests.runner_run_support import prereg, run
+from tests.runner_run_support import evaluate, reference_plan, run
 
 NOW = "2026-01-01T00:00:00.000000Z"  # locked well before the runs (audit check 5)
 
@@ -30,27 +30,7 @@ pytestmark = pytest.mark.slow
 
 
 def _plan(evaluated: str = "once", checkpoint: str = "tiny:qwen2") -> dict:
-    p = prereg(arms={"base": {"kind": "reference", "checkpoint": checkpoint, "evaluated": evaluated,
-                              "labels": ["Base model"]},
-                     "grpo": {"algorithm": "grpo", "changes": {}, "labels": ["GRPO"]}},
-               baseline_arm="base",
-               hypotheses=[{"id": "H1", "metric": "heldout_accuracy", "arm": "grpo", "baseline": "base",
-                            "direction": "two-sided"}])
-    p["id"] = f"ref-{evaluated}"
-    p["analysis"]["unit"] = "seed_item"
-    p["analysis"]["contrasts"] = {"test": "paired_t", "intervals": [{"method": "paired_bootstrap", "level": 0.95}],
-                                  "pairs": [{"arm": "grpo", "baseline": "base", "hypothesis": "H1"}]}
-    p["analysis"]["multiplicity"]["family"] = ["grpo-base"]
-    return p
-
-
-def _evaluate(lock, arm, seed, out, **kw):
-    import torch
-
-    from runner import evaluate_reference
-
-    torch.set_num_threads(1)
-    return evaluate_reference(lock, arm, seed, out, quiet=True, environ={}, **kw)
+    return reference_plan(f"ref-{evaluated}", evaluated, checkpoint)
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +41,8 @@ def study(tmp_path_factory):
     runs = root / "runs"
     for s in (1, 2):
         run(lock, "grpo", s, runs, session="A")
-    ref = _evaluate(lock, "base", None, runs, session="A")
-    _evaluate(lock, "base", None, runs / "B", session="B")  # the base model again, in a later session
+    ref = evaluate(lock, "base", None, runs, session="A")
+    evaluate(lock, "base", None, runs / "B", session="B")  # the base model again, in a later session
     return root, lock, runs, ref
 
 
@@ -152,7 +132,7 @@ def test_runner_refuses_to_train_a_reference_and_to_evaluate_a_trained_arm(study
     assert "evaluated once" in capsys.readouterr().err
     assert not (root / "other").exists()  # nothing written
     with pytest.raises(Refusal, match="unit is complete"):
-        _evaluate(lock, "base", None, runs)  # a sealed reference evaluation is never overwritten
+        evaluate(lock, "base", None, runs)  # a sealed reference evaluation is never overwritten
 
 
 # ----------------------------------------------------------------------------- sessions as a run field
@@ -199,7 +179,7 @@ def test_adapter_checkpoint_is_evaluated_as_trained(study, tmp_path):
     p = _plan(evaluated="per_seed", checkpoint=str(adapter))
     lock2 = tmp_path / "ref-per_seed.lock.json"
     write_json_atomic(lock2, build_lock(p, now=NOW))
-    out = _evaluate(lock2, "base", 1, tmp_path / "runs")
+    out = evaluate(lock2, "base", 1, tmp_path / "runs")
     assert out == tmp_path / "runs" / "ref-per_seed" / "base" / "s1"
     m = read_run(out).manifest
     assert m["seed"] == 1 and m["reference"]["loaded"]["kind"] == "adapter"
@@ -210,7 +190,7 @@ def test_adapter_checkpoint_is_evaluated_as_trained(study, tmp_path):
     assert m["summaries"]["heldout_accuracy"] == trained.manifest["summaries"]["heldout_accuracy"]
     assert m["fingerprint"]["hash"] == trained.manifest["fingerprint"]["hash"]
     with pytest.raises(Refusal, match="evaluated per seed; give a registered seed"):
-        _evaluate(lock2, "base", None, tmp_path / "runs")
+        evaluate(lock2, "base", None, tmp_path / "runs")
 
 
 def test_checkpoint_resolution():

@@ -19,7 +19,7 @@ from prereg.jsonio import write_json_atomic
 from prereg.lock import build_lock
 from prereg.records import read_run
 from stats.analyze import analyze, write
-from tests.runner_run_support import prereg, run
+from tests.runner_run_support import evaluate, reference_plan, run
 
 NOW = "2026-01-01T00:00:00.000000Z"  # locked well before the runs (audit check 5)
 SESSIONS = {"A": {"labels": ["first evaluation"]}, "B": {"labels": ["Nov 20 re-run"]}}
@@ -28,28 +28,13 @@ pytestmark = pytest.mark.slow
 
 
 def _plan() -> dict:
-    p = prereg(arms={"base": {"kind": "reference", "checkpoint": "tiny:qwen2", "evaluated": "once",
-                              "labels": ["Base model"]},
-                     "grpo": {"algorithm": "grpo", "changes": {}, "labels": ["GRPO"]}},
-               baseline_arm="base",
-               hypotheses=[{"id": "H1", "metric": "heldout_accuracy", "arm": "grpo", "baseline": "base",
-                            "direction": "two-sided"}])
-    p["id"] = "sess-runs"
+    p = reference_plan("sess-runs")
     p["sessions"] = SESSIONS
-    p["analysis"]["unit"] = "seed_item"
-    p["analysis"]["contrasts"] = {"test": "paired_t", "intervals": [{"method": "paired_bootstrap", "level": 0.95}],
-                                  "pairs": [{"arm": "grpo", "baseline": "base", "hypothesis": "H1"}]}
-    p["analysis"]["multiplicity"]["family"] = ["grpo-base"]
     return p
 
 
 def _evaluate(lock, arm, out, **kw):
-    import torch
-
-    from runner import evaluate_reference
-
-    torch.set_num_threads(1)
-    return evaluate_reference(lock, arm, None, out, quiet=True, environ={}, **kw)
+    return evaluate(lock, arm, None, out, **kw)
 
 
 @pytest.fixture(scope="module")
