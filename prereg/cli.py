@@ -301,12 +301,13 @@ def cmd_design(args) -> int:
 
     doc = read_document(args.file)
     require_valid(doc.prereg, "preregistration", str(args.file))
-    d = design(require_usable(doc.prereg))
+    study = study_of(doc.prereg)
+    d = design(require_usable(study))
     oc = operating(d)
     if args.json:
         print(json.dumps(design_dict(d, oc), indent=2))
     else:
-        print_design(d, oc, study_of(doc.prereg).id)
+        print_design(d, oc, study.id)
     return EXIT_OK
 
 

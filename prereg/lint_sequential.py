@@ -13,7 +13,7 @@ def sequential_plan(s: Study) -> list[Finding]:
         return []
     from prereg.seqdesign import check, plan_of
 
-    return [Finding("sequential-plan", path, msg) for path, msg in check(s.raw, plan_of(s.raw))]
+    return [Finding("sequential-plan", path, msg) for path, msg in check(s, plan_of(s))]
 
 
 @rule("sequential-underpowered")
@@ -24,8 +24,8 @@ def sequential_underpowered(s: Study) -> list[Finding]:
         return []
     from prereg.seqdesign import check, design, operating, plan_of
 
-    plan = plan_of(s.raw)
-    if check(s.raw, plan) or plan.drift is None:
+    plan = plan_of(s)
+    if check(s, plan) or plan.drift is None:
         return []
     oc = operating(design(plan))
     target = a.power.target

@@ -21,7 +21,7 @@ from typing import Any
 from prereg.canonical import canonical_bytes, sha256_json
 from prereg.errors import Refusal, UserError
 from prereg.jsonio import make_dirs, read_jsonl, write_atomic, write_json_atomic
-from prereg.rules import study_seeds
+from prereg.study import Study
 
 LOOKS_DIR = "_looks"
 LOG = "looks.jsonl"
@@ -176,23 +176,20 @@ def interims(entries: list[dict], lock_hash: str) -> dict[int, LookEntry]:
     return out
 
 
-def registered_looks(prereg: dict) -> list[int] | None:
-    """The registered looks (cumulative seeds per arm), from the typed plan
+def registered_looks(study: Study) -> list[int] | None:
+    """The registered looks (cumulative seeds per arm) of the typed plan
     (:class:`prereg.study.SequentialSpec`); None for a fixed design."""
-    from prereg.study import analysis_plan
-
-    if not prereg["analysis"].get("sequential"):
-        return None
-    return list(analysis_plan(prereg["analysis"]).sequential.looks)
+    seq = study.analysis.sequential
+    return list(seq.looks) if seq else None
 
 
-def look_of_seed(prereg: dict, seed: int) -> int:
+def look_of_seed(study: Study, seed: int) -> int:
     """1-based look whose seeds include ``seed`` (looks are cumulative seeds in registered order)."""
-    i = study_seeds(prereg).index(seed)
-    return next(j + 1 for j, n in enumerate(registered_looks(prereg)) if i < n)
+    i = study.seeds.index(seed)
+    return next(j + 1 for j, n in enumerate(registered_looks(study)) if i < n)
 
 
-def record_before(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, look: int) -> LookEntry:
+def record_before(lock_hash: str, runs: str | Path, study_id: str, look: int) -> LookEntry:
     """The sealed interim record of look ``look - 1``, or a Refusal saying why there is none."""
     entries = read_log(runs, study_id)
     bad = chain_problems(entries)
@@ -206,33 +203,33 @@ def record_before(prereg: dict, lock_hash: str, runs: str | Path, study_id: str,
     return rec
 
 
-def gate(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, arm: str, seed: int) -> None:
+def gate(study: Study, lock_hash: str, runs: str | Path, study_id: str, arm: str, seed: int) -> None:
     """Refuse a seed of look k > 1 until the sealed interim record of look k - 1 says continue.
 
     Args:
-        prereg: the locked preregistration (a fixed design passes untouched).
+        study: the locked preregistration, typed (a fixed design passes untouched).
         lock_hash: the lock the run would use.
         runs: the runs root the run is written under.
     Raises:
         Refusal: one line naming the look and what is missing.
     """
-    if registered_looks(prereg) is None or seed not in study_seeds(prereg):
+    if registered_looks(study) is None or seed not in study.seeds:
         return
-    look = look_of_seed(prereg, seed)
+    look = look_of_seed(study, seed)
     if look == 1:
         return
-    rec = record_before(prereg, lock_hash, runs, study_id, look)
+    rec = record_before(lock_hash, runs, study_id, look)
     if not rec.continues(arm):
         raise Refusal(f"seed {seed} belongs to look {look}, but the interim record of look {look - 1} says "
                       f"{rec.decision!r} for arm {arm!r}: the design stops here")
 
 
-def planned_seeds(prereg: dict, lock_hash: str, entries: list[dict]) -> dict[str, int]:
+def planned_seeds(study: Study, lock_hash: str, entries: list[dict]) -> dict[str, int]:
     """Seeds per arm the design asks for so far: n_j for an arm stopped at look j, else the final look."""
-    looks = registered_looks(prereg)
+    looks = registered_looks(study)
     recs = interims(entries, lock_hash)
     out = {}
-    for arm in prereg["arms"]:
+    for arm in study.arms:
         out[arm] = looks[-1]
         for j in sorted(recs):
             if not recs[j].continues(arm):
@@ -241,7 +238,7 @@ def planned_seeds(prereg: dict, lock_hash: str, entries: list[dict]) -> dict[str
     return out
 
 
-def look_units(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, look: int,
+def look_units(study: Study, lock_hash: str, runs: str | Path, study_id: str, look: int,
                arms: list[str] | None, seeds: list[int] | None) -> tuple[list[str], list[int]]:
     """The (arms, seeds) ``runner sweep --look`` runs: the first n_look seeds of the arms still going.
 
@@ -249,16 +246,16 @@ def look_units(prereg: dict, lock_hash: str, runs: str | Path, study_id: str, lo
         UserError: a fixed design or a look that does not exist; Refusal: a look whose previous
             interim record is missing or says stop.
     """
-    looks = registered_looks(prereg)
+    looks = registered_looks(study)
     if looks is None:
         raise UserError("--look: this lock has a fixed design (no analysis.sequential)")
     if not 1 <= look <= len(looks):
         raise UserError(f"--look {look}: the design has looks 1..{len(looks)} ({looks} seeds per arm)")
-    first = study_seeds(prereg)[: looks[look - 1]]
+    first = study.seeds[: looks[look - 1]]
     chosen = [s for s in first if seeds is None or s in seeds]
-    going = list(arms) if arms is not None else list(prereg["arms"])
+    going = list(arms) if arms is not None else list(study.arms)
     if look > 1:
-        rec = record_before(prereg, lock_hash, runs, study_id, look)
+        rec = record_before(lock_hash, runs, study_id, look)
         going = [a for a in going if rec.continues(a)]
         if not going:
             raise Refusal(f"--look {look}: the interim record of look {look - 1} stopped every selected arm")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from prereg.errors import UserError
 from prereg.sequential import Boundaries, Spec, spending_boundaries
-from prereg.study import SEQUENTIAL_DRAWS, analysis_plan
+from prereg.study import SEQUENTIAL_DRAWS, Study
 
 SMALL_SAMPLE = ("t_calibrated", "t_tail", "none")
 DEFAULT_DRAWS = SEQUENTIAL_DRAWS  # the one default, kept in prereg.study
@@ -58,24 +58,25 @@ class SequentialPlan:
         return self.effect / self.sd * math.sqrt(self.looks[-1])
 
 
-def plan_of(prereg: dict) -> SequentialPlan | None:
+def plan_of(study: Study) -> SequentialPlan | None:
     """The study's sequential plan, or None for a fixed design.
 
     Args:
-        prereg: a schema-valid preregistration.
+        study: the typed preregistration (:func:`prereg.study.study_of`).
     Returns:
         :class:`SequentialPlan` or None.
     Example:
-        >>> plan_of({"analysis": {}}) is None
+        >>> from prereg.study import study_of
+        >>> from prereg.cli import template_bytes
+        >>> import json
+        >>> plan_of(study_of(json.loads(template_bytes("demo")))) is None
         True
     """
-    if not prereg["analysis"].get("sequential"):
-        return None
-    a = analysis_plan(prereg["analysis"])
+    a = study.analysis
     s = a.sequential
-    from prereg.declarations import contrast_decls
-
-    fam = [c.id for c in contrast_decls(prereg) if c.confirmatory and c.in_family]
+    if s is None:
+        return None
+    fam = [c.id for c in study.contrasts if c.confirmatory and c.in_family]
     mult = a.multiplicity
     alpha = mult.alpha / (1 if mult.method == "none" else max(1, len(fam)))
     spec = Spec(s.spending, s.gamma, s.futility, s.beta, s.beta_spending, s.beta_gamma)
@@ -84,13 +85,13 @@ def plan_of(prereg: dict) -> SequentialPlan | None:
                           a.rng_seed, tuple(fam), a.effect_of_interest, a.power.pilot_sd if a.power else None)
 
 
-def check(prereg: dict, plan: SequentialPlan) -> list[tuple[str, str]]:
+def check(study: Study, plan: SequentialPlan) -> list[tuple[str, str]]:
     """What makes a sequential plan unusable, as (path, message) pairs (lint and design refuse these)."""
     from prereg.crossfield import sequential_errors
 
     where = "$.analysis.sequential"
-    out = [tuple(e.split(": ", 1)) for e in sequential_errors(prereg)]
-    a = analysis_plan(prereg["analysis"])
+    out = [tuple(e.split(": ", 1)) for e in sequential_errors(study.raw)]
+    a = study.analysis
     if a.test != "paired_t" or a.unit != "seed":
         out.append(("$.analysis.contrasts.test", "a sequential design monitors the paired t over seeds "
                                                  "(contrasts.test paired_t, unit seed)"))
@@ -102,12 +103,12 @@ def check(prereg: dict, plan: SequentialPlan) -> list[tuple[str, str]]:
     return out
 
 
-def require_usable(prereg: dict) -> SequentialPlan:
+def require_usable(study: Study) -> SequentialPlan:
     """The plan, or a one-line UserError naming the first problem."""
-    plan = plan_of(prereg)
+    plan = plan_of(study)
     if plan is None:
         raise UserError("analysis.sequential: this preregistration has a fixed design (no looks registered)")
-    problems = check(prereg, plan)
+    problems = check(study, plan)
     if problems:
         raise UserError(f"{problems[0][0]}: {problems[0][1]}")
     return plan

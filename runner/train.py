@@ -124,7 +124,7 @@ def preflight(lock_path, arm: str, seed: int, out, *, device: str, exploratory: 
     if not exploratory:  # a later look's seed waits for the earlier look's interim record (README failure 19)
         from prereg.looks import gate
 
-        gate(lock.prereg, lock.hash, out, lock.study_id, arm, seed)
+        gate(lock.study, lock.hash, out, lock.study_id, arm, seed)
     env = check_environment(environ, exploratory=exploratory)
     notes = [f"environment override allowed (exploratory): {k}={v}" for k, v in env.items()
              if k.startswith(FORBIDDEN_ENV_PREFIXES) and k not in ALLOWED_ENV]

@@ -125,7 +125,7 @@ def interim(lock_path: str | Path, runs: str | Path, look: int | None = None, *,
     from stats.load import load
 
     lock = verify_lock(lock_path, require_signature=require_signature)
-    d = design(require_usable(lock.prereg))
+    d = design(require_usable(lock.study))
     done = lk.interims(lk.read_log(runs, lock.study_id), lock.hash)
     nxt = max(done, default=0) + 1
     look = nxt if look is None else look
@@ -152,7 +152,7 @@ def log_early_analysis(lock: Lock, runs: str | Path, data) -> dict | None:
     if not seq or data.source != "runs":
         return None
     counts = {a: len(data.seeds_of(a)) for a in lock.study.arms}
-    planned = lk.planned_seeds(lock.prereg, lock.hash, lk.read_log(runs, lock.study_id))
+    planned = lk.planned_seeds(lock.study, lock.hash, lk.read_log(runs, lock.study_id))
     if all(counts[a] >= planned[a] for a in counts):  # the final analysis (maybe after an early stop)
         return None
     entry = {"kind": "analysis", "study_id": lock.study_id, "lock_hash": lock.hash,
@@ -170,7 +170,7 @@ def drop_unasked_seeds(lock: Lock, runs: str | Path, data) -> None:
     entries = lk.read_log(runs, lock.study_id)
     if lk.chain_problems(entries):
         return
-    planned = lk.planned_seeds(lock.prereg, lock.hash, entries)
+    planned = lk.planned_seeds(lock.study, lock.hash, entries)
     order = {s: i for i, s in enumerate(lock.study.seeds)}
     data.deviations[:] = [d for d in data.deviations
                           if not (d.get("kind") == "missing_seed" and d.get("arm") in planned

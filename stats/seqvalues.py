@@ -25,7 +25,7 @@ def apply(V, lock, data, facts: dict, warnings: list[str]) -> None:
     from prereg import looks as lk
     from prereg.seqdesign import decide, design, plan_of
 
-    plan = plan_of(lock.prereg)
+    plan = plan_of(lock.study)
     if plan is None or data.source != "runs":
         return
     d = design(plan)

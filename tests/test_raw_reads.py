@@ -35,10 +35,7 @@ RAW = {
 }
 
 # Readers still to move onto Study: the count may only go down (lower it when you move one).
-NOT_YET = {
-    "prereg/looks.py": 5,          # the interim looks' gate
-    "prereg/seqdesign.py": 4,      # the sequential design
-}
+NOT_YET: dict[str, int] = {}   # empty since looks.py and seqdesign.py read Study (the last two)
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ from prereg.cli import main, validate_file
 from prereg.lint import lint
 from prereg.seqdesign import design, plan_of
 from prereg.sequential import spending_boundaries
+from prereg.study import study_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,11 +109,11 @@ def test_design_rich_table_and_refusals(tmp_path, capsys):
 
 
 def test_design_is_deterministic_and_seeded():
-    p = plan_of(seq_prereg())
+    p = plan_of(study_of(seq_prereg()))
     assert design(p).t_upper == design(p).t_upper
     q = seq_prereg()
     q["analysis"]["rng_seed"] += 1
-    assert design(plan_of(q)).t_upper[1:] != design(p).t_upper[1:]
+    assert design(plan_of(study_of(q))).t_upper[1:] != design(p).t_upper[1:]
 
 
 def test_show_names_the_sequential_plan(tmp_path, capsys):

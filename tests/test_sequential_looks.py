@@ -14,6 +14,7 @@ from budget import examples
 from prereg import looks as lk
 from prereg.errors import Refusal, UserError
 from prereg.jsonio import read_json, write_atomic
+from prereg.study import study_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = [11, 23, 37, 41, 53, 67]
@@ -83,13 +84,13 @@ def continued(tmp_path):
 
     camp, lock = _look1(tmp_path, 0.0)
     with pytest.raises(Refusal, match="look 2 needs the interim record of look 1"):
-        lk.look_units(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", 2, None, None)
+        lk.look_units(study_of(lock["preregistration"]), lock["lock_hash"], camp.runs_dir, "seqs", 2, None, None)
     with pytest.raises(Refusal, match="run `stats interim`"):
-        lk.gate(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", "dr_grpo", SEEDS[3])
+        lk.gate(study_of(lock["preregistration"]), lock["lock_hash"], camp.runs_dir, "seqs", "dr_grpo", SEEDS[3])
     rec = interim(camp.lock_path, camp.runs_dir)
     assert rec["decision"] == "continue" and rec["contrasts"]["dr_grpo-grpo"]["decision"] == "continue"
-    lk.gate(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", "dr_grpo", SEEDS[3])  # now allowed
-    assert lk.look_units(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", 2, None, None) \
+    lk.gate(study_of(lock["preregistration"]), lock["lock_hash"], camp.runs_dir, "seqs", "dr_grpo", SEEDS[3])  # now allowed
+    assert lk.look_units(study_of(lock["preregistration"]), lock["lock_hash"], camp.runs_dir, "seqs", 2, None, None) \
         == (list(lock["preregistration"]["arms"]), SEEDS)
     _look2_runs(camp, lock)
     return camp, lock, rec
@@ -197,9 +198,9 @@ def test_early_stop_refuses_later_seeds_and_audits_clean(tmp_path):
     assert rec["contrasts"]["dr_grpo-grpo"]["decision"] == "stop_efficacy" and rec["decision"] == "stop"
     for arm in ("dr_grpo", "grpo"):
         with pytest.raises(Refusal, match="the design stops here"):
-            lk.gate(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", arm, SEEDS[4])
+            lk.gate(study_of(lock["preregistration"]), lock["lock_hash"], camp.runs_dir, "seqs", arm, SEEDS[4])
     with pytest.raises(Refusal, match="stopped every selected arm"):
-        lk.look_units(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", 2, None, None)
+        lk.look_units(study_of(lock["preregistration"]), lock["lock_hash"], camp.runs_dir, "seqs", 2, None, None)
     a = analyze(camp.lock_path, camp.runs_dir)  # the final analysis of a stopped study is not a peek
     assert len(lk.read_log(camp.runs_dir, "seqs")) == 1
     assert a["verdicts"]["study"]["verdict"] == "AS_PLANNED", a["deviations"]  # unrun seeds were not asked for
@@ -315,7 +316,7 @@ def test_one_sided_less_alternative_signs_the_statistic():
 
     p = seq_prereg()
     p["analysis"]["contrasts"]["alternative"] = "less"
-    plan = plan_of(p)
+    plan = plan_of(study_of(p))
     assert plan.sides == 1 and plan.direction == -1
     d = design(plan)
     t_obs = -(d.t_upper[0] + 0.5)  # arm far below baseline
@@ -337,10 +338,10 @@ def test_one_arm_stops_while_the_baseline_and_another_arm_go_on(tmp_path):
     cs = rec["contrasts"]
     assert cs["dr_grpo-grpo"]["decision"] == "stop_efficacy" and cs["gspo-grpo"]["decision"] == "continue"
     assert rec["decision"] == "continue"
-    going, _ = lk.look_units(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", 2, None, None)
+    going, _ = lk.look_units(study_of(lock["preregistration"]), lock["lock_hash"], camp.runs_dir, "seqs", 2, None, None)
     assert sorted(going) == ["grpo", "gspo"]
     with pytest.raises(Refusal, match="the design stops here"):
-        lk.gate(lock["preregistration"], lock["lock_hash"], camp.runs_dir, "seqs", "dr_grpo", SEEDS[3])
+        lk.gate(study_of(lock["preregistration"]), lock["lock_hash"], camp.runs_dir, "seqs", "dr_grpo", SEEDS[3])
     _look2_runs(camp, lock, arms=going)
     a = analyze(camp.lock_path, camp.runs_dir)
     v = {k: r["value"] for k, r in a["values"].items()}

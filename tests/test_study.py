@@ -153,15 +153,16 @@ def test_sequential_spec_holds_the_defaults_and_the_design_reads_it():
 
     p = json.loads((ROOT / "examples" / "e1.json").read_text())
     assert analysis_plan(p["analysis"]).sequential is None  # a fixed design
-    assert registered_looks(p) is None
+    assert registered_looks(study_of(p)) is None
     p["seeds"] = [1, 2, 3, 4, 5]
     p["analysis"]["sequential"] = {"looks": [3, 5], "spending": "pocock"}
     seq = study_of(p).analysis.sequential
     assert (seq.looks, seq.spending, seq.gamma) == ((3, 5), "pocock", None)
     assert (seq.futility, seq.beta, seq.beta_spending, seq.small_sample, seq.calibration_draws, seq.inference) == \
         ("none", 0.2, "obrien_fleming", "t_calibrated", SEQUENTIAL_DRAWS, "stagewise")
-    assert registered_looks(p) == [3, 5] and [look_of_seed(p, s) for s in p["seeds"]] == [1, 1, 1, 2, 2]
-    d = plan_of(p)
+    st = study_of(p)
+    assert registered_looks(st) == [3, 5] and [look_of_seed(st, s) for s in p["seeds"]] == [1, 1, 1, 2, 2]
+    d = plan_of(st)
     assert (d.looks, d.spec.spending, d.spec.futility, d.small_sample, d.draws, d.inference) == \
         (seq.looks, "pocock", "none", "t_calibrated", SEQUENTIAL_DRAWS, "stagewise")
     p["analysis"]["sequential"].update(spending="hsd", gamma=-2, small_sample="t_tail", calibration_draws=5000,
@@ -169,7 +170,7 @@ def test_sequential_spec_holds_the_defaults_and_the_design_reads_it():
     seq = study_of(p).analysis.sequential
     assert (seq.gamma, seq.futility, seq.beta, seq.beta_spending, seq.small_sample, seq.calibration_draws) == \
         (-2, "non_binding", 0.1, "pocock", "t_tail", 5000)
-    d = plan_of(p)
+    d = plan_of(study_of(p))
     assert (d.spec.gamma, d.spec.futility, d.spec.beta, d.spec.beta_spending, d.small_sample, d.draws) == \
         (-2, "non_binding", 0.1, "pocock", "t_tail", 5000)
     assert d.effect == study_of(p).analysis.effect_of_interest

@@ -64,7 +64,7 @@ def _registered_all(ctx, study) -> list[tuple[str, int]]:
     entries = lk.read_log(ctx.runs_path, str(study))
     if lk.chain_problems(entries):
         return [(a, s) for a in ctx.arms for s in ctx.seeds]
-    planned = lk.planned_seeds(ctx.prereg, ctx.lock.hash, entries)
+    planned = lk.planned_seeds(ctx.study, ctx.lock.hash, entries)
     return [(a, s) for a in ctx.arms for s in ctx.seeds[: planned[a]]]
 
 

@@ -32,7 +32,7 @@ def run(ctx, out) -> None:
         return
     from prereg.seqdesign import design, plan_of
 
-    d = design(plan_of(ctx.prereg))
+    d = design(plan_of(ctx.study))
     _entries(ctx, out, where, entries, d)
     _later_runs(ctx, out, entries, seq.looks)
 
@@ -118,13 +118,12 @@ def _decisions(ctx, out, at, e: lk.LookEntry, d, k) -> None:
 def _later_runs(ctx, out, entries, looks) -> None:
     """Every run of a seed in look j > 1 started after the interim record of look j - 1 allowed it."""
     recs = lk.interims(entries, ctx.lock.hash)
-    prereg = ctx.prereg
     for r in ctx.runs:
         m = r.manifest
         arm, seed = m.get("arm"), m.get("seed")
         if m.get("evidence_class") != "confirmatory" or seed not in ctx.seeds or arm not in ctx.arms:
             continue
-        j = lk.look_of_seed(prereg, seed)
+        j = lk.look_of_seed(ctx.study, seed)
         if j == 1:
             continue
         rec = recs.get(j - 1)

@@ -54,7 +54,7 @@ def _look_selection(args, arms, seeds):
             raise UserError(f"{args.lock}: a sequential study runs one look at a time: pass --look "
                             f"(looks of {list(seq.looks)} seeds per arm)")
         return arms, seeds
-    going, chosen = look_units(lock.prereg, lock.hash, args.out, lock.study_id, args.look, arms, seeds)
+    going, chosen = look_units(lock.study, lock.hash, args.out, lock.study_id, args.look, arms, seeds)
     return [a for a in going if lock.study.arms[a].trained], chosen
 
 
