@@ -34,7 +34,7 @@ def test_cold_set_is_large_enough_and_over_its_own_studies():
     kinds, all for check 10; among the studies a base model, an SFT checkpoint, three RL baselines and two
     evaluation sessions, and a runner-shaped campaign; one report in reStructuredText."""
     assert len(NAMES) >= 5
-    specs = {n: json.loads((cold.HERE / n / "study.json").read_text()) for n in NAMES}
+    specs = {n: json.loads((cold.SET.folder / n / "study.json").read_text()) for n in NAMES}
     for n in NAMES:
         kinds = [p.kind for p in cold.all_plants(n)]
         assert len(set(kinds)) == len(kinds) >= 15
@@ -46,4 +46,4 @@ def test_cold_set_is_large_enough_and_over_its_own_studies():
     assert len(ids) == len(NAMES) and not ids & others
     assert any(len(s.get("sessions", {})) >= 2 and len(s.get("trained", [])) >= 3 for s in specs.values())
     assert any(s.get("generator") == "campaign" for s in specs.values())
-    assert any(list((cold.HERE / n).glob("*.rst")) for n in NAMES)
+    assert any(list((cold.SET.folder / n).glob("*.rst")) for n in NAMES)

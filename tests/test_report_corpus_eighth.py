@@ -34,7 +34,7 @@ def test_eighth_set_is_large_enough_and_over_its_own_studies():
     kinds, all for check 10; among the studies a base model with an SFT checkpoint, a Bonferroni or BH
     plan and a Holm plan, a one-sided plan, and a runner-shaped campaign; one report in LaTeX."""
     assert len(NAMES) >= 5
-    specs = {n: json.loads((eighth.HERE / n / "study.json").read_text()) for n in NAMES}
+    specs = {n: json.loads((eighth.SET.folder / n / "study.json").read_text()) for n in NAMES}
     for n in NAMES:
         kinds = [p.kind for p in eighth.all_plants(n)]
         assert len(set(kinds)) == len(kinds) >= 20
@@ -50,4 +50,4 @@ def test_eighth_set_is_large_enough_and_over_its_own_studies():
     assert any(p.get("analysis.multiplicity.method") == "bonferroni" for p in patches)
     assert any(p.get("analysis.contrasts.alternative") == "greater" for p in patches)
     assert any(s.get("generator") == "campaign" for s in specs.values())
-    assert any(list((eighth.HERE / n).glob("*.tex")) for n in NAMES)
+    assert any(list((eighth.SET.folder / n).glob("*.tex")) for n in NAMES)

@@ -36,7 +36,7 @@ def test_ninth_set_is_large_enough_and_over_its_own_studies():
     sessions, BH, Holm and Bonferroni plans, a one-sided plan, an equivalence margin and a runner-shaped
     campaign; one report in LaTeX and one with numbers in code (plants audited only with ``--strict``)."""
     assert len(NAMES) >= 5
-    specs = {n: json.loads((ninth.HERE / n / "study.json").read_text()) for n in NAMES}
+    specs = {n: json.loads((ninth.SET.folder / n / "study.json").read_text()) for n in NAMES}
     for n in NAMES:
         kinds = [p.kind for p in ninth.all_plants(n)]
         assert len(set(kinds)) == len(kinds) >= 20
@@ -54,5 +54,5 @@ def test_ninth_set_is_large_enough_and_over_its_own_studies():
     assert any("analysis.equivalence_margin" in p for p in patches)
     assert any(len(s.get("sessions", {})) >= 2 for s in specs.values())
     assert any(s.get("generator") == "campaign" for s in specs.values())
-    assert any(list((ninth.HERE / n).glob("*.tex")) for n in NAMES)
+    assert any(list((ninth.SET.folder / n).glob("*.tex")) for n in NAMES)
     assert any(ninth.strict_plants(n) for n in NAMES)

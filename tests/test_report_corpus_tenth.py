@@ -37,7 +37,7 @@ def test_tenth_set_is_large_enough_and_over_its_own_studies():
     runner-shaped campaign; one report in LaTeX and one with numbers in code (plants audited only with
     ``--strict``)."""
     assert len(NAMES) >= 5
-    specs = {n: json.loads((tenth.HERE / n / "study.json").read_text()) for n in NAMES}
+    specs = {n: json.loads((tenth.SET.folder / n / "study.json").read_text()) for n in NAMES}
     for n in NAMES:
         kinds = [p.kind for p in tenth.all_plants(n)]
         assert len(set(kinds)) == len(kinds) >= 20
@@ -56,5 +56,5 @@ def test_tenth_set_is_large_enough_and_over_its_own_studies():
     assert any(len(s.get("sessions", {})) >= 2 and len(s.get("patch", {}).get("sessions", {})) >= 2
                for s in specs.values())
     assert any(s.get("generator") == "campaign" for s in specs.values())
-    assert any(list((tenth.HERE / n).glob("*.tex")) for n in NAMES)
+    assert any(list((tenth.SET.folder / n).glob("*.tex")) for n in NAMES)
     assert any(tenth.strict_plants(n) for n in NAMES)

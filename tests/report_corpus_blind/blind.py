@@ -152,6 +152,18 @@ SET = BlindSet(HERE)
 names, build, plants, known, all_plants, strict_plants = SET.exports()
 
 
+def set_of(module_file: str) -> tuple[BlindSet, tuple]:
+    """The scaffold over a set module's folder and its :meth:`BlindSet.exports`: a set module is its
+    docstring plus ``SET, (names, build, ...) = blind.set_of(__file__)``."""
+    found = BlindSet(Path(module_file).resolve().parent)
+    return found, found.exports()
+
+
+def exit_main(module_file: str) -> None:
+    """``python -m tests.report_corpus_X.X [--strict] [NAME ...]``: measure the set beside ``module_file``."""
+    sys.exit(main(Path(module_file).resolve().parent))
+
+
 def main(folder: Path = HERE, argv: list[str] | None = None) -> int:
     """Measure the set in ``folder`` from the command line (``[--strict] [NAME ...]``, by default
     ``sys.argv``): every set module built on this scaffold runs ``sys.exit(blind.main(HERE))``."""

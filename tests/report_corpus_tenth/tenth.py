@@ -17,25 +17,13 @@ GitHub issue filed from the repository's issue form (``### Describe the bug``, `
 ``### Environment`` with library versions) reporting a reproduction, over a base model, an SFT
 checkpoint and two RL objectives under Holm with an equivalence margin. README failure 15.
 
-The set is the blind set's scaffold (:class:`tests.report_corpus_blind.blind.BlindSet`: ``study.json``
-with the ``items`` and ``campaign`` generators, ``plants.json`` with ``"xfail"`` and ``"strict"``,
-``clean_xfail.txt`` / ``strict_xfail.txt``) over this folder.
-
-``python -m tests.report_corpus_tenth.tenth [--strict] [NAME ...]`` prints, per report, every plant
-missed and every finding on the clean report, then the table of figures.
+Scaffold and ``python -m tests.report_corpus_tenth.tenth [--strict] [NAME ...]``: :mod:`tests.report_corpus_blind.blind`.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from tests.report_corpus_blind import blind
 
-HERE = Path(__file__).resolve().parent
-
-SET = blind.BlindSet(HERE)
-names, build, plants, known, all_plants, strict_plants = SET.exports()
-
+SET, (names, build, plants, known, all_plants, strict_plants) = blind.set_of(__file__)
 if __name__ == "__main__":
-    sys.exit(blind.main(HERE))
+    blind.exit_main(__file__)
