@@ -16,9 +16,7 @@ The fast tier audits the first plant expected caught of each report; ``pytest`` 
 
 from __future__ import annotations
 
-import json
-
-from tests.report_corpus import corpus, set_tests
+from tests.report_corpus import set_tests
 from tests.report_corpus_cold import cold
 
 NAMES = cold.names()
@@ -33,17 +31,7 @@ def test_cold_set_is_large_enough_and_over_its_own_studies():
     """Five reports over five studies no other set uses, each with at least fifteen plants of distinct
     kinds, all for check 10; among the studies a base model, an SFT checkpoint, three RL baselines and two
     evaluation sessions, and a runner-shaped campaign; one report in reStructuredText."""
-    assert len(NAMES) >= 5
-    specs = {n: json.loads((cold.SET.folder / n / "study.json").read_text()) for n in NAMES}
-    for n in NAMES:
-        kinds = [p.kind for p in cold.all_plants(n)]
-        assert len(set(kinds)) == len(kinds) >= 15
-        assert all(p.check == "10" for p in cold.all_plants(n))
-    ids = {s["id"] for s in specs.values()}
-    others = set()
-    for folder in ("report_corpus", "report_corpus_fresh", "report_corpus_unseen", "report_corpus_blind"):
-        others |= {json.loads(p.read_text())["id"] for p in (corpus.REPO / "tests" / folder).glob("*/study.json")}
-    assert len(ids) == len(NAMES) and not ids & others
+    specs = set_tests.own_studies(cold.SET, NAMES, 15)
     assert any(len(s.get("sessions", {})) >= 2 and len(s.get("trained", [])) >= 3 for s in specs.values())
     assert any(s.get("generator") == "campaign" for s in specs.values())
     assert any(list((cold.SET.folder / n).glob("*.rst")) for n in NAMES)

@@ -16,9 +16,7 @@ expected caught of each report; ``pytest`` (CI) audits every plant.
 
 from __future__ import annotations
 
-import json
-
-from tests.report_corpus import corpus, set_tests
+from tests.report_corpus import set_tests
 from tests.report_corpus_eighth import eighth
 
 NAMES = eighth.names()
@@ -33,18 +31,7 @@ def test_eighth_set_is_large_enough_and_over_its_own_studies():
     """Five reports over five studies no other set uses, each with at least twenty plants of distinct
     kinds, all for check 10; among the studies a base model with an SFT checkpoint, a Bonferroni or BH
     plan and a Holm plan, a one-sided plan, and a runner-shaped campaign; one report in LaTeX."""
-    assert len(NAMES) >= 5
-    specs = {n: json.loads((eighth.SET.folder / n / "study.json").read_text()) for n in NAMES}
-    for n in NAMES:
-        kinds = [p.kind for p in eighth.all_plants(n)]
-        assert len(set(kinds)) == len(kinds) >= 20
-        assert all(p.check == "10" for p in eighth.all_plants(n))
-    ids = {s["id"] for s in specs.values()}
-    others = set()
-    for folder in ("report_corpus", "report_corpus_fresh", "report_corpus_unseen", "report_corpus_blind",
-                   "report_corpus_cold"):
-        others |= {json.loads(p.read_text())["id"] for p in (corpus.REPO / "tests" / folder).glob("*/study.json")}
-    assert len(ids) == len(NAMES) and not ids & others
+    specs = set_tests.own_studies(eighth.SET, NAMES, 20)
     patches = [s.get("patch", {}) for s in specs.values()]
     assert any(s.get("generator") == "items" for s in specs.values())
     assert any(p.get("analysis.multiplicity.method") == "bonferroni" for p in patches)

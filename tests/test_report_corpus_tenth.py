@@ -17,9 +17,7 @@ audits the first plant expected caught of each report; ``pytest`` (CI) audits ev
 
 from __future__ import annotations
 
-import json
-
-from tests.report_corpus import corpus, set_tests
+from tests.report_corpus import set_tests
 from tests.report_corpus_tenth import tenth
 
 NAMES = tenth.names()
@@ -36,18 +34,7 @@ def test_tenth_set_is_large_enough_and_over_its_own_studies():
     evaluation sessions, BH, Holm and Bonferroni plans, a one-sided plan, an equivalence margin and a
     runner-shaped campaign; one report in LaTeX and one with numbers in code (plants audited only with
     ``--strict``)."""
-    assert len(NAMES) >= 5
-    specs = {n: json.loads((tenth.SET.folder / n / "study.json").read_text()) for n in NAMES}
-    for n in NAMES:
-        kinds = [p.kind for p in tenth.all_plants(n)]
-        assert len(set(kinds)) == len(kinds) >= 20
-        assert all(p.check == "10" for p in tenth.all_plants(n))
-    ids = {s["id"] for s in specs.values()}
-    others = set()
-    for folder in ("report_corpus", "report_corpus_fresh", "report_corpus_unseen", "report_corpus_blind",
-                   "report_corpus_cold", "report_corpus_eighth", "report_corpus_ninth"):
-        others |= {json.loads(p.read_text())["id"] for p in (corpus.REPO / "tests" / folder).glob("*/study.json")}
-    assert len(ids) == len(NAMES) and not ids & others
+    specs = set_tests.own_studies(tenth.SET, NAMES, 20)
     patches = [s.get("patch", {}) for s in specs.values()]
     methods = {p.get("analysis.multiplicity.method") for p in patches}
     assert {"bh", "holm", "bonferroni"} <= methods

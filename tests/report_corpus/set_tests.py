@@ -19,6 +19,7 @@ folders by name), ``clean_findings`` and the autouse ``_recompute_once`` come wi
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -104,3 +105,25 @@ def tests(report_set: sets.ReportSet, label: str, fast: list, *, slow_known: boo
             f"test_clean_{label}_report_has_no_finding": clean,
             f"test_clean_{label}_report_has_no_finding_strict": strict,
             f"test_{label}_plant_is_caught": plant_is_caught}
+
+
+def own_studies(report_set: sets.ReportSet, names: list[str], min_plants: int) -> dict[str, dict]:
+    """Check a blind set's size and independence, and return its ``study.json`` specs by report.
+
+    Every set must hold at least five reports over studies no other set uses (an id shared with an
+    earlier set would let a reading tuned on that set pass here unseen), each with ``min_plants`` plants
+    of distinct kinds, all for check 10. What a set adds (layouts, plans) its own test asserts.
+    """
+    assert len(names) >= 5
+    folder = report_set.folder
+    specs = {n: json.loads((folder / n / "study.json").read_text()) for n in names}
+    for n in names:
+        every = report_set.all_plants(n) if hasattr(report_set, "all_plants") else report_set.plants(n)
+        kinds = [p.kind for p in every]
+        assert len(set(kinds)) == len(kinds) >= min_plants, n
+        assert all(p.check == "10" for p in every), n
+    ids = {s["id"] for s in specs.values()}
+    others = {json.loads(p.read_text())["id"] for p in (corpus.REPO / "tests").glob("report_corpus*/*/study.json")
+              if p.parent.parent != folder}
+    assert len(ids) == len(names) and not ids & others, sorted(ids & others)
+    return specs
