@@ -171,6 +171,23 @@ def _no_fsync():
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _built_once(tmp_path_factory):
+    """Each report set's study is built once a session and copied for every test that builds it
+    (``tests/report_corpus/corpus.py::built_once``; ``tests/test_built_once.py`` checks a copy
+    against a fresh build). Under xdist the workers share the folder, like the clean campaign."""
+    from tests.report_corpus import corpus
+
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        folder = tmp_path_factory.getbasetemp().parent / "built_once"
+        folder.mkdir(exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("built_once")
+    corpus.BUILD_CACHE = folder
+    yield folder
+    corpus.BUILD_CACHE = None
+
+
 def _tree_digest(root: Path) -> str:
     """SHA-256 over every file's relative path and bytes under ``root``."""
     h = hashlib.sha256()

@@ -186,17 +186,58 @@ def lock_and_analyze(prereg: dict, root: Path) -> Path:
     return root / "report"
 
 
-def build(name: str, root: Path, folder: Path = HERE) -> Path:
-    """Lock, import and analyse study ``name`` (``folder/name/study.json``, by default a corpus study)
-    under ``root``; returns the report folder, holding the study's report files."""
-    spec = json.loads((folder / name / "study.json").read_text())
+# The folder where the test session keeps each study it has built once (``tests/conftest.py::_built_once``
+# sets it; None outside pytest: ``python -m tests.report_corpus_<set>.<set>`` builds every study itself).
+BUILD_CACHE: Path | None = None
+
+
+def built_once(key: str, root: Path, make) -> None:
+    """Build a deterministic study tree under ``root`` with ``make(root)``, or copy the tree that an
+    earlier ``make`` with the same ``key`` built in this test session (:data:`BUILD_CACHE`).
+
+    Why: a study's lock, import and analysis cost ~1.4 CPU-s and ~40 test modules build the same
+    few dozen studies (a set's module, then the readings modules over the same reports); the
+    build writes relative paths only and the same bytes every time (``tests/test_built_once.py``
+    checks a copy against a fresh build), so a copy (milliseconds) is the same input to the
+    audit. ``key`` names everything the tree depends on beyond the session's code (the study's
+    spec bytes). Under xdist the workers share the cache folder; a file lock makes the first
+    worker build and the others wait and copy. Without a cache (outside pytest) it builds.
+    """
+    if BUILD_CACHE is None:
+        make(root)
+        return
+    import hashlib
+
+    from filelock import FileLock
+
+    done = BUILD_CACHE / hashlib.sha256(key.encode()).hexdigest()[:24]
+    with FileLock(str(done) + ".lock"):
+        if not (done / "built").is_file():
+            shutil.rmtree(done, ignore_errors=True)
+            make(done / "tree")
+            (done / "built").write_text(key)
+    shutil.copytree(done / "tree", root, dirs_exist_ok=True)
+
+
+def _build_study(spec: dict, root: Path) -> None:
+    """Lock, import and analyse the study ``spec`` under ``root`` (no report files)."""
     root.mkdir(parents=True, exist_ok=True)
     if spec.get("generator") == "study12":
         prereg = _study12(spec, root / "results.csv")
     else:
         prereg = study_prereg(spec)
         (root / "results.csv").write_text(_table(spec))
-    report = lock_and_analyze(prereg, root)
+    lock_and_analyze(prereg, root)
+
+
+def build(name: str, root: Path, folder: Path = HERE) -> Path:
+    """Lock, import and analyse study ``name`` (``folder/name/study.json``, by default a corpus study)
+    under ``root`` (once a session: :func:`built_once`); returns the report folder, holding the
+    study's report files."""
+    text = (folder / name / "study.json").read_text()
+    spec = json.loads(text)
+    built_once("corpus.build\0" + text, root, lambda dst: _build_study(spec, dst))
+    report = root / "report"
     for f in (folder / name).iterdir():
         if f.suffix in REPORT_SUFFIXES:
             shutil.copyfile(f, report / f.name)
@@ -254,6 +295,25 @@ def _inputs_digest(lock_path: Path, runs_path: Path) -> str:
     return h.hexdigest()
 
 
+def _kept_on_disk(key: str, compute) -> bytes:
+    """``compute()``'s bytes, kept under :data:`BUILD_CACHE` by ``key`` (a SHA-256 of the inputs) for
+    every module and xdist worker of the session; without a cache, computed each time asked."""
+    if BUILD_CACHE is None:
+        return compute()
+    from filelock import FileLock
+
+    path = BUILD_CACHE / "recompute" / f"{key}.pickle"
+    path.parent.mkdir(exist_ok=True)
+    with FileLock(str(path) + ".lock"):
+        if not path.is_file():
+            data = compute()
+            tmp = path.with_suffix(".tmp")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+            return data
+    return path.read_bytes()
+
+
 @contextlib.contextmanager
 def recompute_once(kept: dict | None = None):
     """Within the block, audit check 9 recomputes the analysis once per distinct set of inputs.
@@ -265,6 +325,8 @@ def recompute_once(kept: dict | None = None):
     check 9 still compares it with each copy's ``analysis.json``. An input that differs in one
     byte is recomputed; a recomputation that raises is not kept. ``kept`` (digest -> result) carries
     the results beyond the block (``tests/conftest.py::shared_recompute``); by default a new one.
+    Within a test session the results are also kept on disk beside the built studies
+    (:data:`BUILD_CACHE`), so each study is recomputed once for all modules and workers.
     """
     import audit.checks.analysis as check9
 
@@ -276,7 +338,8 @@ def recompute_once(kept: dict | None = None):
             return real(lock_path, runs_path, analysis, files)
         key = _inputs_digest(lock_path, runs_path)
         if key not in kept:
-            kept[key] = pickle.dumps(real(lock_path, runs_path, analysis, files), pickle.HIGHEST_PROTOCOL)
+            kept[key] = _kept_on_disk(key, lambda: pickle.dumps(real(lock_path, runs_path, analysis, files),
+                                                                pickle.HIGHEST_PROTOCOL))
         return pickle.loads(kept[key])  # a fresh copy, as deepcopy gives, ~7x cheaper
 
     check9.recompute = once

@@ -45,11 +45,12 @@ def runner_campaign(root: Path) -> Path:
     holding the analysis and no rendered report (a set's report takes the rendered one's place)."""
     from tests import audit_defects
 
-    camp = audit_defects.build_clean(root, figures=False)  # its rendered report is removed below
-    for f in camp.report.iterdir():
+    corpus.built_once("sets.runner_campaign", root, lambda dst: audit_defects.build_clean(dst, figures=False))
+    report = audit_defects.Campaign(root).report
+    for f in report.iterdir():  # its rendered report: a set's report takes its place
         if f.suffix in corpus.REPORT_SUFFIXES:
             f.unlink()
-    return camp.report
+    return report
 
 
 def spec_campaign(spec: dict, root: Path) -> Path:
@@ -67,11 +68,15 @@ def spec_campaign(spec: dict, root: Path) -> Path:
     p["hypotheses"] = [h for h in p["hypotheses"] if h["arm"] in p["arms"]]
     p["analysis"]["multiplicity"]["family"] = [f"{a}-grpo" for a in spec["arms"] if a != "grpo"]
     p["analysis"]["resamples"] = spec.get("resamples", 1000)
-    root.mkdir(parents=True, exist_ok=True)
-    with chdir(root):
-        make_campaign(".", p, effects=spec.get("effects"), base_accuracy=spec.get("base_accuracy", 0.5),
-                      rng_seed=spec.get("rng_seed", 0))
-        write(analyze(f"locks/{p['id']}.lock.json", "runs"), "report/analysis.json", overwrite=True)
+
+    def make(dst: Path) -> None:
+        dst.mkdir(parents=True, exist_ok=True)
+        with chdir(dst):
+            make_campaign(".", p, effects=spec.get("effects"), base_accuracy=spec.get("base_accuracy", 0.5),
+                          rng_seed=spec.get("rng_seed", 0))
+            write(analyze(f"locks/{p['id']}.lock.json", "runs"), "report/analysis.json", overwrite=True)
+
+    corpus.built_once("sets.spec_campaign\0" + json.dumps(spec, sort_keys=True), root, make)
     return root / "report"
 
 

@@ -93,14 +93,21 @@ def _items_rows(spec: dict) -> list[dict]:
 
 
 def _items(spec: dict, root: Path) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    prereg = _items_prereg(spec)
-    rows = _items_rows(spec)
-    with open(root / "results.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    return corpus.lock_and_analyze(prereg, root)
+    """The ``items`` study of ``spec`` locked and analysed under ``root`` (once a session:
+    :func:`corpus.built_once`); returns its report folder."""
+
+    def make(dst: Path) -> None:
+        dst.mkdir(parents=True, exist_ok=True)
+        prereg = _items_prereg(spec)
+        rows = _items_rows(spec)
+        with open(dst / "results.csv", "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        corpus.lock_and_analyze(prereg, dst)
+
+    corpus.built_once("blind.items\0" + json.dumps(spec, sort_keys=True), root, make)
+    return root / "report"
 
 
 def read_plants(name: str, strict: bool | None = None, folder: Path = HERE) -> list[Plant]:
