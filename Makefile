@@ -29,10 +29,11 @@ demo: install
 
 test: install-test
 	$(BIN)/ruff check .
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -p no:cacheprovider
+	HYPOTHESIS_PROFILE=ci RLPREREG_TEST_CPU=.test-cpu.json $(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python scripts/fast_tier_budget.py .test-cpu.json
 
 lint:
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf demo-out .pytest_cache
+	rm -rf demo-out .pytest_cache .test-cpu.json

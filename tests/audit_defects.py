@@ -103,10 +103,12 @@ def reanalyze(camp: Campaign, *, render: bool = True, figures: bool = False) -> 
     the text, and drawing is most of a render's time; the clean campaign has its figures.
     """
     from stats.analyze import analyze, write
+    from tests.report_corpus.corpus import seed_recompute
 
     with chdir(camp.root):
         a = analyze(LOCK_REL, "runs")
         write(a, "report/analysis.json", overwrite=True)
+        seed_recompute(LOCK_REL, "runs", a)  # check 9's recomputation of these records, in a test session
         if render:
             try:
                 from stats.render import render as _render

@@ -23,6 +23,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,13 +65,28 @@ def pytest_cmdline_main(config):
     asked.
     """
     opt = config.option
-    if (getattr(opt, "numprocesses", 0) is None and not hasattr(config, "workerinput")
-            and opt.markexpr.replace(" ", "") == "notslow" and not opt.collectonly
-            and config.args_source == pytest.Config.ArgsSource.TESTPATHS
+    fast_tier = (not hasattr(config, "workerinput") and opt.markexpr.replace(" ", "") == "notslow"
+                 and config.args_source == pytest.Config.ArgsSource.TESTPATHS)
+    if fast_tier:
+        _keep_bytecode()
+    if (fast_tier and getattr(opt, "numprocesses", 0) is None and not opt.collectonly
             and (os.cpu_count() or 1) > 1 and not getattr(opt, "usepdb", False)):
         opt.numprocesses = FAST_TIER_WORKERS
         if opt.dist == "no":
             opt.dist = "loadfile"  # one file per worker; see _FileScheduling
+
+
+def _keep_bytecode() -> None:
+    """The fast tier writes and reads Python's bytecode cache even where ``PYTHONDONTWRITEBYTECODE``
+    is set (this machine sets it): this process and the workers it starts (they inherit the
+    environment) then compile the project and rewrite the test modules' asserts once, not on every
+    run (~5 of each worker's ~9 CPU-s of collection). The cache goes where Python puts it:
+    ``__pycache__/`` beside each source (git ignores it), or under ``PYTHONPYCACHEPREFIX`` when that
+    is set. The installed packages already carry theirs, so nothing is written there. Only the fast
+    tier: the whole suite (CI, a clean clone, one process) compiles each module once anyway.
+    """
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
 
 
 # Test files whose fast tests load TRL/PEFT/transformers (~4-7 CPU-s of imports and a first tiny
@@ -141,9 +157,53 @@ class _SchedulerPlugin:
 
 
 def pytest_configure(config):
-    """Register the scheduler above where xdist runs the session (its hook exists only then)."""
+    """Register the scheduler above where xdist runs the session (its hook exists only then), and
+    the CPU recorder below where ``RLPREREG_TEST_CPU`` names its file."""
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(_SchedulerPlugin(), "rlprereg-fast-tier-scheduler")
+    if os.environ.get(CPU_RECORD_ENV):
+        config.pluginmanager.register(_CpuRecorder(os.environ[CPU_RECORD_ENV]), "rlprereg-test-cpu")
+
+
+CPU_RECORD_ENV = "RLPREREG_TEST_CPU"  # where each test's CPU seconds go (``make test``; scripts/fast_tier_budget.py)
+
+
+def _cpu_now() -> float:
+    """CPU seconds of this process and of its finished subprocesses (a test's CLI interpreters)."""
+    import resource
+    import time
+
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + kids.ru_utime + kids.ru_stime
+
+
+class _CpuRecorder:
+    """Each test's CPU seconds (setup, call and teardown: a module fixture counts in the test that
+    builds it), whether it is ``slow``, and whether its cost depends on the hypothesis profile (a
+    property test, or any test of a module that reads ``tests/budget.py``'s counts), written as JSON at the end of the
+    session (one file a process: ``PATH``, or ``PATH.gw0.json`` ... under xdist) for
+    ``scripts/fast_tier_budget.py``."""
+
+    def __init__(self, path: str):
+        self.path, self.rows = path, {}
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        t0 = _cpu_now()
+        yield
+        module = vars(getattr(item, "module", None) or object)
+        self.rows[item.nodeid] = {
+            "cpu": round(_cpu_now() - t0, 4), "slow": item.get_closest_marker("slow") is not None,
+            "profile_dependent": bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False)
+                                      or any(callable(v) and getattr(v, "__module__", None) == "budget"
+                                             for v in module.values()))}
+
+    def pytest_sessionfinish(self, session):
+        import json
+
+        worker = os.environ.get("PYTEST_XDIST_WORKER")
+        path = f"{self.path}.{worker}.json" if worker else self.path
+        Path(path).write_text(json.dumps({"profile": PROFILE, "tests": self.rows}, indent=0))
 
 
 def pytest_collection_finish(session):
@@ -225,6 +285,7 @@ def clean_campaign(tmp_path_factory):
 
 
 _RECOMPUTED: dict = {}  # check 9's recomputations, by the SHA-256 of their inputs, for this process
+_STUDY_CHECKED: dict = {}  # the study checks' clean results, by the SHA-256 of the study (study_checks.py)
 
 
 @pytest.fixture
@@ -237,8 +298,10 @@ def shared_recompute():
     each time (half of such an audit's CPU). The recomputation is deterministic; it is kept by the
     SHA-256 of the lock's and the records' bytes and handed out as a fresh copy (unpickled), and check 9 still
     compares it with each copy's ``analysis.json`` (``tests/report_corpus/corpus.py::recompute_once``).
+    The audit's other checks of the study's records (1-8, 12) are shared the same way, by the
+    SHA-256 of every file of the study but the report (``tests/report_corpus/study_checks.py``).
     """
     from tests.report_corpus import corpus
 
-    with corpus.recompute_once(_RECOMPUTED):
+    with corpus.recompute_once(_RECOMPUTED, _STUDY_CHECKED):
         yield

@@ -70,3 +70,67 @@ def test_the_cache_builds_once_and_a_new_key_builds_again(tmp_path, monkeypatch)
     monkeypatch.setattr(corpus, "BUILD_CACHE", None)
     corpus.built_once("key-a", tmp_path / "none", make)  # no cache: always built
     assert len(calls) == 3 and (tmp_path / "none" / "x.txt").read_text() == "built 3"
+
+
+def _results(res) -> list[dict]:
+    """An audit's check results as data, the timings left out."""
+    return [{k: v for k, v in r.as_dict().items() if k != "seconds"} for r in res.results]
+
+
+def test_study_checks_kept_for_a_study_are_those_a_full_audit_gives(tmp_path):
+    """Reports over copies of one study: the kept study checks equal a fresh audit's, a report
+    edit is still caught (checks 10/11 run), and a record edit is checked afresh (check 9 fires)."""
+    import json
+
+    from audit import check
+    from tests.report_corpus.study_checks import study_checks_once
+
+    clean = corpus.build("arm_table", tmp_path / "clean")
+    copies = []
+    for i, edit in enumerate(["", "planted", "record"]):
+        rep = corpus.build("arm_table", tmp_path / f"c{i}")
+        if edit == "planted":
+            md = next(rep.glob("*.md"))
+            text = md.read_text()
+            number = next(w for w in text.split() if w[:1].isdigit() and "." in w)
+            md.write_text(text.replace(number, number + "7", 1))
+        if edit == "record":
+            a = json.loads((rep / "analysis.json").read_text())
+            vid = sorted(a["values"])[0]
+            a["values"][vid]["value"] = a["values"][vid]["value"] + 0.5
+            (rep / "analysis.json").write_text(json.dumps(a))
+        copies.append(rep)
+    want = [_results(check(r)) for r in [clean, *copies]]
+    kept: dict = {}
+    with study_checks_once(kept):
+        got = [_results(check(r)) for r in [clean, *copies]]
+    assert got == want
+    assert len(kept) == 1  # one clean study; the edited record's study is not kept (check 9 fires)
+    status = {r["name"]: r["status"] for r in got[2]}
+    assert status["report"] == "fail" and status["analysis"] == "pass"
+    assert {r["name"]: r["status"] for r in got[3]}["analysis"] == "fail"
+
+
+def _without_paths(a: dict, root: Path) -> str:
+    """An analysis as JSON text with ``root`` (the folder it was computed in) taken out of paths."""
+    import json
+
+    return json.dumps(a, sort_keys=True, default=str).replace(str(root) + "/", "")
+
+
+@pytest.mark.parametrize(("build", "name"), CASES)
+def test_a_kept_analysis_is_check_9s_own_recomputation(build, name, tmp_path):
+    """What a study's build keeps as check 9's recomputation (``corpus.seed_recompute``) equals what
+    check 9 computes from the same lock and records (``log_look=False``, ``validate=False``)."""
+    import pickle
+
+    from audit.checks.analysis import recompute
+    from audit.context import load_context
+
+    report = build(name, tmp_path / "s")
+    ctx = load_context(report)
+    key = corpus._inputs_digest(ctx.lock_path, ctx.runs_path)
+    kept = corpus.BUILD_CACHE / "recompute" / f"{key}.pickle"
+    assert kept.is_file(), "the build kept no recomputation"
+    fresh = recompute(ctx.lock_path, ctx.runs_path, ctx.analysis)
+    assert _without_paths(pickle.loads(kept.read_bytes()), tmp_path / "s") == _without_paths(fresh, tmp_path / "s")

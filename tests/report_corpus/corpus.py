@@ -180,10 +180,31 @@ def lock_and_analyze(prereg: dict, root: Path) -> Path:
     old = os.getcwd()
     os.chdir(root)
     try:
-        write(analyze(lock_rel, "results.csv"), "report/analysis.json", overwrite=True)
+        a = analyze(lock_rel, "results.csv")
+        write(a, "report/analysis.json", overwrite=True)
+        seed_recompute(lock_rel, "results.csv", a)
     finally:
         os.chdir(old)
     return root / "report"
+
+
+def seed_recompute(lock_path, runs_path, analysis: dict) -> None:
+    """Keep ``analysis`` (what ``stats analyze`` just computed from ``lock_path`` and ``runs_path``) as
+    check 9's recomputation of those inputs (:func:`recompute_once`), so that a built study's
+    analysis is not computed a second time by the first audit of it.
+
+    Check 9 recomputes with ``log_look=False`` and ``validate=False``, which change nothing in the
+    result of a study that is not sequential (a look is only logged for a sequential one, and
+    validation only reads); a sequential study is not kept. ``tests/test_built_once.py`` compares a
+    kept result with check 9's own recomputation. Only within a test session (:data:`BUILD_CACHE`).
+    """
+    if BUILD_CACHE is None:
+        return
+    plan = json.loads(Path(lock_path).read_text()).get("preregistration", {})
+    if plan.get("analysis", {}).get("sequential"):
+        return
+    key = _inputs_digest(Path(lock_path), Path(runs_path))
+    _kept_on_disk(key, lambda: pickle.dumps(analysis, pickle.HIGHEST_PROTOCOL))
 
 
 # The folder where the test session keeps each study it has built once (``tests/conftest.py::_built_once``
@@ -315,7 +336,7 @@ def _kept_on_disk(key: str, compute) -> bytes:
 
 
 @contextlib.contextmanager
-def recompute_once(kept: dict | None = None):
+def recompute_once(kept: dict | None = None, study_kept: dict | None = None):
     """Within the block, audit check 9 recomputes the analysis once per distinct set of inputs.
 
     Every plant of a report set is audited over a copy of the same study (only the report
@@ -327,8 +348,11 @@ def recompute_once(kept: dict | None = None):
     the results beyond the block (``tests/conftest.py::shared_recompute``); by default a new one.
     Within a test session the results are also kept on disk beside the built studies
     (:data:`BUILD_CACHE`), so each study is recomputed once for all modules and workers.
+    The block also runs the audit's other checks of the study's records once per distinct study
+    (:func:`tests.report_corpus.study_checks.study_checks_once`, kept in ``study_kept``).
     """
     import audit.checks.analysis as check9
+    from tests.report_corpus.study_checks import study_checks_once
 
     real = check9.recompute
     kept = {} if kept is None else kept
@@ -344,7 +368,8 @@ def recompute_once(kept: dict | None = None):
 
     check9.recompute = once
     try:
-        yield
+        with study_checks_once(study_kept):
+            yield
     finally:
         check9.recompute = real
 

@@ -74,7 +74,9 @@ def spec_campaign(spec: dict, root: Path) -> Path:
         with chdir(dst):
             make_campaign(".", p, effects=spec.get("effects"), base_accuracy=spec.get("base_accuracy", 0.5),
                           rng_seed=spec.get("rng_seed", 0))
-            write(analyze(f"locks/{p['id']}.lock.json", "runs"), "report/analysis.json", overwrite=True)
+            a = analyze(f"locks/{p['id']}.lock.json", "runs")
+            write(a, "report/analysis.json", overwrite=True)
+            corpus.seed_recompute(f"locks/{p['id']}.lock.json", "runs", a)
 
     corpus.built_once("sets.spec_campaign\0" + json.dumps(spec, sort_keys=True), root, make)
     return root / "report"
