@@ -3,10 +3,12 @@
 Why: the fast tier (``pytest -m "not slow"``, the README's development command) must stay under a
 minute on two cores; it crept from 1 min 19 s to 1 min 40 s over rounds, one costly test at a time,
 because nothing failed when a test of several CPU-seconds landed outside ``slow``. ``make test``
-(hence CI) runs the whole suite with ``RLPREREG_TEST_CPU=.test-cpu.json`` (``tests/conftest.py``
+(hence CI) runs the whole suite with ``RLPREREG_TEST_CPU=.test-cpu.json`` (``tests/cpu_record.py``
 records each test's CPU: setup, call and teardown, its subprocesses included) and then this script,
 which reads the records of the tests that are not ``slow`` and exits 1 when one is over the
-per-test budget. A test whose cost depends on the hypothesis profile (a property test, or one that
+per-test budget, or a fixture shared by several tests (a module's built studies) is over the
+per-fixture budget. A test is charged its own CPU: not the setup of fixtures it shares, nor a
+module's first import in the process (each is paid once, by whichever test comes first). A test whose cost depends on the hypothesis profile (a property test, or one that
 reads ``tests/budget.py``'s counts) is not judged on a ``ci``-profile run, where it does its full
 count; it is on a ``dev``-profile run such as the fast tier's own
 (``RLPREREG_TEST_CPU=cpu.json pytest -m "not slow"`` writes ``cpu.json.gw0.json`` and
@@ -14,7 +16,8 @@ count; it is on a ``dev``-profile run such as the fast tier's own
 is listed in :data:`ALLOWED` with its own budget and the reason; anything else over budget belongs
 in ``slow`` beside a cheaper fast counterpart.
 
-Usage: ``python scripts/fast_tier_budget.py RECORD.json [RECORD.json ...] [--per-test S] [--top N]``.
+Usage: ``python scripts/fast_tier_budget.py RECORD.json [RECORD.json ...] [--per-test S] [--per-fixture S]
+[--top N]``.
 Prints the fast tier's total CPU and its costliest tests; exits 0, 1 (an offender) or 2 (bad input).
 """
 
@@ -27,16 +30,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-PER_TEST_CPU_S = 3.0  # a fast test's budget in CPU seconds, its module fixtures included
+PER_TEST_CPU_S = 3.0  # a fast test's budget in CPU seconds (shared fixtures and first imports apart)
+PER_FIXTURE_CPU_S = 12.0  # a shared fixture's setup (a report set's studies built and audited clean)
 
 # nodeid pattern -> (its budget in CPU-s, why it may cost that much in the fast tier)
 ALLOWED: dict[str, tuple[float, str]] = {
-    "tests/test_rules.py::test_runner_lint_and_audit_agree_on_every_geometry": (
-        9.0, "the only fast run of the training stack (TRL/PEFT imports and a tiny model) over every geometry"),
     "tests/test_no_torch.py::*": (
         7.0, "one fresh interpreter makes every torch-free import check (README: Tests for development)"),
-    "tests/test_canonical_fast.py::test_generated_values_match_rfc8785": (
-        5.0, "RFC 8785 canonical JSON against the reference on generated values: the fast path's only oracle"),
 }
 
 
@@ -45,34 +45,38 @@ class Record:
     """One test's CPU record, as ``tests/conftest.py::_CpuRecorder`` writes it."""
 
     nodeid: str
-    cpu: float
+    cpu: float            # the test's own CPU: its protocol less shared fixtures and first imports
     slow: bool
     profile_dependent: bool
 
 
-def read_records(paths: list[Path]) -> tuple[list[Record], set[str]]:
-    """Every test record in ``paths`` and the hypothesis profiles they were taken under.
+def read_records(paths: list[Path]) -> tuple[list[Record], dict[str, float], set[str]]:
+    """Every test record in ``paths``, the shared fixtures' setup CPU, and the hypothesis profiles.
 
     Args:
-        paths: JSON files of ``{"profile": ..., "tests": {nodeid: {"cpu", "slow", "profile_dependent"}}}``.
+        paths: JSON files of ``{"profile": ..., "tests": {nodeid: {"cpu", "shared", "imports", "slow",
+            "profile_dependent"}}, "fixtures": {name: {"cpu", "slow"}}}`` (``tests/cpu_record.py``).
 
     Returns:
-        (records, profiles).
+        (records, shared fixtures set up for a fast test -> their setup CPU, profiles).
 
     Example:
         >>> read_records([])
-        ([], set())
+        ([], {}, set())
     """
-    out, profiles = [], set()
+    out, fixtures, profiles = [], {}, set()
     for p in paths:
         try:
             data = json.loads(Path(p).read_text())
             profiles.add(data["profile"])
-            out += [Record(k, float(v["cpu"]), bool(v["slow"]), bool(v["profile_dependent"]))
-                    for k, v in data["tests"].items()]
+            out += [Record(k, float(v["cpu"]) - float(v.get("shared", 0)) - float(v.get("imports", 0)),
+                           bool(v["slow"]), bool(v["profile_dependent"])) for k, v in data["tests"].items()]
+            for name, f in data.get("fixtures", {}).items():
+                if not f["slow"]:  # set up for a fast test: the fast tier pays it
+                    fixtures[name] = max(fixtures.get(name, 0.0), float(f["cpu"]))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise SystemExit(f"error: {p}: not a test CPU record ({type(e).__name__}: {e})") from None
-    return out, profiles
+    return out, fixtures, profiles
 
 
 def budget_of(nodeid: str, per_test: float) -> tuple[float, str]:
@@ -112,10 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("records", nargs="+", type=Path, help="JSON written under RLPREREG_TEST_CPU")
     ap.add_argument("--per-test", type=float, default=PER_TEST_CPU_S, help="CPU-s budget of a fast test")
+    ap.add_argument("--per-fixture", type=float, default=PER_FIXTURE_CPU_S,
+                    help="CPU-s budget of a shared fixture's setup")
     ap.add_argument("--top", type=int, default=10, help="how many of the costliest fast tests to list")
     args = ap.parse_args(argv)
     try:
-        records, profiles = read_records(args.records)
+        records, fixtures, profiles = read_records(args.records)
     except SystemExit as e:
         print(e, file=sys.stderr)
         return 2
@@ -130,7 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     for r, cap in bad:
         print(f"over budget: {r.nodeid}: {r.cpu:.2f} CPU-s > {cap:g} (make it cheaper, or mark it slow "
               f"beside a cheaper fast test that covers its behaviour)", file=sys.stderr)
-    return 1 if bad else 0
+    heavy = {k: v for k, v in fixtures.items() if v > args.per_fixture}
+    for name, cpu in sorted(heavy.items(), key=lambda kv: -kv[1]):
+        print(f"over budget: shared fixture {name}: {cpu:.2f} CPU-s > {args.per_fixture:g} "
+              f"(build less, or share what it builds: tests/report_corpus/corpus.py::built_once)", file=sys.stderr)
+    return 1 if bad or heavy else 0
 
 
 if __name__ == "__main__":

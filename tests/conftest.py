@@ -161,49 +161,10 @@ def pytest_configure(config):
     the CPU recorder below where ``RLPREREG_TEST_CPU`` names its file."""
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(_SchedulerPlugin(), "rlprereg-fast-tier-scheduler")
-    if os.environ.get(CPU_RECORD_ENV):
-        config.pluginmanager.register(_CpuRecorder(os.environ[CPU_RECORD_ENV]), "rlprereg-test-cpu")
+    if os.environ.get("RLPREREG_TEST_CPU"):  # make test: each test's CPU, for scripts/fast_tier_budget.py
+        from cpu_record import CpuRecorder
 
-
-CPU_RECORD_ENV = "RLPREREG_TEST_CPU"  # where each test's CPU seconds go (``make test``; scripts/fast_tier_budget.py)
-
-
-def _cpu_now() -> float:
-    """CPU seconds of this process and of its finished subprocesses (a test's CLI interpreters)."""
-    import resource
-    import time
-
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + kids.ru_utime + kids.ru_stime
-
-
-class _CpuRecorder:
-    """Each test's CPU seconds (setup, call and teardown: a module fixture counts in the test that
-    builds it), whether it is ``slow``, and whether its cost depends on the hypothesis profile (a
-    property test, or any test of a module that reads ``tests/budget.py``'s counts), written as JSON at the end of the
-    session (one file a process: ``PATH``, or ``PATH.gw0.json`` ... under xdist) for
-    ``scripts/fast_tier_budget.py``."""
-
-    def __init__(self, path: str):
-        self.path, self.rows = path, {}
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_protocol(self, item, nextitem):
-        t0 = _cpu_now()
-        yield
-        module = vars(getattr(item, "module", None) or object)
-        self.rows[item.nodeid] = {
-            "cpu": round(_cpu_now() - t0, 4), "slow": item.get_closest_marker("slow") is not None,
-            "profile_dependent": bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False)
-                                      or any(callable(v) and getattr(v, "__module__", None) == "budget"
-                                             for v in module.values()))}
-
-    def pytest_sessionfinish(self, session):
-        import json
-
-        worker = os.environ.get("PYTEST_XDIST_WORKER")
-        path = f"{self.path}.{worker}.json" if worker else self.path
-        Path(path).write_text(json.dumps({"profile": PROFILE, "tests": self.rows}, indent=0))
+        config.pluginmanager.register(CpuRecorder(os.environ["RLPREREG_TEST_CPU"], PROFILE), "rlprereg-test-cpu")
 
 
 def pytest_collection_finish(session):

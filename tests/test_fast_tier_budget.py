@@ -66,3 +66,15 @@ def test_a_file_that_is_not_a_record_is_one_line_and_exit_2(tmp_path, capsys, te
     assert ftb.main([str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {bad}: not a test CPU record") and err.count("\n") == 1
+
+
+def test_shared_fixtures_and_first_imports_are_not_charged_to_the_test(tmp_path, capsys):
+    rec = tmp_path / "a.json"
+    rec.write_text(json.dumps({"profile": "ci", "fixtures": {"tests/test_x.py::built": {"cpu": 6.0, "slow": False},
+                                                             "tests/test_y.py::trained": {"cpu": 60.0, "slow": True}},
+                               "tests": {
+        "tests/test_x.py::test_first": {"cpu": 9.0, "shared": 6.0, "imports": 1.5, "slow": False,
+                                        "profile_dependent": False}}}))
+    assert ftb.main([str(rec)]) == 0  # 9.0 - 6.0 - 1.5 = 1.5 CPU-s of its own
+    assert ftb.main([str(rec), "--per-fixture", "5"]) == 1
+    assert "shared fixture tests/test_x.py::built: 6.00 CPU-s > 5" in capsys.readouterr().err
