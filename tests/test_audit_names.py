@@ -21,6 +21,9 @@ from audit.sources import _id_entity, entity_from_text, find_arms
 from audit.words import vocabulary
 from tests.report_corpus import corpus
 
+# check 9's recomputation and the study checks shared across the audits of one study (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 ARMS = ["grpo", "grpo_lr100x", "grpo_lr_1e5_warmup", "dr_grpo"]   # arm names are [a-z0-9_] (the schema)
 
 

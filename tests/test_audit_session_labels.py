@@ -19,6 +19,9 @@ import pytest
 from audit.sessions import SessionInfo
 from tests.report_corpus import corpus
 
+# check 9's recomputation and the study checks shared across the audits of one study (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 LABELS = {"s1": {"labels": ["launch-day pass"]},
           "s2": {"labels": ["Nov 20 batch", "fresh-server pass", "S2", "re-evaluation at T=0.6"]}}
 

@@ -17,6 +17,9 @@ import pytest
 from audit import check
 from tests.report_corpus_unseen import unseen
 
+# check 9's recomputation and the study checks shared across the audits of one study (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("shared_recompute")
+
 HEAD = "# Results\n\nFrom the locked analysis.\n\n"
 FIRST_LINE = HEAD.count("\n") + 1
 
