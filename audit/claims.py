@@ -37,7 +37,7 @@ from audit.lockview import LockView, lock_view
 from audit.numbers import ParsedFile, is_bibliography
 from audit.prose import _LIST_ITEM, _OUT_OF_ITEMS, _versus_subject, file_paragraphs
 from audit.seed_claims import per_seed_claims
-from audit.words import Vocabulary, folded, matches_from, sentences
+from audit.words import Vocabulary, folded, matches_at, matches_from, search_at, sentences
 
 # ("within 0.3pp on every seed: 2 up, 3 down": a count over the seeds, no seed named)
 _SEED_ONE = re.compile(r"(?<![A-Za-z_])(?<!RNG )(?<!rng )(?<!random )(?<!bootstrap )(?<!every )(?<!each )(?<!per )(?<!any )seed\s*[=:#]?\s*(\d+)\b(?![.,]\d)"
@@ -56,6 +56,7 @@ _N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|
 _BY_COUNT = re.compile(r"\bby\s+(?:\d[\d,]*(?:,\s*(?:and\s+)?|\s+and\s+))*$")
 # One of them is in each statement of n without "=" or "(" (a noun after the number, or near "out of N")
 _N_NOUNS = ("problem", "item", "question", "puzzle", "example", "board", "-q held", "-q test")
+_N_FACT_NOUNS = ("problem", "item", "question", "puzzle", "example", "board", "-q")   # in each match opening with digits
 # "2,000 bootstrap resamples": the locked number of resamples.
 # ("2\u2009000 resamples": a thin space between thousands; a paragraph's spaces arrive as plain spaces)
 _RESAMPLES = re.compile(r"(?<![\d.,\u2009\u202f])(\d{1,3}(?:[ \u2009\u202f]\d{3})+|\d[\d,]*(?:\.\d+)?k?)\s+"
@@ -70,6 +71,10 @@ _DIGIT = re.compile(r"\d")
 _UNADJUSTED = re.compile(r"\bunadjusted|\buncorrected|\b(?:before|without|prior\s+to)\s+(?:any\s+)?(?:multiplicity\s+)?"
                          r"(?:adjustment|correction)|\bnominal(?:ly)?\b|\braw\s+p\b", re.I)
 _ADJUSTED = re.compile(r"adjust|correct|\bBH\b|Holm|Bonferroni|multiplicity|family", re.I)
+# The words each match of a pattern starts with (audit.words.matches_at: the pattern is tried only where they are)
+_UNADJUSTED_WORDS = ("unadjusted", "uncorrected", "before", "without", "prior", "nominal", "raw")
+_ADJUSTED_WORDS = ("adjust", "correct", "bh", "holm", "bonferroni", "multiplicity", "family")
+_SIGNIF_WORDS = ("no", "insignificant", "statistically", "significant")   # "not", "non-" start with "no"
 
 
 
@@ -92,8 +97,22 @@ def adjusted_at(sent: str, pos: int, end: int | None = None) -> bool:
         >>> adjusted_at("Neither is significant after Holm, though one is significant unadjusted", 49, 60)
         False
     """
-    marks = sorted([(m.start(), m.end(), False) for m in _UNADJUSTED.finditer(sent)]
-                   + [(m.start(), m.end(), True) for m in _ADJUSTED.finditer(sent)])
+    kept = _adjust_marks(sent)
+    near = [(start, adj) for start, adj in kept if end is not None and start >= end]
+    if near and _NEAR_GAP.fullmatch(sent, end, near[0][0]):
+        return near[0][1]
+    before = [adj for start, adj in kept if start < pos]
+    after = [adj for start, adj in kept if start >= pos]
+    return before[-1] if before else bool(after and after[0])
+
+
+@functools.lru_cache(maxsize=64)
+def _adjust_marks(sent: str) -> tuple[tuple[int, bool], ...]:
+    """(start, adjusted) of each mention of adjustment in ``sent`` (an unadjusted one covering the "adjust" it
+    holds): found once per sentence, not once per significance word in it (README failure 10)."""
+    low = folded(sent)
+    marks = sorted([(m.start(), m.end(), False) for m in matches_at(_UNADJUSTED, sent, low, _UNADJUSTED_WORDS)]
+                   + [(m.start(), m.end(), True) for m in matches_at(_ADJUSTED, sent, low, _ADJUSTED_WORDS)])
     kept, reach = [], -1
     for start, stop, adj in marks:   # "unadjusted" holds "adjust": the unadjusted mention covers it
         if start >= reach:
@@ -101,12 +120,7 @@ def adjusted_at(sent: str, pos: int, end: int | None = None) -> bool:
             reach = stop
         elif not adj:
             kept[-1], reach = (kept[-1][0], False), max(reach, stop)
-    near = [(start, adj) for start, adj in kept if end is not None and start >= end]
-    if near and _NEAR_GAP.fullmatch(sent, end, near[0][0]):
-        return near[0][1]
-    before = [adj for start, adj in kept if start < pos]
-    after = [adj for start, adj in kept if start >= pos]
-    return before[-1] if before else bool(after and after[0])
+    return tuple(kept)
 
 
 @dataclass(frozen=True)
@@ -635,7 +649,7 @@ def n_facts(text: str) -> list[re.Match]:
         if low is not None and not any(w in low for w in _N_NOUNS):
             return []
     out = []
-    for m in _N_FACT.finditer(text):
+    for m in _n_fact_matches(text):
         near = text[max(0, m.start() - 60):m.end() + 60]
         if m.group(1) and (not _HELDOUT_WORDS.search(near) or re.search(r"\bseeds?\b", text[m.end():m.end() + 24], re.I)):
             continue   # "n=3 seeds", "at n=3 (bounded data)": not the held-out n
@@ -644,6 +658,30 @@ def n_facts(text: str) -> list[re.Match]:
         if m.group(3) and _BY_COUNT.search(text, max(0, m.start() - 40), m.start()):
             continue   # "ahead of GRPO ... by 12, 2 and 4 problems": differences in problems, not the n
         out.append(m)
+    return out
+
+
+def _n_fact_matches(text: str):
+    """``_N_FACT.finditer(text)``, tried only at "n", "(" and "out" where no noun a count of items needs is in
+    ``text`` (then no match opens with digits: :func:`audit.words.matches_at`; README failure 10)."""
+    low = folded(text)
+    if low is None or any(w in low for w in _N_FACT_NOUNS):
+        return _N_FACT.finditer(text)
+    return matches_at(_N_FACT, text, low, ("(", "out"), _n_before_equals(text, low))
+
+
+def _n_before_equals(text: str, low: str) -> set[int]:
+    """Where an "n" is followed by spaces (``\\s``, ``str.isspace``) and "=": the only places ``_N_FACT``'s
+    "n = 500" can start (found from each "=", not by trying the pattern at every "n" of the text)."""
+    out = set()
+    e = text.find("=")
+    while e >= 0:
+        j = e
+        while j and text[j - 1].isspace():
+            j -= 1
+        if j and low[j - 1] == "n":
+            out.add(j - 1)
+        e = text.find("=", e + 1)
     return out
 
 
@@ -728,13 +766,15 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
             within, open_ = within_claims(sent, cid, metrics, metric, facts)
             said += within
             undecided += open_
-            tally.checked += len(WITHIN.findall(sent)) - len(open_)
+            tally.checked += sum(1 for _ in matches_at(WITHIN, sent, folded(sent), ("within",))) - len(open_)
         else:   # nothing says which contrast: shown as undecided (a word in an arm's own clause is that arm's)
             mixed = len({c for _, c in own if c}) > 1
             if mixed:
                 _significance(sent, s_start, None, metrics, facts, f, para, out, tally, skip=group, own=own)
-            undecided += [(m.start(), m.group(0)) for rx in ((WITHIN,) if mixed else (_SIGNIF, WITHIN))
-                          for m in rx.finditer(sent)]
+            low = folded(sent)
+            undecided += [(m.start(), m.group(0)) for rx, words in (((WITHIN, ("within",)),) if mixed else
+                                                                    ((_SIGNIF, _SIGNIF_WORDS), (WITHIN, ("within",))))
+                          for m in matches_at(rx, sent, low, words)]
             undecided += [(m.start(), m.group(0)) for m in re.finditer(r"\b[A-Z][A-Z_]{3,}\b", sent)
                           if m.group(0) in facts.verdict_names]
         if notes:   # "0.650*" with "* p < 0.05" under the paragraph (audit.markers)
@@ -804,6 +844,16 @@ _STEPS = re.compile(r"(?<![\d.,])(\d+)\s+(?:training\s+|optimi[sz]er\s+|gradient
                     re.I)
 
 
+_COUNT_WORDS = tuple(_NUMBER_WORDS)   # what each _WORD_COUNTS match opens with
+
+
+def steps_may_match(low: str | None) -> bool:
+    """False only where ``_STEPS`` surely finds nothing in the text ``low`` folds (``folded``): each match needs
+    "per", "each" or "every" after the count, or "trained" before it (a pre-test: the pattern costs ~1 us a
+    character, README failure 10)."""
+    return low is None or any(w in low for w in ("per", "each", "every", "trained"))
+
+
 # "two evaluation sessions", "3 eval sessions": how many evaluation sessions the records hold
 _SESSIONS = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+(?:separate\s+|distinct\s+)?eval(?:uation)?\s+sessions\b", re.I)
 
@@ -812,7 +862,7 @@ def _word_and_step_facts(sent: str, facts: Facts, at, out: list[Claim]) -> None:
     """Seeds per arm written in words ("four seeds per method") against the locked seeds, the steps and
     rollouts of every run ("12 steps and 192 rollouts per run") against the runs', when all arms had the same,
     and "two evaluation sessions" against the analysis' sessions."""
-    low = sent.lower()
+    low, fl = sent.lower(), folded(sent)
     for m in _SESSIONS.finditer(sent) if facts.sessions and "sessions" in low else ():
         g = m.group(1).lower()
         n = int(g) if g.isdigit() else _NUMBER_WORDS[g]
@@ -821,14 +871,15 @@ def _word_and_step_facts(sent: str, facts: Facts, at, out: list[Claim]) -> None:
                              f"{m.group(0)} written, the analysis holds {len(facts.sessions)} evaluation sessions "
                              f"({', '.join(map(str, facts.sessions))})"))
     if "seeds" in low or "runs" in low:
-        for m in (*_WORD_COUNTS.finditer(sent), *(_WITH_SEEDS.finditer(sent) if "with" in low else ())):
+        for m in (*matches_at(_WORD_COUNTS, sent, fl, _COUNT_WORDS),
+                  *(matches_at(_WITH_SEEDS, sent, fl, ("with",)) if "with" in low else ())):
             n, want = _NUMBER_WORDS[m.group(1).lower()], len(facts.seeds)
             if _PLAN_BEFORE.search(sent, max(0, m.start() - 30), m.start()):
                 continue   # "next round, with ten seeds": a plan
             if m.group(2).lower() == "seeds" and facts.seeds and n != want:
                 out.append(Claim(at(m.start()), f"{want} (lock.seeds)", m.group(0),
                                  f"{m.group(1)} seeds written, the records hold {want} (lock.seeds count)"))
-    for m in _STEPS.finditer(sent) if "steps" in low or "rollouts" in low else ():
+    for m in _STEPS.finditer(sent) if ("steps" in low or "rollouts" in low) and steps_may_match(fl) else ():
         what = (m.group(2) or m.group(4)).lower()
         seen = {v for k, v in facts.values.items() if k.startswith("arms.") and k.endswith(f".{what}")
                 and k.count(".") == 2 and isinstance(v, (int, float))}
@@ -1038,7 +1089,7 @@ def _group_significance(sent: str, named, facts: Facts, at, out: list[Claim], ta
     ``sent`` (its significance words are this claim's, the sentence's others are checked one by one:
     "A and B are significantly better than C, but none of the gains is significant after Holm"), or
     None when the sentence has no group claim."""
-    g = _GROUP.search(sent)
+    g = search_at(_GROUP, sent, folded(sent), ("both", "all", "neither", "none"))
     sig = _SIGNIF.search(g.group(2)) if g else None
     if sig is None:
         return None
@@ -1077,7 +1128,7 @@ def _significance(sent, s_start, cid, metrics, facts: Facts, f, para, out, tally
     about the contrast of the arm named last before it ("AERO is significantly worse (survives BH), Dr. GRPO
     is significantly different from GRPO": the second word is Dr. GRPO's)."""
     nums, text, offs = para
-    for m in _SIGNIF.finditer(sent):
+    for m in matches_at(_SIGNIF, sent, folded(sent), _SIGNIF_WORDS):
         if skip and skip[0] <= m.start() < skip[1]:
             continue
         mine = [(pos, c) for pos, c in own if pos < m.start() and c]

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from audit.words import folded, matches_at
+
 # The comparison word, the direction it claims for subject − other (+1 above, -1 below), and
 # whether it is about "better"/"worse" (then the metric's declared direction decides the sign).
 _WORDS = (
@@ -58,6 +60,7 @@ _OTHER_QUANTITY = re.compile(r"\b(?:reward|loss|entropy|length|tokens?|KL|time|c
 # Numbers written on both sides of one of these words must agree with it ("more than" is left out:
 # "10.7 points more than SFT (48.8%)" compares a difference with a mean).
 _NUM_COMPARE = re.compile(r"\b(higher|lower|greater|smaller|larger|below|above)\s+(?:than\s+)?", re.I)
+_NUM_COMPARE_WORDS = ("higher", "lower", "greater", "smaller", "larger", "below", "above")   # what each match opens with
 _NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?(?![\w.]*\d)")
 # a seed named before a number, or a list of seeds up to it ("seeds 2 and 8", "s10, s13")
 _SEED_NAMED = re.compile(r"\bseeds?\s*[#:=]?\s*(?:\d+\s*(?:,|and|&|or)\s*)*$", re.I)
@@ -217,7 +220,7 @@ def number_comparisons(sent: str, skip: set[int]) -> list[Said]:
     """"0.221 ... lower than GRPO's 0.416": the numbers written on either side must agree (a word the
     analysis already decided, at an offset in ``skip``, is not checked twice)."""
     out = []
-    for m in _NUM_COMPARE.finditer(sent) if _DIGIT.search(sent) else ():
+    for m in matches_at(_NUM_COMPARE, sent, folded(sent), _NUM_COMPARE_WORDS) if _DIGIT.search(sent) else ():
         if m.start() in skip:
             continue
         before = list(_NUMBER.finditer(sent[:m.start()]))
@@ -375,6 +378,9 @@ _RATIO_HINT = re.compile(r"\d\s*(?:x|×|times|-?fold)\b", re.I)
 
 def _ratios(sent: str):
     """The ratio claims of a sentence (the full pattern runs only where a hint of one is)."""
+    low = folded(sent)   # each hint holds one of these (a pre-test: the hint's pattern is tried at every digit)
+    if low is not None and not any(w in low for w in ("x", "×", "times", "fold")):
+        return ()
     return RATIO.finditer(sent) if _RATIO_HINT.search(sent) else ()
 
 

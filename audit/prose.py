@@ -506,7 +506,7 @@ def _fact_spans(text: str, names: TextNames) -> list[tuple[int, int]]:
     """Spans of seed lists, held-out n and run/arm/seed counts: facts audit.claims checks against the
     lock, so their numbers are labels here, not values to trace. A pattern runs only where its key
     word is in the text (``names.may_hold``: each scan of a long paragraph costs ~50 ns a character)."""
-    from audit.claims import _COUNTS, _RESAMPLES, _SEED_LIST, _SEED_RANGE, _STEPS, n_facts
+    from audit.claims import _COUNTS, _RESAMPLES, _SEED_LIST, _SEED_RANGE, _STEPS, n_facts, steps_may_match
     from audit.seed_claims import TIES, UP_DOWN
 
     spans = [(m.start(1), m.end(1)) for m in matches_from(_SEED_LIST, text, names.low, "seed")]
@@ -517,7 +517,7 @@ def _fact_spans(text: str, names: TextNames) -> list[tuple[int, int]]:
         spans += [(m.start(), m.end()) for m in _COUNTS.finditer(text)]
     if names.may_hold("resamples") or names.may_hold("bootstrap"):
         spans += [(m.start(), m.end()) for m in _RESAMPLES.finditer(text)]
-    if names.may_hold("steps") or names.may_hold("rollouts"):
+    if (names.may_hold("steps") or names.may_hold("rollouts")) and steps_may_match(names.low):
         spans += [(m.start(), m.end()) for m in _STEPS.finditer(text)]
     if names.may_hold("up") and names.may_hold("down"):   # "2 up, 3 down": counts of seeds (audit.seed_claims)
         spans += [(m.start(), m.end()) for m in UP_DOWN.finditer(text)]

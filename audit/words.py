@@ -550,6 +550,45 @@ def is_points(after: str, decimals: int = 1) -> bool:
     return bool(_PP_AFTER.match(after)) or (decimals > 0 and bool(_PTS_AFTER.match(after)))
 
 
+def matches_at(rx: re.Pattern, text: str, low: str | None, words: tuple[str, ...], places: set[int] | None = None):
+    """``rx.finditer(text)`` for a pattern each match of which starts with one of ``words`` (lower-case
+    ASCII, or a character that does not fold, matched case-insensitively): the pattern is tried only at
+    the places ``low`` (``folded(text)``) holds one of them, found by ``str.find``, instead of at every
+    character (:func:`matches_from` for several opening words: "adjust|correct|\\bBH\\b|Holm" opens with
+    no one word). The same matches: a match can only start where one of the words does, the places are
+    tried in order, and each match is searched from the end of the last (README failure 10: a claim's
+    patterns were ~90% of the claims' cost, tried at each of a sentence's characters). ``places``: more
+    offsets a match may start at (where an opening word is not a fixed string), tried too.
+
+    Example:
+        >>> rx = re.compile(r"adjust\\w*|\\bBH\\b", re.I)
+        >>> [m.group(0) for m in matches_at(rx, "BH-adjusted (Adjusted)", "bh-adjusted (adjusted)", ("adjust", "bh"))]
+        ['BH', 'adjusted', 'Adjusted']
+    """
+    if low is None:
+        yield from rx.finditer(text)
+        return
+    places = set() if places is None else set(places)
+    for word in words:
+        q = low.find(word)
+        while q >= 0:
+            places.add(q)
+            q = low.find(word, q + 1)
+    pos = 0
+    for q in sorted(places):
+        if q < pos:
+            continue
+        m = rx.match(text, q)
+        if m is not None:
+            yield m
+            pos = max(m.end(), q + 1)
+
+
+def search_at(rx: re.Pattern, text: str, low: str | None, words: tuple[str, ...]) -> re.Match | None:
+    """``rx.search(text)`` for a pattern each match of which starts with one of ``words`` (:func:`matches_at`)."""
+    return next(matches_at(rx, text, low, words), None)
+
+
 def matches_from(rx: re.Pattern, text: str, low: str | None, word: str):
     """``rx.finditer(text)`` for a pattern each match of which starts with ``word`` (lower-case ASCII,
     matched case-insensitively): the pattern is tried only where ``low`` (``folded(text)``) holds the

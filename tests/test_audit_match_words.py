@@ -1,0 +1,108 @@
+"""Claim patterns tried only where their opening words are find what ``finditer`` finds (README failure 10).
+
+``audit.words.matches_at`` tries a pattern only at the places its matches can open (the words each of its
+alternatives starts with, found with ``str.find``); the claims' pre-tests skip a pattern only where a word
+every match needs is missing. Each is checked against the plain scan on random texts built from the words
+the patterns need and on every sentence and paragraph of the hand-written corpus sets (slow tier), so a
+word left out of a list, or a new alternative opening with another word, shows as a difference here.
+Speed itself is measured by ``benchmarks/audit_parse_scale.py``, not here.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from budget import examples
+
+from audit import claims, comparisons
+from audit.words import folded, matches_at, search_at, sentences
+
+# (pattern, the words each of its matches opens with)
+CASES = (
+    (claims._UNADJUSTED, claims._UNADJUSTED_WORDS),
+    (claims._ADJUSTED, claims._ADJUSTED_WORDS),
+    (claims._SIGNIF, claims._SIGNIF_WORDS),
+    (comparisons.WITHIN, ("within",)),
+    (claims._GROUP, ("both", "all", "neither", "none")),
+    (claims._WORD_COUNTS, claims._COUNT_WORDS),
+    (claims._WITH_SEEDS, ("with",)),
+    (comparisons._NUM_COMPARE, comparisons._NUM_COMPARE_WORDS),
+)
+TOKENS = ("unadjusted", "Uncorrected", "before", "without", "prior to", "any", "multiplicity", "adjustment",
+          "correction", "nominal", "nominally", "raw p", "adjusted", "BH", "BH-adjusted", "Holm", "Bonferroni",
+          "family-wise", "not", "statistically", "significant", "significantly", "non-significant", "insignificant",
+          "no", "difference", "within", "1.5", "points", "pp", "both", "all", "neither", "none", "of", "the",
+          "contrasts", "gains", "four", "seeds", "runs", "per", "each", "for every", "with only", "ten", "higher",
+          "lower", "than", "above", "below", "n", "=", "n=500", "N =", "(of", "500)", "out of", "1,319", "problems",
+          "held-out", "(", ")", ",", ";", ".", "GRPO", "ſignificant", "İ", "K", "−", "x", "×", "3x", "times", "fold",
+          "steps", "rollouts", "trained for", "12", "0.05", "an", "often", "nonetheless", "ball")
+
+
+def _text(rng: random.Random) -> str:
+    return rng.choice([" ", "", "  "]).join(rng.choice(TOKENS) for _ in range(rng.randint(0, 18)))
+
+
+def _same(text: str) -> None:
+    low = folded(text)
+    for rx, words in CASES:
+        want = [(m.span(), m.groups()) for m in rx.finditer(text)]
+        assert [(m.span(), m.groups()) for m in matches_at(rx, text, low, words)] == want, (rx.pattern[:40], text)
+        first = search_at(rx, text, low, words)
+        assert (first.span() if first else None) == (want[0][0] if want else None), text
+    assert [m.span() for m in claims._n_fact_matches(text)] == [m.span() for m in claims._N_FACT.finditer(text)], text
+    assert claims._adjust_marks.__wrapped__(text) == _plain_marks(text), text
+    if not claims.steps_may_match(low):
+        assert claims._STEPS.search(text) is None, text
+    if not comparisons._ratios(text):
+        assert comparisons._RATIO_HINT.search(text) is None, text
+
+
+def _plain_marks(sent: str) -> tuple:
+    """adjusted_at's marks as it found them before (both patterns scanned over the whole sentence)."""
+    marks = sorted([(m.start(), m.end(), False) for m in claims._UNADJUSTED.finditer(sent)]
+                   + [(m.start(), m.end(), True) for m in claims._ADJUSTED.finditer(sent)])
+    kept, reach = [], -1
+    for start, stop, adj in marks:
+        if start >= reach:
+            kept.append((start, adj))
+            reach = stop
+        elif not adj:
+            kept[-1], reach = (kept[-1][0], False), max(reach, stop)
+    return tuple(kept)
+
+
+def test_patterns_tried_at_their_opening_words_find_what_finditer_finds():
+    rng = random.Random(11)
+    for _ in range(examples(ci=4000, dev=600)):
+        _same(_text(rng))
+
+
+def test_a_word_left_out_of_the_list_is_caught():
+    """The check above can fail: with "holm" left out, "after Holm" is no longer found."""
+    text = "significant after Holm"
+    words = tuple(w for w in claims._ADJUSTED_WORDS if w != "holm")
+    assert [m.group(0) for m in claims._ADJUSTED.finditer(text)] == ["Holm"]
+    assert list(matches_at(claims._ADJUSTED, text, folded(text), words)) == []
+
+
+def test_text_that_folds_to_ascii_letters_is_scanned_whole():
+    """"ſignificant" matches the case-insensitive pattern; folded() refuses the text, so it is scanned."""
+    text = "not ſignificant after Holm"
+    assert folded(text) is None
+    assert [m.group(0) for m in matches_at(claims._SIGNIF, text, folded(text), claims._SIGNIF_WORDS)] == \
+        ["not ſignificant"]
+
+
+@pytest.mark.slow
+def test_every_corpus_sentence_and_paragraph_finds_what_finditer_finds():
+    root = Path(__file__).parent
+    files = [p for d in root.glob("report_corpus*") for p in d.rglob("*") if p.suffix in (".md", ".tex", ".rst", ".qmd")]
+    assert len(files) > 40
+    for p in files:
+        text = p.read_text(encoding="utf-8")
+        for para in text.split("\n\n"):
+            _same(para)
+            for a, b in sentences(para):
+                _same(para[a:b])
