@@ -3,7 +3,7 @@
 Why: the fast tier (``pytest -m "not slow"``, the README's development command) must stay under a
 minute on two cores; it crept from 1 min 19 s to 1 min 40 s over rounds, one costly test at a time,
 because nothing failed when a test of several CPU-seconds landed outside ``slow``. ``make test``
-(hence CI) runs the whole suite with ``RLPREREG_TEST_CPU=.test-cpu.json`` (``tests/cpu_record.py``
+(hence CI) runs the whole suite with ``TESTS_CPU_RECORD=.test-cpu.json`` (``tests/cpu_record.py``
 records each test's CPU: setup, call and teardown, its subprocesses included) and then this script,
 which reads the records of the tests that are not ``slow`` and exits 1 when one is over the
 per-test budget, or a fixture shared by several tests (a module's built studies) is over the
@@ -11,7 +11,7 @@ per-fixture budget. A test is charged its own CPU: not the setup of fixtures it 
 module's first import in the process (each is paid once, by whichever test comes first). A test whose cost depends on the hypothesis profile (a property test, or one that
 reads ``tests/budget.py``'s counts) is not judged on a ``ci``-profile run, where it does its full
 count; it is on a ``dev``-profile run such as the fast tier's own
-(``RLPREREG_TEST_CPU=cpu.json pytest -m "not slow"`` writes ``cpu.json.gw0.json`` and
+(``TESTS_CPU_RECORD=cpu.json pytest -m "not slow"`` writes ``cpu.json.gw0.json`` and
 ``cpu.json.gw1.json``). A test that must cost more (it is the only fast coverage of its behaviour)
 is listed in :data:`ALLOWED` with its own budget and the reason; anything else over budget belongs
 in ``slow`` beside a cheaper fast counterpart.
@@ -114,7 +114,7 @@ def offenders(records: list[Record], ci_profile: bool, per_test: float) -> list[
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("records", nargs="+", type=Path, help="JSON written under RLPREREG_TEST_CPU")
+    ap.add_argument("records", nargs="+", type=Path, help="JSON written under TESTS_CPU_RECORD")
     ap.add_argument("--per-test", type=float, default=PER_TEST_CPU_S, help="CPU-s budget of a fast test")
     ap.add_argument("--per-fixture", type=float, default=PER_FIXTURE_CPU_S,
                     help="CPU-s budget of a shared fixture's setup")

@@ -100,25 +100,28 @@ def _scope(file: str) -> str:
     return "training-stack" if name.startswith("test_runner_") or name in TRAINING_STACK_FILES else file
 
 
-# CPU seconds of the fast tier's costliest units (h-fast6's per-file CPU measure at c0a3c78, under
-# a load of ~20, rounded; a unit is listed where the per-test estimate below misses it by > 0.5 s).
-# Only the order in which the workers take the units depends on them: longest first, so that the
-# session does not end with one worker running a long unit (a subprocess, the training stack)
-# while the other idles. xdist's own order (most tests first) put the one-test torch-free
-# interpreter (4.5 CPU-s) last. A unit not listed is estimated from its number of tests.
+# CPU seconds of the fast tier's costliest units (h-fast8's per-file CPU measure at 1b24677, under a
+# load of ~20, rounded; a unit is listed where it costs over 1.4 s; test_no_torch's own interpreter
+# measured apart). Only the order in which the workers take the units depends on them: longest
+# first, so that the session does not end with one worker running a long unit (a subprocess, the
+# training stack) while the other idles. xdist's own order (most tests first) put the one-test
+# torch-free interpreter (4.5 CPU-s) last. A unit not listed is estimated from its number of tests.
+# The report sets' units move by a few seconds between runs: a study is built by whichever worker
+# asks first (tests/report_corpus/corpus.py::built_once).
 UNIT_CPU_S = {
-    "training-stack": 13, "tests/test_stats_studies.py": 6.2, "tests/test_sequential_looks.py": 4.8,
-    "tests/test_stats_render.py": 4.6, "tests/test_stats_analyze.py": 4.1, "tests/test_audit_fast_paths.py": 3.9,
-    "tests/test_audit_defects.py": 3.7, "tests/test_no_torch.py": 3.5, "tests/test_audit_blind_remaining.py": 3.5,
-    "tests/test_report_corpus_wild.py": 3.5, "tests/test_audit_cli.py": 3.3, "tests/test_audit_parse.py": 3,
-    "tests/test_stats_modelcard.py": 2.9, "tests/test_records_signing.py": 2.9, "tests/test_audit_pool.py": 2.7,
-    "tests/test_records_audit.py": 2.6, "tests/test_report_corpus.py": 2.5, "tests/test_stats_items.py": 2.2,
-    "tests/test_stats_secondary.py": 2.2, "tests/test_audit_report_pool.py": 2.2,
-    "tests/test_report_corpus_eighth.py": 2.2, "tests/test_report_corpus_cold.py": 2.1,
-    "tests/test_report_corpus_blind.py": 2, "tests/test_audit_prose_wild.py": 2,
-    "tests/test_sequential_boundaries.py": 1.9, "tests/test_api.py": 1.8, "tests/test_stats_degenerate.py": 1.8,
-    "tests/test_sequential_small_sample.py": 1.7, "tests/test_stats_methods.py": 1.7, "tests/test_audit_rst.py": 1.7,
-    "tests/test_report_corpus_fresh.py": 1.6, "tests/test_api_docs.py": 1.5,
+    "training-stack": 17.1, "tests/test_stats_studies.py": 8.7, "tests/test_sequential_looks.py": 6.6,
+    "tests/test_audit_fast_paths.py": 5.6, "tests/test_stats_render.py": 5.4, "tests/test_stats_analyze.py": 5.0,
+    "tests/test_no_torch.py": 3.5, "tests/test_report_corpus_wild.py": 3.5, "tests/test_audit_defects.py": 3.3,
+    "tests/test_audit_cli.py": 3.2, "tests/test_report_corpus_ninth.py": 3.2, "tests/test_records_signing.py": 3.0,
+    "tests/test_audit_blind_remaining.py": 2.8, "tests/test_prereg_lint.py": 2.7, "tests/test_stats_modelcard.py": 2.7,
+    "tests/test_audit_parse.py": 2.6, "tests/test_schema_fast.py": 2.5, "tests/test_stats_items.py": 2.2,
+    "tests/test_sequential_boundaries.py": 2.2, "tests/test_sequential_small_sample.py": 2.2,
+    "tests/test_records_audit.py": 2.2, "tests/test_report_corpus_tenth.py": 2.2, "tests/test_audit_rst.py": 2.1,
+    "tests/test_audit_cold_readings.py": 1.9, "tests/test_report_corpus_fresh.py": 1.8,
+    "tests/test_session_declarations.py": 1.8, "tests/test_stats_sessions.py": 1.7, "tests/test_report_corpus.py": 1.6,
+    "tests/test_prereg_cli.py": 1.6, "tests/test_report_corpus_eighth.py": 1.6, "tests/test_audit_report_pool.py": 1.6,
+    "tests/test_records_property.py": 1.6, "tests/test_stats_secondary.py": 1.5, "tests/test_audit_prose_wild.py": 1.5,
+    "tests/test_stats_methods.py": 1.5, "tests/test_api_docs.py": 1.5, "tests/test_audit_eighth_readings.py": 1.5,
 }
 CPU_S_PER_TEST = 0.02  # the estimate for a unit not in UNIT_CPU_S (most of them: ~10-50 ms a test)
 
@@ -158,13 +161,13 @@ class _SchedulerPlugin:
 
 def pytest_configure(config):
     """Register the scheduler above where xdist runs the session (its hook exists only then), and
-    the CPU recorder below where ``RLPREREG_TEST_CPU`` names its file."""
+    the CPU recorder below where ``TESTS_CPU_RECORD`` names its file."""
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(_SchedulerPlugin(), "rlprereg-fast-tier-scheduler")
-    if os.environ.get("RLPREREG_TEST_CPU"):  # make test: each test's CPU, for scripts/fast_tier_budget.py
+    if os.environ.get("TESTS_CPU_RECORD"):  # make test: each test's CPU, for scripts/fast_tier_budget.py
         from cpu_record import CpuRecorder
 
-        config.pluginmanager.register(CpuRecorder(os.environ["RLPREREG_TEST_CPU"], PROFILE), "rlprereg-test-cpu")
+        config.pluginmanager.register(CpuRecorder(os.environ["TESTS_CPU_RECORD"], PROFILE), "rlprereg-test-cpu")
 
 
 def pytest_collection_finish(session):

@@ -1,6 +1,6 @@
 """Each test's CPU seconds for the fast tier's guard (``scripts/fast_tier_budget.py``).
 
-``tests/conftest.py`` registers :class:`CpuRecorder` where ``RLPREREG_TEST_CPU`` names a file
+``tests/conftest.py`` registers :class:`CpuRecorder` where ``TESTS_CPU_RECORD`` names a file
 (``make test`` does, hence CI). A test's own cost is what a new costly test would add to the fast
 tier, so two one-off costs that land in whichever test comes first are recorded apart and not
 charged to it: the setup of fixtures shared beyond one test (module, class or session scope: a
