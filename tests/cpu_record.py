@@ -45,7 +45,8 @@ class CpuRecorder:
         builtins.__import__ = self._timed_import
 
     def _timed_import(self, name, globals=None, locals=None, fromlist=(), level=0):
-        if level or self._depth or name in sys.modules:
+        if level or self._depth or (name in sys.modules and not fromlist):
+            # loaded already; a ``from X import Y`` is timed, since Y may be a lazy submodule (transformers)
             return self._import(name, globals, locals, fromlist, level)
         t0 = cpu_now()
         self._depth += 1
