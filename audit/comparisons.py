@@ -270,10 +270,16 @@ def within_claims(sent: str, cid: str, metrics: list[tuple[int, str]], carried: 
 # "GSPO wins on all four seeds", "DAPO won over GRPO on every seed", "comes out ahead in each of the 8 seeds":
 # the subject is better than the other arm on each seed (group "other": an arm named after "over"/"against").
 # "GSPO beats GRPO on every seed", "is ahead of GRPO on all five seeds" (README failure 15)
-_SEED_WINS = re.compile(r"\b(?:wins?|won|beats?|outperforms?|outperformed|(?:is|was|comes?\s+out|came\s+out)\s+ahead)\b"
+_SEED_WINS = re.compile(r"\b(?:wins?|won|beats?|outperforms?|outperformed|(?:is|was|are|were|comes?\s+out|came\s+out)\s+ahead)\b"
                         r"(?P<other>\s+(?:(?:over|against|of)\s+)?[^,;:.\d]{1,30}?)?"
-                        r"\s+(?:on|across|in|for)\s+(?:all|every|each)\b(?:\s+of)?(?:\s+the)?(?:\s+(?:\w+|\d+))?\s+seeds?\b",
+                        r"\s+(?:on|across|in|for)\s+(?:all|every|each)\b(?:\s+one)?(?:\s+of)?(?:\s+the)?(?:\s+(?:\w+|\d+))?\s+seeds?\b",
                         re.I)
+# "... on every seed except seed 4", "on all seeds but seeds 2 and 5": the seeds the every-seed claim leaves out
+_EXCEPT_SEEDS = re.compile(r"\s*,?\s*(?:except|but|apart\s+from|other\s+than|save)\s+(?:for\s+)?(?:on\s+)?seeds?\s+"
+                           r"(?P<seeds>\d+(?:\s*(?:,\s*(?:and\s+)?|\band\s+|&\s*)\d+)*)\b(?![.,]\d)", re.I)
+# Two arms as the subject of one claim: "GSPO and DAPO are ahead of GRPO on every seed" (a plural verb)
+_JOINED = re.compile(r"[^,;:()\d]{1,30}?(?:\s+and\s+|\s*&\s*|,\s+and\s+)")
+_PLURAL = re.compile(r"\s*(?:both\s+|each\s+|all\s+)?(?:are|were|win|beat|outperform|come)\b", re.I)
 
 
 # "GSPO wins on 3 of 4 seeds", "DAPO was ahead in two of the three seeds": how many seeds an arm wins
@@ -281,6 +287,12 @@ _SEED_K_OF_N = re.compile(r"\b(?:wins?|won|(?:is|was|comes?\s+out|came\s+out)\s+
                           r"\s+(?:on|in)\s+(?P<k>\d+|one|two|three|four|five|six)\s+(?:of|out\s+of)\s+(?:the\s+)?"
                           r"(?P<n>\d+|two|three|four|five|six)\s+seeds?\b", re.I)
 _COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+# "That sounds like a win for Dr. GRPO, and on four of the five seeds it was": a count of seeds with the
+# sentence's one direction word away from it (wins, or with a loss word only, losses)
+_K_OF_N_SEEDS = re.compile(r"(?P<other>(?!x)x)?\b(?:on|in)\s+(?P<k>\d+|one|two|three|four|five|six)\s+(?:of|out\s+of)\s+(?:the\s+)?"
+                           r"(?P<n>\d+|two|three|four|five|six)\s+seeds?\b", re.I)
+_WIN_WORD = re.compile(r"\b(?:wins?|won|beats?|beat|outperform(?:s|ed)?|ahead|better)\b", re.I)
+_LOSS_WORD = re.compile(r"\b(?:loses?|lost|behind|worse|trails?|trailed|lags?|lagged|underperform(?:s|ed)?)\b", re.I)
 
 
 def _wins_of(x: str, y: str, metric: str, facts) -> tuple[int, str] | None:
@@ -293,13 +305,25 @@ def _wins_of(x: str, y: str, metric: str, facts) -> tuple[int, str] | None:
     return sum(sign * (p[0] - p[1]) > 0 for p in per_seed), f"runs.{x}.s{facts.seeds[0]}.{metric}"
 
 
+# An arm right after one of these words is the object of a claim, not its subject: in "It tied GRPO on
+# seed 1, won on seeds 2 and 3" the winner is the paragraph's arm and GRPO the one it beat
+OBJECT_BEFORE = re.compile(r"\b(?:tied?|ties|beats?|beat|lost\s+to|with|against|over|than|to|behind|vs\.?|versus|"
+                           r"above|below|ahead\s+of)\s+(?:the\s+)?$", re.I)
+
+
 def _claim_arms(m, arms: list[tuple[int, str]], subject: str | None, pair: tuple[str, str] | None,
                 baseline: str) -> tuple[str | None, str | None]:
     """The two arms of a per-seed claim: the arm named last before it (else the paragraph's subject), and
-    the arm named after "over"/"against" (else the other arm of the paragraph's pair, else the baseline)."""
+    the arm named after "over"/"against" (else the other arm of the paragraph's pair, else the baseline).
+    An arm named before it as an object ("Alpha lost to Gamma, on two of the three seeds") is the other arm."""
     before = [a for pos, a in arms if pos < m.start()]
     x = before[-1] if before else subject
     named = [a for pos, a in arms if m.start("other") <= pos < m.end("other")] if m.group("other") else []
+    objects = [(pos, a) for pos, a in arms if pos < m.start() and m.string and
+               OBJECT_BEFORE.search(m.string, max(0, pos - 24), pos)]
+    if before and objects and objects[-1][1] == x and not named:
+        subjects = [a for pos, a in arms if pos < m.start() and (pos, a) not in objects]
+        x, named = (subjects[-1] if subjects else subject), [objects[-1][1]]
     y = named[0] if named else (pair[1] if pair and x == pair[0] else pair[0] if pair and x == pair[1]
                                 else baseline if x != baseline else None)
     return x, y
@@ -309,7 +333,8 @@ def _k_of_n_claims(sent, arms, metrics, subject, pair, carried, baseline, facts,
     """"GSPO wins on 3 of 4 seeds": the number of locked seeds on which the arm beats the other (as for
     :func:`seed_win_claims`) and the number of seeds must be those written; returns how many were decided."""
     decided = 0
-    for m in _SEED_K_OF_N.finditer(sent):
+    tight = list(_SEED_K_OF_N.finditer(sent))
+    for m in tight + _loose_k_of_n(sent, tight):
         x, y = _claim_arms(m, arms, subject, pair, baseline)
         metric = metric_at(metrics, m.start(), m.end(), carried, facts.primary)
         wins = _wins_of(x, y, metric, facts) if x is not None and y is not None and x != y else None
@@ -318,11 +343,68 @@ def _k_of_n_claims(sent, arms, metrics, subject, pair, carried, baseline, facts,
             continue
         decided += 1
         k, n = (int(g) if g.isdigit() else _COUNTS[g.lower()] for g in (m.group("k"), m.group("n")))
-        if (k, n) != (wins[0], len(facts.seeds)):
-            out.append(Said(m.start("k"), m.group(0), f"{wins[0]} of {len(facts.seeds)} seeds ({wins[1]}, ...)",
-                            f"'{x} {' '.join(m.group(0).split())}' contradicts the runs: {x} beats {y} on {wins[0]} of "
+        lost = m.re is _K_OF_N_SEEDS and not _WIN_WORD.search(sent)
+        got = _losses_of(x, y, metric, facts) if lost else wins[0]
+        if (k, n) != (got, len(facts.seeds)):
+            verb = "is behind" if lost else "beats"
+            out.append(Said(m.start("k"), m.group(0), f"{got} of {len(facts.seeds)} seeds ({wins[1]}, ...)",
+                            f"'{x} {' '.join(m.group(0).split())}' contradicts the runs: {x} {verb} {y} on {got} of "
                             f"the {len(facts.seeds)} seeds on {metric} (runs.{x}.s<seed>.{metric} against runs.{y}.s<seed>.{metric})"))
     return decided
+
+
+def _loose_k_of_n(sent: str, tight: list) -> list:
+    """"on K of the N seeds" apart from a win or loss word of its sentence (one family only: a sentence with
+    both says nothing decidable), not already read as "wins on K of N seeds"."""
+    if "seed" not in sent.lower() or bool(_WIN_WORD.search(sent)) == bool(_LOSS_WORD.search(sent)):
+        return []
+    return [m for m in _K_OF_N_SEEDS.finditer(sent) if not any(t.start() <= m.start() < t.end() for t in tight)]
+
+
+def _losses_of(x: str, y: str, metric: str, facts) -> int:
+    """On how many locked seeds ``x`` is behind ``y`` on ``metric`` (the runs hold both: :func:`_wins_of`)."""
+    sign = 1 if facts.higher.get(metric, True) else -1
+    return sum(sign * (vx - vy) < 0 for _, vx, vy in _per_seed_pairs(x, y, metric, facts))
+
+
+def _per_seed_pairs(x: str, y: str, metric: str, facts) -> list[tuple[int, float, float]]:
+    """[(seed, x's value, y's value)] on every locked seed, or [] where the analysis lacks one."""
+    out = []
+    for s in facts.seeds:
+        vx, vy = (facts.values.get(f"runs.{a}.s{s}.{metric}") for a in (x, y))
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (vx, vy)):
+            return []
+        out.append((s, vx, vy))
+    return out
+
+
+def _joined_subjects(sent: str, arms: list[tuple[int, str]], m, x: str) -> list[str]:
+    """The arms a claim at ``m`` is about: ``x``, and the arms joined to it by "and" before a plural verb
+    ("GSPO and DAPO are ahead of GRPO on every seed": both are)."""
+    before = [(pos, a) for pos, a in arms if pos < m.start()]
+    if not before or before[-1][1] != x or not _PLURAL.match(sent, m.start()):
+        return [x]
+    out = [x]
+    for (p0, a0), (p1, _) in zip(reversed(before[:-1]), reversed(before), strict=False):
+        if not _JOINED.fullmatch(sent, p0, p1):
+            break
+        out.insert(0, a0)
+    return list(dict.fromkeys(out))
+
+
+def _every_seed_but(sent: str, m, x: str, y: str, metric: str, sign: int, per_seed, out: list) -> None:
+    """"X beats Y on every seed" (``m``), with the seeds an "except seed 4" right after it leaves out: X is
+    better on each other seed and not better on those; a finding names the first seed that differs."""
+    exc = _EXCEPT_SEEDS.match(sent, m.end())
+    left_out = {int(v) for v in re.findall(r"\d+", exc.group("seeds"))} if exc else set()
+    words = sent[m.start():exc.end() if exc else m.end()]
+    for s, vx, vy in per_seed:
+        if (sign * (vx - vy) > 0) == (s in left_out):
+            said = "not better than" if s in left_out else "better than"
+            out.append(Said(exc.start("seeds") if exc else m.start(), words, f"{x} {said} {y} on seed {s} (runs.{x}.s{s}.{metric})",
+                            f"'{x} {' '.join(words.split())}' contradicts the runs: on seed {s} {x} has "
+                            f"{vx:.4g} and {y} {vy:.4g} on {metric} (runs.{x}.s{s}.{metric}, runs.{y}.s{s}.{metric})"))
+            return
 
 
 def seed_win_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[int, str]], subject: str | None,
@@ -338,7 +420,8 @@ def seed_win_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
     """
     out, decided, undecided = [], 0, []
     low = sent.lower()
-    if "win" not in low and "won" not in low and "ahead" not in low and "beat" not in low and "outperform" not in low:
+    if "win" not in low and "won" not in low and "ahead" not in low and "beat" not in low and "outperform" not in low \
+            and not ("seed" in low and ("lost" in low or "behind" in low or "lose" in low)):
         return out, decided, undecided
     decided += _k_of_n_claims(sent, arms, metrics, subject, pair, carried, baseline, facts, out, undecided)
     for m in _SEED_WINS.finditer(sent):
@@ -348,15 +431,10 @@ def seed_win_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
             undecided.append((m.start(), m.group(0)))
             continue
         sign = 1 if facts.higher.get(metric, True) else -1
-        per_seed = [tuple(facts.values.get(f"runs.{a}.s{s}.{metric}") for a in (x, y)) for s in facts.seeds]
-        if per_seed and all(isinstance(v, (int, float)) and not isinstance(v, bool) for p in per_seed for v in p):
-            lost = [(s, p) for s, p in zip(facts.seeds, per_seed, strict=True) if sign * (p[0] - p[1]) <= 0]
+        if all(_per_seed_pairs(a, y, metric, facts) for a in _joined_subjects(sent, arms, m, x)):
             decided += 1
-            if lost:
-                s, (vx, vy) = lost[0]
-                out.append(Said(m.start(), m.group(0), f"{x} better than {y} on every seed (runs.{x}.s{s}.{metric})",
-                                f"'{x} {' '.join(m.group(0).split())}' contradicts the runs: on seed {s} {x} has "
-                                f"{vx:.4g} and {y} {vy:.4g} on {metric} (runs.{x}.s{s}.{metric}, runs.{y}.s{s}.{metric})"))
+            for a in _joined_subjects(sent, arms, m, x):
+                _every_seed_but(sent, m, a, y, metric, sign, _per_seed_pairs(a, y, metric, facts), out)
             continue
         d = difference(facts, x, y, metric)
         if d is None or sign * d[0] > 0:

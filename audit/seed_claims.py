@@ -17,7 +17,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from audit.comparisons import Said, metric_at
+from audit.comparisons import OBJECT_BEFORE, Said, metric_at
 
 _WORD_NUM = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
 _K = r"(?:\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten)"
@@ -29,10 +29,11 @@ TIES = re.compile(r"(?:\b(?P<k>" + _K + r")\s+)?(?:exact\s+)?\b(?:ties|tied|tie)
 # "Dr. GRPO is ahead on seed 100 only", "lower on seeds 4 and 6", "above GRPO on seeds 11 and 16": the subject
 # against the other arm on each seed named (and on no other, with "only")
 _ON_SEEDS = re.compile(r"\b(?P<w>(?:is\s+|was\s+)?(?:ahead(?:\s+of)?|behind|above|below|higher(?:\s+than)?|"
-                       r"lower(?:\s+than)?|better(?:\s+than)?|worse(?:\s+than)?|beats?|wins?(?:\s+over)?|"
-                       r"trails?|loses?(?:\s+to)?))(?P<other>\s+[^,;:\d()]{1,30}?)??\s+(?:on|in|for)\s+"
+                       r"lower(?:\s+than)?|better(?:\s+than)?|worse(?:\s+than)?|beats?|(?:wins?|won)(?:\s+over)?|"
+                       r"trails?|(?:loses?|lost)(?:\s+to)?))(?P<other>\s+[^,;:\d()]{1,30}?)??\s+(?:on|in|for)\s+"
                        r"(?:seeds?\s*)" + _SEEDS + r"(?!\d|\.\d)(?P<only>\s+only\b)?", re.I)
-_UP_WORDS = ("ahead", "above", "higher", "better", "beat", "win")
+_UP_WORDS = ("ahead", "above", "higher", "better", "beat", "win", "won")
+
 # "2 up, 3 down": on how many seeds the subject is above / below the other arm
 UP_DOWN = re.compile(r"\b(?P<up>" + _K + r")\s+up\s*(?:,|and|/)\s*(?P<down>" + _K + r")\s+down\b", re.I)
 # "within 0.3pp on every seed": the largest per-seed difference, in points of the metric's unit
@@ -104,6 +105,7 @@ def _arms(sc: _Scope, start: int, other: tuple[int, int] | None = None) -> tuple
     other arm (named inside the ``other`` span, else the other of the pair, else the baseline)."""
     before = [(pos, a) for pos, a in sc.arms if pos < start]
     x = before[-1][1] if before else sc.subject
+    obj = None
     if before:
         gap = sc.sent[before[-1][0]:start]
         k = gap.rfind("(")
@@ -111,7 +113,11 @@ def _arms(sc: _Scope, start: int, other: tuple[int, int] | None = None) -> tuple
             x = before[0][1]
         elif len(before) > 1 and _VERSUS.search(sc.sent, before[-2][0], before[-1][0]):
             x = before[-2][1]   # "Dr. GRPO against GRPO on each seed: 2 up, 3 down"
-    named = [a for pos, a in sc.arms if other and other[0] <= pos < other[1]]
+        elif OBJECT_BEFORE.search(sc.sent, max(0, before[-1][0] - 24), before[-1][0]):
+            obj = before[-1][1]   # "It tied GRPO on seed 1, won on seeds 2 and 3": GRPO is what it won against
+            x = before[-2][1] if len(before) > 1 and not OBJECT_BEFORE.search(
+                sc.sent, max(0, before[-2][0] - 24), before[-2][0]) else sc.subject
+    named = [a for pos, a in sc.arms if other and other[0] <= pos < other[1]] or ([obj] if obj and obj != x else [])
     pair = sc.pair
     y = named[0] if named else (pair[1] if pair and x == pair[0] else pair[0] if pair and x == pair[1]
                                 else sc.baseline if x != sc.baseline else None)
@@ -323,7 +329,7 @@ def _extreme(sent: str, sc: _Scope, out: list, undecided: list) -> int:
 _READERS = ((_ties, ("tie",)), (_up_down, (" up",)), (_within, ("within",)),
             (_loses_all, ("trail", "lag", "underperform", "behind", "below")),
             (_on_seeds, ("ahead", "behind", "above", "below", "higher", "lower", "better", "worse", "beat", "win",
-                         "trail", "lose")),
+                         "won", "trail", "lose", "lost")),
             (_exception, ("exception",)), (_only_seed, ("only seed",)),
             (_extreme, ("lowest", "highest", "best", "worst", "weakest", "strongest")))
 

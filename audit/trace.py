@@ -836,8 +836,8 @@ def _contrast_sources(idx: SourceIndex, r: Reading) -> list[Source]:
         leaf = list(_CONTRAST_LEAF.get(role, ()))
     if role == "p" and _other_test(idx, pre, r.test):
         leaf = [f"tests.{r.test}.p"]   # "the paired bootstrap test says p ≈ 0.007": that test's p only
-    elif role == "p":
-        leaf += _test_p_leaves(idx, pre)
+    elif role == "p" and not (r.test and f"{pre}.tests.{r.test}.p" in idx.by_id):
+        leaf += _test_p_leaves(idx, pre)   # ("the paired t-test gives p = 0.25": the registered test's, no other's)
     srcs = [idx.by_id[f"{pre}.{x}"] for x in leaf if f"{pre}.{x}" in idx.by_id]
     if (flip != r.negate) and role in ("diff", "low", "high", "t_stat", "dz"):
         srcs = [dataclasses.replace(s, value=-s.value) for s in srcs]

@@ -55,7 +55,7 @@ _ROLE_BEFORE = (
                        r"[^.;]{0,60}?\b(?:is|was)\s+(?:about\s+|roughly\s+|only\s+)?$|"
                        r"detectable\s+effect|\bdetect\s+(?:only\s+)?(?:an?\s+(?:difference|gain|effect|change)\s+of\s+)?$|"
                        # "the smallest gain this design could detect (80% power) is 2.6 points for GSPO"
-                       r"\bsmallest\s+(?:[\w-]+\s+){0,2}?(?:difference|gain|effect|change|improvement)\b[^.;]{0,30}?\bdetect\b|"
+                       r"\bsmallest\s+(?:[\w-]+\s+){0,2}?(?:difference|gain|effect|change|improvement)\b[^.;]{0,30}?\bdetect(?:s|ed)?\b|"
                        # "the design detects a paired difference between 0.85 (Dr. GRPO) and 1.31 (DAPO) points"
                        r"\bdetect(?:s|ed)?\s+(?:only\s+)?(?:an?\s+)?(?:[\w-]+\s+)?(?:difference|gain|effect|change)s?\s+"
                        # "could not have detected a gain below ~2 pts": the smallest detectable, from below
