@@ -28,6 +28,7 @@ from audit.comparisons import (
     WITHIN,
     arm_comparisons,
     number_comparisons,
+    points_claims,
     ratio_claims,
     seed_win_claims,
     within_claims,
@@ -54,6 +55,10 @@ _N_FACT = re.compile(r"\bn\s*=\s*(\d[\d,]*)\b(?!\s*(?:seeds?|runs?|arms?|pairs?|
                      r"example)s?|-q(?=\s+(?:held[- ]?out|test)\b))\b|\bout\s+of\s+(\d[\d,]*)\b(?![.,]\d)", re.I)
 # "by 12, 2 and 4 problems", "by 3 problems": a difference counted in problems
 _BY_COUNT = re.compile(r"\bby\s+(?:\d[\d,]*(?:,\s*(?:and\s+)?|\s+and\s+))*$")
+# "solved 72 problems", "answered only 58 questions": a count of problems solved, not the held-out n
+_SOLVED_BEFORE = re.compile(r"\b(?:solved|solves|solving|answered|answers|got)\s+(?:only\s+|just\s+|all\s+but\s+)?$", re.I)
+_EACH_AFTER = re.compile(r"\s+each\b", re.I)   # "(67 problems each)" after a tie: what each arm solved
+_SOLVED_WORDS = re.compile(r"\b(?:tied?|ties|solved|solves|correct|right)\b", re.I)
 # One of them is in each statement of n without "=" or "(" (a noun after the number, or near "out of N")
 _N_NOUNS = ("problem", "item", "question", "puzzle", "example", "board", "-q held", "-q test")
 _N_FACT_NOUNS = ("problem", "item", "question", "puzzle", "example", "board", "-q")   # in each match opening with digits
@@ -657,6 +662,9 @@ def n_facts(text: str) -> list[re.Match]:
             continue   # "2.5 groups out of 4": only a count of items is out of the held-out n
         if m.group(3) and _BY_COUNT.search(text, max(0, m.start() - 40), m.start()):
             continue   # "ahead of GRPO ... by 12, 2 and 4 problems": differences in problems, not the n
+        if m.group(3) and (_SOLVED_BEFORE.search(text, max(0, m.start() - 30), m.start())
+                           or (_EACH_AFTER.match(text, m.end()) and _SOLVED_WORDS.search(text, max(0, m.start() - 80), m.start()))):
+            continue   # "GRPO solved 72 problems to its 68", "tied on seed 1 (67 problems each)": problems solved
         out.append(m)
     return out
 
@@ -753,7 +761,7 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         said += ratios
         undecided += open_ratios
         tally.checked += n_ratios
-        for read in (seed_win_claims, per_seed_claims):   # "wins on every seed", "2 up, 3 down", "tied on seeds 2 and 8"
+        for read in (seed_win_claims, per_seed_claims, points_claims):   # "wins on every seed", "2 up, 3 down", "tied on seeds 2 and 8"
             wins, n_wins, open_wins = read(sent, named, metrics, subject, pair, metric, vocab.baseline, facts)
             said, undecided, tally.checked = said + wins, undecided + open_wins, tally.checked + n_wins
         cid = _contrast_id(pair, facts)
@@ -831,7 +839,14 @@ _COUNTS = re.compile(r"(?<![\d.,×x*])(\d+)\s+(?:(?:registered|confirmatory|trai
 _COUNTED = ("adapters", "runs", "checkpoints", "arms", "seeds")   # what _COUNTS counts
 
 
-_NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+                                             "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split())}
+# "so fifteen runs in all": runs counted in words (a count of seeds in words is _WORD_COUNTS' and _WITH_SEEDS')
+_RUN_WORDS = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\s+(?:(?:registered|confirmatory|trained|locked)\s+)?"
+                        r"(adapters|runs|checkpoints)\b", re.I)
+# The words that make a count of runs the study's total, not some of them
+_TOTAL_AFTER = re.compile(r"\s+(?:in\s+all|in\s+total|altogether|overall|total|all\s+told)\b", re.I)
+_TOTAL_BEFORE = re.compile(r"\b(?:(?:each|all|every\s+one)\s+of\s+the|a\s+total\s+of|in\s+total|all)\s+$", re.I)
 # "four seeds per method", "three runs each": a count in words, of what every arm has
 _WORD_COUNTS = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\s+(seeds|runs)\s+(?:per|each|for\s+(?:each|every))\b", re.I)
 # "With four seeds the design could only detect ...", "trained with six seeds": the study's number of seeds
@@ -870,6 +885,9 @@ def _word_and_step_facts(sent: str, facts: Facts, at, out: list[Claim]) -> None:
             out.append(Claim(at(m.start()), f"{len(facts.sessions)} (analysis sessions {list(facts.sessions)})", m.group(0),
                              f"{m.group(0)} written, the analysis holds {len(facts.sessions)} evaluation sessions "
                              f"({', '.join(map(str, facts.sessions))})"))
+    for m in _RUN_WORDS.finditer(sent) if "runs" in low or "adapters" in low or "checkpoints" in low else ():
+        if not _PLAN_BEFORE.search(sent[max(0, m.start() - 30):m.start()]):
+            _count_fact(m, facts, at(m.start()), out)
     if "seeds" in low or "runs" in low:
         for m in (*matches_at(_WORD_COUNTS, sent, fl, _COUNT_WORDS),
                   *(matches_at(_WITH_SEEDS, sent, fl, ("with",)) if "with" in low else ())):
@@ -891,8 +909,12 @@ def _word_and_step_facts(sent: str, facts: Facts, at, out: list[Claim]) -> None:
 
 
 def _count_fact(m: re.Match, facts: Facts, where: str, out: list[Claim]) -> None:
-    """"40 adapters", "5 arms", "8 seeds": the number of runs, arms and seeds the records hold."""
-    n, what = int(m.group(1)), m.group(2).lower()
+    """"40 adapters", "5 arms", "8 seeds", "fifteen runs": the number of runs, arms and seeds the records hold
+    (fewer runs than the study's are some of them, unless the words make it the total: "15 runs in all",
+    "Each of the 18 runs")."""
+    g = m.group(1)
+    n, what = (int(g) if g.isdigit() else _NUMBER_WORDS[g.lower()]), m.group(2).lower()
+    total = bool(_TOTAL_AFTER.match(m.string, m.end()) or _TOTAL_BEFORE.search(m.string, max(0, m.start() - 24), m.start()))
     key = {"adapters": "study.n_runs", "runs": "study.n_runs", "checkpoints": "study.n_runs",
            "arms": "lock.arms", "seeds": "lock.seeds"}[what]
     if key == "study.n_runs":
@@ -902,7 +924,7 @@ def _count_fact(m: re.Match, facts: Facts, where: str, out: list[Claim]) -> None
     else:
         want = facts.n_arms
     if isinstance(want, (int, float)) and n != want and not (key == "study.n_runs" and n < want
-                                                            and what != "adapters"):
+                                                            and what != "adapters" and not total):
         out.append(Claim(where, f"{want:g} ({key})", m.group(0), f"{n} {what} written, the records hold "
                          f"{want:g} ({key}{'' if key == 'study.n_runs' else ' count'})"))
 

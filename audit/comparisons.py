@@ -175,8 +175,8 @@ def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
         decided.add(m.start())
         diff, ids = d
         wrong = (diff * sign > 0) if negated else (diff * sign <= 0)   # "not below": difference >= 0
-        if not wrong:
-            continue
+        if not wrong or (negated and quality and _not_significant(facts, x, y, metric)):
+            continue   # "Neither variant beats GRPO" where no contrast is significant: a claim of the evidence, true
         truth = _truth(m.group(1), diff, quality, facts.higher.get(metric, True))
         said = ("not " if negated else "") + " ".join(m.group(1).split())
         at = before_pos[-1] if before else m.start()   # the claim starts at its subject
@@ -184,6 +184,19 @@ def arm_comparisons(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[
                         f"'{said}' contradicts the analysis: {x} is {truth} {y} on {metric} "
                         f"(difference {x} − {y} = {diff:+.4g}; {ids})"))
     return out, decided, undecided
+
+
+def _not_significant(facts, x: str, y: str, metric: str) -> bool:
+    """Whether the analysis' test of x against y (either order) on ``metric`` does not reject: its
+    ``reject`` (the registered, adjusted decision) on the primary metric, else its p at the plan's alpha."""
+    for c in (f"{x}-{y}", f"{y}-{x}"):
+        pre = f"contrasts.{c}" if metric == facts.primary else f"contrasts.{c}.{metric}"
+        rej, p = facts.values.get(f"{pre}.reject"), facts.values.get(f"{pre}.p")
+        if isinstance(rej, bool):
+            return not rej
+        if isinstance(p, (int, float)) and not isinstance(p, bool):
+            return p >= getattr(facts, "alpha", 0.05)
+    return False
 
 
 def _truth(word: str, diff: float, quality: bool, higher_is_better: bool) -> str:
@@ -498,4 +511,60 @@ def ratio_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[int
             out.append(Said(m.start(), m.group(0), f"{ratio:.2f}x ({nid} / {did})",
                             f"'{m.group(0)}' contradicts the analysis: {nid} / {did} = {num:.4g} / {den:.4g} = "
                             f"{ratio:.2f}"))
+    return out, decided, undecided
+
+
+_POINT_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+                                           "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split())}
+# "Dr. GRPO came in three points higher", "about two points below GRPO": a difference in words (one in digits
+# is a number the tracer reads); "about", "roughly" allow a point either way, else half a point
+_POINTS_IN_WORDS = re.compile(r"\b(?P<about>(?:about|roughly|around|nearly|almost|some|approximately)\s+)?"
+                              r"(?P<k>" + "|".join(_POINT_WORDS) + r"|half\s+a)\s+(?:percentage\s+)?(?:points?|pp)\s+"
+                              r"(?P<w>higher|lower|above|below|better|worse|ahead|behind)\b", re.I)
+_AGAINST_ARM = re.compile(r"\b(?:than|against|vs\.?|versus|compared\s+(?:to|with)|relative\s+to|over)\s+(?:the\s+)?$", re.I)
+
+
+def points_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[int, str]], subject: str | None,
+                  pair: tuple[str, str] | None, carried: str | None, baseline: str,
+                  facts) -> tuple[list[Said], int, list[tuple[int, str]]]:
+    """"three points higher", "about two points below GRPO": the subject (named last before the words, else
+    the paragraph's) minus the other arm (named after "than", else one the sentence compares with, else the
+    baseline) on the claim's metric, in points of its unit, must round to the number written.
+
+    Returns:
+        (contradicted claims, how many were decided, (offset, words) of those it cannot decide).
+    Example:
+        >>> from types import SimpleNamespace as NS
+        >>> f = NS(primary="acc", units={}, higher={}, values={"arms.a.acc.mean": 0.6, "arms.b.acc.mean": 0.55})
+        >>> said, n, _ = points_claims("A is two points higher", [(0, "a")], [], None, None, None, "b", f)
+        >>> n, said[0].expected
+        (1, 'a − b = +5.00 points on acc')
+    """
+    out, decided, undecided = [], 0, []
+    low = sent.lower()
+    if "point" not in low and " pp" not in low:
+        return out, decided, undecided
+    for m in _POINTS_IN_WORDS.finditer(sent):
+        before = [a for pos, a in arms if pos < m.start()]
+        x = before[-1] if before else subject
+        y = _arm_right_after(sent, m.end(), arms) or next(
+            (a for pos, a in arms if a != x and _AGAINST_ARM.search(sent, max(0, pos - 20), pos)), None) or baseline
+        metric = metric_at(metrics, m.start(), m.end(), carried, facts.primary)
+        scale = {"fraction": 100.0, "percent": 1.0}.get(
+            facts.units.get(metric, "fraction" if metric == facts.primary else "") or "")
+        d = difference(facts, x, y, metric) if x and y and x != y and scale else None
+        if d is None:
+            undecided.append((m.start(), m.group(0)))
+            continue
+        decided += 1
+        k = 0.5 if m.group("k").lower().startswith("half") else float(_POINT_WORDS[m.group("k").lower()])
+        up = m.group("w").lower() in ("higher", "above", "better", "ahead")
+        sign = 1 if up else -1
+        if m.group("w").lower() in ("better", "worse", "ahead", "behind") and not facts.higher.get(metric, True):
+            sign = -sign
+        pts = d[0] * scale
+        if sign * pts <= 0 or abs(abs(pts) - k) > (1.0 if m.group("about") else 0.5) + 1e-9:
+            out.append(Said(m.start(), m.group(0), f"{x} − {y} = {pts:+.2f} points on {metric}",
+                            f"'{x} {' '.join(m.group(0).split())}' contradicts the analysis: {x} − {y} = {pts:+.2f} "
+                            f"points on {metric} ({d[1]})"))
     return out, decided, undecided

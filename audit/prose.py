@@ -52,13 +52,14 @@ _END_PP = re.compile(r"[^\]\)\n]{0,24}[\]\)]\s*(?:pp\b|percentage[\s-]+points?\b
 # "95% CI 2.5 to 23.5 pp", "−0.18 to +0.05 pp": an interval written with "to" (unit after either end).
 _TO_RANGE = re.compile(r"\s*(%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s+[−+\-]?\d[\d,]*(?:\.\d+)?\s*"
                        r"(%|pp\b|percentage\s+points?\b|points?\b)?", re.I)
+_TO_UNIT = re.compile(r"\s*to\s+[−+\-]?\d[\d,]*(?:\.\d+)?\s*(?:%|pp\b|percentage\s+points?\b|points?\b|pts\b)", re.I)
 _TO_BEFORE = re.compile(r"^\s*(?:%|pp\b|percentage\s+points?\b|points?\b)?\s*to\s*$", re.I)
 # "0.44 (seed 23)", "0.6733 on seed 5": the seed named right after the value
 _SEED_AFTER = re.compile(r"\s*(?:%|pp\b)?\s*(?:\(\s*seed\s*[#=:]?\s*(\d+)\s*\)|(?:on|at|for|with)\s+seed\s*[#=:]?\s*(\d+)\b(?![.,]\d))",
                          re.I)
 _OF_MAX = re.compile(r"^\s*(?:out\s+)?of\s*$", re.I)
 _CI_WORDS = re.compile(r"\bCI\b|\binterval\b|\bconfidence\b|\bcredible\b", re.I)
-_AFTER_ARM = re.compile(r"\s*(?:\)|,)?\s*(?:for|of|with|by|from)?\s*\(?\s*\**`?")
+_AFTER_ARM = re.compile(r"\s*(?:\)|,)?\s*(?:(?:for|of|with|by|from)\s*(?:the\s+)?)?\(?\s*\**`?")
 _LEVEL = re.compile(r"(\d{2})\s*%\s*(?:CI|confidence|credible|interval)", re.I)
 # "95% bootstrap CI", "90% percentile interval": a level with the interval's method between, a parameter
 # "Interval: 95% percentile bootstrap over seeds": a level followed by the interval's method alone
@@ -371,9 +372,17 @@ def _compared_first(sent: str, vocab: Vocabulary):
     GRPO (63.2%), GSPO gains 1.8 points" is GSPO minus GRPO, not the written order."""
     hits = vocab.arms_in(sent)
     uniq = list(dict.fromkeys(a for _, a in hits))
-    if len(uniq) < 2 or hits[0][0] > 40 or not _LEAD_OVER.search(sent[:hits[0][0]]):
+    if len(uniq) < 2:
         return None
+    if hits[0][0] > 40 or not _LEAD_OVER.search(sent[:hits[0][0]]):
+        # "All three RL objectives improve on the base model ..., DAPO by the most (+0.219)": the first arm
+        # named is what the others improve on
+        return (uniq[1], uniq[0]) if _IMPROVE_ON.search(sent, max(0, hits[0][0] - 30), hits[0][0]) else None
     return (uniq[1], uniq[0])
+
+
+_IMPROVE_ON = re.compile(r"\b(?:improve[sd]?|gain(?:s|ed)?)\s+(?:on|over|upon)\s+(?:the\s+)?$|"
+                         r"\b(?:beats?|outperform(?:s|ed)?|surpass(?:es|ed)?)\s+(?:the\s+)?$", re.I)
 
 
 def _pair(sentence_arms: list[str], para_pair, vocab: Vocabulary):
@@ -1018,6 +1027,8 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     if m.label_fact is not None and m.label_fact[0] == "seed" and m.role is None and m.status_hint == "label":
         return Reading(param=True)   # "(seed 3 is high)" names a run: the next value's words reach back past it
     text = w.text
+    if start and text[start - 1] == "@":
+        return Reading(param=True)   # the 16 of "pass@16" names a metric: no value, and no value's words for the next
     after = text[end:end + 40].lstrip("*_")   # "**+17.33** points": the emphasis closes before the unit
     to_role, to_pct = _to_range(text, st.start, start, end, m, w.low_end, w.names.low)
     w.low_end = (end, to_pct) if to_role == "low" else None
@@ -1082,6 +1093,7 @@ def _reads_percent(w: _Walk, start: int, m: Mention, after: str, to_role, to_pct
     return bool(m.percent or is_points(after, m.decimals) or to_pct
                 or ((m.role in ("low", "high", "pm") or to_role in ("low", "high")) and w.last_pct)
                 or (m.role in ("low", "high") and _END_PP.match(after))
+                or (m.role == "low" and _TO_UNIT.match(after))   # "runs from −1.3 to +6.7 points": both in points
                 or (m.role is None and w.text.find("(", max(0, start - 24), start) >= 0
                     and _PP_THEN_PAREN.search(w.text, max(0, start - 24), start)))
 
@@ -1422,7 +1434,7 @@ _LEAD_COUNT = re.compile(r"\bout\s+of\s+\d[\d,]*\b(?![.,]\d)", re.I)
 # "Item counts per seed, out of 60", "(items correct out of 80)": items counted out of the held-out n
 _OUT_OF_ITEMS = re.compile(r"\b(?:items?|problems?|questions?|puzzles?|examples?|boards?)\b", re.I)
 # A p-value the words after it call adjusted: "0.163 after BH", "0.016 after the BH correction", "0.40 adjusted".
-_ADJ_AFTER = re.compile(r"\s*(?:after\s+(?:it|that|this)\b|after\s+(?:the\s+)?(?:BH|Benjamini|Holm|Bonferroni|FDR|correction|adjustment|multiplicity)"
+_ADJ_AFTER = re.compile(r"\s*(?:after\s*(?=[);,.]|$)|after\s+(?:it|that|this)\b|after\s+(?:the\s+)?(?:BH|Benjamini|Holm|Bonferroni|FDR|correction|adjustment|multiplicity)"
                         r"|(?:BH|Holm|Bonferroni|FDR)?[- ]?(?:adjusted|corrected)\b)", re.I)
 _LOSES = re.compile(r"\b(?:loses|sheds|drops|falls|trails|declines|lost|shed|dropped|fell|trailed|declined)\s+(?:by\s+)?(?:only\s+|about\s+|roughly\s+|"
                     r"another\s+|a\s+further\s+)?$", re.I)
@@ -1735,7 +1747,9 @@ _CAPTION_PCT = re.compile(r"\(\s*%|%\s*\)|\bpercent(?:age)?s?\b|\bin\s+%|(?:\bin
 _LEVEL_PCT = re.compile(r"\d+(?:\.\d+)?\s*\\?%\s*(?=CI\b|conf|cred|interval|bootstrap)", re.I)
 
 
-_RIGHT_AFTER = re.compile(r"\s*%?\s*(?:of\s+(?:the\s+)?\d+\s+)?(?:of\s+(?:its|the)\s+)?")
+# ("GSPO gains +0.090 on pass@16", "+2.5 points in format rate": the metric the change is on)
+_RIGHT_AFTER = re.compile(r"\s*%?\s*(?:of\s+(?:the\s+)?\d+\s+)?(?:of\s+(?:its|the)\s+)?|"
+                          r"\s*%?\s*(?:(?:pp|pts?|points?)\s+)?(?:on|in)\s+(?:the\s+)?", re.I)
 _BARE_MEAN = re.compile(r"\W*(?:mean|average|avg\.?)\W*", re.I)   # a "mean" column naming no metric
 _SEED_WORD = re.compile(r"seeds?|runs?|s|s?\d+")   # "s = 0" (a seed column headed by its symbol)
 
