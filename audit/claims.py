@@ -38,6 +38,7 @@ from audit.lockview import LockView, lock_view
 from audit.numbers import ParsedFile, is_bibliography
 from audit.prose import _LIST_ITEM, _OUT_OF_ITEMS, _versus_subject, file_paragraphs
 from audit.seed_claims import per_seed_claims
+from audit.session_claims import session_claims
 from audit.words import Vocabulary, folded, matches_at, matches_from, search_at, sentences
 
 # ("within 0.3pp on every seed: 2 up, 3 down": a count over the seeds, no seed named)
@@ -761,7 +762,7 @@ def _paragraph_claims(f, para, vocab: Vocabulary, facts: Facts, out: list[Claim]
         said += ratios
         undecided += open_ratios
         tally.checked += n_ratios
-        for read in (seed_win_claims, per_seed_claims, points_claims):   # "wins on every seed", "2 up, 3 down", "tied on seeds 2 and 8"
+        for read in (seed_win_claims, per_seed_claims, points_claims, session_claims):   # "wins on every seed", "2 up, 3 down", "tied on seeds 2 and 8"
             wins, n_wins, open_wins = read(sent, named, metrics, subject, pair, metric, vocab.baseline, facts)
             said, undecided, tally.checked = said + wins, undecided + open_wins, tally.checked + n_wins
         cid = _contrast_id(pair, facts)

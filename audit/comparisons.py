@@ -521,6 +521,7 @@ _POINT_WORDS = {w: i for i, w in enumerate("zero one two three four five six sev
 _POINTS_IN_WORDS = re.compile(r"\b(?P<about>(?:about|roughly|around|nearly|almost|some|approximately)\s+)?"
                               r"(?P<k>" + "|".join(_POINT_WORDS) + r"|half\s+a)\s+(?:percentage\s+)?(?:points?|pp)\s+"
                               r"(?P<w>higher|lower|above|below|better|worse|ahead|behind)\b", re.I)
+_THAN = re.compile(r"\s+(?:than|over)\b", re.I)   # "higher than GRPO": the arm after it (not "higher and AERO ...")
 _AGAINST_ARM = re.compile(r"\b(?:than|against|vs\.?|versus|compared\s+(?:to|with)|relative\s+to|over)\s+(?:the\s+)?$", re.I)
 
 
@@ -547,7 +548,8 @@ def points_claims(sent: str, arms: list[tuple[int, str]], metrics: list[tuple[in
     for m in _POINTS_IN_WORDS.finditer(sent):
         before = [a for pos, a in arms if pos < m.start()]
         x = before[-1] if before else subject
-        y = _arm_right_after(sent, m.end(), arms) or next(
+        named = _THAN.match(sent, m.end()) or m.group("w").lower() in ("above", "below", "ahead", "behind")
+        y = (_arm_right_after(sent, m.end(), arms) if named else None) or next(
             (a for pos, a in arms if a != x and _AGAINST_ARM.search(sent, max(0, pos - 20), pos)), None) or baseline
         metric = metric_at(metrics, m.start(), m.end(), carried, facts.primary)
         scale = {"fraction": 100.0, "percent": 1.0}.get(

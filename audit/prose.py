@@ -563,9 +563,16 @@ def _is_param(after: str) -> bool:
     return is_param(after) or (pp is not None and is_param(after[pp.end():]))
 
 
-def _to_range(text: str, s_start: int, start: int, end: int, m: Mention, low_end, low: str | None = None):
+def _after_diff(w, start: int) -> bool:
+    """Whether the number at ``start`` opens a parenthesis right after a difference ("+0.044 (−0.013 to")."""
+    return w.prev is not None and w.prev.role == "diff" and w.text[w.prev_end:start].strip() == "("
+
+
+def _to_range(text: str, s_start: int, start: int, end: int, m: Mention, low_end, low: str | None = None,
+              after_diff: bool = False):
     """("low" | "high", percent) for the ends of an interval written "A to B" after CI words
-    ("95% CI 2.5 to 23.5 pp", "−0.18 to +0.05 pp"), else (None, False). ``low_end`` is
+    ("95% CI 2.5 to 23.5 pp", "−0.18 to +0.05 pp") or in parentheses right after a difference
+    (``after_diff``: "DAPO +0.044 (−0.013 to 0.100, p = 0.28)"), else (None, False). ``low_end`` is
     (end, percent) of the low end just read, or None."""
     if m.role is not None:
         return None, False
@@ -574,7 +581,7 @@ def _to_range(text: str, s_start: int, start: int, end: int, m: Mention, low_end
     if low is not None and low.find("to", end, end + 60) < 0:
         return None, False   # no "to" in reach: no "A to B" (``low``: the folded paragraph, or None)
     t = _TO_RANGE.match(text[end:end + 60])
-    if t and _CI_WORDS.search(text[max(s_start, start - 40):start]):
+    if t and (after_diff or _CI_WORDS.search(text[max(s_start, start - 40):start])):
         return "low", bool(t.group(1) or t.group(2)) or m.percent
     return None, False
 
@@ -862,6 +869,7 @@ class _Walk:
     low_end: tuple[int, bool] | None = None
     spread_end: int | None = None
     diff_pct: bool = False      # the sentence's last difference was in points
+    margin_pct: bool = False    # the sentence's equivalence margin is in points: so is an interval after it
     lead_pct: bool = False      # a list item under a lead-in line that states percent
     lead_count: bool = False    # a list item under a lead-in line that states counts out of N
     noun_metric: str | None = None   # the count metric a noun right after a number named in this sentence
@@ -906,7 +914,7 @@ def _read_sentence(w: _Walk, s_start: int, s_end: int, located, starts: list[int
     w.pair = _versus_subject(st.text, st.arms, w.subject, vocab) or _compared_first(st.text, vocab) \
         or _pair(st.arms, w.pair, vocab) or w.pair
     w.last_role = w.prev.role if w.prev is not None else None
-    w.prev_end, w.prev, w.diff_pct, w.noun_metric = s_start, None, False, None
+    w.prev_end, w.prev, w.diff_pct, w.noun_metric, w.margin_pct = s_start, None, False, None, False
     mine = located[bisect.bisect_left(starts, s_start):bisect.bisect_left(starts, s_end)]
     for start, end, m in mine:
         out[id(m)] = _read_number(w, st, start, end, m)
@@ -1022,15 +1030,12 @@ _DF_BEFORE = re.compile(r"\bt\s*\(\s*$")
 
 
 def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> Reading:
-    """The reading of one number of the sentence ``st`` (offsets ``start:end`` in the paragraph):
-    a label, the same value restated, or a statistic with its role, metric, seed and arm(s) or pair."""
+    """One number of sentence ``st`` (``start:end``): a label, a value restated, or a statistic (role, metric, arms)."""
     if m.label_fact is not None and m.label_fact[0] == "seed" and m.role is None and m.status_hint == "label":
         return Reading(param=True)   # "(seed 3 is high)" names a run: the next value's words reach back past it
     text = w.text
-    if start and text[start - 1] == "@":
-        return Reading(param=True)   # the 16 of "pass@16" names a metric: no value, and no value's words for the next
     after = text[end:end + 40].lstrip("*_")   # "**+17.33** points": the emphasis closes before the unit
-    to_role, to_pct = _to_range(text, st.start, start, end, m, w.low_end, w.names.low)
+    to_role, to_pct = _to_range(text, st.start, start, end, m, w.low_end, w.names.low, _after_diff(w, start))
     w.low_end = (end, to_pct) if to_role == "low" else None
     r = Reading(percent=_reads_percent(w, start, m, after, to_role, to_pct))
     clause = text[w.prev_end:start]
@@ -1038,7 +1043,7 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
         r.role, r.percent = "margin", r.percent or bool(_PP.match(after))   # checked against the locked margin
         # as for any threshold: the arms named before it are not the next number's ("margin of 0.01, so the DAPO
         # result ... its 90% interval, [a, b]")
-        w.prev_end, w.last_kind = end, "mean"
+        w.prev_end, w.last_kind, w.margin_pct = end, "mean", r.percent
         return r
     if _is_label_number(w, start, m, after, clause):
         r.param = True
@@ -1046,7 +1051,7 @@ def _read_number(w: _Walk, st: _Sentence, start: int, end: int, m: Mention) -> R
     if m.role is None and _seed_row_reading(w, st, start, end, m, r):
         return r
     prev = w.prev
-    if prev is not None and m.role is None and _RESTATED.fullmatch(clause) and not _PP.match(after):
+    if prev is not None and m.role is None and to_role is None and _RESTATED.fullmatch(clause) and not _PP.match(after):
         # "4.7% (fraction 0.047)": the same value restated on another scale
         w.prev_end = end
         return Reading(arms=prev.arms, pair=prev.pair, seed=prev.seed, metric=prev.metric, role=prev.role,
@@ -1094,6 +1099,7 @@ def _reads_percent(w: _Walk, start: int, m: Mention, after: str, to_role, to_pct
                 or ((m.role in ("low", "high", "pm") or to_role in ("low", "high")) and w.last_pct)
                 or (m.role in ("low", "high") and _END_PP.match(after))
                 or (m.role == "low" and _TO_UNIT.match(after))   # "runs from −1.3 to +6.7 points": both in points
+                or (m.role in ("low", "high") and w.margin_pct)   # "within the ±2-point margin (..., 90% CI [0.11, 0.85])"
                 or (m.role is None and w.text.find("(", max(0, start - 24), start) >= 0
                     and _PP_THEN_PAREN.search(w.text, max(0, start - 24), start)))
 
@@ -1324,6 +1330,8 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
     """A number that names rather than reports: a fact audit.claims checks (seed list, n, counts), a
     legend's threshold ("* p < 0.05"), a parameter ("95% CI", "8 seeds"), a claim's own number, or
     the maximum of a count ("2.51 of 4")."""
+    if start and w.text[start - 1] == "@":
+        return True   # the 16 of "pass@16" names a metric (no value, nor the words of the next one)
     text, low = w.text, w.names.low
     if start in w.facts or (m.comparator and m.line in w.legend) or _relative(text, start, start + len(m.text), m, low):
         return True

@@ -95,10 +95,23 @@ def test_won_and_lost_on_seeds_with_the_object_named_before(sent, fires):
 # 0.183, paired t p 0.247, paired bootstrap p 0.170) ----------------------------------------------------
 
 @pytest.fixture(scope="module")
-def post_study(tmp_path_factory):
+def ninth_study(tmp_path_factory):
+    """One built study of the ninth set per name, built when first asked for."""
     from tests.report_corpus_ninth import ninth
 
-    return ninth.build("substack_post", tmp_path_factory.mktemp("ninth_post"))
+    built: dict = {}
+
+    def get(name):
+        if name not in built:
+            built[name] = ninth.build(name, tmp_path_factory.mktemp(f"ninth_{name}"))
+        return built[name]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def post_study(ninth_study):
+    return ninth_study("substack_post")
 
 
 def _findings(study, tmp_path, text):
@@ -123,3 +136,82 @@ def test_statistic_named_in_words(post_study, tmp_path, text, wrong):
         assert found == []
     else:
         assert len(found) == 1 and (wrong in found[0] or "contrasts.dr_grpo-grpo.p " in found[0]), found
+
+
+# ---- which arm, metric, direction and statistic a value in a sentence is ------------------------------
+# (the e-mail's study: base 0.425, SFT 0.56 in session 1, GSPO − base on pass@16 +0.0897; the model card's:
+# AERO − base +0.185, DAPO − base significant, DAPO − SFT not; the README's: DAPO − GRPO p 0.013, Holm 0.026;
+# the post's: Dr. GRPO − GRPO 95% CI −1.3 to +6.7 points, +3.0 points, AERO − GRPO +1.0 point, 15 runs)
+
+@pytest.mark.parametrize(("study", "text", "wrong"), [
+    ("weekly_email", "GSPO reaches 62.25%, compared with 42.5% for the base model.\n", None),
+    ("weekly_email", "GSPO reaches 62.25%, compared with 56.0% for the base model.\n", "arms.base.solve_rate"),
+    ("weekly_email", "Over the base model, GSPO also adds +0.090 on pass@16.\n", None),
+    ("weekly_email", "Over the base model, GSPO also adds +0.080 on pass@16.\n", "pass16"),
+    ("hub_card_template", "Every objective improves on the base model, AERO included (+0.185).\n", None),
+    ("hub_card_template", "Every objective improves on the base model, AERO included (+0.158).\n", "aero-base"),
+    ("hub_card_template", "DAPO also gains on pass@16 (+0.102) over the base model.\n", None),
+    ("readme_html_sup", "DAPO's p-value against GRPO was 0.013 before the Holm step and 0.026 after.\n", None),
+    ("readme_html_sup", "DAPO's p-value against GRPO was 0.013 before the Holm step and 0.013 after.\n", "p_adjusted"),
+    ("hub_card_template", "Compared with SFT, AERO gains +0.010 (−0.051 to 0.072).\n", None),
+    ("hub_card_template", "Compared with SFT, AERO gains +0.010 (−0.015 to 0.072).\n", "aero-sft.ci95.low"),
+    ("substack_post", "For Dr. GRPO the 95% interval spans −1.3 to +6.7 points.\n", None),
+    ("substack_post", "For Dr. GRPO the 95% interval spans −3.1 to +6.7 points.\n", "ci95.low"),
+], ids=["arm-after-right", "arm-after-wrong", "metric-after-right", "metric-after-wrong", "improve-on-right",
+        "improve-on-wrong", "pass-at-k-name", "after-holm-right", "after-holm-wrong", "paren-interval-right",
+        "paren-interval-wrong", "to-points-right", "to-points-wrong"])
+def test_value_read_with_the_words_around_it(ninth_study, tmp_path, study, text, wrong):
+    """An arm named after its value ("42.5% for the base model"), a metric right after it ("on pass@16"), the
+    arm the others improve on named first ("improve on the base model, AERO (+0.185)"), "pass@16" (a name, not
+    a value), "0.026 after" (Holm's), "+0.010 (−0.051 to 0.072)" (the difference's interval, no "CI" written),
+    "from −1.3 to +6.7 points" (both ends in points)."""
+    found = _findings(ninth_study(study), tmp_path, text)
+    assert (found == []) if wrong is None else (len(found) == 1 and wrong in found[0]), found
+
+
+@pytest.mark.parametrize(("study", "text", "wrong"), [
+    ("substack_post", "On seed 2 AERO solved 70 problems, GRPO only 57 (they tied on seed 1 at 67 problems each).\n", None),
+    ("substack_post", "AERO was scored on 100 held-out problems.\n", "heldout_n"),
+    ("substack_post", "Neither Dr. GRPO nor AERO beats GRPO here.\n", None),
+    ("hub_card_template", "DAPO does not beat the SFT checkpoint.\n", None),
+    ("hub_card_template", "DAPO does not beat the base model.\n", "not beat"),
+    ("substack_post", "GRPO averaged 55.5%; Dr. GRPO was three points higher and AERO one point higher.\n", None),
+    ("substack_post", "GRPO averaged 55.5%; Dr. GRPO was two points higher.\n", "dr_grpo − grpo = +3.00"),
+    ("substack_post", "That makes fifteen runs in total.\n", None),
+    ("substack_post", "That makes twelve runs in total.\n", "n_runs"),
+], ids=["solved-counts", "n-wrong", "neither-inconclusive", "not-beat-inconclusive", "not-beat-significant",
+        "points-in-words-right", "points-in-words-wrong", "runs-in-words-right", "runs-in-words-wrong"])
+def test_claims_in_words(ninth_study, tmp_path, study, text, wrong):
+    """Problems solved are no statement of n; a negated "beats" is a claim of the evidence (true where the
+    contrast is not significant, false where it is); "three points higher" is the difference in points; "twelve
+    runs in total" is the study's count of runs."""
+    found = _findings(ninth_study(study), tmp_path, text)
+    assert (found == []) if wrong is None else (len(found) == 1 and wrong in found[0]), found
+
+
+# ---- moves between the two evaluation sessions of the e-mail's study (GSPO 62.25% -> 58.5%; its seed 303
+# 60.5 -> 62.5, seed 404 62.5 -> 60.5; Dr. GRPO 57.5% -> 57.4%) ----------------------------------------
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("Looking at GSPO by seed, seed 404 dropped between the two evaluations.\n", None),
+    ("Looking at GSPO by seed, seed 303 dropped between the two evaluations.\n", "runs.gspo.s303"),
+    ("GSPO loses about four points in the second session.\n", None),
+    ("Dr. GRPO gains about two points on the re-evaluation.\n", "dr_grpo moved -0.12 points"),
+], ids=["seed-moved-right", "seed-moved-wrong", "mean-moved-right", "mean-moved-wrong"])
+def test_moves_between_sessions_in_words(ninth_study, tmp_path, text, wrong):
+    """"seed 303 dropped", "loses about four points in the second session": the subject's run (mean) from the
+    first evaluation session to the second, in the direction (and by the points) written."""
+    found = _findings(ninth_study("weekly_email"), tmp_path, text)
+    assert (found == []) if wrong is None else (len(found) == 1 and wrong in found[0]), found
+
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("Against the preregistered 2-point margin AERO counts as equivalent to GRPO (90% CI [0.11, 0.85]).\n", None),
+    ("Against the preregistered 2-point margin AERO counts as equivalent to GRPO (90% CI [0.11, 0.58]).\n",
+     "aero-grpo.ci90.high"),
+], ids=["right", "wrong"])
+def test_interval_after_a_margin_in_points(ninth_study, tmp_path, text, wrong):
+    """An interval in a sentence whose equivalence margin is in points is in points too (the checklist's study:
+    AERO − GRPO 90% CI 0.11 to 0.85 points)."""
+    found = _findings(ninth_study("neurips_checklist"), tmp_path, text)
+    assert (found == []) if wrong is None else (len(found) == 1 and wrong in found[0]), found
