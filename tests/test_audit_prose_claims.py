@@ -121,6 +121,7 @@ def _findings(study, tmp_path, text):
     return [f.message for f in res.findings if f.check == "10" and "notes.md" in f.location]
 
 
+@pytest.mark.slow   # builds a study of the set and audits a report over it (a second or more each)
 @pytest.mark.parametrize(("text", "wrong"), [
     ("For Dr. GRPO against GRPO, the smallest effect this study detects with 80% power is 8.3 points.\n", None),
     ("For Dr. GRPO against GRPO, the smallest effect this study detects with 80% power is 3.8 points.\n", "mde"),
@@ -143,6 +144,7 @@ def test_statistic_named_in_words(post_study, tmp_path, text, wrong):
 # AERO − base +0.185, DAPO − base significant, DAPO − SFT not; the README's: DAPO − GRPO p 0.013, Holm 0.026;
 # the post's: Dr. GRPO − GRPO 95% CI −1.3 to +6.7 points, +3.0 points, AERO − GRPO +1.0 point, 15 runs)
 
+@pytest.mark.slow   # builds a study of the set and audits a report over it (a second or more each)
 @pytest.mark.parametrize(("study", "text", "wrong"), [
     ("weekly_email", "GSPO reaches 62.25%, compared with 42.5% for the base model.\n", None),
     ("weekly_email", "GSPO reaches 62.25%, compared with 56.0% for the base model.\n", "arms.base.solve_rate"),
@@ -169,6 +171,7 @@ def test_value_read_with_the_words_around_it(ninth_study, tmp_path, study, text,
     assert (found == []) if wrong is None else (len(found) == 1 and wrong in found[0]), found
 
 
+@pytest.mark.slow   # builds a study of the set and audits a report over it (a second or more each)
 @pytest.mark.parametrize(("study", "text", "wrong"), [
     ("substack_post", "On seed 2 AERO solved 70 problems, GRPO only 57 (they tied on seed 1 at 67 problems each).\n", None),
     ("substack_post", "AERO was scored on 100 held-out problems.\n", "heldout_n"),
@@ -192,6 +195,7 @@ def test_claims_in_words(ninth_study, tmp_path, study, text, wrong):
 # ---- moves between the two evaluation sessions of the e-mail's study (GSPO 62.25% -> 58.5%; its seed 303
 # 60.5 -> 62.5, seed 404 62.5 -> 60.5; Dr. GRPO 57.5% -> 57.4%) ----------------------------------------
 
+@pytest.mark.slow   # builds a study of the set and audits a report over it (a second or more each)
 @pytest.mark.parametrize(("text", "wrong"), [
     ("Looking at GSPO by seed, seed 404 dropped between the two evaluations.\n", None),
     ("Looking at GSPO by seed, seed 303 dropped between the two evaluations.\n", "runs.gspo.s303"),
@@ -205,6 +209,7 @@ def test_moves_between_sessions_in_words(ninth_study, tmp_path, text, wrong):
     assert (found == []) if wrong is None else (len(found) == 1 and wrong in found[0]), found
 
 
+@pytest.mark.slow   # builds a study of the set and audits a report over it (a second or more each)
 @pytest.mark.parametrize(("text", "wrong"), [
     ("Against the preregistered 2-point margin AERO counts as equivalent to GRPO (90% CI [0.11, 0.85]).\n", None),
     ("Against the preregistered 2-point margin AERO counts as equivalent to GRPO (90% CI [0.11, 0.58]).\n",
