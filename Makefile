@@ -30,7 +30,7 @@ demo: install
 test: install-test
 	$(BIN)/ruff check .
 	HYPOTHESIS_PROFILE=ci TESTS_CPU_RECORD=.test-cpu.json $(BIN)/python -m pytest -q -p no:cacheprovider
-	$(BIN)/python scripts/fast_tier_budget.py .test-cpu.json
+	$(BIN)/python scripts/fast_tier_budget.py --warn-only .test-cpu.json
 
 lint:
 	$(BIN)/ruff check .

@@ -17,8 +17,11 @@ is listed in :data:`ALLOWED` with its own budget and the reason; anything else o
 in ``slow`` beside a cheaper fast counterpart.
 
 Usage: ``python scripts/fast_tier_budget.py RECORD.json [RECORD.json ...] [--per-test S] [--per-fixture S]
-[--top N]``.
+[--top N] [--warn-only]``.
 Prints the fast tier's total CPU and its costliest tests; exits 0, 1 (an offender) or 2 (bad input).
+``make test`` (CI) runs it with ``--warn-only``: CPU seconds move with the machine and its load, and the
+project's rule is that speed is measured by benchmarks, never by a test that can fail on a slower
+machine; the offenders are named in CI's log for a developer to act on.
 """
 
 from __future__ import annotations
@@ -119,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-fixture", type=float, default=PER_FIXTURE_CPU_S,
                     help="CPU-s budget of a shared fixture's setup")
     ap.add_argument("--top", type=int, default=10, help="how many of the costliest fast tests to list")
+    ap.add_argument("--warn-only", action="store_true",
+                    help="name the offenders but exit 0 (CI: a CPU budget is a timing, not a test verdict)")
     args = ap.parse_args(argv)
     try:
         records, fixtures, profiles = read_records(args.records)
@@ -140,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, cpu in sorted(heavy.items(), key=lambda kv: -kv[1]):
         print(f"over budget: shared fixture {name}: {cpu:.2f} CPU-s > {args.per_fixture:g} "
               f"(build less, or share what it builds: tests/report_corpus/corpus.py::built_once)", file=sys.stderr)
+    if (bad or heavy) and args.warn_only:
+        print(f"fast-tier budget: {len(bad) + len(heavy)} over (warning only)", file=sys.stderr)
+        return 0
     return 1 if bad or heavy else 0
 
 
