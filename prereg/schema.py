@@ -8,12 +8,13 @@ import pickle
 import re
 from functools import cache
 from importlib import resources
-from typing import Any
-
-from jsonschema import Draft202012Validator, ValidationError, validators
+from typing import TYPE_CHECKING, Any
 
 from prereg.errors import UserError
 from prereg.values import value_problems
+
+if TYPE_CHECKING:  # jsonschema is imported when a document is first validated, not with prereg
+    from jsonschema import Draft202012Validator
 
 SCHEMAS = {
     "preregistration": "preregistration.schema.json",
@@ -47,7 +48,7 @@ def _ecma(pattern: str) -> re.Pattern:
 
 def _pattern(validator, pattern, instance, schema):
     if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+        yield _error(f"{instance!r} does not match {pattern!r}")
 
 
 def _is_integer(checker, instance) -> bool:
@@ -78,12 +79,12 @@ def _written(v) -> str:
 
 def _const(validator, const, instance, schema):
     if not _same(instance, const):
-        yield ValidationError(f"{_written(const)} was expected, not {_written(instance)}")
+        yield _error(f"{_written(const)} was expected, not {_written(instance)}")
 
 
 def _enum(validator, enums, instance, schema):
     if not any(_same(instance, e) for e in enums):
-        yield ValidationError(f"{_written(instance)} is not one of {enums!r}")
+        yield _error(f"{_written(instance)} is not one of {enums!r}")
 
 
 def _unique_items(validator, unique, instance, schema):
@@ -99,21 +100,46 @@ def _unique_items(validator, unique, instance, schema):
             repeated.append(key)
         seen.add(key)
     if repeated:
-        yield ValidationError(f"{', '.join(repeated)} {'is' if len(repeated) == 1 else 'are'} listed more than "
-                              "once; the items must be distinct")
+        yield _error(f"{', '.join(repeated)} {'is' if len(repeated) == 1 else 'are'} listed more than "
+                     "once; the items must be distinct")
 
 
-StrictValidator = validators.extend(
-    Draft202012Validator,
-    validators={"pattern": _pattern, "const": _const, "enum": _enum, "uniqueItems": _unique_items},
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+def _error(message: str):
+    """jsonschema's ``ValidationError``, imported here: a keyword check runs only while a document is
+    validated, so jsonschema (~0.1 s of import, the most of ``import prereg``) loads only then; the
+    CLIs' ``--help``, the torch-free import checks and the paths that a compiled predicate decides
+    never import it."""
+    from jsonschema import ValidationError
+
+    return ValidationError(message)
+
+
+@cache
+def _strict_validator_class():
+    """Draft 2020-12 with strict integers, ECMA ``$`` and JSON-typed ``const``/``enum``/``uniqueItems``,
+    built on first use (see :func:`_error` for why jsonschema is not imported with the module)."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(
+        Draft202012Validator,
+        validators={"pattern": _pattern, "const": _const, "enum": _enum, "uniqueItems": _unique_items},
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
+def __getattr__(name: str):
+    # ``from prereg.schema import StrictValidator`` (stats.result) still works, the class built lazily
+    if name == "StrictValidator":
+        return _strict_validator_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache
 def _validator(name: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     schema = load_schema(name)
     Draft202012Validator.check_schema(schema)
-    return StrictValidator(schema)
+    return _strict_validator_class()(schema)
 
 
 def json_path(parts) -> str:
@@ -339,7 +365,7 @@ def _record_maps(name: str) -> tuple:
             continue
         maps.append((prop, _ecma(names["pattern"]) if "pattern" in names else None, pred))
         reduced["properties"][prop] = {"type": "object"}
-    return tuple(maps), (StrictValidator(reduced) if maps else None)
+    return tuple(maps), (_strict_validator_class()(reduced) if maps else None)
 
 
 def _records_valid(doc: Any, name: str):

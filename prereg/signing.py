@@ -1,20 +1,28 @@
-"""Ed25519 signatures over lock hashes (``cryptography``), so a lock can be tied to a person."""
+"""Ed25519 signatures over lock hashes (``cryptography``), so a lock can be tied to a person.
+
+``cryptography`` is imported by the function that signs, loads or verifies, not with the module:
+``prereg.lock`` imports this module, so every CLI, ``--help`` included, and every torch-free import
+check paid for it (~60 ms) though most runs check no signature.
+"""
 
 from __future__ import annotations
 
 import base64
 from pathlib import Path
-
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from typing import TYPE_CHECKING
 
 from prereg.errors import UserError
 from prereg.jsonio import read_text, write_atomic
 
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 
 def keygen(private_path: str | Path) -> tuple[Path, Path]:
     """Write an unencrypted PEM private key and ``<path>.pub``; never overwrite either."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     priv = Ed25519PrivateKey.generate()
     p = Path(private_path)
     pub = p.with_name(p.name + ".pub")
@@ -32,6 +40,9 @@ def keygen(private_path: str | Path) -> tuple[Path, Path]:
 
 
 def load_private_key(path: str | Path) -> Ed25519PrivateKey:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     p = Path(path)
     data = read_text(p, "signing key").encode()
     try:
@@ -44,12 +55,17 @@ def load_private_key(path: str | Path) -> Ed25519PrivateKey:
 
 
 def public_key_b64(key: Ed25519PrivateKey) -> str:
+    from cryptography.hazmat.primitives import serialization
+
     raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return base64.b64encode(raw).decode()
 
 
 def load_public_key_b64(path: str | Path) -> str:
     """Accept either a ``.pub`` PEM or a private key file; return the raw public key in base64."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     p = Path(path)
     data = read_text(p, "public key").encode()
     try:
@@ -85,6 +101,9 @@ def _b64_strict(text: str) -> bytes:
 
 
 def signature_ok(signature: dict, message: bytes) -> bool:
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         pub = Ed25519PublicKey.from_public_bytes(_b64_strict(signature["public_key"]))
         pub.verify(_b64_strict(signature["value"]), message)
