@@ -91,7 +91,7 @@ def test_random_markdown_reads_the_same_with_and_without_the_shortcuts():
              "\n| Arm | Acc |\n|---|---|\n| GRPO | 0.61 |\n", "[0.58, 0.64]", "]", "[", "](", "![", "!", "^",
              "\n\n[ref 1]: http://x/1\n\n", "[ref 1]", "[REF 1][]", "[0.5]", "\n\n[0.5]: /u\n\n"]
     rng = random.Random(11)
-    for _ in range(examples(ci=1500, dev=400)):
+    for _ in range(examples(ci=1500, dev=150)):   # dev: the TRICKY cases above pin each shortcut's edge
         text = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 50)))
         assert _mentions(text, True) == _mentions(text, False), text
 
@@ -126,7 +126,7 @@ def test_random_commented_paragraphs_read_the_same_with_and_without_the_shortcut
     atoms = ["GSPO", " ", "0.5", "61.3%", "<!--", "-->", "<!-- id: arms.grpo.mean -->", "<!-- 7 -->", "-", "--",
              ">", "<", "<!-->", "<!--->", "_", "*", "x", "!", "[", "]", "\n", "&amp;", "`"]
     rng = random.Random(5)
-    for _ in range(examples(ci=1500, dev=400)):
+    for _ in range(examples(ci=1500, dev=150)):   # dev: COMMENTED above pins each comment shape
         text = "0.1 " + "".join(rng.choice(atoms) for _ in range(rng.randint(1, 30)))
         assert _mentions(text, True) == _mentions(text, False), text
 
@@ -148,7 +148,7 @@ def test_random_tables_read_the_same_with_the_compact_table_rule():
         return edge[0] + " | ".join(rng.choice(parts) for _ in range(k)) + edge[1]
 
     checked = compact = 0
-    n = examples(ci=600, dev=200)
+    n = examples(ci=600, dev=100)
     for _ in range(n):
         k = rng.randint(1, 4)
         delim = row(k if rng.random() < 0.9 else k + 1, seps)
