@@ -1910,6 +1910,7 @@ def _table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
     end = m.role if m.role in ("low", "high") else _ci_end_column(m.column or "")
     if end:
         r.role = end
+        r.methods = interval_kinds(m.column or "")   # a "t 95% CI" column beside a bootstrap one
     elif m.role == "pm":   # "± sd", or the interval's half-width where the header or caption says so
         r.role = "halfwidth" if HALF_WIDTH.search(f"{m.row or ''} {m.column or ''} {getattr(m, 'table_caption', '')}") \
             else "sd"

@@ -131,22 +131,36 @@ def named_test(sentence: str, low: str | None = None) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-# The kind of interval the words name: "the t-based interval", "95% t CI", "the bootstrap one".
-_INTERVAL_KINDS = re.compile(r"\b(?:t[- ](?:based\s+|distribution\s+)?(?:interval|CI|confidence)|t-based|"
-                             r"student(?:'s)?[- ]t\b|(bootstrap)(?:ped)?\b)", re.I)
+# The kind of interval the words name: "the t-based interval", "95% t CI", "t 95% CI", "the bootstrap one".
+_INTERVAL_KINDS = re.compile(r"\b(?:t[- ](?:based\s+|distribution\s+)?(?:\d+(?:\.\d+)?\s*%\s*)?(?:interval|CI|confidence)|"
+                             r"t-based|student(?:'s)?[- ]t\b|(bootstrap)(?:ped)?\b)", re.I)
+# A kind named right before the interval's bracket ("bootstrap 95% CI [0.049, 0.204], t interval [0.010,"),
+# up to the end of the text before an interval end (its low end and separator, for the high end).
+_KIND_RIGHT_BEFORE = re.compile(r"(?:\b(t)[- ](?:based\s+)?|\b(?:bootstrap(?:ped)?|percentile)\s+)"
+                                r"(?:\d+(?:\.\d+)?\s*%\s*)?(?:CI|interval|confidence\s+interval)?\s*(?:[:=]\s*|(?:of|is|was)\s+)?"
+                                r"[\[(]\s*(?:[-−+]?\d[\d.]*\s*%?\s*(?:,|–|to)\s*)?$", re.I)
 
 
 def interval_kinds(text: str) -> tuple[str, ...]:
-    """``("t",)`` when the first interval kind ``text`` names is a t interval ("the t-based interval is
-    wider than the bootstrap one ("): the interval the sentence is about, whose ends follow; else ``()``
-    (a bootstrap interval, or none named: the planned interval). README failure 15.
+    """``("t",)`` when the interval whose ends follow ``text`` is a t interval; else ``()`` (a bootstrap
+    interval, or none named: the planned interval). The kind named right before the interval's bracket
+    decides ("bootstrap 95% CI [0.049, 0.204], t interval [0.010, 0.240]"); else the first kind the text
+    names ("the t-based interval is wider than the bootstrap one ("), the interval the sentence is about.
+    README failure 15.
 
     Example:
         >>> interval_kinds("the t-based interval is wider than the bootstrap one ("), interval_kinds("95% bootstrap CI")
         (('t',), ())
+        >>> interval_kinds("bootstrap 95% CI [0.049, 0.204], t interval ["), interval_kinds("t 95% CI")
+        (('t',), ('t',))
+        >>> interval_kinds("t interval [0.010, 0.240], bootstrap 95% CI [0.049, ")
+        ()
     """
     if "t" not in text.lower():
         return ()
+    near = _KIND_RIGHT_BEFORE.search(text[-80:]) if text.rstrip()[-1:] in "[(," or "[" in text[-30:] else None
+    if near is not None:
+        return ("t",) if near.group(1) else ()
     m = _INTERVAL_KINDS.search(text)
     return ("t",) if m is not None and not m.group(1) else ()
 

@@ -1,0 +1,90 @@
+"""What the tenth report set (``tests/report_corpus_tenth/``) taught the audit (README failure 15).
+
+Each fix made after the set's first run has a firing case and a clean case here, in wordings and numbers
+of its own (not copied from the set's reports), over the set's studies: the GitHub issue's (base model, SFT,
+Dr. GRPO and AERO on 150 puzzles; AERO − base: bootstrap 95% CI [0.049, 0.204], t interval [0.010, 0.240];
+Dr. GRPO − base: bootstrap [0.028, 0.208], t [−0.006, 0.244]).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def tenth_study(tmp_path_factory):
+    """One built study of the tenth set per name, built when first asked for."""
+    from tests.report_corpus_tenth import tenth
+
+    built: dict = {}
+
+    def get(name):
+        if name not in built:
+            built[name] = tenth.build(name, tmp_path_factory.mktemp(f"tenth_{name}"))
+        return built[name]
+
+    return get
+
+
+def _findings(study, tmp_path, text, name="report.md"):
+    from tests.report_corpus import corpus
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    res = corpus.audit_written(study, tmp_path, {name: text})
+    return [(f.location.rsplit("/", 1)[-1], f.expected, f.found, f.message) for f in res.findings
+            if f.location.rsplit("/", 1)[-1].startswith(name)]
+
+
+# ---- which interval a pair of ends is: the kind named right before its bracket, a table column's kind ----
+
+INTERVALS = """# Re-run
+
+- AERO against the base model: +0.125; a 95% bootstrap CI of [0.049, 0.204] and a t-based CI of [0.010, 0.240].
+- AERO − base, the other order: +0.125 with Student-t interval (0.010, 0.240), bootstrapped interval (0.049, 0.204).
+- Dr. GRPO against the base model: +0.119 (t 95% CI [−0.006, 0.244]; bootstrap CI [0.028, 0.208]).
+
+| comparison | difference | boot. 95% CI | t 95% CI |
+|---|---|---|---|
+| Dr. GRPO − base | 0.119 | [0.028, 0.208] | [−0.006, 0.244] |
+| AERO − base | 0.125 | [0.049, 0.204] | [0.010, 0.240] |
+"""
+
+
+@pytest.mark.parametrize(("before", "kinds"), [
+    ("bootstrap 95% CI [0.049, 0.204], t interval [", ("t",)),            # the kind right before the bracket
+    ("bootstrap 95% CI [0.049, 0.204], t interval [0.010, ", ("t",)),      # ... for its high end too
+    ("t interval [0.010, 0.240], bootstrap 95% CI [", ()),
+    ("a t-based CI of (", ("t",)),
+    ("the t-based interval is wider than the bootstrap one (", ("t",)),   # none right before: the first named
+    ("t 95% CI", ("t",)),                                                   # a column header
+    ("boot. 95% CI", ()),
+    ("at 95% CI [", ()),                                                    # "t" inside a word
+], ids=["t-after-boot", "t-high-end", "boot-after-t", "t-based-of", "first-named", "t-column", "boot-column", "at"])
+def test_interval_kind_words(before, kinds):
+    """The interval kind the words right before an interval's bracket name, else the first kind named."""
+    from audit.words import interval_kinds
+
+    assert interval_kinds(before) == kinds
+
+
+@pytest.mark.slow
+def test_each_interval_is_the_one_its_own_words_or_column_name(tenth_study, tmp_path):
+    """A t interval beside a bootstrap interval in one sentence, either order, and a "t 95% CI" column
+    beside a bootstrap column: each pair of ends is checked against the interval named right before its
+    bracket (or its column), not against the first kind the sentence names (first run: 10 false alarms)."""
+    assert _findings(tenth_study("github_issue"), tmp_path, INTERVALS) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("find", "replace", "expected"), [
+    ("t-based CI of [0.010, 0.240]", "t-based CI of [0.010, 0.250]", "0.240"),        # the t interval's end
+    ("bootstrap CI [0.028, 0.208]", "bootstrap CI [−0.006, 0.208]", "0.028"),         # a t end in the bootstrap one
+    ("| [0.010, 0.240] |", "| [0.049, 0.240] |", "0.010"),                            # the column's t interval
+    ("| [0.028, 0.208] |", "| [0.028, 0.244] |", "0.208"),                            # the t end in the boot. column
+], ids=["t-prose", "bootstrap-after-t", "t-column", "boot-column"])
+def test_a_wrong_end_of_either_interval_is_caught(tenth_study, tmp_path, find, replace, expected):
+    """The same report with one end of one interval replaced by a wrong one (or by the other interval's
+    end): an error at that line naming the interval's own end."""
+    line = INTERVALS[:INTERVALS.index(find)].count("\n") + 1
+    got = _findings(tenth_study("github_issue"), tmp_path, INTERVALS.replace(find, replace))
+    assert [g for g in got if g[0] == f"report.md:{line}" and expected in g[1]], got
