@@ -278,8 +278,13 @@ def dash_ranges(text: str) -> list[re.Match]:
             if r.group("dash") != "-" or not text[r.end():r.end() + 1].isalpha()]   # "1.5-2.0x" is no interval
 
 
+# A piece that is nothing but "A to B" (a table cell "| 0.543 to 0.627 |"): an interval without an interval word.
+_BARE_TO = re.compile(r"[\s*_]*(?P<a>[-−+]?\d+\.\d+)\s?\\?%?\s+to\s+(?P<b>[-−+]?\d+\.\d+)\s?\\?%?[\s*_]*")
+
+
 def worded_ranges(text: str) -> list[re.Match]:
-    """The "CI from A to B" intervals of ``text`` (see ``_FROM_TO``).
+    """The "CI from A to B" intervals of ``text`` (see ``_FROM_TO``), or the whole of a piece that is only
+    "A to B" (a table cell).
 
     Args:
         text: a sentence, cell or heading.
@@ -290,8 +295,16 @@ def worded_ranges(text: str) -> list[re.Match]:
     Example:
         >>> [(r.group("a"), r.group("b")) for r in worded_ranges("95% CI from −0.03 to −0.01; rose from 0.5 to 0.7")]
         [('−0.03', '−0.01')]
+        >>> [(r.group("a"), r.group("b")) for r in worded_ranges(" 0.543 to 0.627 ")], worded_ranges("rose 0.5 to 0.7")
+        ([('0.543', '0.627')], [])
     """
-    return list(_FROM_TO.finditer(text)) if "from" in text or " to " in text else []
+    if "from" not in text and " to " not in text:
+        return []
+    got = list(_FROM_TO.finditer(text))
+    if not got and " to " in text:   # a cell (or line) that is only "0.543 to 0.627": an interval by itself
+        whole = _BARE_TO.fullmatch(text)
+        got = [whole] if whole is not None else []
+    return got
 
 
 def numbers_in(text: str) -> list[tuple[re.Match, float, int, int, bool]]:

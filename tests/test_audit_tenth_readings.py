@@ -88,3 +88,44 @@ def test_a_wrong_end_of_either_interval_is_caught(tenth_study, tmp_path, find, r
     line = INTERVALS[:INTERVALS.index(find)].count("\n") + 1
     got = _findings(tenth_study("github_issue"), tmp_path, INTERVALS.replace(find, replace))
     assert [g for g in got if g[0] == f"report.md:{line}" and expected in g[1]], got
+
+
+# ---- an interval written "a to b" as the whole of a table cell -------------------------------------------
+
+TO_CELLS = """# Seeds 5 to 25
+
+| Objective | Solve rate | t interval over seeds |
+|---|---|---|
+| AERO | 0.592 | 0.571 to 0.613 |
+| Dr. GRPO | 0.585 | **0.543 to 0.627** |
+"""
+
+
+@pytest.mark.parametrize(("cell", "ends"), [
+    (" 0.543 to 0.627 ", [("0.543", "0.627")]),
+    ("**−0.006 to 0.244**", [("−0.006", "0.244")]),
+    ("from 0.543 to 0.627", []),                       # no interval word: two values ("rose from 0.5 to 0.7")
+    ("0.543 to 0.627 (t)", []),                        # more than the two ends
+], ids=["cell", "bold-negative", "from-to", "more"])
+def test_a_cell_that_is_only_a_to_b_is_an_interval(cell, ends):
+    from audit.numbers import worded_ranges
+
+    assert [(r.group("a"), r.group("b")) for r in worded_ranges(cell)] == ends
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("find", "replace", "expected"), [
+    ("", "", None),                                                 # clean
+    ("0.571 to 0.613", "0.613 to 0.571", "swapped"),                # ends swapped
+    ("**0.543 to 0.627**", "**0.543 to 0.672**", "0.627"),          # a wrong high end
+], ids=["clean", "swapped", "wrong-end"])
+def test_an_a_to_b_cell_is_checked_as_the_arms_interval(tenth_study, tmp_path, find, replace, expected):
+    """A "95% CI" column written "0.571 to 0.613" is the arm's interval (first run: 4 false alarms, the
+    ends compared with another metric's interval, and a swapped cell missed)."""
+    text = TO_CELLS.replace(find, replace) if find else TO_CELLS
+    got = _findings(tenth_study("github_issue"), tmp_path, text)
+    if expected is None:
+        assert got == []
+    else:
+        line = TO_CELLS[:TO_CELLS.index(find)].count("\n") + 1
+        assert [g for g in got if g[0] == f"report.md:{line}" and expected in f"{g[1]} {g[3]}"], got
