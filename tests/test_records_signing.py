@@ -71,7 +71,10 @@ def test_unsigned_campaign_fails_with_a_trusted_run_key(tmp_path, signed, keys):
     assert len([s for s in said if "not vouched for: unsigned" in s]) == 9, said
 
 
-@pytest.mark.parametrize("resign", [None, "forger"])
+# [None] (an unsigned consistent forgery) is slow: [forger] keeps the same path in the fast tier (a
+# consistent forgery passes every record check, the CLI's --trusted-run-key names it) and
+# test_unsigned_campaign_fails_with_a_trusted_run_key keeps "unsigned" named under a trusted key
+@pytest.mark.parametrize("resign", [pytest.param(None, marks=pytest.mark.slow), "forger"])
 def test_forged_campaign_fails_without_the_lab_key(tmp_path, signed, keys, capsys, resign):
     """Rewrite a held-out row consistently (prediction, outcome, reward), recompute, re-seal."""
     camp = copy_campaign(signed, tmp_path / "c")
