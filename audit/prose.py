@@ -758,6 +758,23 @@ def _respectively_arms(st: _Sentence, located, out: dict) -> None:
             r.arms = [arm]
 
 
+_VALUE_LIST_SEP = re.compile(r"\s*%?\s*(?:,\s*(?:and\s+)?|\s+and\s+)\s*")
+
+
+def _implied_respectively(text: str, arms: tuple, located, out: dict) -> None:
+    """"a mean ZVF of 0.171 for GRPO, 0.175 for Dr. GRPO and 0.146 for AERO. The reward ... ended at 0.565,
+    0.54625 and 0.55625": a sentence naming no arm whose values are one list ("a, b and c"), as many as the
+    arms the sentence before it named, are those arms' values in that order ("respectively" left implied;
+    each was read as the subject's)."""
+    vals = [(a, b, out.get(id(m))) for a, b, m in located]
+    if len(vals) != len(arms) or any(r is None or r.param or r.role != "mean" or r.seed is not None
+                                     or r.metric != vals[0][2].metric for _, _, r in vals):
+        return
+    if all(_VALUE_LIST_SEP.fullmatch(text, b, a2) for (_, b, _), (a2, _, _) in zip(vals, vals[1:], strict=False)):
+        for (_, _, r), arm in zip(vals, arms, strict=True):
+            r.arms = [arm]
+
+
 # "(GRPO / Dr. GRPO / AERO)": the arms a sentence's slash-joined values are, in order; "0.650 / 0.651 / 0.638"
 _ARM_SLASHES = re.compile(r"\(([^()\d/]{1,40}(?:/[^()\d/]{1,40}){1,7})\)")
 _SLASH_ROW = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?%?(?:[ \t]*/[ \t]*[-−+]?\d+(?:\.\d+)?%?)+(?!\w|\.\d)")
@@ -878,6 +895,7 @@ class _Walk:
     base: str | None = None     # the baseline a heading names ("## Against the SFT checkpoint"), else None
     head_base: str | None = None   # the heading's; a sentence opening "Against the SFT checkpoint: ..." names its own
     last_role: str | None = None   # the role of the previous sentence's last number ("...; at AERO's it is 0.21")
+    last_arms: tuple = ()          # the arms the previous sentence named, in order (a list of values after it)
 
 
 def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None,
@@ -930,6 +948,9 @@ def _read_sentence(w: _Walk, s_start: int, s_end: int, located, starts: list[int
             _listed_metrics(st, text, mine, out)
         if len(st.uniq) > 1 and "/" in st.text and "(" in st.text:
             _slash_arms(st, vocab, mine, out)
+        if not st.arms and len(w.last_arms) > 1:
+            _implied_respectively(text, w.last_arms, mine, out)
+    w.last_arms = tuple(dict.fromkeys(st.arms))
     if st.arms:
         w.subject = st.arms[0]
         w.first_arm = w.first_arm or st.arms[0]
@@ -961,6 +982,7 @@ def _names_state(w: _Walk, sents: list) -> None:
         arms = [x for _, x in hits]
         w.pair = _versus_subject(sent, arms, w.subject, w.vocab) or _compared_first(sent, w.vocab) \
             or _pair(arms, w.pair, w.vocab) or w.pair
+        w.last_arms = tuple(dict.fromkeys(arms))
         if arms:
             w.subject = arms[0]
             w.first_arm = w.first_arm or arms[0]
@@ -974,8 +996,11 @@ WARM_SENTENCES = 8   # sentences read before a cut to rebuild the reading's stat
 def walk_state(w: _Walk) -> tuple:
     """All that carries from one sentence of a paragraph to the next in :func:`_read_sentence` (the rest of
     ``w`` is the paragraph's, or reset at each sentence): equal states read the next sentence alike."""
-    return (w.subject, w.metric, w.pair, w.last_kind, w.last_pct, w.first_arm, w.low_end, w.spread_end,
-            w.prev.role if w.prev is not None else None)
+    return (*(getattr(w, f) for f in _STATE_FIELDS), w.prev.role if w.prev is not None else None)
+
+
+# What carries from one sentence to the next (walk_state and SentenceCut.enter read the same list: one place)
+_STATE_FIELDS = ("subject", "metric", "pair", "last_kind", "last_pct", "first_arm", "low_end", "spread_end", "last_arms")
 
 
 @dataclass
@@ -1006,8 +1031,9 @@ class SentenceCut:
     def enter(self, w: _Walk, sents: list, located, starts: list[int]) -> list:
         """Set ``w`` to the state at sentence ``k0``; returns the sentences to read."""
         if self.state is not None:
-            (w.subject, w.metric, w.pair, w.last_kind, w.last_pct, w.first_arm, w.low_end, w.spread_end,
-             role) = self.state
+            *carried, role = self.state
+            for name, value in zip(_STATE_FIELDS, carried, strict=True):
+                setattr(w, name, value)
             w.prev = Reading(role=role) if role is not None else None
         elif self.k0:
             _names_state(w, sents[:max(0, self.k0 - WARM_SENTENCES)])
@@ -1599,7 +1625,10 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
         c_arms = [pair[1]]   # "DAPO ... drops from 0.416 to 0.221": GRPO's (the baseline's), then DAPO's
     elif not c_arms and not nxt and pair and prev is not None and _FROM_TO.match(text, w.prev_end) \
             and _TO.fullmatch(clause) and prev.arms == [pair[1]]:
-        nxt = pair[0]
+        # "DAPO drops from 0.416 to 0.221": the baseline's, then DAPO's; "the base model dropped (0.406 to
+        # 0.386)": the arm named right before the first value is the second's too
+        k = bisect.bisect_left(st.arm_pos, w.prev_end - st.start)
+        nxt = pair[1] if k and st.arms[k - 1] == pair[1] else pair[0]
     elif not c_arms and not nxt and prev is not None and prev.role == role and len(prev.arms) == 1 \
             and _PAREN_TO.fullmatch(clause):
         others = {a for a in st.arms_before(start) if a not in prev.arms}

@@ -300,7 +300,7 @@ def _in_sentence(m, info: SessionInfo, nth: int = 0) -> str | None:
     that does not hold the number scopes only its own ("61.1% (59.2% in the first session), and ...")."""
     hits = info.find(m.sentence)
     if not hits:
-        return None
+        return _moved_between(m, info, nth)
     at = -1
     for _ in range(nth + 1):   # the number is the nth + 1-th of its text in the sentence ("59.2% (59.2% in s1)")
         at = m.sentence.find(m.text, at + 1)
@@ -314,6 +314,34 @@ def _in_sentence(m, info: SessionInfo, nth: int = 0) -> str | None:
         return after[0][2]
     before = [h for h in hits if h[1] <= at]
     return before[-1][2] if before else after[0][2] if after else None
+
+
+# "was the same in both sessions (0.624), while the base model dropped (0.406 to 0.386)": a sentence about
+# the study's two sessions, and a value written "A to B" in it
+_BOTH_SESSIONS = re.compile(r"\b(?:both|two|the\s+two|between|across)\s+(?:evaluation\s+|eval\s+)?sessions\b", re.I)
+_TO_NEXT = re.compile(r"\s*%?\s*(?:to|→|->)\s*[−+\-]?\d")
+_TO_PREV = re.compile(r"\d\s*%?\s*(?:to|→|->)\s*$")
+
+
+def _moved_between(m, info: SessionInfo, nth: int) -> str | None:
+    """In a sentence about the study's two sessions that names neither ("the same in both sessions"), a value
+    written "A to B" is the first session's (A) and the second's (B); None otherwise."""
+    if len(info.names) != 2:
+        return None
+    key = ("both sessions", m.sentence)   # once a sentence, not once a number (README failure 10)
+    both = info.memo.get(key)
+    if both is None:
+        both = info.memo[key] = _BOTH_SESSIONS.search(m.sentence) is not None
+    if not both:
+        return None
+    at = -1
+    for _ in range(nth + 1):
+        at = m.sentence.find(m.text, at + 1)
+    if at < 0:
+        return None
+    if _TO_NEXT.match(m.sentence, at + len(m.text)):
+        return info.names[0]
+    return info.names[1] if _TO_PREV.search(m.sentence, max(0, at - 12), at) else None
 
 
 def _parentheses(text: str) -> list[tuple[int, int]]:

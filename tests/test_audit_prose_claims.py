@@ -220,3 +220,44 @@ def test_interval_after_a_margin_in_points(ninth_study, tmp_path, text, wrong):
     AERO − GRPO 90% CI 0.11 to 0.85 points)."""
     found = _findings(ninth_study("neurips_checklist"), tmp_path, text)
     assert (found == []) if wrong is None else (len(found) == 1 and wrong in found[0]), found
+
+
+@pytest.mark.slow   # builds a study of the set and audits a report over it (a second or more each)
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("GRPO kept a ZVF of 0.171, Dr. GRPO 0.175 and AERO 0.146. Over the last ten steps the reward came to 0.565, "
+     "0.54625 and 0.55625.\n", None),
+    ("GRPO kept a ZVF of 0.171, Dr. GRPO 0.175 and AERO 0.146. Over the last ten steps the reward came to 0.565, "
+     "0.55625 and 0.54625.\n", "arms.aero.reward_last10"),
+], ids=["right", "swapped"])
+def test_values_listed_in_the_order_of_the_arms_before(post_study, tmp_path, text, wrong):
+    """A sentence naming no arm whose values are one list, as many as the arms the sentence before named,
+    gives them in that order ("respectively" left implied); swapped values are caught."""
+    found = _findings(post_study, tmp_path, text)
+    assert (found == []) if wrong is None else (len(found) == 2 and any(wrong in f for f in found)), found
+
+
+@pytest.mark.slow   # builds a study of the set and audits a report over it (a second or more each)
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("SFT held steady across sessions (0.581 to 0.556 is its only move), while the base model slipped (0.406 to 0.386).\n", None),
+    ("SFT held steady across sessions (0.581 to 0.556 is its only move), while the base model slipped (0.406 to 0.368).\n",
+     "sessions.s2.arms.base.solve_rate"),
+], ids=["right", "wrong"])
+def test_a_to_b_across_the_two_sessions(ninth_study, tmp_path, text, wrong):
+    """"(A to B)" of the arm named before it, in a sentence about the two sessions: A is the first session's
+    value and B the second's, both of that arm (the model card's study: base 0.406, then 0.386)."""
+    found = _findings(ninth_study("hub_card_template"), tmp_path, text)
+    assert (found == []) if wrong is None else (len(found) == 1 and wrong in found[0]), found
+
+
+def test_a_cut_paragraph_part_starts_from_the_state_it_is_given():
+    """A part of a long paragraph read from a known state (audit.report_pool) gets every field
+    :func:`audit.prose.walk_state` carries, the previous sentence's arms included (a field added to the state
+    and not to the part's start once failed every such part)."""
+    from audit.prose import SentenceCut, _Walk, walk_state
+
+    w = _Walk(text="", vocab=None, names=None, facts=None, legend=frozenset(), subject="a")
+    w.last_arms, w.metric = ("a", "b"), "acc"
+    state = walk_state(w)
+    fresh = _Walk(text="", vocab=None, names=None, facts=None, legend=frozenset(), subject=None)
+    SentenceCut(line=1, k0=1, k1=2, lo=0, hi=0, state=state).enter(fresh, [(0, 0), (0, 0)], [], [])
+    assert walk_state(fresh) == state
