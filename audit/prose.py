@@ -1628,7 +1628,8 @@ def _arms_of(w: _Walk, st: _Sentence, start: int, end: int, role: str, clause: s
         # "DAPO drops from 0.416 to 0.221": the baseline's, then DAPO's; "the base model dropped (0.406 to
         # 0.386)": the arm named right before the first value is the second's too
         k = bisect.bisect_left(st.arm_pos, w.prev_end - st.start)
-        nxt = pair[1] if k and st.arms[k - 1] == pair[1] else pair[0]
+        own = k and st.arms[k - 1] == pair[1] and "from" not in text[st.start + st.arm_pos[k - 1]:w.prev_end].lower()
+        nxt = pair[1] if own else pair[0]   # ("over GRPO, from 63.2% to 65.0%": GRPO's, then GSPO's)
     elif not c_arms and not nxt and prev is not None and prev.role == role and len(prev.arms) == 1 \
             and _PAREN_TO.fullmatch(clause):
         others = {a for a in st.arms_before(start) if a not in prev.arms}
