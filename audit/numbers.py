@@ -497,8 +497,12 @@ class _Builder:
         text = p.text
         if not text or _DIGIT.search(text) is None:
             return []
-        key = (text, status, fact, p.kind) if not (p.hints or p.pins) else None
-        read = self._shapes.get(key) if key is not None else None
+        plain = not (p.hints or p.pins)
+        if plain and _PLAIN.fullmatch(text):
+            read = _plain_read(text, status or _HINT_OF_KIND.get(p.kind), fact)   # most table cells: "61.23"
+        else:
+            key = (text, status, fact, p.kind) if plain else None
+            read = self._shapes.get(key) if key is not None else None
         if read is None:
             found, ranges = _numbers(text)
             ends = self._intervals(text, ranges) if found else {}
@@ -533,6 +537,27 @@ class _Builder:
                     mn.pin = p.pins[0][1]
         self.out.extend(mn for _, mn in made)
         return made
+
+    def row_base(self, p: Piece, ctx: dict) -> dict:
+        """The fields every number of a table row shares (its cell ``p``'s file, scope and macro, and the
+        row's ``ctx``), for :meth:`plain_cell`: made once per row, not once per cell."""
+        base = dict(_MENTION_FIELDS)
+        base["file"], base["macro"], base["scope"] = self.path, p.macro, p.scope
+        base["section"] = p.scope[-1] if p.scope else ""
+        base.update(ctx)
+        return base
+
+    def plain_cell(self, p: Piece, status: str | None, fact: str | None, base: dict, column: str,
+                   column_percent: bool, scale: str | None) -> None:
+        """A table cell that is one plain number (``_PLAIN``, no hint or pin): the mention :meth:`place`
+        makes of it, from its row's fields (:meth:`row_base`) and its column's, without a context dict
+        or a reading per cell (README failure 10)."""
+        d = base.copy()
+        d["column"], d["column_percent"], d["scale"] = column, column_percent, scale
+        d.update(_plain_fields(p.text, status or _HINT_OF_KIND.get(p.kind), fact))
+        d["line"] = line = p.line
+        d["line_text"] = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        self.out.append(Mention(*d.values()))
 
     def _read(self, p: Piece, found: list, ends: dict, status: str | None, fact: str | None) -> tuple[list, bool]:
         """(end, line offset, fields, count word after) of each number of a piece: what its text says;
@@ -628,6 +653,33 @@ _NOTHING: tuple[list, bool] = ([], False)
 _CMP_CUE = re.compile(r"[<>≤≥\\±]|\+/-")
 _DIGIT = re.compile(r"\d")
 _SHAPES_MAX = 100_000   # distinct cell texts kept (0: none, each piece read afresh)
+
+
+# A piece that is one plain number and nothing else ("61.23", "500"): most cells of a results table.
+_PLAIN = re.compile(r"[0-9]{1,300}(?:\.[0-9]{1,300})?")
+
+
+def _plain_read(text: str, hint: str | None, fact: str | None) -> tuple[list, bool]:
+    """What :meth:`_Builder._read` makes of a piece that is one plain number (``_PLAIN``) with no hint or
+    pin (``hint``: the piece's own, from its status or kind), without its per-piece scans (README
+    failure 10: a 5 MB table is ~470,000 such cells): no interval, comparator, label phrase, clause or
+    sentence break can be in it, so its sentence is itself and its window its digits blanked. The same
+    fields, field for field (tests/test_audit_numbers.py compares the two on plain numbers of every
+    kind and status)."""
+    return [(len(text), 0, _plain_fields(text, hint, fact), False)], False
+
+
+def _plain_fields(text: str, hint: str | None, fact: str | None) -> dict:
+    """The fields :func:`_plain_read` reads from a plain number's text."""
+    dot = text.find(".")
+    value = float(text)
+    decimals = len(text) - dot - 1 if dot >= 0 else 0
+    hint = hint or "value"
+    n = len(text)
+    return {"text": text, "value": value, "decimals": decimals, "exponent": 0, "percent": False,
+            "comparator": None, "role": None, "interval": None, "window": "  " if n >= 3 else " " * n,
+            "status_hint": hint, "label_fact": (fact, value) if hint == "label" and fact and not decimals else None,
+            "in_code": hint == "code", "sentence": text if n <= 2000 else text[:2000]}
 
 
 def _spaces(m: re.Match) -> str:
@@ -735,7 +787,7 @@ def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None)
         col = header[ci % len(t.header)] if t.header else ""
         b.piece(hp, status="label", kind="heading", column=col, header=header_t, table_caption=t.caption)
     per_col: dict[int, tuple] = {}   # what a column header says, read once per table, not once per cell
-    caption, digit = t.caption, _DIGIT.search
+    caption, digit, plain_number = t.caption, _DIGIT.search, _PLAIN.fullmatch
     for _lineno, _raw, cells in rows:
         plain = [c.plain() if c.hints else " ".join(c.text.split()) for c in cells]
         label = plain[lab] if len(plain) > lab else ""
@@ -743,6 +795,7 @@ def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None)
         identity = " ".join(_identity(header[i] if i < len(header) else "", plain[i])
                             for i in (label_too if first_label else ident_cols) if i < len(plain))
         row_t = Cells(plain)
+        base = None   # the row's shared fields (Builder.row_base), made at its first plain number
         for ci, cell in enumerate(cells):
             if cell.kind == "span" or digit(cell.text) is None:
                 continue   # a slot an HTML rowspan/colspan fills (context for its row, its numbers read once),
@@ -754,6 +807,13 @@ def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None)
                                None if ci in ident_cols else scale_word(col), bool(_UNIT_HEADER.fullmatch(col)))
             col, id_fact, pct_col, scale, unit_col = per_col[ci]
             is_label = ci in explicit or (ci == lab and first_label) or (ci == 0 and index_col) or unit_col
+            if not (cell.hints or cell.pins) and plain_number(cell.text):
+                if base is None or base["scope"] is not cell.scope or base["macro"] is not cell.macro:
+                    base = b.row_base(cell, {"kind": "table", "row": label, "identity": identity,
+                                             "table_caption": caption, "header": header_t, "row_cells": row_t})
+                b.plain_cell(cell, "label" if is_label else None, id_fact if is_label else None, base, col, pct_col,
+                             scale)
+                continue
             b.place(cell, "label" if is_label else None, id_fact if is_label else None,
                     {"kind": "table", "row": label, "column": col, "identity": identity, "column_percent": pct_col,
                      "table_caption": caption, "header": header_t, "row_cells": row_t, "scale": scale})

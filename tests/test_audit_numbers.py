@@ -266,3 +266,45 @@ def test_scientific_notation_in_latex_and_what_is_not_one():
     (m,) = parse_latex("r.tex", "BH-adjusted $p = 3.2\\times10^{-4}$, so", "r.tex").mentions
     assert m.value == pytest.approx(3.2e-4) and m.decimals == 1
     assert [m.text for m in md("3 x 10 items, a 4 x 4 grid, 2x faster")] == ["3", "10", "4", "4"]
+
+
+@pytest.mark.parametrize("text", ["61.23", "0.5", "500", "7", "12", "0.0001", "1234567", "00.10"])
+@pytest.mark.parametrize("status,fact,kind", [(None, None, "cell"), ("label", "seed", "cell"), ("label", None, "cell"),
+                                              (None, None, "code"), (None, None, "prose"), (None, None, "comment")])
+def test_plain_number_fast_path_reads_as_the_full_reader(text, status, fact, kind):
+    """A piece that is one plain number is read without the per-piece scans (README failure 10: most cells of a
+    5 MB table); its fields are the full reader's, field for field, whatever its status, label fact and kind."""
+    from audit.doc import Piece
+    from audit.numbers import _PLAIN, _Builder, _numbers, _plain_read
+
+    assert _PLAIN.fullmatch(text)
+    b = _Builder("r.md", [text])
+    found, ranges = _numbers(text)
+    full = b._read(Piece(text, 1, kind), found, b._intervals(text, ranges), status, fact)
+    hint = status or {"code": "code", "comment": "comment"}.get(kind)
+    assert _plain_read(text, hint, fact) == full
+
+
+def test_plain_table_cells_are_the_mentions_of_the_full_reader():
+    """A table's plain-number cells (built from the row's shared fields, no reading per cell) and its other
+    cells (read in full) carry the same fields as when every cell is read in full: seed labels, percent
+    columns, scale words, rows and headers."""
+    from dataclasses import fields
+
+    import audit.numbers as numbers
+    from audit.numbers import Mention
+
+    text = ("# GSPO\n\n| Seed | Accuracy (%) | Groups correct (0-4) | note |\n|---|---|---|---|\n"
+            "| 1 | 61.23 | 2.75 | n=500 |\n| 2 | 60.4 | 3 | 0.5 [0.4, 0.6] |\n")
+    fast = md(text)
+    real = numbers._PLAIN
+    try:
+        numbers._PLAIN = __import__("re").compile(r"(?!)")   # never plain: every cell read in full
+        slow = md(text)
+    finally:
+        numbers._PLAIN = real
+    names = [f.name for f in fields(Mention)]
+    assert len(fast) == len(slow) == 10
+    assert [[getattr(m, n) for n in names] for m in fast] == [[getattr(m, n) for n in names] for m in slow]
+    row1 = [(m.text, m.status_hint, m.label_fact, m.column_percent) for m in fast if m.line == 5]
+    assert row1[:2] == [("1", "label", ("seed", 1.0), False), ("61.23", "value", None, True)]

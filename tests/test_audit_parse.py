@@ -277,3 +277,33 @@ def test_a_wide_rows_cells_are_hashed_once_and_never_copied_per_number():
     hash(values[0].header)
     assert values[0].header.__dict__["_hash"] == hash(tuple(values[0].header))   # kept, not recomputed
     assert all(_table_key(m)[1] is values[0].header for m in values)
+
+
+_QUOTES = ["> > a 1\n> > b 2\n", "# R\n\n> > > - x 1\n> > > - y 2\n\ntext 3", "> > a 1\nlazy 2\n", "> > a 1\n> b 2\n",
+           "> >  a 1\n> > b 2\n", "> > ```\n> > code 1\n> > ```\n", "- > > a 1\n  > > b 2\n", "> > a 1\n>\n> > b 2\n",
+           "> >\ta 1\n", "> > # h 1\n> > para 2\n", "x 1\n> > a 2\n> > b 3\n", "> > a 1\n> > b 2\n---\n",
+           "> > a 1[^1]\n> > [^1]: note 2\n", "> > a 1\n> > > b 2\n", " > > a 1\n > > b 2\n",
+           "> > - a 1\n> >   - b 2\n> > c 3\n\n> > d 4", "> > > > > > > > > > > > - grpo: 0.61 (95% CI [0.58, 0.64])\n" * 40]
+
+
+@pytest.mark.parametrize("text", _QUOTES)
+def test_deep_quote_read_in_one_pass_makes_markdown_its_tokens(text):
+    """A block quote nested k deep on every line is stripped in one pass, not k (README failure 10: the 5 MB
+    nesting shape); its tokens are markdown-it-py's own rule's, token for token, and any other quote (lazy
+    lines, tabs, indents, mixed depths, inside a list) is left to that rule."""
+    from markdown_it.rules_core import StateCore
+    from markdown_it.rules_core.block import block
+    from markdown_it.rules_core.normalize import normalize
+
+    from audit.markdown_doc import _parser, _quote_rule
+
+    def tokens(md):
+        state = StateCore(text, md, {})
+        normalize(state)
+        block(state)
+        return [(t.type, t.map, t.content, t.level, t.markup, t.info, t.nesting) for t in state.tokens]
+
+    fast, plain = _parser(True), _parser(False)
+    assert _quote_rule in fast.block.ruler.getRules("")
+    assert tokens(fast) == tokens(plain)
+    assert [m.text for m in md(text)] == [m.text for m in parse_markdown("r.md", text, "r.md", shortcuts=False).mentions]

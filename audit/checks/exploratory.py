@@ -82,11 +82,11 @@ def run(ctx, out) -> None:
             expl_of[text_ent] = _is_exploratory_entity(ctx, text_ent)
         if not (srcs_expl or expl_of[text_ent]):
             continue
+        key = (m.file, m.line)
+        if key in reported:   # one finding a line: its other numbers need no label test (a row of six: one test)
+            continue
         # the sentence: "(p = 0.012,\nexploratory)" wraps
         if _labelled((m.line_text, m.sentence, m.row, m.column, m.table_caption, m.section, m.macro), said):
-            continue
-        key = (m.file, m.line)
-        if key in reported:
             continue
         reported.add(key)
         src = ", ".join(s.id for s in t.sources[:2]) or "an unregistered or exploratory run"
