@@ -1173,14 +1173,25 @@ def _interval_end(w: _Walk, st: _Sentence, start: int, m: Mention, r: Reading) -
     """An interval end's method from the words before it ("the t-based interval ... [0.049,"), and a
     difference's interval whose value is in a macro ("a gain of \\gspoDelta{} (95% CI [1.56, 1.95] pp")."""
     r.methods = interval_kinds(w.text[max(st.start, start - 160):start])
-    if m.role is not None and _DIFF_CI.search(w.text, max(st.start, start - 60), start):
+    if m.role is not None and _ends_naming_ci(w.text, max(st.start, start - 60), start) \
+            and _DIFF_CI.search(w.text, max(st.start, start - 60), start):
         w.last_kind = "diff"
+
+
+def _ends_naming_ci(text: str, a: int, b: int) -> bool:
+    """False only where ``_DIFF_CI`` cannot match in ``text[a:b]``: its matches end with "CI" or "confidence interval",
+    then spaces, ":" and "[" (a pre-test: the pattern is tried at each of 60 characters before an interval's end)."""
+    t = text[a:b].rstrip()
+    t = t[:-1].rstrip() if t.endswith("[") else t
+    t = t[:-1].rstrip() if t.endswith(":") else t
+    low = folded(t[-8:])
+    return low is None or low.endswith(("ci", "interval"))
 
 
 def _seed_of(st: _Sentence, start: int, after: str, m: Mention) -> int | None:
     """The seed a value reports: the one named right after it ("0.44 (seed 23)"), else the last one named before
     it in the sentence ("seed 11 scored 0.632 and seed 23 0.628"), else the sentence's."""
-    own = _SEED_AFTER.match(after)
+    own = _SEED_AFTER.match(after) if not after.isascii() or "seed" in after.lower() else None   # each match names a seed
     seed = int(own.group(1) or own.group(2)) if own else st.seed_before(start) if m.role is None else None
     return seed if seed is not None else st.seed()
 
@@ -1282,7 +1293,10 @@ def _own_change(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None:
     k = bisect.bisect_left(st.arm_pos, start - st.start)
     if not k or not base or st.arms[k - 1] == base:
         return None
-    tail = st.text[st.arm_pos[k - 1]:start - st.start]
+    a, b = st.arm_pos[k - 1], start - st.start
+    if st.low is not None and not any(st.low.find(noun, a, b) >= 0 for noun in _OWN_NOUNS):
+        return None   # no noun for _OWN_NAME's look-ahead to find (the lazy name tried at each character)
+    tail = st.text[a:b]
     name = _OWN_NAME.match(tail)
     if name is None or len(name.group()) > 20 or not _OWN_CHANGE.match(tail[name.end():]):
         return None
@@ -1291,6 +1305,8 @@ def _own_change(w: _Walk, st: _Sentence, start: int) -> tuple[str, str] | None:
 
 _OWN_NAME = re.compile(r"[A-Za-z0-9_.\- ]*?(?=\W*(?:'s|’s)?\s+(?:gain|deficit|loss|drop|improvement|advantage|lead|edge|"
                        r"shortfall|difference|change)\b)", re.I)
+_OWN_NOUNS = ("gain", "deficit", "loss", "drop", "improvement", "advantage", "lead", "edge", "shortfall", "difference",
+              "change")   # one of them is in each _OWN_NAME match's look-ahead
 
 
 _OWN_CONTRAST_ROLES = ("power", "mde", "tost_p")   # statistics of one arm's contrast, never of a pair of arms
@@ -1371,7 +1387,8 @@ def _is_label_number(w: _Walk, start: int, m: Mention, after: str, clause: str) 
             or ((low is None or low.find("detect", max(0, start - 60), start) >= 0)
                 and _PARAM_BEFORE.search(text, max(0, start - 60), start)) \
             or (text.find("![", max(0, start - 200), start) >= 0 and _IMAGE_DIRECTIVE.search(text, max(0, start - 12), start)) \
-            or _NAMING_BEFORE.search(text, max(0, start - 12), start) or _in_post_number(text, start) \
+            or (_may_name_before(text, start) and _NAMING_BEFORE.search(text, max(0, start - 12), start)) \
+            or _in_post_number(text, start) \
             or ((low is None or low.find("range", max(0, start - 24), start) >= 0)
                 and _RANGE_BEFORE.search(text, max(0, start - 24), start)):
         return True
@@ -1407,6 +1424,14 @@ _ALPHA_BEFORE = re.compile(r"\bp\b[^;]{0,40}?\b(?:is\s+)?(?:below|under|misses|a
 # detect a 1-point gap").
 # A number that names a part of the work or of the report: "within session 1", "lab meeting, week 49", "slide 3"
 _NAMING_BEFORE = re.compile(r"\b(?:session|week|slide|post|part|chapter|appendix|page)\s*$", re.I)
+_NAMING_WORDS = ("session", "week", "slide", "post", "part", "chapter", "appendix", "page")
+
+
+def _may_name_before(text: str, start: int) -> bool:
+    """False only where ``_NAMING_BEFORE`` cannot match before ``start``: its match is one of its words, then
+    spaces, right before the number (a pre-test: the pattern was tried at each of 12 characters of every number)."""
+    low = folded(text[max(0, start - 12):start].rstrip())
+    return low is None or low.endswith(_NAMING_WORDS)
 # A thread's post number opening its paragraph: "**3/9** GSPO − GRPO = ...", "4/9 But the registered test ..."
 _POST_NUMBER = re.compile(r"\W{0,4}(\d+)\s*/\s*(\d+)\W{0,4}\s")
 
@@ -1524,7 +1549,7 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     last = prev.role if prev is not None else w.last_role
     if role is None and last in _CONTRAST_ROLES and _ELLIPSIS.fullmatch(clause):
         role = last   # "The achieved power at GSPO's observed effect is 0.81; at AERO's it is 0.21"
-    if _ADJ_AFTER.match(after) and (role == "p" or (role is None and prev is not None and prev.role in ("p", "p_adjusted", "alpha"))):
+    if (role == "p" or (role is None and prev is not None and prev.role in ("p", "p_adjusted", "alpha"))) and _ADJ_AFTER.match(after):
         role = "p_adjusted"   # "p = 0.081 → 0.163 after BH", "and 0.016 after the BH correction", "(0.40 adjusted)"
     if role is None and m.text[:1] in "-−" and w.last_kind == "diff" and st.arms and m.role is None:
         role = "diff"    # "the gain of 3.9 points clears that bar; AERO's −1.05 does not"

@@ -139,6 +139,7 @@ _INTERVAL_KINDS = re.compile(r"\b(?:t[- ](?:based\s+|distribution\s+)?(?:\d+(?:\
 _KIND_RIGHT_BEFORE = re.compile(r"(?:\b(t)[- ](?:based\s+)?|\b(?:bootstrap(?:ped)?|percentile)\s+)"
                                 r"(?:\d+(?:\.\d+)?\s*%\s*)?(?:CI|interval|confidence\s+interval)?\s*(?:[:=]\s*|(?:of|is|was)\s+)?"
                                 r"[\[(]\s*(?:[-−+]?\d[\d.]*\s*%?\s*(?:,|–|to)\s*)?$", re.I)
+_INTERVAL_WORDS = ("interval", "ci", "confidence", "t-based", "student", "bootstrap")   # one is in each _INTERVAL_KINDS match
 
 
 def interval_kinds(text: str) -> tuple[str, ...]:
@@ -161,6 +162,9 @@ def interval_kinds(text: str) -> tuple[str, ...]:
     near = _KIND_RIGHT_BEFORE.search(text[-80:]) if text.rstrip()[-1:] in "[(," or "[" in text[-30:] else None
     if near is not None:
         return ("t",) if near.group(1) else ()
+    low = folded(text)   # each match holds one of these words (a pre-test: the pattern is tried at every character)
+    if low is not None and not any(w in low for w in _INTERVAL_WORDS):
+        return ()
     m = _INTERVAL_KINDS.search(text)
     return ("t",) if m is not None and not m.group(1) else ()
 

@@ -37,7 +37,9 @@ TOKENS = ("unadjusted", "Uncorrected", "before", "without", "prior to", "any", "
           "contrasts", "gains", "four", "seeds", "runs", "per", "each", "for every", "with only", "ten", "higher",
           "lower", "than", "above", "below", "n", "=", "n=500", "N =", "(of", "500)", "out of", "1,319", "problems",
           "held-out", "(", ")", ",", ";", ".", "GRPO", "ſignificant", "İ", "K", "−", "x", "×", "3x", "times", "fold",
-          "steps", "rollouts", "trained for", "12", "0.05", "an", "often", "nonetheless", "ball")
+          "steps", "rollouts", "trained for", "12", "0.05", "an", "often", "nonetheless", "ball",
+          "within 1.5 points", "within about two pp", "four seeds per", "Three runs each", "with only four seeds",
+          "with six seeds", "neither of the gains", "12 steps per run")
 
 
 def _text(rng: random.Random) -> str:
@@ -106,3 +108,48 @@ def test_every_corpus_sentence_and_paragraph_finds_what_finditer_finds():
             _same(para)
             for a, b in sentences(para):
                 _same(para[a:b])
+
+
+READER_TOKENS = ("session", "Week", "slide", "post", "part", "chapter", "appendix", "page", "pages", "CI", "ci",
+                 "confidence", "interval", "confidence interval", "95%", "[", ":", "(", "gain", "of", "difference",
+                 "the", "GRPO's", "DAPO", "'s", "seed", "Seed 3", "(seed 4)", "on seed 2", "t-based", "t interval",
+                 "Student's t", "bootstrap", "bootstrapped", "ı", "ſ", "K", "0.5", "12", ",", "\n", "  ", "shortfall",
+                 "edge", "change", "lead", "Δ", "delta")
+
+
+def _reader_text(rng: random.Random) -> str:
+    return rng.choice([" ", "", "  "]).join(rng.choice(READER_TOKENS) for _ in range(rng.randint(0, 14)))
+
+
+def test_reader_pre_tests_skip_only_where_the_pattern_finds_nothing():
+    """The prose reader's pre-tests (audit.prose) say "no match" only where the pattern finds none: a number's
+    naming word before it, a difference's "CI [" before an interval end, "seed" after it, the noun of "GSPO's
+    gain of", the interval kind's words."""
+    from audit import prose
+    from audit.words import _INTERVAL_KINDS, _INTERVAL_WORDS
+
+    rng = random.Random(5)
+    for _ in range(examples(ci=6000, dev=1500)):
+        text = _reader_text(rng)
+        for start in range(len(text) + 1):
+            if not prose._may_name_before(text, start):
+                assert prose._NAMING_BEFORE.search(text, max(0, start - 12), start) is None, (text, start)
+            if not prose._ends_naming_ci(text, max(0, start - 60), start):
+                assert prose._DIFF_CI.search(text, max(0, start - 60), start) is None, (text, start)
+        low = folded(text)
+        if low is not None and not any(n in low for n in prose._OWN_NOUNS):
+            assert prose._OWN_NAME.match(text) is None, text
+        if text.isascii() and "seed" not in text.lower():
+            assert prose._SEED_AFTER.match(text) is None, text
+        if low is not None and not any(w in low for w in _INTERVAL_WORDS):
+            assert _INTERVAL_KINDS.search(text) is None, text
+
+
+def test_reader_pre_tests_let_the_matches_through():
+    """The pre-tests can fail: each pattern's own example passes its pre-test."""
+    from audit import prose
+
+    text = "as in session 3"
+    assert prose._may_name_before(text, len(text) - 1) and prose._NAMING_BEFORE.search(text, 3, len(text) - 1)
+    text = "a gain of (95% CI: [0.1"
+    assert prose._ends_naming_ci(text, 0, len(text) - 3) and prose._DIFF_CI.search(text, 0, len(text) - 3)
