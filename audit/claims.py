@@ -561,14 +561,33 @@ def _parsed_table_verdicts(f: ParsedFile, vocab: Vocabulary, facts: Facts, out: 
                 starts = [ln for ln, _ in getattr(f, "heading_scopes", None) or []]
             cid = _contrast_id(_sentence_pair(arms, None, vocab) if arms else scope_pair(f, m.line, vocab, starts), facts)
             want = facts.verdicts.get(cid) if cid else None
+            line = _cell_line(f.lines, m.line, cell, len(m.row_cells))
             for w in words:
                 if not want:
-                    tally.undecided.append((f"{f.path}:{m.line}", w.upper()))
+                    tally.undecided.append((f"{f.path}:{line}", w.upper()))
                     continue
                 tally.checked += 1
                 if w.upper() != want:
-                    out.append(Claim(f"{f.path}:{m.line}", f"{want} (verdicts.contrasts.{cid})", w.upper(),
+                    out.append(Claim(f"{f.path}:{line}", f"{want} (verdicts.contrasts.{cid})", w.upper(),
                                      f"verdict word {w.upper()} contradicts the analysis: {cid} is {want}"))
+
+
+def _cell_line(lines: list[str], near: int, cell: str, width: int) -> int:
+    """The line a row's cell is written on: a multi-line HTML ``<tr>`` puts each cell on its own line
+    (its verdict word is that line's), so the line of the row holding the cell's text, the row being
+    the lines from the ``<tr`` at or above ``near`` (the line of a number of the row) to its ``</tr``
+    (at most ``width`` cells' lines each way); ``near`` when not found there."""
+    text = cell.strip()
+    if not text or "\n" in text or not 0 < near <= len(lines) or "<t" not in lines[near - 1].lower():
+        return near   # a pipe or LaTeX row: one line
+    lo = near
+    while lo > max(1, near - 2 * width) and "<tr" not in lines[lo - 1].lower():
+        lo -= 1
+    hi = near
+    while hi < min(len(lines), near + 2 * width) and "</tr" not in lines[hi - 1].lower() \
+            and "<tr" not in lines[hi].lower():
+        hi += 1
+    return next((ln for ln in range(lo, hi + 1) if text in lines[ln - 1]), near)
 
 
 def _registered(facts: Facts, seed: int) -> bool:
@@ -968,6 +987,8 @@ def _verdict_words(sent, s_start, cid, metrics, facts: Facts, f, para, out, tall
         word = _verdict_word(m.group(0), f.lines[line - 1], facts)
         if word is None or re.search(rf"{word}\W{{0,4}}<!--\s*verdict\s*:", f.lines[line - 1]):
             continue
+        if _in_html_cell(f.lines[line - 1], word) and f.path.endswith(".md"):
+            continue   # a raw HTML table's cell: read with its row's arm (_parsed_table_verdicts), not the sentence's
         if _CRITERION_AFTER.match(sent, m.end()):
             continue   # "the registered DISAPPEARS verdict also needs ...": the verdict's criterion, no claim of it
         each = _EACH_VERDICT.search(sent[max(0, m.start() - 60):m.start()])
@@ -1067,6 +1088,18 @@ def _verdict_names_rx(names: frozenset) -> re.Pattern:
     """The study's verdict names as words, in any case (one pattern per study)."""
     alts = "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True)) or "(?!)"
     return re.compile(rf"\b(?:{alts})\b", re.I)
+
+
+def _in_html_cell(line: str, word: str) -> bool:
+    """Whether ``word`` is written inside a raw HTML table cell on ``line`` (a ``<td>``/``<th>`` opened
+    before it and not closed between): a cell spread over its own line in a multi-line ``<tr>`` is
+    that row's, whatever arm the lines above name (README failure 15)."""
+    at = line.find(word)
+    if at < 0 or "<t" not in line:
+        return False
+    before = line[:at].lower()
+    opened = max(before.rfind("<td"), before.rfind("<th"))
+    return opened >= 0 and max(before.rfind("</td"), before.rfind("</th")) < opened
 
 
 def _verdict_word(word: str, line: str, facts: Facts) -> str | None:

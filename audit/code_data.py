@@ -107,6 +107,7 @@ def code_readings(file: ParsedFile, vocab: Vocabulary, lines: range | None = Non
     out: dict[int, Reading] = {}
     if file.path.endswith(".tex") or not any("```" in ln or "~~~" in ln for ln in file.lines):
         return out
+    _seed_flags(file, out, lines)
     blocks = _blocks(file.lines)
     if not blocks:
         return out
@@ -144,3 +145,25 @@ def _reading(keys: list[str], vocab: Vocabulary) -> Reading | None:
     if role is None:
         return None   # "seeds: [0.636, ...]", "n: 3": not a mean or an SD of the arm
     return Reading(arms=[next(iter(arms))], metric=next(iter(metrics)), role=role, code_key=True)
+
+
+# A command line's seed flag and the seeds after it: "--seeds 5 6 7 8 9", "--seed=3", "--seeds 0,1,2"
+_SEED_FLAG = re.compile(r"(?<![\w-])--?seeds?(?:[= ]+)((?:\d+(?:\s*,\s*|\s+(?=\d))?)+)")
+
+
+def _seed_flags(file: ParsedFile, out: dict[int, Reading], lines: range | None) -> None:
+    """The numbers after a seed flag in code ("runner sweep ... --seeds 5 6 7 8 9") are seeds: each is
+    checked against the locked seeds under ``--strict`` (by value alone, "10" passed as some other
+    value of the analysis). Any fenced or indented code: the flag says what its numbers are."""
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for m in file.mentions:
+        if not m.in_code or m.decimals or (lines is not None and m.line not in lines) or "seed" not in m.line_text:
+            continue
+        if m.line not in spans:
+            spans[m.line] = [(g.start(1), g.end(1)) for g in _SEED_FLAG.finditer(file.lines[m.line - 1])]
+        text = file.lines[m.line - 1]
+        for a, b in spans[m.line]:
+            at = text.find(m.text, a, b)
+            if at >= 0 and (at == a or not text[at - 1].isdigit()) and (at + len(m.text) >= b or not text[at + len(m.text)].isdigit()):
+                out[id(m)] = Reading(role="seed_list", code_key=True)
+                break

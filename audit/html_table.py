@@ -113,8 +113,9 @@ class _Rows(HTMLParser):
             a = dict(attrs)
             self._cell, self._hints, self._pins = [], [], []
             self._attrs = (tag == "th", _span(a.get("rowspan")), _span(a.get("colspan")), self.getpos()[0] - 1)
-        elif tag == "br" and self._cell is not None:
-            self._cell.append(" ")
+        elif tag in ("br", "sup", "sub") and self._cell is not None:
+            self._cell.append(" ")   # a line break, or a superscript/subscript set apart from the number before it:
+            # "+0.04<sup>b</sup>" is the number +0.04 and the footnote b, not "+0.04b"
         elif tag == "caption" and self._cell is None:
             self._caption, self._caption_line = [], self.getpos()[0] - 1
 

@@ -34,6 +34,7 @@ from markdown_it.rules_block.blockquote import blockquote as _blockquote
 from markdown_it.rules_block.table import MAX_AUTOCOMPLETED_CELLS, escapedSplit, getLine
 from markdown_it.rules_block.table import table as gfm_table
 
+from audit.code_table import read_code_table
 from audit.doc import Doc, Piece, Table
 from audit.html_table import read_html
 
@@ -534,7 +535,8 @@ def walk(text: str, shortcuts: bool = True) -> Doc:
             first = line + 1 if t == "fence" else line
             # a citation's year, volume and pages name the reference: labels, not numbers to trace
             hint = "citation" if t == "fence" and _BIB_FENCE.match(tok.info or "") else "code"
-            doc.items.append(Piece(tok.content, first, "code", cur, [(0, len(tok.content), hint)], [], tok.content))
+            drawn = read_code_table(tok.content, first, cur, prose.text()) if hint == "code" else None
+            doc.items.append(drawn or Piece(tok.content, first, "code", cur, [(0, len(tok.content), hint)], [], tok.content))
         elif t == "html_block":
             html = read_html(tok.content, line, cur, prose.text()) if "<t" in tok.content else None
             if html is None and ("<summary" in tok.content or "</details" in tok.content):

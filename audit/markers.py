@@ -283,3 +283,61 @@ def _tex_legend(line: str) -> str:
     """A LaTeX line with its comment dropped and its superscript marks as marks."""
     code = re.split(r"(?<!\\)%", line, maxsplit=1)[0]
     return shown(code).replace("$", " ")
+
+
+# Footnote references (not significance marks): a letter or a number in <sup>, or a Unicode superscript
+# digit or letter, written right after a cell's number ("+0.04<sup>b</sup>", "[0.0047, 0.0188]²").
+_SUPER_CHARS = "¹²³⁴⁵⁶⁷⁸⁹⁰ᵃᵇᶜᵈᵉᶠ"
+_SUPER_KEYS = dict(zip(_SUPER_CHARS, "1234567890abcdef", strict=True))
+_REF = r"(?:<sup>\s*([a-z]|\d{1,2})\s*</sup>|([" + _SUPER_CHARS + r"]{1,2}))"
+_FOOT_AFTER = re.compile(r"\s?[%\])]?\s?(?:</b>|</strong>|\*\*)?\s?" + _REF, re.I)
+_FOOT_LEAD = re.compile(r"\s*" + _REF + r"(?=\s)", re.I)
+
+
+def _foot_key(m: re.Match) -> str:
+    return (m.group(1) or "".join(_SUPER_KEYS[c] for c in m.group(2))).lower()
+
+
+def leading_footnote(line: str) -> str | None:
+    """The footnote a line starts with ("<sup>b</sup> TOST ...", "² The upper end is ..."), else None:
+    such a line is the footnote's body, about the table cell that carries the same reference.
+
+    Example:
+        >>> leading_footnote("<sup>b</sup> TOST gives p = 0.049"), leading_footnote("² The upper end"), leading_footnote("2 runs")
+        ('b', '2', None)
+    """
+    m = _FOOT_LEAD.match(line)
+    return _foot_key(m) if m else None
+
+
+def footnote_cells(f: ParsedFile) -> dict[str, list[tuple[int, str, str]]]:
+    """footnote -> (line, row label, column) of each table value written with that footnote reference
+    right after it, as the line shows it; found once per file, and asked for only where a line starts
+    with a footnote (:func:`leading_footnote`).
+
+    Example:
+        >>> from audit.numbers import parse_markdown
+        >>> t = "| Arm | Δ |\\n|---|---|\\n| GSPO | +0.05<sup>a</sup> |\\n| DAPO | [0.01, 0.04]² |\\n"
+        >>> footnote_cells(parse_markdown("r.md", t, "r.md"))
+        {'a': [(3, 'GSPO', 'Δ')], '2': [(4, 'DAPO', 'Δ')]}
+    """
+    memo = f.__dict__.get("_footnote_cells")
+    if memo is not None and memo[0] is f.lines:
+        return memo[1]
+    out: dict[str, list[tuple[int, str, str]]] = {}
+    at: dict[int, int] = {}   # line -> where the next number of its cells is searched from
+    for m in f.mentions:
+        if m.kind != "table" or not 0 < m.line <= len(f.lines):
+            continue
+        raw = f.lines[m.line - 1]
+        if "<sup" not in raw and not any(c in _SUPER_KEYS for c in raw):
+            continue
+        pos = raw.find(m.text, at.get(m.line, 0))
+        if pos < 0:
+            continue
+        at[m.line] = pos + len(m.text)
+        hit = _FOOT_AFTER.match(raw, at[m.line])
+        if hit:
+            out.setdefault(_foot_key(hit), []).append((m.line, m.identity or m.row or "", m.column or ""))
+    f.__dict__["_footnote_cells"] = (f.lines, out)
+    return out

@@ -774,7 +774,7 @@ def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None)
     if start > 0:
         heads = []   # placed with the table's first part
     header_t = Cells(header)
-    explicit = [i for i, h in enumerate(header) if _IDENTITY_HEADER.search(h)]
+    explicit = _group_members([i for i, h in enumerate(header) if _IDENTITY_HEADER.search(h)], header)
     # pandas' "| 0 |", "| 1 |": the row label is the next column (decided on the whole table, whichever part this is)
     index_col = _index_column(header, t.rows[1:] if joined else t.rows)
     lab = 1 if index_col and len(header) > 1 else 0
@@ -817,6 +817,23 @@ def _cells_table(b: _Builder, t: Table, start: int = 0, stop: int | None = None)
             b.place(cell, "label" if is_label else None, id_fact if is_label else None,
                     {"kind": "table", "row": label, "column": col, "identity": identity, "column_percent": pct_col,
                      "table_caption": caption, "header": header_t, "row_cells": row_t, "scale": scale})
+
+
+def _group_members(explicit: list[int], header: list[str]) -> list[int]:
+    """The identity columns of ``explicit`` less those a group header names: a header spanning
+    several columns ("Method" over "GRPO | DAPO | GSPO", an HTML colspan or a second header row) is
+    the name of what its sub-headers are, so each such column holds values of its own sub-header's arm
+    ("Method GRPO"), not identities. Two or more columns whose names are the same identity word each
+    followed by a different sub-header are such a group (README failure 15)."""
+    if len(explicit) < 2:
+        return explicit
+    groups: dict[str, list[int]] = {}
+    for i in explicit:
+        word, _, rest = header[i].strip().partition(" ")
+        if rest.strip():
+            groups.setdefault(word.lower(), []).append(i)
+    members = {i for cols in groups.values() if len({header[i] for i in cols}) > 1 for i in cols}
+    return [i for i in explicit if i not in members] if members else explicit
 
 
 def _index_column(header: list[str], rows) -> bool:

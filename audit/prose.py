@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from audit.code_data import code_readings
-from audit.markers import leading_mark, legend_lines, marked_rows
+from audit.markers import footnote_cells, leading_footnote, leading_mark, legend_lines, marked_rows
 from audit.names import longest_names
 from audit.numbers import Mention, ParsedFile, is_bibliography
 from audit.statuses import per_line
@@ -154,7 +154,8 @@ def _joined(nums: list[int], texts: list[str]):
     return nums, "".join(parts), offs
 
 
-_MARK_LINE = re.compile(r"\s*(?:<sup>\s*(?:\\?\*|[†‡§])|\\\*|[†‡§])")   # "<sup>‡</sup> equivalent to GRPO ..."
+# "<sup>‡</sup> equivalent to GRPO ...", a footnote's body "<sup>b</sup> TOST ...", "² The upper end ...": its own paragraph
+_MARK_LINE = re.compile(r"\s*(?:<sup>\s*(?:\\?\*|[†‡§]|(?:[a-z]|\d{1,2})\s*</sup>)|\\\*|[†‡§]|[¹²³⁴⁵⁶⁷⁸⁹⁰ᵃᵇᶜᵈᵉᶠ]{1,2}\s)", re.I)
 _QUOTE_BLANK = re.compile(r"\s*(?:>\s*)+")   # ">" or "> >" alone: a blank line of a quoted e-mail ends its paragraph
 _QUOTE_LEAD = re.compile(r"\s*(?:>\s*)+")
 
@@ -455,13 +456,15 @@ def read_file(file: ParsedFile, vocab: Vocabulary, lines: range | None = None,
         while items and (indent is None or items[-1][0] >= indent):
             items.pop()
         parent = next((a for _, a in reversed(items) if a), None) or _marked_arm(first, para[0][0], rows, vocab)
+        foot = _footnote_row(file, first, para[0][0], vocab) if not tex and indent is None else None
+        parent = parent or (foot[0] if foot else None)   # (the parent of a footnote on a contrast's row: none)
         located = _positions(file, para, by)
         if all(m.in_code for _, _, m in located):   # no number a reading is used for (audit.trace reads code by value)
             subject = _first_arm(para[1], vocab) or parent
         else:
             cut = cuts.get(para[0][0]) if cuts else None
             subject = _read_paragraph(para, located, vocab, out, parent, legend, lead=lead if indent is not None else None,
-                                      cut=cut)
+                                      cut=cut, pair=foot[1] if foot else None)
             if cut is not None:   # the paragraph's numbers found nowhere in its text: the first part's
                 every = frozenset(id(m) for n in para[0] for m in by.get(n, ()))
                 found = frozenset(id(m) for _, _, m in located)
@@ -504,6 +507,26 @@ def _marked_arm(first: str, line: int, rows: dict, vocab: Vocabulary) -> str | N
         return None
     arms = {a for ln, label in rows.get(mark, ()) if ln < line for _, a in vocab.arms_in(label)}
     return next(iter(arms)) if len(arms) == 1 else None
+
+
+def _footnote_row(file: ParsedFile, first: str, line: int, vocab: Vocabulary) -> tuple | None:
+    """(arm, pair) a footnote's body is about: the row of the one table value above it that carries
+    its reference ("<sup>b</sup> TOST ... gives p = 0.049" under "| Dr. GRPO | ... | +0.04<sup>b</sup> |"
+    is Dr. GRPO against the baseline; "² The upper end is 0.01875" under "| DAPO − GRPO | ... |
+    [0.0047, 0.0188]² |" is that contrast's). None when the line is no footnote, or its reference
+    sits on rows of different arms ("<sup>a</sup>" on every arm's Δ: a note on the method)."""
+    key = leading_footnote(first) if first and first.lstrip()[:1] in "<¹²³⁴⁵⁶⁷⁸⁹⁰ᵃᵇᶜᵈᵉᶠ" else None
+    if key is None:
+        return None
+    rows = {label for ln, label, _ in footnote_cells(file).get(key, ()) if ln < line}
+    if len(rows) != 1:
+        return None
+    arms = list(dict.fromkeys(a for _, a in vocab.arms_in(rows.pop())))
+    if len(arms) == 2:   # a contrast's row: its numbers are the contrast's, no arm's own
+        return None, (arms[0], arms[1])
+    if len(arms) == 1 and vocab.baseline and arms[0] != vocab.baseline:
+        return arms[0], (arms[0], vocab.baseline)
+    return (arms[0], None) if len(arms) == 1 else None
 
 
 _NAMES_SEEDS = re.compile(r"\bs\d")   # "(s10, s13)": seeds, not "tied at 55%"
@@ -899,18 +922,20 @@ class _Walk:
 
 
 def _read_paragraph(para, located, vocab: Vocabulary, out: dict, parent: str | None = None,
-                    legend: frozenset = frozenset(), lead: str | None = None, cut: SentenceCut | None = None) -> str | None:
+                    legend: frozenset = frozenset(), lead: str | None = None, cut: SentenceCut | None = None,
+                    pair: tuple[str, str] | None = None) -> str | None:
     """Read one paragraph's numbers into ``out``; returns the arm it is about (its first named arm,
     else ``parent``: the arm of the list item a nested bullet sits under, "- **GRPO**" > "- seed 3: 70.00%").
     ``legend``: the file's legend lines (:mod:`audit.markers`), whose p thresholds are labels;
     ``lead``: "pct" for a list item under a lead-in that states percent ("Held-out accuracy (%) on each seed:"),
     "count" under one that states counts out of N ("Problems solved per run, out of 500:"); ``cut``: read
-    only some of its sentences (:class:`SentenceCut`)."""
+    only some of its sentences (:class:`SentenceCut`); ``pair``: the contrast it starts from (a footnote's row)."""
     text = para[1]
     names, facts = cut.prepared[1:] if cut is not None and cut.prepared and cut.prepared[0] is text else (None, None)
     if names is None:
         names, facts = _prepared(text, vocab)
-    w = _Walk(text, vocab, names, facts, legend, parent, lead_pct=lead == "pct", lead_count=lead == "count")
+    w = _Walk(text, vocab, names, facts, legend, parent, pair=pair, lead_pct=lead == "pct", lead_count=lead == "count",
+              last_kind="diff" if pair is not None and parent is None else "mean")   # a footnote on a contrast's row
     w.base = w.head_base = _heading_baseline(located, vocab)
     starts = [x[0] for x in located]
     sents = sentences(text)
@@ -1224,7 +1249,15 @@ def _percent_left_off(w: _Walk, r: Reading, m: Mention, start: int) -> bool:
     """"... +2.0 pts ... where GRPO got 56.8 and GSPO 56.6": a mean of a fraction metric written above 1 with
     decimals, after a percent or points in its paragraph, is that metric in percent with the % left off."""
     return r.role == "mean" and m.role is None and not m.percent and bool(m.decimals) and 1 < abs(m.value) <= 100 \
-        and r.metric in w.vocab.fractions and _PCT_CUE.search(w.text, max(0, start - 400), start) is not None
+        and r.metric in w.vocab.fractions and (_PCT_CUE.search(w.text, max(0, start - 400), start) is not None
+                                               or _ARROW_PAIR.search(w.text, max(0, start - 24), start) is not None
+                                               or _ARROW_PAIR_AFTER.match(w.text, start + len(m.text)) is not None)
+
+
+# "s101 64.5 → 57.5": a value and what it became, both above 1 with decimals: one quantity in one unit, a
+# fraction metric's percent with the % left off on both sides (either side read alone is the same)
+_ARROW_PAIR = re.compile(r"(?<![\d.])(?:100|\d{1,2})\.\d+\s*(?:→|->|⟶|⇒)\s*$")
+_ARROW_PAIR_AFTER = re.compile(r"\s*(?:→|->|⟶|⇒)\s*(?:100|\d{1,2})\.\d+(?![\d.%])")
 
 
 # A heading that names what the section's arms are compared with: "Against the SFT checkpoint
@@ -1460,6 +1493,9 @@ _PM_AFTER_VALUE = re.compile(r"[\d)\]%]\s*±\s*$")   # "0.045 ± 0.022": a ± af
 # for DAPO", "the spread of the paired differences is small (SD 0.30 points for DAPO, 0.82 for GSPO)" (README failure 15)
 _DIFF_SD = re.compile(r"\b(?:paired|per-seed|seed-level)\s+differences\b|\bSD\s+of\s+(?:the\s+)?differences\b", re.I)
 _TOST_P_BEFORE = re.compile(r"\bTOST\s+p\b[^;=<]{0,50}?\b(?:is|was)\s*$", re.I)
+# "TOST against the ±1-point equivalence margin gives p = ": the p of the TOST, no other test named between
+_TOST_THEN_P = re.compile(r"\bTOST\b(?:(?!\b(?:t-?tests?|paired|bootstrap|wilcoxon|welch|sign)\b)[^;=<]){0,70}?\bp\s*[=<≤:]\s*$",
+                          re.I)
 _MARGIN_BEFORE = re.compile(r"\bmargin\s*(?:of|=|:|is)?\s*±?\s*$", re.I)
 _MARGIN_AFTER = re.compile(r"\s*(?:pp\b|percentage[\s-]+points?\b|-?points?\b|pts\b|%)?\s*(?:equivalence\s+)?margin\b", re.I)
 
@@ -1524,9 +1560,9 @@ def _role_of(w: _Walk, st: _Sentence, start: int, m: Mention, after: str, clause
     prev = w.prev
     role = {"low": "low", "high": "high", "pm": "sd"}.get(m.role or "") or to_role \
         or lora_role(w.text[max(st.start, start - 40):start], st.lora) or role_before(clause)
-    if role is None and (w.names.low is None or w.names.low.find("tost", max(st.start, start - 80), start) >= 0) \
-            and _TOST_P_BEFORE.search(w.text, max(st.start, start - 80), start):
-        role = "tost_p"   # "The TOST p against the ±0.01 margin is 0.336" (the margin between them)
+    if role in (None, "p") and (w.names.low is None or w.names.low.find("tost", max(st.start, start - 80), start) >= 0) \
+            and (_TOST_P_BEFORE if role is None else _TOST_THEN_P).search(w.text, max(st.start, start - 80), start):
+        role = "tost_p"   # "The TOST p against the ±0.01 margin is 0.336", "TOST against the ±1-point margin gives p ="
     if role is None and prev is not None and prev.role == "alpha" and w.prev_end > st.start:
         role = role_before(w.text[max(st.start, w.prev_end - 100):start])   # "the MDE at α = 0.05 is 0.0144"
     if m.role == "pm" and HALF_WIDTH.search(st.text):
@@ -1865,6 +1901,51 @@ def _shortened(m: Mention, vocab: Vocabulary) -> list[tuple[int, str]]:
     return [(0, hit)] if hit else []
 
 
+def _left_metric(m: Mention, vocab: Vocabulary) -> list[tuple[int, str]]:
+    """The metric of the nearest column to the left of a metric-less statistic column ("| Solve rate |
+    95% CI | p |": the CI and p are the solve rate's), over the run of such columns between them; []
+    when none of them names a metric (the first column, the rows' label, never does)."""
+    cols = m.header
+    if m.column not in cols:
+        return []
+    for k in range(_column_index(m) - 1, 0, -1):
+        hit = vocab.metrics_in(cols[k]) or _shortened_label(cols[k], vocab)
+        if hit:
+            return hit[:1]
+    return []
+
+
+def _column_index(m: Mention) -> int:
+    """The index of ``m``'s column in its table's header: where two columns share its name ("| Acc |
+    95% CI | Reward | 95% CI |"), the one whose cell in ``m``'s row holds the number."""
+    cols = m.header
+    first = cols.index(m.column)
+    if m.column not in _repeated_columns(cols):
+        return first
+    return next((k for k in range(first, min(len(cols), len(m.row_cells)))
+                 if cols[k] == m.column and m.text in m.row_cells[k]), first)
+
+
+_REPEATED: dict[int, tuple] = {}
+
+
+def _repeated_columns(cols: tuple) -> frozenset:
+    """The names two or more columns of a header share, found once per header (a 20,000-column table
+    asks for each of its cells: README failure 10)."""
+    hit = _REPEATED.get(id(cols))
+    if hit is None or hit[0] is not cols:
+        if len(_REPEATED) > 64:
+            _REPEATED.clear()
+        seen: set = set()
+        hit = _REPEATED[id(cols)] = (cols, frozenset(c for c in cols if c in seen or seen.add(c)))
+    return hit[1]
+
+
+def _shortened_label(text: str, vocab: Vocabulary) -> list[tuple[int, str]]:
+    hit = vocab.metric_shortened(text)
+    return [(0, hit)] if hit else []
+
+
 def _header_contrast(m: Mention, ent, vocab: Vocabulary):
     """An arm's row in a table whose first value column, or its rows' own header ("| Objective − Base | Δ |
     95% CI |"), compares with another arm ("| | Δ solve rate vs SFT | 95% CI | p |"): its interval ends and p
@@ -1920,7 +2001,8 @@ def _cell_context(m: Mention, ent) -> tuple:
     """All that :func:`_table_reading` reads of a cell: its labels, heading, caption, header and role,
     and of the cell's own text only whether it writes points or "%", and a "(" before the number."""
     cell = next((c for c in m.row_cells if m.text in c), "")
-    return (ent, m.row, m.column, m.scope[-1] if m.scope else "", getattr(m, "table_caption", ""), m.role, m.header,
+    column = (m.column, _column_index(m)) if m.column in _repeated_columns(m.header) else m.column
+    return (ent, m.row, column, m.scope[-1] if m.scope else "", getattr(m, "table_caption", ""), m.role, m.header,
             len(m.row_cells) > 2, bool(_CELL_PP.search(cell)), "%" in cell, "(" not in cell[:cell.find(m.text)],
             m.role in ("low", "high") and "%" not in cell and len(m.row_cells) > 2 and row_states_percent(m.row_cells))
 
@@ -1953,7 +2035,8 @@ def _table_reading(m: Mention, ent, vocab: Vocabulary) -> Reading | None:
             return None
         # a p, Δ, SD or CI line, or a run's cell ("| seed | GRPO | DAPO |" rows "| 1 | 0.623 | 0.640 |"):
         # the metric the caption names, else the primary metric
-        names = vocab.metrics_in(getattr(m, "table_caption", "") or "")[:1] or [(0, vocab.primary)]
+        names = _left_metric(m, vocab) or vocab.metrics_in(getattr(m, "table_caption", "") or "")[:1] \
+            or [(0, vocab.primary)]
     r = Reading(arms=[ent[1]], seed=ent[2] if ent[0] == "run" else None, metric=names[0][1])
     cell = next((c for c in m.row_cells if m.text in c), "")
     r.percent = bool(_CELL_PP.search(cell)) or lw.heading_pct   # "−7.8 pp": the cell says percentage points

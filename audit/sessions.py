@@ -539,6 +539,17 @@ def unseed(reading, info: SessionInfo | None) -> None:
         reading.seed = None
 
 
+# "(90.5% well-formed vs 92.9% before)": the value right before "before" is the earlier session's
+_BEFORE = re.compile(r"\s*%?\s*(?:before|earlier|previously|last\s+(?:time|week|session))\b", re.I)
+
+
+def _said_before(m) -> bool:
+    """Whether the words right after a number say it is the earlier value ("92.9% before")."""
+    words = m.sentence or m.line_text
+    at = words.find(m.text)
+    return at >= 0 and _BEFORE.match(words, at + len(m.text)) is not None
+
+
 def with_other_session(idx, t, session: str | None):
     """An error whose number is another session's value of the same quantity says so, naming both
     sessions: "61.1 is session s2's value (sessions.s2.arms.dapo.solve_rate.mean = 0.611111), the
@@ -569,6 +580,8 @@ def with_other_session(idx, t, session: str | None):
             continue
         alt = idx.by_id.get(f"{info.prefixes[other][arm]}{base}")
         if alt is not None and any(lo <= alt.value * k <= hi for k in ((1, 100) if alt.percentable else (1,))):
+            if session and info.names.index(other) < info.names.index(session) and _said_before(m):
+                return dataclasses.replace(t, status="traced", sources=[alt], expected="", message="")
             said = (f"the report scopes it to session {here}" if session
                     else f"nothing scopes it to a session, so it is session {here}'s, where the contrasts are")
             return dataclasses.replace(t, message=f"{t.message}; {m.text} is session {other}'s value "

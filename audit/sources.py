@@ -342,6 +342,7 @@ class SourceIndex:
         # an interval's id prefix ("contrasts.gspo-base.ci95_t") -> the method its analysis records ("t",
         # "paired_bootstrap"): what "the t-based interval [a, b]" is checked against (audit.trace)
         self.interval_methods: dict[str, str] = {}
+        self.primary = "heldout_accuracy"   # the lock's primary metric: what "accuracy", "solved" stand for
 
     def add(self, vid: str, value, unit: str, *, exploratory=False, origin="analysis", max=None) -> None:
         """Index value ``vid`` (a finite number; anything else, or an id already indexed, is skipped).
@@ -498,6 +499,7 @@ def build_index(ctx) -> SourceIndex:
     idx.add("records.confirmatory.runs.count", len(conf), "count", origin="manifest")
     _add_groups_correct(idx, ctx)
     _add_seed_spread(idx, ctx.arms)
+    idx.primary = view.primary_metric or idx.primary
     attach_scales(idx, _num(view.heldout_n))
     _attach_declared_max(idx, view.metric_decls)
     sessions.attach(idx, ctx.analysis, view.seeds, aside, view.raw)
@@ -546,6 +548,22 @@ _OUT_OF = {"heldout_correct": ("heldout_n", "count"), "heldout_accuracy": ("held
 
 _ACCURACY = re.compile(r"^(?:runs\.[^.]+\.s\d+\.heldout_accuracy|arms\.[^.]+\.heldout_accuracy\.(?:mean|sd)"
                        r"(?:\.ci\d+\.(?:low|high))?)$")
+
+
+def primary_value(vid: str, primary: str) -> bool:
+    """Whether ``vid`` is a run's or an arm's value of the primary metric (its mean, SD or interval
+    end): a fraction of the held-out items as ``heldout_accuracy`` is ("| GRPO | 216 |" under "solved
+    (of 360)" is a solve rate of 0.6 counted: audit.trace reads such a table's counts).
+
+    Example:
+        >>> primary_value("runs.grpo.s17.solve_rate", "solve_rate"), primary_value("arms.grpo.pass16.mean", "solve_rate")
+        (True, False)
+    """
+    parts = vid.split(".")
+    if len(parts) == 4 and parts[0] == "runs":
+        return parts[3] == primary
+    return len(parts) >= 4 and parts[0] == "arms" and parts[2] == primary and parts[3] in ("mean", "sd") \
+        and "item" not in parts
 
 
 def attach_scales(idx: SourceIndex, heldout_n: float | None = None) -> None:

@@ -27,7 +27,7 @@ from audit import sessions
 from audit.context import TracedReport
 from audit.numbers import EXPLORATORY_WORDS, Mention, parse_report
 from audit.prose import _CONTRAST_ROLES, heading_percent, read_file, row_states_percent, table_reading
-from audit.sources import Source, SourceIndex, build_index, entity_from_text
+from audit.sources import Source, SourceIndex, build_index, entity_from_text, primary_value
 from audit.statuses import per_line
 from audit.words import LOCK_ROLES, Reading, vocabulary
 
@@ -289,6 +289,8 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
     when the words name none (or the number is a bare integer the words do not make a value)."""
     if reading is None:
         return None
+    if reading.role == "seed_list":
+        return _locked_seed(idx, m)
     valued = (m.decimals > 0 or m.exponent or reading.percent or m.percent or m.kind == "table"
               or reading.role in LOCK_ROLES or reading.count or reading.role == "margin")
     if not valued and _k_of_n_prose(m) is None:
@@ -309,7 +311,7 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
         cands = [c for c in cands if ".tests." not in c.id or (reading.test and f".tests.{reading.test}." in c.id)] or cands
     if not cands:
         return None
-    counted = _row_count(m, cands)
+    counted = _row_count(m, cands, idx)
     if counted is not None:
         return counted
     if not valued:
@@ -322,6 +324,23 @@ def _by_reading(idx: SourceIndex, m: Mention, reading: Reading | None, want: int
     if res.status == "error" and reading.carried:
         return _carried_metric_elsewhere(idx, m, reading, want, other) or res
     return res
+
+
+def _locked_seed(idx: SourceIndex, m: Mention) -> Traced | None:
+    """A seed a command line lists ("--seeds 5 6 7 8 9"): one of the locked seeds, else an error naming
+    them; None where the lock lists none."""
+    memo = idx.__dict__.setdefault("_locked_seeds", [])
+    if not memo:
+        memo.append([s for k, s in idx.by_id.items() if k.startswith("lock.seeds.") and k != "lock.seeds.count"])
+    seeds = memo[0]
+    if not seeds:
+        return None
+    hit = next((s for s in seeds if s.value == m.value), None)
+    if hit is not None:
+        return Traced(m, "traced", [hit], decisive=True)
+    listed = ", ".join(f"{s.value:g}" for s in seeds)
+    return Traced(m, "error", seeds[:1], f"one of the locked seeds {listed} (lock.seeds)",
+                  f"seed {m.text} is not one of the locked seeds ({listed})", True)
 
 
 def _every_contrast(idx: SourceIndex, m: Mention, r: Reading, want: int, other: int) -> Traced | None:
@@ -374,7 +393,7 @@ def _by_context(idx: SourceIndex, m: Mention, arms, scope_ent, want: int, other:
         cands, want, other = _macro_difference(idx, m, ent[1], toks, want, other)
     if not cands:
         return None
-    return _row_count(m, cands) or _decide(idx, m, cands, want, other)
+    return _row_count(m, cands, idx) or _decide(idx, m, cands, want, other)
 
 
 _PP_VALUE = re.compile(r"^\s*[−+-]?[\d.]+\s*(?:pp|percentage\s+points?|points?|pts)\b", re.I)
@@ -391,16 +410,41 @@ def _macro_difference(idx: SourceIndex, m: Mention, arm: str, toks: set[str], wa
     return _role_filter(m, _candidates(idx, pairs[0], toks, m)), want, other
 
 
-def _row_count(m: Mention, cands) -> Traced | None:
+def _out_of_heldout(idx: SourceIndex, cands: list[Source]) -> list[Source]:
+    """``cands`` with the primary metric's fractions given the held-out n as what they are of (a table of
+    counts out of n: "Puzzles solved per seed (of 360)" over a solve rate)."""
+    n = idx.by_id.get("lock.dataset.heldout_n")
+    if n is None or not n.value:
+        return cands
+    return [dataclasses.replace(s, max=n.value) if s.unit == "fraction" and not s.max and primary_value(s.id, idx.primary)
+            else s for s in cands]
+
+
+def _row_count(m: Mention, cands, idx: SourceIndex | None = None) -> Traced | None:
     """A table cell in a row that counts ("Items correct", "Groups correct (0-4)"), or a cell written as
     a count k of n ("20/48"), decided as a count, or None when the row counts nothing or no count fits."""
     if m.kind == "table" and not m.column_percent and (_ROW_COUNT.search(m.row or "") or _k_of_n_cell(m)
                                                        or _CAPTION_COUNT.search(m.table_caption or "")):
-        return _decide_count(m, cands)
+        return _decide_count(m, _out_of_heldout(idx, cands) if idx is not None else cands)
+    if m.kind == "table" and idx is not None and _counted_table(m):
+        return _decide_count(m, _out_of_heldout(idx, cands))
     n = _k_of_n_prose(m)
     if n is not None:   # "190/300" in a sentence: a count of the n the fraction is out of
         return _decide_count(m, [s for s in cands if s.max == n])
     return None
+
+
+# what a table's caption or heading says when its cells count out of n: "Solved puzzles per seed (of 360)",
+# "Per seed (correct answers out of 1,319)"
+_TABLE_COUNT = re.compile(r"\(\s*of\s+\d[\d,]*\s*\)|\b(?:solved|correct)\b(?:\s+[a-z]+){0,2}\s+out\s+of\s+\d", re.I)
+
+
+def _counted_table(m: Mention) -> bool:
+    """Whether a whole-number cell sits in a table whose caption or innermost heading says its cells
+    count out of n (a fraction's cell there stays a fraction: "fraction correct out of 500")."""
+    if m.decimals or m.percent or m.exponent or m.value < 1:
+        return False
+    return bool(_TABLE_COUNT.search(m.table_caption or "") or (m.scope and _TABLE_COUNT.search(m.scope[-1])))
 
 
 def _k_of_n_prose(m: Mention) -> float | None:
@@ -780,7 +824,7 @@ def prose_sources(idx: SourceIndex, r: Reading) -> list[Source]:
     out = []
     for a in r.arms:
         if r.role == "mean":
-            ids = ([f"runs.{a}.s{r.seed}.{r.metric}"] if r.seed is not None else
+            ids = (_held_out(idx, f"runs.{a}.s{r.seed}.", r.metric) if r.seed is not None else
                    [f"arms.{a}.{r.metric}.mean", f"arms.{a}.{r.metric}"])
         elif r.role == "sd":
             ids = [f"arms.{a}.{r.metric}.sd"]
@@ -789,12 +833,25 @@ def prose_sources(idx: SourceIndex, r: Reading) -> list[Source]:
             continue
         elif r.role in ("low", "high"):
             ids = [f"arms.{a}.{r.metric}.mean.ci{r.level}.{r.role}"]
+            if ids[0] not in idx.by_id:   # a reference evaluated once has no interval over seeds: its
+                ids = [f"arms.{a}.{r.metric}.mean.item.ci{r.level}.{r.role}"]   # interval over items is its only one
             if ids[0] not in idx.by_id:   # "DAPO: 90% interval [a, b]": only its contrast has a 90% interval
                 ids = _arm_contrast_end(idx, a, r)
         else:
             ids = []
         out += [idx.by_id[i] for i in ids if i in idx.by_id]
     return out
+
+
+def _held_out(idx: SourceIndex, pre: str, metric: str | None) -> list[str]:
+    """A run's value id (``pre`` + metric) as the words name the metric, or, where the study has none
+    of the held-out accuracy its default names name ("solved", "correct answers": ``heldout_accuracy``,
+    ``heldout_correct``), the value that stands for it: the accuracy a count is of, else the lock's
+    primary metric ("solve_rate")."""
+    first = f"{pre}{metric}"
+    if first in idx.by_id or metric not in ("heldout_accuracy", "heldout_correct"):
+        return [first]
+    return next(([f"{pre}{x}"] for x in ("heldout_accuracy", idx.primary) if f"{pre}{x}" in idx.by_id), [first])
 
 
 def _arm_contrast_end(idx: SourceIndex, arm: str, r: Reading) -> list[str]:

@@ -62,6 +62,10 @@ _ROLE_BEFORE = (
                        r"(?:of\s+|between\s+|as\s+small\s+as\s+|below\s+|under\s+|smaller\s+than\s+)"
                        r"(?:about\s+|roughly\s+|~\s*|≈\s*)?$",
                        re.I)),
+    # "The upper end is 0.01875 before rounding" (a footnote on an interval): an interval end named in words
+    # (run only where the tail holds "pper"/"ower": _END_CUES; most tails hold neither)
+    ("high", re.compile(r"\bupper\s+(?:end|bound|limit|endpoint)\b[^.;=\d]{0,30}?\b(?:is|was|=|:|of)\s*$", re.I)),
+    ("low", re.compile(r"\blower\s+(?:end|bound|limit|endpoint)\b[^.;=\d]{0,30}?\b(?:is|was|=|:|of)\s*$", re.I)),
     ("p", re.compile(r"\bp\s*(?:-?\s*value)?\s*(?:=|<|≤|>|≥|≈|~|of|is|was)?\s*$|\bp-?values?\b", re.I)),
     ("power", re.compile(r"achieved\s+power|power\s+(?:was|is|of)\b", re.I)),
     ("sd", re.compile(r"±\s*$|\bs\.?d\.?\s*(?:=|of|is|was|:)?\s*$|standard deviation|"
@@ -437,7 +441,20 @@ def _rate_names(name: str, unit: str | None) -> tuple[str, ...]:
     stem = _UNIT_SUFFIX.sub("", name)
     if unit not in ("percent", "fraction") or stem == name or not stem:
         return ()
-    return tuple(f"{stem} {w}" for w in _RATE_WORDS)
+    return (*(f"{stem} {w}" for w in _RATE_WORDS), *_gerund(stem))
+
+
+def _gerund(stem: str) -> tuple[str, ...]:
+    """The "-ing" noun of a one-word metric stem, as English spells it: "formatting" for ``format_pct``
+    ("Formatting got worse ..."), "solving" for ``solve_rate``; () for a stem of several words or under
+    five letters (too short to be read as a name)."""
+    if not stem.isalpha() or len(stem) < 5:
+        return ()
+    if stem.endswith("e") and not stem.endswith("ee"):
+        return (stem[:-1] + "ing",)
+    if stem[-1] not in "aeiouwxy" and stem[-2] in "aeiou" and stem[-3] not in "aeiou":
+        return (stem + stem[-1] + "ing",)   # a stressed final consonant after one vowel is doubled
+    return (stem + "ing",)
 
 
 def _noun_forms(labels) -> tuple[str, ...]:
@@ -545,9 +562,14 @@ def _role_of_tail(tail: str) -> str | None:
     number (README failure 10: a 5 MB report holds 250,000 numbers). Bounded: 65,536 tails of at
     most 100 characters."""
     for role, rx in _ROLE_BEFORE:
-        if rx.search(tail):
+        cue = _END_CUES.get(role)
+        if (cue is None or cue[0] in tail or cue[1] in tail) and rx.search(tail):
             return role
     return None
+
+
+# what an interval end named in words needs ("upper end", "Lower bound"): the pattern cannot match without it
+_END_CUES = {"high": ("pper", "PPER"), "low": ("ower", "OWER")}
 
 
 _DIFF_AFTER = re.compile(r"\s*(?:pp\b|percentage\s+points?\b|points?\b|pts?\b)?\s*(more|less|fewer|higher|lower|better|worse|"

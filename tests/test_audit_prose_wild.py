@@ -161,16 +161,16 @@ CARRIED = ("GRPO solves 64.6% of the puzzles. pass@16 barely moves over SFT (+2.
 
 
 def test_a_carried_metric_gives_way_to_the_one_metric_the_value_equals(puzzles, tmp_path):
-    """The last sentence names no declared metric ("well formed" is not the label 'Well-formed answers
-    (%)'), so it carries pass@16 from the sentence before; its values are not GRPO's or base's pass@16
-    but each equals exactly one other metric of those arms (format_pct): traced there, no false alarm.
-    A wrong value that equals no metric stays an error against the carried one."""
+    """The last sentence's "formatting" names format_pct (the "-ing" noun of its id's stem, audit.words
+    ``_gerund``; before it, the sentence carried pass@16 from the one before and its values were traced
+    by the one other metric they equal): its values are GRPO's and base's format_pct, no false alarm,
+    and a wrong value is an error against GRPO's format_pct, not the carried pass@16."""
     res = _audit(puzzles, tmp_path, CARRIED, "")
     assert _errors(res) == []
     assert [r.source for r in _rows(res, "90.3%")] == ["arms.grpo.format_pct.mean"]
     assert [r.source for r in _rows(res, "88.9%")] == ["arms.base.format_pct.mean"]
     bad = _audit(puzzles, tmp_path / "b", CARRIED.replace("90.3%", "91.3%"), "")
-    assert [m for _, m in _errors(bad)] and all("91.3% written" in m and "pass16" in m for _, m in _errors(bad))
+    assert [m for _, m in _errors(bad)] and all("91.3% written" in m and "grpo.format_pct" in m for _, m in _errors(bad))
 
 
 STATS = ("GSPO against GRPO: +1.78 pp (BH-adjusted p = 4.7e-5, unadjusted 1.2e-5). DAPO is equivalent to GRPO "
