@@ -97,6 +97,24 @@ def _quoted(t) -> bool:
     return bool(t.sources) and all(s.id.startswith(_QUOTED) for s in t.sources)
 
 
+def identifier(m) -> bool:
+    """Whether a number in code is an identifier's digits, not a value: a whole number of 13 or more
+    digits (a hash prefix that happens to be all decimal digits, "Lock `2283723856417975…`", a millisecond
+    timestamp, a run id). No analysed value is written with that many digits, so under ``--strict`` it is
+    counted "in code" rather than an untraced error (a hash prefix of 16 hex characters is all digits
+    about once in 1,850 locks, which made a rendered report fail ``--strict`` at random).
+
+    Example:
+        >>> from audit.numbers import Mention
+        >>> identifier(Mention("r.md", 4, "2283723856417975", 2283723856417975.0, 0, in_code=True))
+        True
+        >>> identifier(Mention("r.md", 4, "0.6125", 0.6125, 4, in_code=True))
+        False
+    """
+    digits = sum(ch.isdigit() for ch in m.text)
+    return m.decimals == 0 and digits >= 13 and not getattr(m, "exponent", None)
+
+
 def classify(t, strict: bool = False, where: str = "") -> str:
     """The final status of one traced number (see the module docstring).
 
@@ -122,7 +140,7 @@ def classify(t, strict: bool = False, where: str = "") -> str:
     if hint == "citation":
         return "citation"
     if m.in_code or hint == "code":
-        return "error" if strict and t.status != "traced" else "in code"
+        return "error" if strict and t.status != "traced" and not identifier(m) else "in code"
     if t.status == "traced" and not t.decisive and not m.pin:
         if _quoted(t):
             return "traced"

@@ -170,3 +170,13 @@ def test_the_summary_shows_value_only_and_claim_counts(study, tmp_path):
     assert "numbers: 7 seen: 6 traced, 1 value-only, 0 error, 0 untraced" in text, text
     assert "claims in words: 1 checked against the analysis, 1 it cannot decide: " in text, text   # "beats"
     assert "'grpo higher than dapo'" in text
+
+
+def test_an_identifier_in_code_is_counted_and_a_short_untraced_number_there_is_a_strict_error(study, tmp_path):
+    """A lock-hash prefix that happens to be all digits ("Lock `2283723856417975…`", as `stats render`
+    writes it) is an identifier under --strict; a short untraced number in the same code span still fires."""
+    clean = _audit(study, tmp_path / "a", "# Results\n\nLock `2283723856417975…` (v1).\n", strict=True)
+    assert _report_findings(clean) == []
+    broken = _audit(study, tmp_path / "b", "# Results\n\nLock `2283723856417975…` (v1), run `48213`.\n",
+                    strict=True)
+    assert [f.found for f in broken.findings if f.check == "10"] == ["48213"]
