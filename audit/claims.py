@@ -119,8 +119,14 @@ def _adjust_marks(sent: str) -> tuple[tuple[int, bool], ...]:
     low = folded(sent)
     marks = sorted([(m.start(), m.end(), False) for m in matches_at(_UNADJUSTED, sent, low, _UNADJUSTED_WORDS)]
                    + [(m.start(), m.end(), True) for m in matches_at(_ADJUSTED, sent, low, _ADJUSTED_WORDS)])
+    return kept_marks(marks)
+
+
+def kept_marks(marks: list[tuple[int, int, bool]]) -> tuple[tuple[int, bool], ...]:
+    """Sorted (start, stop, adjusted) marks with overlaps resolved: "unadjusted" holds "adjust", so the
+    unadjusted mention covers the adjusted one inside it; returns (start, adjusted) per kept mark."""
     kept, reach = [], -1
-    for start, stop, adj in marks:   # "unadjusted" holds "adjust": the unadjusted mention covers it
+    for start, stop, adj in marks:
         if start >= reach:
             kept.append((start, adj))
             reach = stop

@@ -65,14 +65,7 @@ def _plain_marks(sent: str) -> tuple:
     """adjusted_at's marks as it found them before (both patterns scanned over the whole sentence)."""
     marks = sorted([(m.start(), m.end(), False) for m in claims._UNADJUSTED.finditer(sent)]
                    + [(m.start(), m.end(), True) for m in claims._ADJUSTED.finditer(sent)])
-    kept, reach = [], -1
-    for start, stop, adj in marks:
-        if start >= reach:
-            kept.append((start, adj))
-            reach = stop
-        elif not adj:
-            kept[-1], reach = (kept[-1][0], False), max(reach, stop)
-    return tuple(kept)
+    return claims.kept_marks(marks)
 
 
 def test_patterns_tried_at_their_opening_words_find_what_finditer_finds():

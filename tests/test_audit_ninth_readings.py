@@ -15,25 +15,16 @@ from audit.lock_settings import setting_spans, wrong_settings
 @pytest.fixture(scope="module")
 def ninth_study(tmp_path_factory):
     """One built study of the ninth set per name, built when first asked for."""
+    from tests.report_corpus import set_tests
     from tests.report_corpus_ninth import ninth
 
-    built: dict = {}
-
-    def get(name):
-        if name not in built:
-            built[name] = ninth.build(name, tmp_path_factory.mktemp(f"ninth_{name}"))
-        return built[name]
-
-    return get
+    return set_tests.lazy_builds(ninth.build, tmp_path_factory, "ninth")
 
 
 def _findings(study, tmp_path, text, name="report.md"):
-    from tests.report_corpus import corpus
+    from tests.report_corpus import set_tests
 
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    res = corpus.audit_written(study, tmp_path, {name: text})
-    return [(f.location.rsplit("/", 1)[-1], f.expected, f.found, f.message) for f in res.findings
-            if f.location.rsplit("/", 1)[-1].startswith(name)]
+    return set_tests.written_findings(study, tmp_path, text, name)
 
 
 # ---- training settings written in words, against the lock ----------------------------------------------

@@ -97,16 +97,10 @@ def test_won_and_lost_on_seeds_with_the_object_named_before(sent, fires):
 @pytest.fixture(scope="module")
 def ninth_study(tmp_path_factory):
     """One built study of the ninth set per name, built when first asked for."""
+    from tests.report_corpus import set_tests
     from tests.report_corpus_ninth import ninth
 
-    built: dict = {}
-
-    def get(name):
-        if name not in built:
-            built[name] = ninth.build(name, tmp_path_factory.mktemp(f"ninth_{name}"))
-        return built[name]
-
-    return get
+    return set_tests.lazy_builds(ninth.build, tmp_path_factory, "ninth")
 
 
 @pytest.fixture(scope="module")

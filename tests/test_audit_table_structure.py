@@ -23,16 +23,10 @@ from audit.numbers import _group_members, parse_markdown
 @pytest.fixture(scope="module")
 def ninth_study(tmp_path_factory):
     """One built study of the ninth set per name, built when first asked for."""
+    from tests.report_corpus import set_tests
     from tests.report_corpus_ninth import ninth
 
-    built: dict = {}
-
-    def get(name):
-        if name not in built:
-            built[name] = ninth.build(name, tmp_path_factory.mktemp(f"ninth_{name}"))
-        return built[name]
-
-    return get
+    return set_tests.lazy_builds(ninth.build, tmp_path_factory, "ninth")
 
 
 def _findings(study, tmp_path, text, strict=False, name="report.md"):

@@ -14,25 +14,16 @@ import pytest
 @pytest.fixture(scope="module")
 def tenth_study(tmp_path_factory):
     """One built study of the tenth set per name, built when first asked for."""
+    from tests.report_corpus import set_tests
     from tests.report_corpus_tenth import tenth
 
-    built: dict = {}
-
-    def get(name):
-        if name not in built:
-            built[name] = tenth.build(name, tmp_path_factory.mktemp(f"tenth_{name}"))
-        return built[name]
-
-    return get
+    return set_tests.lazy_builds(tenth.build, tmp_path_factory, "tenth")
 
 
 def _findings(study, tmp_path, text, name="report.md"):
-    from tests.report_corpus import corpus
+    from tests.report_corpus import set_tests
 
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    res = corpus.audit_written(study, tmp_path, {name: text})
-    return [(f.location.rsplit("/", 1)[-1], f.expected, f.found, f.message) for f in res.findings
-            if f.location.rsplit("/", 1)[-1].startswith(name)]
+    return set_tests.written_findings(study, tmp_path, text, name)
 
 
 # ---- which interval a pair of ends is: the kind named right before its bracket, a table column's kind ----

@@ -127,3 +127,31 @@ def own_studies(report_set: sets.ReportSet, names: list[str], min_plants: int) -
               if p.parent.parent != folder}
     assert len(ids) == len(names) and not ids & others, sorted(ids & others)
     return specs
+
+
+def lazy_builds(build, tmp_path_factory, label: str):
+    """``name -> built study``, each built the first time a test asks for it (a module-scoped fixture's
+    body for the readings tests, which use a few of a set's studies each).
+
+    Args:
+        build: the set's ``build(name, root)``.
+        tmp_path_factory: pytest's.
+        label: the set's name, for the temporary folders.
+    """
+    built: dict = {}
+
+    def get(name):
+        if name not in built:
+            built[name] = build(name, tmp_path_factory.mktemp(f"{label}_{name}"))
+        return built[name]
+
+    return get
+
+
+def written_findings(study, tmp_path, text, name="report.md") -> list[tuple]:
+    """Audit ``text`` written as report ``name`` beside ``study``: its findings as (file:line, expected,
+    found, message), the other report files' left out."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    res = corpus.audit_written(study, tmp_path, {name: text})
+    return [(f.location.rsplit("/", 1)[-1], f.expected, f.found, f.message) for f in res.findings
+            if f.location.rsplit("/", 1)[-1].startswith(name)]
